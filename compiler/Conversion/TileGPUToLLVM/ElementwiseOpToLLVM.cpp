@@ -1,0 +1,94 @@
+// Elementwise ops on tensors: one scalar op per register. The scalar arith
+// and math ops this creates are lowered in turn by the upstream patterns.
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+
+namespace {
+bool hasTensorOperandOrResult(Operation *op) {
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  return llvm::any_of(op->getOperandTypes(), isTensor) ||
+         llvm::any_of(op->getResultTypes(), isTensor);
+}
+
+/// Any arith or math op over tensors of one layout (operands may also be
+/// scalars, as the condition of a select can be).
+struct ElementwiseTensorOpLowering : ConversionPattern {
+  ElementwiseTensorOpLowering(TileTypeConverter &converter)
+      // Above the upstream arith patterns, which do not know tensors.
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2,
+                          &converter.getContext()) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        !hasTensorOperandOrResult(op) || isa<arith::ConstantOp>(op) ||
+        op->getNumResults() != 1 || op->getNumRegions() != 0)
+      return failure();
+    Location loc = op->getLoc();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type packedType = getTypeConverter()->convertType(resultType);
+    if (!packedType)
+      return rewriter.notifyMatchFailure(op, "result type not lowerable");
+    unsigned n = tilegpu::getNumRegisters(resultType);
+
+    SmallVector<SmallVector<Value>> perOperand;
+    for (auto [original, converted] : llvm::zip(op->getOperands(), operands)) {
+      if (isa<RankedTensorType>(original.getType()))
+        perOperand.push_back(unpack(rewriter, loc, converted));
+      else
+        perOperand.push_back(SmallVector<Value>(n, converted));
+      if (perOperand.back().size() != n)
+        return rewriter.notifyMatchFailure(op, "operands differ in layout");
+    }
+    SmallVector<Value> results;
+    for (unsigned r = 0; r < n; ++r) {
+      OperationState state(loc, op->getName());
+      for (auto &values : perOperand)
+        state.addOperands(values[r]);
+      state.addTypes(resultType.getElementType());
+      state.addAttributes(op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, packedType, results));
+    return success();
+  }
+};
+
+/// addptr: a GEP per register (or one for a scalar pointer).
+struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type pointee = tile::getElementTypeOrSelf(tile::getPointeeTypeLike(op.getType()));
+    // i1 lives in memory as a byte.
+    Type memoryElement = pointee.isInteger(1) ? rewriter.getI8Type() : pointee;
+    auto ptrType = LLVM::LLVMPointerType::get(getContext(), kGlobalAddressSpace);
+    SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offsets = unpack(rewriter, loc, adaptor.getOffset());
+    SmallVector<Value> results;
+    for (auto [ptr, offset] : llvm::zip(ptrs, offsets))
+      results.push_back(rewriter.create<LLVM::GEPOp>(
+          loc, ptrType, memoryElement, ptr, ValueRange{offset},
+          LLVM::GEPNoWrapFlags::inbounds));
+    Type packedType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, pack(rewriter, loc, packedType, results));
+    return success();
+  }
+};
+} // namespace
+
+void tilec::lowering::populateElementwiseOpToLLVMPatterns(
+    TileTypeConverter &converter, const TargetInfo &,
+    RewritePatternSet &patterns) {
+  patterns.add<ElementwiseTensorOpLowering>(converter);
+  patterns.add<AddPtrOpLowering>(converter, &converter.getContext());
+}

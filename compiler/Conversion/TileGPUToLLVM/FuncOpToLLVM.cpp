@@ -1,0 +1,65 @@
+// Kernels: func.func → llvm.func with the NVVM kernel attributes.
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+
+namespace {
+struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
+  KernelOpLowering(TileTypeConverter &converter, const TargetInfo &target)
+      : OpConversionPattern(converter, &converter.getContext()), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(func::FuncOp func, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (func.getNumResults() != 0)
+      return rewriter.notifyMatchFailure(func, "kernels return nothing");
+    TypeConverter::SignatureConversion signature(func.getNumArguments());
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      Type converted = getTypeConverter()->convertType(type);
+      if (!converted)
+        return rewriter.notifyMatchFailure(func, "argument type not lowerable");
+      signature.addInputs(i, converted);
+    }
+    auto llvmType = LLVM::LLVMFunctionType::get(
+        LLVM::LLVMVoidType::get(getContext()), signature.getConvertedTypes());
+    auto kernel =
+        rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(), func.getName(), llvmType);
+    kernel->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    rewriter.getUnitAttr());
+    kernel->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
+                    rewriter.getDenseI32ArrayAttr(
+                        {int32_t(target.numThreads()), 1, 1}));
+    rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(), kernel.end());
+    if (failed(rewriter.convertRegionTypes(&kernel.getBody(),
+                                           *getTypeConverter(), &signature)))
+      return failure();
+    rewriter.eraseOp(func);
+    return success();
+  }
+
+  const TargetInfo &target;
+};
+
+struct ReturnOpLowering : OpConversionPattern<func::ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(func::ReturnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getNumOperands() != 0)
+      return rewriter.notifyMatchFailure(op, "kernels return nothing");
+    rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange());
+    return success();
+  }
+};
+} // namespace
+
+void tilec::lowering::populateFuncOpToLLVMPatterns(
+    TileTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  patterns.add<KernelOpLowering>(converter, target);
+  patterns.add<ReturnOpLowering>(converter, &converter.getContext());
+}

@@ -1,0 +1,76 @@
+// tilegpu-to-llvm: the pass. It only assembles the conversion; each op
+// family's lowering lives in its own *OpToLLVM.cpp.
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#define DEBUG_TYPE "tilegpu-to-llvm"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUTOLLVM
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+
+namespace {
+struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
+  using TileGPUToLLVMBase::TileGPUToLLVMBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    TargetInfo target;
+    target.computeCapability = computeCapability;
+    target.numWarps = tilegpu::getNumWarps(module);
+    if (target.numWarps == 0) {
+      module.emitError("tilegpu-to-llvm needs a module that went through "
+                       "tile-to-tilegpu (no tilegpu.num_warps attribute)");
+      return signalPassFailure();
+    }
+    // The analysis reads the tilegpu IR, so it runs before anything moves.
+    AxisInfoAnalysis axisInfo(module);
+
+    // Structured control flow first becomes blocks and branches, whose
+    // block arguments the main conversion then retypes.
+    {
+      RewritePatternSet patterns(ctx);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      ConversionTarget scfTarget(*ctx);
+      scfTarget.addIllegalDialect<scf::SCFDialect>();
+      scfTarget.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(applyPartialConversion(module, scfTarget, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    TileTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    populateFuncOpToLLVMPatterns(converter, target, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, target, patterns);
+    populateViewOpToLLVMPatterns(converter, target, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, target, axisInfo, patterns);
+    populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+
+    ConversionTarget llvmTarget(*ctx);
+    llvmTarget.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    llvmTarget.addLegalOp<ModuleOp>();
+    llvmTarget.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect,
+                                 arith::ArithDialect, math::MathDialect,
+                                 cf::ControlFlowDialect, func::FuncDialect>();
+    if (failed(applyPartialConversion(module, llvmTarget, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

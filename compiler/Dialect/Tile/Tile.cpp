@@ -1,0 +1,226 @@
+#include "compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tilec::tile;
+
+#include "compiler/Dialect/Tile/TileDialect.cpp.inc"
+#include "compiler/Dialect/Tile/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/Dialect/Tile/TileTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "compiler/Dialect/Tile/TileOps.cpp.inc"
+
+namespace {
+/// Every tile op may be inlined: none of them refers to its enclosing
+/// function, so a callee's body can be spliced into any caller.
+struct TileInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "compiler/Dialect/Tile/TileTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "compiler/Dialect/Tile/TileOps.cpp.inc"
+      >();
+  addInterfaces<TileInlinerInterface>();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Types and type helpers
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PointerType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointee) {
+  if (!isa<IntegerType, FloatType>(pointee))
+    return emitError() << "!tile.ptr must point at a scalar integer or float, "
+                          "not "
+                       << pointee;
+  return success();
+}
+
+Type tilec::tile::getTypeLike(Type like, Type element) {
+  if (auto tensor = dyn_cast<RankedTensorType>(like))
+    return RankedTensorType::get(tensor.getShape(), element,
+                                 tensor.getEncoding());
+  return element;
+}
+
+Type tilec::tile::getElementTypeOrSelf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+Type tilec::tile::getPointeeTypeLike(Type ptrLike) {
+  auto ptr = dyn_cast<PointerType>(getElementTypeOrSelf(ptrLike));
+  if (!ptr)
+    return Type();
+  return getTypeLike(ptrLike, ptr.getPointeeType());
+}
+
+Type tilec::tile::getI1TypeLike(Type type) {
+  return getTypeLike(type, IntegerType::get(type.getContext(), 1));
+}
+
+unsigned tilec::tile::getElementBytes(Type scalar) {
+  unsigned bits = scalar.getIntOrFloatBitWidth();
+  return bits < 8 ? 1 : bits / 8;
+}
+
+//===----------------------------------------------------------------------===//
+// make_range
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError("needs end > start, got [") << start << ", " << end << ")";
+  int64_t length = end - start;
+  if (!llvm::isPowerOf2_64(length))
+    return emitOpError("length ") << length << " is not a power of two";
+  auto type = getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != length)
+    return emitOpError("result must be a 1-D tensor of ") << length << " elements";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// splat
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  Attribute value = adaptor.getSrc();
+  if (!value || !isa<IntegerAttr, FloatAttr>(value))
+    return {};
+  return SplatElementsAttr::get(cast<ShapedType>(getType()), value);
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType();
+  auto result = getType();
+  if (src.getRank() != result.getRank())
+    return emitOpError("operand rank ") << src.getRank()
+                                        << " differs from result rank "
+                                        << result.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (src.getDimSize(d) != 1 && src.getDimSize(d) != result.getDimSize(d))
+      return emitOpError("dimension ") << d << " of size " << src.getDimSize(d)
+                                       << " cannot broadcast to "
+                                       << result.getDimSize(d);
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+namespace {
+/// broadcast(splat(x)) → splat(x): the broadcast adds nothing to a tensor
+/// whose elements are all equal.
+template <typename ShapeOp>
+struct FoldSplatIntoShapeOp : OpRewritePattern<ShapeOp> {
+  using OpRewritePattern<ShapeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "operand is not a splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<FoldSplatIntoShapeOp<BroadcastOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// expand_dims
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.insert(shape.begin() + axis, 1);
+  if (ArrayRef<int64_t>(shape) != getType().getShape())
+    return emitOpError("result shape must be the operand's with a 1 inserted "
+                       "at axis ")
+           << axis;
+  return success();
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<FoldSplatIntoShapeOp<ExpandDimsOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// addptr
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrTensor = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto offTensor = dyn_cast<RankedTensorType>(getOffset().getType());
+  if (bool(ptrTensor) != bool(offTensor))
+    return emitOpError("pointer and offset must both be scalars or both be "
+                       "tensors");
+  if (ptrTensor && ptrTensor.getShape() != offTensor.getShape())
+    return emitOpError("pointer and offset shapes differ");
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// load
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' needs a mask");
+  return success();
+}

@@ -1,0 +1,38 @@
+// The tile dialect: declarations generated from TileDialect.td / TileOps.td.
+#pragma once
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "compiler/Dialect/Tile/TileDialect.h.inc"
+#include "compiler/Dialect/Tile/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/Dialect/Tile/TileTypes.h.inc"
+
+namespace tilec::tile {
+/// Argument attribute: the argument (an integer, or a pointer's address in
+/// bytes) is a multiple of this value; `:16` in a signature.
+constexpr const char *kDivisibilityAttr = "tile.divisibility";
+
+/// For `!tile.ptr<T>` → T; for `tensor<SHAPE x !tile.ptr<T>>` → tensor<SHAPE x T>
+/// (keeping the encoding).
+mlir::Type getPointeeTypeLike(mlir::Type ptrLike);
+/// i1, or a tensor of i1 with the shape and encoding of `type`.
+mlir::Type getI1TypeLike(mlir::Type type);
+/// The element type of a tensor, or the type itself for a scalar.
+mlir::Type getElementTypeOrSelf(mlir::Type type);
+/// Same shape (and encoding) as `like`, with element type `element`;
+/// `element` itself when `like` is a scalar.
+mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
+/// Bytes of one element in memory (i1 is stored as a byte).
+unsigned getElementBytes(mlir::Type scalar);
+} // namespace tilec::tile
+
+#define GET_OP_CLASSES
+#include "compiler/Dialect/Tile/TileOps.h.inc"

@@ -1,0 +1,223 @@
+// Operations of the tile dialect.
+#ifndef TILEC_TILE_OPS
+#define TILEC_TILE_OPS
+
+include "compiler/Dialect/Tile/TileDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/OpBase.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Program identity
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "Index of this program instance along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id 0 : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "Number of program instances along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 1 : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor construction and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "The integers start, start+1, ..., end-1 as a 1-D tensor";
+  let description = [{
+    `end - start` must be a power of two and match the result's length.
+
+    ```mlir
+    %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the scalar", "result", "src",
+                   "::mlir::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "A tensor with every element equal to a scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %n : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins AnyType:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Stretch size-1 dimensions of a tensor";
+  let description = [{
+    Operand and result have the same rank; every operand dimension is 1 or
+    equal to the result's.
+
+    ```mlir
+    %b = tile.broadcast %a : tensor<1x64xi32> -> tensor<32x64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    `x[:, None]` in the kernel language.
+
+    ```mlir
+    %c = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+    AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advance pointers by a number of elements";
+  let description = [{
+    Elementwise `ptr + offset * sizeof(pointee)`. Operands are both scalars or
+    tensors of one shape.
+
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_CacheModifierAttr : I32EnumAttr<"CacheModifier", "load/store cache hint", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"ca", 1>, I32EnumAttrCase<"cg", 2>,
+    I32EnumAttrCase<"cs", 3>, I32EnumAttrCase<"wb", 4>, I32EnumAttrCase<"wt", 5>,
+    I32EnumAttrCase<"cv", 6>]> {
+  let cppNamespace = "::tilec::tile";
+}
+def Tile_EvictionPolicyAttr : I32EnumAttr<"EvictionPolicy", "L2 eviction hint", [
+    I32EnumAttrCase<"normal", 0>, I32EnumAttrCase<"evict_first", 1>,
+    I32EnumAttrCase<"evict_last", 2>]> {
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>]>,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask",
+                   "::tilec::tile::getI1TypeLike($_self)">,
+    OptionalTypesMatchWith<"other matches the result", "ptr", "other",
+                   "::tilec::tile::getPointeeTypeLike($_self)">]> {
+  let summary = "Load from global memory, optionally masked";
+  let description = [{
+    Lanes whose `mask` is false read nothing and take `other` (undefined when
+    `other` is absent). `other` needs `mask`.
+
+    ```mlir
+    %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<AnyType>:$other,
+                       DefaultValuedAttr<Tile_CacheModifierAttr, "::tilec::tile::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<Tile_EvictionPolicyAttr, "::tilec::tile::EvictionPolicy::normal">:$evict,
+                       UnitAttr:$isVolatile);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$ptr (`,` $mask^)? (`,` $other^)? attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite<DefaultResource>]>,
+    TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask",
+                   "::tilec::tile::getI1TypeLike($_self)">]> {
+  let summary = "Store to global memory, optionally masked";
+  let description = [{
+    ```mlir
+    tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, AnyType:$value, Optional<Tile_BoolLike>:$mask,
+                       DefaultValuedAttr<Tile_CacheModifierAttr, "::tilec::tile::CacheModifier::none">:$cache,
+                       DefaultValuedAttr<Tile_EvictionPolicyAttr, "::tilec::tile::EvictionPolicy::normal">:$evict);
+  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)";
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler hints
+//===----------------------------------------------------------------------===//
+
+def Tile_AssumeMultipleOp : Tile_Op<"assume_multiple", [Pure, SameOperandsAndResultType]> {
+  let summary = "Promise that every element is a multiple of `divisor`";
+  let description = [{
+    `tl.multiple_of(x, 16)`. Feeds the axis-info analysis; lowers to nothing.
+
+    ```mlir
+    %y = tile.assume_multiple %x {divisor = 16 : i64} : i32
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$src, ConfinedAttr<I64Attr, [IntPositive]>:$divisor);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+def Tile_AssumeContiguousOp : Tile_Op<"assume_contiguous", [Pure, SameOperandsAndResultType]> {
+  let summary = "Promise runs of `size` consecutive integers along the last axis";
+  let description = [{
+    `tl.max_contiguous(x, 128)`.
+
+    ```mlir
+    %y = tile.assume_contiguous %x {size = 128 : i64} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnySignlessInteger]>:$src,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$size);
+  let results = (outs RankedTensorOf<[AnySignlessInteger]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+#endif // TILEC_TILE_OPS

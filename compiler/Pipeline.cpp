@@ -1,0 +1,169 @@
+#include "compiler/Pipeline.h"
+
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tilec {
+
+void registerTilecDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, tilegpu::TileGPUDialect, func::FuncDialect,
+                  arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                  cf::ControlFlowDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  func::registerInlinerExtension(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+void buildTileOptimizationPipeline(OpPassManager &pm) {
+  pm.addPass(createTileInline());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  TileToTileGPUOptions layout;
+  layout.numWarps = options.numWarps;
+  pm.addPass(createTileToTileGPU(layout));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  TileGPUToLLVMOptions lowering;
+  lowering.computeCapability = options.ptx.target.computeCapability;
+  pm.addPass(createTileGPUToLLVM(lowering));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+namespace {
+struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
+  Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
+  Option<unsigned> computeCapability{*this, "compute-capability",
+                                     llvm::cl::init(90)};
+  PipelineOptions get() const {
+    PipelineOptions o;
+    o.numWarps = numWarps;
+    o.ptx.target.computeCapability = computeCapability;
+    return o;
+  }
+};
+} // namespace
+
+void registerTilecPassesAndPipelines() {
+  registerTilecPasses();
+  PassPipelineRegistration<>("tilec-optimize-tile",
+                             "inline, canonicalize and CSE tile IR",
+                             buildTileOptimizationPipeline);
+  PassPipelineRegistration<PipelineCLOptions>(
+      "tilec-to-tilegpu", "assign layouts and simplify",
+      [](OpPassManager &pm, const PipelineCLOptions &o) {
+        buildTileGPUPipeline(pm, o.get());
+      });
+  PassPipelineRegistration<PipelineCLOptions>(
+      "tilec-to-llvm", "the whole pipeline from tile IR to the LLVM dialect",
+      [](OpPassManager &pm, const PipelineCLOptions &o) {
+        buildTileOptimizationPipeline(pm);
+        buildTileGPUPipeline(pm, o.get());
+        buildLLVMDialectPipeline(pm, o.get());
+      });
+}
+
+namespace {
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(false);
+  op->print(os, flags);
+  return text;
+}
+
+std::string renderLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return renderLocation(named.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<FileLineColLoc>(inner))
+        return renderLocation(inner);
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return renderLocation(callSite.getCallee());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+} // namespace
+
+bool compileToPTX(ModuleOp module, const PipelineOptions &options,
+                  CompiledStages &stages, std::vector<std::string> &errors) {
+  MLIRContext *ctx = module.getContext();
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    errors.push_back(renderLocation(diag.getLocation()) +
+                     ": error: " + diag.str());
+    return success();
+  });
+  auto run = [&](auto build) {
+    PassManager pm(ctx);
+    build(pm);
+    return succeeded(pm.run(module));
+  };
+  if (!run([](PassManager &pm) { buildTileOptimizationPipeline(pm); }))
+    return false;
+  stages.tile = print(module);
+  if (!run([&](PassManager &pm) { buildTileGPUPipeline(pm, options); }))
+    return false;
+  stages.tilegpu = print(module);
+  stages.numWarps = options.numWarps;
+  if (!run([&](PassManager &pm) { buildLLVMDialectPipeline(pm, options); }))
+    return false;
+  if (auto shared = module->getAttrOfType<IntegerAttr>(lowering::kSharedBytesAttr))
+    stages.sharedBytes = shared.getInt();
+
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    if (errors.empty())
+      errors.push_back("error: translation to LLVM IR failed");
+    return false;
+  }
+  std::string error;
+  if (!optimizeForGPU(*llvmModule, options.ptx, error)) {
+    errors.push_back("error: " + error);
+    return false;
+  }
+  llvm::raw_string_ostream os(stages.llir);
+  llvmModule->print(os, nullptr);
+  if (!emitPTX(*llvmModule, options.ptx, stages.ptx, error)) {
+    errors.push_back("error: " + error);
+    return false;
+  }
+  return true;
+}
+
+} // namespace tilec

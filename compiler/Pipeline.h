@@ -1,0 +1,51 @@
+// The whole path from tile-dialect IR to PTX, in one place, so that the
+// CLI, the JIT, tilec-opt and the tests run the very same pipeline.
+#pragma once
+
+#include "compiler/Target/PTXEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+struct PipelineOptions {
+  unsigned numWarps = 4;
+  PTXOptions ptx;
+};
+
+/// Dialects, interfaces and LLVM IR translations tilec needs.
+void registerTilecDialects(mlir::DialectRegistry &registry);
+/// tilec's passes plus the pipelines `tilec-optimize-tile`,
+/// `tilec-to-tilegpu` and `tilec-to-llvm`, for tilec-opt.
+void registerTilecPassesAndPipelines();
+
+/// tile-inline, canonicalize, CSE.
+void buildTileOptimizationPipeline(mlir::OpPassManager &pm);
+/// tile-to-tilegpu, canonicalize, CSE.
+void buildTileGPUPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
+/// tilegpu-to-llvm, reconcile-unrealized-casts, canonicalize, CSE.
+void buildLLVMDialectPipeline(mlir::OpPassManager &pm,
+                              const PipelineOptions &options);
+
+/// The text of every stage of one compilation.
+struct CompiledStages {
+  std::string tile;    ///< tile dialect after inlining and simplification
+  std::string tilegpu; ///< with layouts
+  std::string llir;    ///< optimised LLVM IR
+  std::string ptx;
+  unsigned sharedBytes = 0; ///< dynamic shared memory the kernel needs
+  unsigned numWarps = 0;
+};
+
+/// Run the pipeline on a module fresh from the front end. On failure returns
+/// false and fills `errors` with the located diagnostics (`file:line:col:
+/// error: message`).
+bool compileToPTX(mlir::ModuleOp module, const PipelineOptions &options,
+                  CompiledStages &stages, std::vector<std::string> &errors);
+
+} // namespace tilec
