@@ -1,0 +1,1023 @@
+// Statements, expressions and calls of the kernel language → tile IR.
+#include "dsl/IRGenImpl.h"
+#include "dsl/Sema.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <iostream>
+
+using llvm::dyn_cast;
+using llvm::isa;
+
+namespace tilec::dsl {
+
+Generator::Generator(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                     StaticPrintSink print)
+    : ctx_(ctx), module_(module), b_(&ctx), print_(std::move(print)) {}
+
+mlir::Location Generator::loc(SourceLoc l) const {
+  std::string path = l.buffer ? l.buffer->path() : "<unknown>";
+  return mlir::FileLineColLoc::get(&ctx_, path, l.line, l.col);
+}
+
+void Generator::requireIR(SourceLoc l, const char *what) {
+  if (stack_.empty())
+    fail(l, std::string(what) + " is not a compile-time constant; only "
+                                "constants are allowed here");
+}
+
+const Scope &Generator::scope() const {
+  if (!stack_.empty())
+    return *stack_.back().fn->scope;
+  return *constantScope_;
+}
+
+void Generator::staticPrint(const std::string &text) const {
+  if (print_)
+    print_(text);
+  else
+    std::cerr << text << "\n";
+}
+
+Value Generator::evaluate(const Expr &expr, const Scope &scope) {
+  constantScope_ = &scope;
+  return gen(expr);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isConstexprAnnotation(const Expr *annotation) {
+  if (!annotation)
+    return false;
+  if (auto *a = dyn_cast<AttributeExpr>(annotation))
+    return a->attr == "constexpr";
+  if (auto *n = dyn_cast<NameExpr>(annotation))
+    return n->id == "constexpr";
+  return false;
+}
+} // namespace
+
+mlir::func::FuncOp Generator::generateKernel(const JitFunction &kernel,
+                                             const KernelSpecialization &spec) {
+  const FunctionDef &def = *kernel.def;
+  checkFunction(kernel);
+
+  std::vector<const Param *> runtimeParams;
+  for (const Param &p : def.params)
+    if (!isConstexprAnnotation(p.annotation.get()))
+      runtimeParams.push_back(&p);
+  if (runtimeParams.size() != spec.signature.args.size()) {
+    std::string names;
+    for (const Param *p : runtimeParams)
+      names += (names.empty() ? "" : ", ") + p->name;
+    fail(def.nameLoc, "the signature has " +
+                          std::to_string(spec.signature.args.size()) +
+                          " entries but kernel '" + def.name + "' has " +
+                          std::to_string(runtimeParams.size()) +
+                          " non-constexpr parameters (" + names + ")");
+  }
+  for (const auto &[name, value] : spec.constexprs) {
+    bool known = false;
+    for (const Param &p : def.params)
+      known |= p.name == name && isConstexprAnnotation(p.annotation.get());
+    if (!known)
+      fail(def.nameLoc, "'" + name + "' is not a constexpr parameter of "
+                        "kernel '" + def.name + "'");
+  }
+
+  std::vector<mlir::Type> argTypes;
+  for (const ArgSpec &arg : spec.signature.args)
+    argTypes.push_back(arg.type.toMLIR(&ctx_));
+  b_.setInsertionPointToEnd(module_.getBody());
+  auto func = b_.create<mlir::func::FuncOp>(
+      loc(def.loc), def.name, b_.getFunctionType(argTypes, {}));
+  mlir::Block *entry = func.addEntryBlock();
+
+  Function state;
+  state.fn = &kernel;
+  state.isKernel = true;
+  unsigned argIndex = 0;
+  b_.setInsertionPointToStart(entry);
+  for (const Param &p : def.params) {
+    if (isConstexprAnnotation(p.annotation.get())) {
+      auto it = spec.constexprs.find(p.name);
+      if (it != spec.constexprs.end())
+        state.env[p.name] = it->second;
+      else if (p.defaultValue)
+        state.env[p.name] =
+            evaluateConstantExpression(*p.defaultValue, *kernel.scope);
+      else
+        fail(p.loc, "no value given for constexpr parameter '" + p.name + "'");
+      continue;
+    }
+    const ArgSpec &arg = spec.signature.args[argIndex];
+    mlir::Value value = entry->getArgument(argIndex);
+    if (arg.divisibility > 1)
+      func.setArgAttr(argIndex, tile::kDivisibilityAttr,
+                      b_.getI64IntegerAttr(arg.divisibility));
+    if (arg.equalsOne)
+      value = b_.create<mlir::arith::ConstantOp>(
+          loc(p.loc), b_.getIntegerAttr(arg.type.toMLIR(&ctx_), 1));
+    state.env[p.name] = Value::ofIR(value, ValueType{arg.type, {}});
+    ++argIndex;
+  }
+  stack_.push_back(std::move(state));
+  genBody(def.body);
+  if (!stack_.back().returnValues.empty())
+    fail(stack_.back().returnLoc, "a kernel cannot return a value");
+  b_.create<mlir::func::ReturnOp>(loc(def.loc));
+  stack_.pop_back();
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void Generator::genBody(const StmtList &body) {
+  for (const StmtPtr &stmt : body) {
+    if (stack_.back().returned)
+      return; // after a compile-time-selected return
+    genStmt(*stmt);
+  }
+}
+
+void Generator::genStmt(const Stmt &stmt) {
+  switch (stmt.kind) {
+  case Stmt::Kind::Expr:
+    gen(*llvm::cast<ExprStmt>(stmt).value);
+    return;
+  case Stmt::Kind::Assign: {
+    const auto &s = llvm::cast<AssignStmt>(stmt);
+    Value value = gen(*s.value);
+    for (const ExprPtr &target : s.targets)
+      genAssign(*target, value);
+    return;
+  }
+  case Stmt::Kind::AugAssign: {
+    const auto &s = llvm::cast<AugAssignStmt>(stmt);
+    Value current = gen(*s.target);
+    Value rhs = gen(*s.value);
+    genAssign(*s.target, binary(s.op, current, rhs, s.loc));
+    return;
+  }
+  case Stmt::Kind::AnnAssign: {
+    const auto &s = llvm::cast<AnnAssignStmt>(stmt);
+    if (s.value)
+      genAssign(*s.target, gen(*s.value));
+    return;
+  }
+  case Stmt::Kind::If:
+    genIf(llvm::cast<IfStmt>(stmt));
+    return;
+  case Stmt::Kind::For:
+    genFor(llvm::cast<ForStmt>(stmt));
+    return;
+  case Stmt::Kind::Return:
+    genReturn(llvm::cast<ReturnStmt>(stmt));
+    return;
+  case Stmt::Kind::Pass:
+    return;
+  case Stmt::Kind::Assert: {
+    const auto &s = llvm::cast<AssertStmt>(stmt);
+    Value test = gen(*s.test);
+    if (!test.isConstexpr())
+      fail(s.test->loc, "assert needs a compile-time condition (it is "
+                        "checked while compiling)");
+    bool ok = test.kind == Value::Kind::Bool   ? test.boolValue
+              : test.kind == Value::Kind::Int  ? test.intValue != 0
+              : test.kind == Value::Kind::None ? false
+                                               : true;
+    if (!ok) {
+      std::string message = "assertion failed";
+      if (s.msg) {
+        Value msg = gen(*s.msg);
+        message += ": " + (msg.kind == Value::Kind::String ? msg.text : msg.repr());
+      }
+      fail(s.loc, message);
+    }
+    return;
+  }
+  default:
+    // Sema rejects every other statement before generation starts.
+    fail(stmt.loc, "this statement is not supported in tilec kernels");
+  }
+}
+
+void Generator::genAssign(const Expr &target, const Value &value) {
+  if (auto *name = dyn_cast<NameExpr>(&target)) {
+    stack_.back().env[name->id] = value;
+    stack_.back().hidden.erase(name->id);
+    return;
+  }
+  if (auto *tuple = dyn_cast<TupleExpr>(&target)) {
+    if (value.kind != Value::Kind::Tuple)
+      fail(target.loc, "cannot unpack " + value.describe() + " into " +
+                           std::to_string(tuple->elts.size()) + " names");
+    if (value.elements.size() != tuple->elts.size())
+      fail(target.loc, "cannot unpack " +
+                           std::to_string(value.elements.size()) +
+                           " values into " + std::to_string(tuple->elts.size()) +
+                           " names");
+    for (size_t i = 0; i < tuple->elts.size(); ++i)
+      genAssign(*tuple->elts[i], value.elements[i]);
+    return;
+  }
+  fail(target.loc, "cannot assign to this expression");
+}
+
+void Generator::genReturn(const ReturnStmt &stmt) {
+  Function &f = stack_.back();
+  if (f.runtimeDepth > 0)
+    fail(stmt.loc, "'return' inside a runtime 'if' or 'for' is not "
+                   "supported; compute the value and return it at the end");
+  f.returned = true;
+  f.returnLoc = stmt.loc;
+  if (!stmt.value)
+    return;
+  Value v = gen(*stmt.value);
+  if (v.kind == Value::Kind::Tuple)
+    f.returnValues = v.elements;
+  else if (v.kind != Value::Kind::None)
+    f.returnValues = {v};
+}
+
+void Generator::genIf(const IfStmt &stmt) {
+  Value cond = gen(*stmt.cond);
+  if (cond.isConstexpr()) {
+    bool taken;
+    switch (cond.kind) {
+    case Value::Kind::Bool: taken = cond.boolValue; break;
+    case Value::Kind::Int: taken = cond.intValue != 0; break;
+    case Value::Kind::Float: taken = cond.floatValue != 0; break;
+    case Value::Kind::None: taken = false; break;
+    case Value::Kind::String: taken = !cond.text.empty(); break;
+    case Value::Kind::Tuple: taken = !cond.elements.empty(); break;
+    default: taken = true; break;
+    }
+    genBody(taken ? stmt.body : stmt.orelse);
+    return;
+  }
+  if (cond.type.isTensor())
+    fail(stmt.cond->loc, "the condition of 'if' must be a scalar, got a " +
+                             cond.type.str() + "; use tl.where for tensors");
+  genRuntimeIf(stmt, cond);
+}
+
+namespace {
+/// Names a statement list assigns, anywhere inside it.
+void collectAssigned(const StmtList &body, std::set<std::string> &names);
+
+void collectTargets(const Expr &target, std::set<std::string> &names) {
+  if (auto *n = dyn_cast<NameExpr>(&target))
+    names.insert(n->id);
+  else if (auto *t = dyn_cast<TupleExpr>(&target))
+    for (const ExprPtr &e : t->elts)
+      collectTargets(*e, names);
+}
+
+void collectAssigned(const StmtList &body, std::set<std::string> &names) {
+  for (const StmtPtr &stmt : body) {
+    if (auto *s = dyn_cast<AssignStmt>(stmt.get()))
+      for (const ExprPtr &t : s->targets)
+        collectTargets(*t, names);
+    else if (auto *s = dyn_cast<AugAssignStmt>(stmt.get()))
+      collectTargets(*s->target, names);
+    else if (auto *s = dyn_cast<AnnAssignStmt>(stmt.get()))
+      collectTargets(*s->target, names);
+    else if (auto *s = dyn_cast<IfStmt>(stmt.get())) {
+      collectAssigned(s->body, names);
+      collectAssigned(s->orelse, names);
+    } else if (auto *s = dyn_cast<ForStmt>(stmt.get())) {
+      collectTargets(*s->target, names);
+      collectAssigned(s->body, names);
+    }
+  }
+}
+
+std::string lineOf(SourceLoc l) { return "line " + std::to_string(l.line); }
+} // namespace
+
+void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
+  requireIR(stmt.loc, "a runtime 'if'");
+  mlir::Location at = loc(stmt.loc);
+  mlir::Value cond = toBool(condValue, stmt.cond->loc).ir;
+  auto draft = b_.create<mlir::scf::IfOp>(at, mlir::TypeRange{}, cond,
+                                          /*withElseRegion=*/true);
+  Function &f = stack_.back();
+  std::map<std::string, Value> before = f.env;
+
+  auto genBranch = [&](mlir::Block *block, const StmtList &body) {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(block->getTerminator());
+    stack_.back().env = before;
+    ++stack_.back().runtimeDepth;
+    genBody(body);
+    --stack_.back().runtimeDepth;
+    return stack_.back().env;
+  };
+  std::map<std::string, Value> thenEnv =
+      genBranch(draft.thenBlock(), stmt.body);
+  std::map<std::string, Value> elseEnv =
+      genBranch(draft.elseBlock(), stmt.orelse);
+
+  // Values that differ between the branches (or from before) become
+  // results of the scf.if; a name set in one branch only, and not before,
+  // is not visible after it.
+  std::set<std::string> names;
+  for (auto &[n, _] : thenEnv)
+    names.insert(n);
+  for (auto &[n, _] : elseEnv)
+    names.insert(n);
+  std::map<std::string, Value> after = before;
+  std::vector<std::string> resultNames;
+  std::vector<Value> thenValues, elseValues;
+  for (const std::string &name : names) {
+    auto t = thenEnv.find(name), e = elseEnv.find(name);
+    if (t == thenEnv.end() || e == elseEnv.end()) {
+      after.erase(name);
+      f.hidden[name] = "'" + name + "' is assigned in only one branch of the "
+                       "'if' at " + lineOf(stmt.loc);
+      continue;
+    }
+    Value tv = t->second, ev = e->second;
+    if (tv.sameAs(ev)) {
+      after[name] = tv;
+      continue;
+    }
+    if (!tv.isIR() && !tv.isNumber())
+      fail(stmt.loc, "'" + name + "' is " + tv.describe() +
+                         " in one branch of the 'if' and " + ev.describe() +
+                         " in the other; only numbers and tensors may differ");
+    if (!ev.isIR() && !ev.isNumber())
+      fail(stmt.loc, "'" + name + "' is " + tv.describe() +
+                         " in one branch of the 'if' and " + ev.describe() +
+                         " in the other; only numbers and tensors may differ");
+    resultNames.push_back(name);
+    thenValues.push_back(tv);
+    elseValues.push_back(ev);
+  }
+
+  // Materialise compile-time numbers in their branch, as the other
+  // branch's type when that one is IR.
+  std::vector<mlir::Type> resultTypes;
+  std::vector<ValueType> resultValueTypes;
+  for (size_t i = 0; i < resultNames.size(); ++i) {
+    std::optional<DType> as;
+    if (thenValues[i].isIR())
+      as = thenValues[i].type.element;
+    else if (elseValues[i].isIR())
+      as = elseValues[i].type.element;
+    auto materialise = [&](mlir::Block *block, Value &v) {
+      mlir::OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPoint(block->getTerminator());
+      v = toIR(v, stmt.loc, as);
+    };
+    materialise(draft.thenBlock(), thenValues[i]);
+    materialise(draft.elseBlock(), elseValues[i]);
+    if (thenValues[i].type != elseValues[i].type)
+      fail(stmt.loc, "'" + resultNames[i] + "' has type " +
+                         thenValues[i].type.str() + " in one branch of the "
+                         "'if' and " + elseValues[i].type.str() +
+                         " in the other; convert one with .to()");
+    resultTypes.push_back(thenValues[i].ir.getType());
+    resultValueTypes.push_back(thenValues[i].type);
+  }
+
+  auto ifOp = b_.create<mlir::scf::IfOp>(at, resultTypes, cond,
+                                         /*withElseRegion=*/true);
+  auto moveBranch = [&](mlir::Region &from, mlir::Region &to,
+                        std::vector<Value> &values) {
+    to.takeBody(from);
+    mlir::Block &block = to.front();
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(block.getTerminator());
+    std::vector<mlir::Value> yields;
+    for (Value &v : values)
+      yields.push_back(v.ir);
+    b_.create<mlir::scf::YieldOp>(at, yields);
+    block.back().erase(); // the draft's empty yield, now after the new one
+  };
+  moveBranch(draft.getThenRegion(), ifOp.getThenRegion(), thenValues);
+  moveBranch(draft.getElseRegion(), ifOp.getElseRegion(), elseValues);
+  draft.erase();
+  for (size_t i = 0; i < resultNames.size(); ++i)
+    after[resultNames[i]] = Value::ofIR(ifOp.getResult(i), resultValueTypes[i]);
+  f.env = after;
+}
+
+void Generator::genFor(const ForStmt &stmt) {
+  auto *call = dyn_cast<CallExpr>(stmt.iter.get());
+  Value callee = call ? gen(*call->func) : Value();
+  if (!call || callee.kind != Value::Kind::Builtin ||
+      (callee.text != "range" && callee.text != "tl.range" &&
+       callee.text != "tl.static_range"))
+    fail(stmt.iter->loc, "a for loop must iterate over range(...), "
+                         "tl.range(...) or tl.static_range(...)");
+  auto *target = dyn_cast<NameExpr>(stmt.target.get());
+  if (!target)
+    fail(stmt.target->loc, "the loop variable must be a single name");
+  if (call->args.empty() || call->args.size() > 3)
+    fail(call->loc, "range takes 1 to 3 arguments");
+  for (const Keyword &k : call->keywords)
+    if (k.name != "num_stages" && k.name != "loop_unroll_factor")
+      fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
+
+  std::vector<Value> bounds;
+  for (const ExprPtr &arg : call->args)
+    bounds.push_back(gen(*arg));
+  Value start = bounds.size() > 1 ? bounds[0] : Value::ofInt(0);
+  Value end = bounds.size() > 1 ? bounds[1] : bounds[0];
+  Value step = bounds.size() > 2 ? bounds[2] : Value::ofInt(1);
+  for (size_t i = 0; i < bounds.size(); ++i) {
+    const Value &v = bounds[i];
+    bool isInt = v.kind == Value::Kind::Int ||
+                 (v.isIR() && v.type.element.isInt() && !v.type.isTensor());
+    if (!isInt)
+      fail(call->args[i]->loc, "range bounds must be scalar integers, got " +
+                                   v.describe());
+  }
+  Function &f = stack_.back();
+
+  if (callee.text == "tl.static_range") {
+    if (!start.isConstexpr() || !end.isConstexpr() || !step.isConstexpr())
+      fail(call->loc, "tl.static_range needs compile-time bounds");
+    if (step.intValue == 0)
+      fail(call->loc, "range step must not be zero");
+    int64_t trips = 0;
+    for (int64_t i = start.intValue;
+         step.intValue > 0 ? i < end.intValue : i > end.intValue;
+         i += step.intValue) {
+      if (++trips > 4096)
+        fail(call->loc, "tl.static_range would unroll more than 4096 times");
+      f.env[target->id] = Value::ofInt(i);
+      genBody(stmt.body);
+      if (f.returned)
+        fail(f.returnLoc, "'return' inside a loop is not supported");
+    }
+    return;
+  }
+
+  requireIR(stmt.loc, "a runtime loop");
+  mlir::Location at = loc(stmt.loc);
+  // A compile-time negative step counts an index up from 0 instead:
+  // scf.for needs a positive step.
+  bool reversed = step.kind == Value::Kind::Int && step.intValue < 0;
+  if (step.kind == Value::Kind::Int && step.intValue == 0)
+    fail(call->loc, "range step must not be zero");
+  DType indexType{ScalarKind::Int32, false};
+  for (const Value &v : {start, end, step})
+    if (v.isIR() && v.type.element.bits() == 64)
+      indexType = {ScalarKind::Int64, false};
+  Value lb = cast(toIR(start, call->loc, indexType), indexType, call->loc);
+  Value ub = cast(toIR(end, call->loc, indexType), indexType, call->loc);
+  Value st = cast(toIR(step, call->loc, indexType), indexType, call->loc);
+  Value origStart = lb, origStep = st;
+  if (reversed) {
+    // trips = max(0, cdiv(start - end, -step)); i = start + k * step
+    Value negStep = toIR(Value::ofInt(-step.intValue), call->loc, indexType);
+    Value span = binary(BinaryOp::Sub, lb, ub, call->loc);
+    Value trips = binary(
+        BinaryOp::FloorDiv,
+        binary(BinaryOp::Add, span,
+               binary(BinaryOp::Sub, negStep, Value::ofInt(1), call->loc),
+               call->loc),
+        negStep, call->loc);
+    Value zero = toIR(Value::ofInt(0), call->loc, indexType);
+    auto maxOp = b_.create<mlir::arith::MaxSIOp>(at, trips.ir, zero.ir);
+    lb = zero;
+    ub = Value::ofIR(maxOp, trips.type);
+    st = toIR(Value::ofInt(1), call->loc, indexType);
+  }
+
+  // Loop-carried values: names the body assigns that exist before the loop.
+  std::set<std::string> assigned;
+  collectAssigned(stmt.body, assigned);
+  assigned.erase(target->id);
+  std::vector<std::string> carried;
+  std::vector<Value> inits;
+  for (const std::string &name : assigned) {
+    auto it = f.env.find(name);
+    if (it == f.env.end())
+      continue;
+    Value init = it->second;
+    if (!init.isIR()) {
+      if (!init.isNumber())
+        fail(stmt.loc, "'" + name + "' holds " + init.describe() +
+                           " and is reassigned inside a loop; only numbers "
+                           "and tensors can change from one iteration to "
+                           "the next");
+      init = toIR(init, stmt.loc);
+    }
+    carried.push_back(name);
+    inits.push_back(init);
+  }
+  std::vector<mlir::Value> initValues;
+  for (Value &v : inits)
+    initValues.push_back(v.ir);
+
+  auto forOp = b_.create<mlir::scf::ForOp>(at, lb.ir, ub.ir, st.ir, initValues);
+  {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    mlir::Block *body = forOp.getBody();
+    if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
+      body->back().erase();
+    b_.setInsertionPointToEnd(body);
+    std::map<std::string, Value> before = f.env;
+    Value iv = Value::ofIR(forOp.getInductionVar(), ValueType{indexType, {}});
+    if (reversed)
+      iv = binary(BinaryOp::Add, origStart,
+                  binary(BinaryOp::Mul, iv, origStep, call->loc), call->loc);
+    f.env[target->id] = iv;
+    for (size_t i = 0; i < carried.size(); ++i)
+      f.env[carried[i]] = Value::ofIR(forOp.getRegionIterArg(i), inits[i].type);
+    ++f.runtimeDepth;
+    genBody(stmt.body);
+    --f.runtimeDepth;
+    std::vector<mlir::Value> yields;
+    for (size_t i = 0; i < carried.size(); ++i) {
+      Value v = f.env[carried[i]];
+      if (!v.isIR())
+        v = toIR(v, stmt.loc, inits[i].type.element);
+      if (v.type != inits[i].type)
+        fail(stmt.loc, "loop-carried variable '" + carried[i] +
+                           "' changes type from " + inits[i].type.str() +
+                           " to " + v.type.str() +
+                           " in the loop body; give it its final type "
+                           "before the loop");
+      yields.push_back(v.ir);
+    }
+    b_.create<mlir::scf::YieldOp>(at, yields);
+    // Names first assigned in the body stay inside it.
+    std::map<std::string, Value> after = before;
+    for (const std::string &name : assigned)
+      if (!before.count(name))
+        f.hidden[name] = "'" + name + "' is assigned only inside the loop at " +
+                         lineOf(stmt.loc) + " and is not visible after it";
+    after.erase(target->id);
+    f.env = after;
+  }
+  for (size_t i = 0; i < carried.size(); ++i)
+    f.env[carried[i]] = Value::ofIR(forOp.getResult(i), inits[i].type);
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+Value Generator::gen(const Expr &expr) {
+  switch (expr.kind) {
+  case Expr::Kind::Name:
+    return genName(llvm::cast<NameExpr>(expr));
+  case Expr::Kind::Int: {
+    uint64_t v = llvm::cast<IntExpr>(expr).value;
+    if (v > uint64_t(INT64_MAX))
+      fail(expr.loc, "integer literal does not fit in 64 bits");
+    return Value::ofInt(int64_t(v));
+  }
+  case Expr::Kind::Float:
+    return Value::ofFloat(llvm::cast<FloatExpr>(expr).value);
+  case Expr::Kind::Bool:
+    return Value::ofBool(llvm::cast<BoolExpr>(expr).value);
+  case Expr::Kind::None:
+    return Value::none();
+  case Expr::Kind::String:
+    return Value::ofString(llvm::cast<StringExpr>(expr).value);
+  case Expr::Kind::Tuple:
+  case Expr::Kind::List: {
+    const auto &elts = expr.kind == Expr::Kind::Tuple
+                           ? llvm::cast<TupleExpr>(expr).elts
+                           : llvm::cast<ListExpr>(expr).elts;
+    std::vector<Value> values;
+    for (const ExprPtr &e : elts)
+      values.push_back(gen(*e));
+    return Value::ofTuple(std::move(values));
+  }
+  case Expr::Kind::Attribute:
+    return genAttribute(llvm::cast<AttributeExpr>(expr));
+  case Expr::Kind::Call:
+    return genCall(llvm::cast<CallExpr>(expr));
+  case Expr::Kind::Subscript:
+    return genSubscript(llvm::cast<SubscriptExpr>(expr));
+  case Expr::Kind::Slice:
+    fail(expr.loc, "a slice is only valid inside a subscript");
+  case Expr::Kind::Binary: {
+    const auto &e = llvm::cast<BinaryExpr>(expr);
+    Value l = gen(*e.lhs);
+    Value r = gen(*e.rhs);
+    return binary(e.op, l, r, e.loc);
+  }
+  case Expr::Kind::Unary:
+    return genUnary(llvm::cast<UnaryExpr>(expr));
+  case Expr::Kind::BoolOp:
+    return genBoolOp(llvm::cast<BoolOpExpr>(expr));
+  case Expr::Kind::Compare:
+    return genCompare(llvm::cast<CompareExpr>(expr));
+  case Expr::Kind::IfExp:
+    return genIfExp(llvm::cast<IfExpExpr>(expr));
+  }
+  fail(expr.loc, "unsupported expression");
+}
+
+Value Generator::genName(const NameExpr &e) {
+  if (!stack_.empty()) {
+    Function &f = stack_.back();
+    if (auto it = f.env.find(e.id); it != f.env.end())
+      return it->second;
+    if (auto it = f.hidden.find(e.id); it != f.hidden.end())
+      fail(e.loc, it->second);
+  }
+  if (const Value *v = scope().lookup(e.id))
+    return *v;
+  static const char *pythonBuiltins[] = {"range", "min", "max", "len", "int",
+                                         "float", "bool", "abs", "print"};
+  for (const char *name : pythonBuiltins)
+    if (e.id == name)
+      return Value::ofBuiltin(name);
+  fail(e.loc, "name '" + e.id + "' is not defined");
+}
+
+Value Generator::genAttribute(const AttributeExpr &e) {
+  Value base = gen(*e.value);
+  if (base.kind == Value::Kind::Module) {
+    if (base.text == "tl") {
+      if (auto dtype = DType::parse(e.attr); dtype && !dtype->isPointer &&
+                                             e.attr.find('_') == std::string::npos)
+        return Value::ofDType(*dtype);
+      return Value::ofBuiltin("tl." + e.attr);
+    }
+    if (base.text == "triton" || base.text == "tilec") {
+      if (e.attr == "language")
+        return Value::ofModule("tl");
+      if (e.attr == "jit" || e.attr == "cdiv")
+        return Value::ofBuiltin("tl." + e.attr);
+      fail(e.loc, "module '" + base.text + "' has no attribute '" + e.attr +
+                      "' usable in a kernel");
+    }
+    fail(e.loc, "module '" + base.text + "' cannot be used inside a kernel");
+  }
+  if (base.isIR()) {
+    if (e.attr == "dtype")
+      return Value::ofDType(base.type.element);
+    if (e.attr == "shape") {
+      std::vector<Value> dims;
+      for (int64_t d : base.type.shape)
+        dims.push_back(Value::ofInt(d));
+      return Value::ofTuple(dims);
+    }
+    if (e.attr == "to")
+      return Value::ofMethod(e.attr, base);
+    fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
+  }
+  if (base.kind == Value::Kind::DType) {
+    if (e.attr == "element_ty" && base.dtype.isPointer)
+      return Value::ofDType(base.dtype.pointee());
+    if (e.attr == "primitive_bitwidth")
+      return Value::ofInt(base.dtype.bits());
+  }
+  if (base.kind == Value::Kind::Tuple || base.isNumber())
+    fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
+  fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
+}
+
+Value Generator::genCall(const CallExpr &e) {
+  Value callee = gen(*e.func);
+  switch (callee.kind) {
+  case Value::Kind::Builtin:
+    return callBuiltin(callee.text, e);
+  case Value::Kind::Method:
+    return callMethod(callee, e);
+  case Value::Kind::Function:
+    return callJit(*callee.function, e);
+  default:
+    fail(e.func->loc, callee.describe() + " is not callable");
+  }
+}
+
+Value Generator::genSubscript(const SubscriptExpr &e) {
+  Value base = gen(*e.value);
+  if (base.kind == Value::Kind::Tuple) {
+    if (e.indices.size() != 1)
+      fail(e.loc, "a tuple takes one index");
+    Value index = gen(*e.indices[0]);
+    int64_t i = constInt(index, e.indices[0]->loc, "a tuple index");
+    int64_t n = base.elements.size();
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n)
+      fail(e.indices[0]->loc, "tuple index out of range");
+    return base.elements[i];
+  }
+  if (!base.isIR() || !base.type.isTensor())
+    fail(e.value->loc, "only tensors and tuples can be subscripted, not " +
+                           base.describe());
+  // Each ':' keeps a dimension, each None inserts one of size 1.
+  size_t kept = 0;
+  for (const ExprPtr &index : e.indices) {
+    if (auto *slice = dyn_cast<SliceExpr>(index.get())) {
+      if (slice->lower || slice->upper || slice->step)
+        fail(index->loc, "only ':' and None are supported in tensor "
+                         "subscripts");
+      ++kept;
+    } else if (!isa<NoneExpr>(index.get())) {
+      fail(index->loc, "only ':' and None are supported in tensor "
+                       "subscripts (indexing single elements is not)");
+    }
+  }
+  if (kept != base.type.shape.size())
+    fail(e.loc, "a rank-" + std::to_string(base.type.shape.size()) +
+                    " tensor needs " + std::to_string(base.type.shape.size()) +
+                    " ':' in its subscript, got " + std::to_string(kept));
+  Value result = base;
+  for (size_t axis = 0; axis < e.indices.size(); ++axis) {
+    if (!isa<NoneExpr>(e.indices[axis].get()))
+      continue;
+    std::vector<int64_t> shape = result.type.shape;
+    shape.insert(shape.begin() + axis, 1);
+    ValueType type = tensorType(result.type.element, shape, e.loc);
+    auto op = b_.create<tile::ExpandDimsOp>(
+        loc(e.loc), type.toMLIR(&ctx_), result.ir,
+        b_.getI32IntegerAttr(int32_t(axis)));
+    result = Value::ofIR(op, type);
+  }
+  return result;
+}
+
+Value Generator::genUnary(const UnaryExpr &e) {
+  Value v = gen(*e.operand);
+  if (v.isConstexpr()) {
+    switch (e.op) {
+    case UnaryOp::Not:
+      if (v.kind == Value::Kind::Bool) return Value::ofBool(!v.boolValue);
+      if (v.kind == Value::Kind::Int) return Value::ofBool(v.intValue == 0);
+      if (v.kind == Value::Kind::None) return Value::ofBool(true);
+      break;
+    case UnaryOp::Neg:
+      if (v.kind == Value::Kind::Int) {
+        if (v.intValue == INT64_MIN)
+          fail(e.loc, "integer overflow in constant expression");
+        return Value::ofInt(-v.intValue);
+      }
+      if (v.kind == Value::Kind::Float) return Value::ofFloat(-v.floatValue);
+      if (v.kind == Value::Kind::Bool) return Value::ofInt(-int64_t(v.boolValue));
+      break;
+    case UnaryOp::Pos:
+      if (v.isNumber()) return v;
+      break;
+    case UnaryOp::Invert:
+      if (v.kind == Value::Kind::Int) return Value::ofInt(~v.intValue);
+      if (v.kind == Value::Kind::Bool) return Value::ofInt(~int64_t(v.boolValue));
+      break;
+    }
+    fail(e.loc, std::string("bad operand ") + v.describe() + " for unary '" +
+                    spelling(e.op) + "'");
+  }
+  if (!v.isIR())
+    fail(e.loc, std::string("bad operand ") + v.describe() + " for unary '" +
+                    spelling(e.op) + "'");
+  if (v.type.element.isPointer)
+    fail(e.loc, std::string("unary '") + spelling(e.op) +
+                    "' is not defined for pointers");
+  switch (e.op) {
+  case UnaryOp::Pos:
+    return v;
+  case UnaryOp::Neg:
+    if (v.type.element.isFloat()) {
+      auto op = b_.create<mlir::arith::NegFOp>(loc(e.loc), v.ir);
+      return Value::ofIR(op, v.type);
+    }
+    return binary(BinaryOp::Sub, Value::ofInt(0), v, e.loc);
+  case UnaryOp::Invert:
+    if (!v.type.element.isInt())
+      fail(e.loc, "'~' needs an integer operand, got " + v.type.str());
+    {
+      // All ones of the operand's type (-1 does not fit an unsigned one).
+      DType t = v.type.element;
+      mlir::Type mt = t.toMLIR(&ctx_);
+      auto ones = b_.create<mlir::arith::ConstantOp>(
+          loc(e.loc), b_.getIntegerAttr(mt, llvm::APInt::getAllOnes(t.bits())));
+      return binary(BinaryOp::BitXor, v,
+                    Value::ofIR(ones, ValueType{t, {}}), e.loc);
+    }
+  case UnaryOp::Not: {
+    Value b = toBool(v, e.loc);
+    return binary(BinaryOp::BitXor, b, Value::ofBool(true), e.loc);
+  }
+  }
+  fail(e.loc, "unsupported unary operator");
+}
+
+Value Generator::genBoolOp(const BoolOpExpr &e) {
+  bool isAnd = e.op == BoolOpExpr::Op::And;
+  Value result = gen(*e.values[0]);
+  for (size_t i = 1; i < e.values.size(); ++i) {
+    if (result.isConstexpr()) {
+      // Python's short circuit, at compile time.
+      bool truth = result.kind == Value::Kind::Bool  ? result.boolValue
+                   : result.kind == Value::Kind::Int ? result.intValue != 0
+                   : result.kind == Value::Kind::Float
+                       ? result.floatValue != 0
+                       : result.kind != Value::Kind::None;
+      if (isAnd ? !truth : truth)
+        return result;
+      result = gen(*e.values[i]);
+      continue;
+    }
+    Value rhs = gen(*e.values[i]);
+    Value l = toBool(result, e.loc);
+    Value r = rhs.isConstexpr() ? toBool(toIR(rhs, e.loc), e.loc)
+                                : toBool(rhs, e.loc);
+    result = binary(isAnd ? BinaryOp::BitAnd : BinaryOp::BitOr, l, r, e.loc);
+  }
+  return result;
+}
+
+Value Generator::genCompare(const CompareExpr &e) {
+  Value result;
+  Value lhs = gen(*e.operands[0]);
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    Value rhs = gen(*e.operands[i + 1]);
+    Value link = compare(e.ops[i], lhs, rhs, e.opLocs[i]);
+    if (i == 0)
+      result = link;
+    else if (result.isConstexpr() && link.isConstexpr())
+      result = Value::ofBool(result.boolValue && link.boolValue);
+    else
+      result = binary(BinaryOp::BitAnd, toBool(toIR(result, e.loc), e.loc),
+                      toBool(toIR(link, e.loc), e.loc), e.loc);
+    lhs = rhs;
+  }
+  return result;
+}
+
+Value Generator::genIfExp(const IfExpExpr &e) {
+  Value cond = gen(*e.cond);
+  if (cond.isConstexpr()) {
+    bool taken = cond.kind == Value::Kind::Bool   ? cond.boolValue
+                 : cond.kind == Value::Kind::Int  ? cond.intValue != 0
+                 : cond.kind == Value::Kind::None ? false
+                                                  : true;
+    return gen(taken ? *e.thenValue : *e.elseValue);
+  }
+  if (cond.type.isTensor())
+    fail(e.cond->loc, "the condition of 'x if c else y' must be a scalar; "
+                      "use tl.where for tensors");
+  Value a = gen(*e.thenValue), b = gen(*e.elseValue);
+  return where(cond, a, b, e.loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Calls to @jit functions
+//===----------------------------------------------------------------------===//
+
+Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
+  requireIR(call.loc, "a call to a @jit function");
+  const FunctionDef &def = *fn.def;
+  checkFunction(fn);
+  // Bind arguments to parameters, Python-style.
+  std::vector<std::optional<Value>> bound(def.params.size());
+  if (call.args.size() > def.params.size())
+    fail(call.loc, "'" + def.name + "' takes " +
+                       std::to_string(def.params.size()) + " arguments but " +
+                       std::to_string(call.args.size()) + " were given");
+  for (size_t i = 0; i < call.args.size(); ++i)
+    bound[i] = gen(*call.args[i]);
+  for (const Keyword &k : call.keywords) {
+    size_t index = def.params.size();
+    for (size_t i = 0; i < def.params.size(); ++i)
+      if (def.params[i].name == k.name)
+        index = i;
+    if (index == def.params.size())
+      fail(k.loc, "'" + def.name + "' has no parameter named '" + k.name + "'");
+    if (bound[index])
+      fail(k.loc, "argument '" + k.name + "' given twice");
+    bound[index] = gen(*k.value);
+  }
+  std::string key = def.name + "@" + std::to_string(uintptr_t(&def));
+  std::vector<Value> args(def.params.size());
+  for (size_t i = 0; i < def.params.size(); ++i) {
+    const Param &p = def.params[i];
+    if (!bound[i]) {
+      if (!p.defaultValue)
+        fail(call.loc, "missing argument '" + p.name + "' in call to '" +
+                           def.name + "'");
+      bound[i] = evaluateConstantExpression(*p.defaultValue, *fn.scope);
+    }
+    args[i] = *bound[i];
+    if (isConstexprAnnotation(p.annotation.get()) && !args[i].isConstexpr())
+      fail(i < call.args.size() ? call.args[i]->loc : call.loc,
+           "argument '" + p.name + "' of '" + def.name +
+               "' must be a compile-time constant (it is annotated "
+               "tl.constexpr), got " + args[i].describe());
+    if (args[i].kind == Value::Kind::Method)
+      fail(call.loc, "cannot pass a bound method to '" + def.name + "'");
+    // Compile-time values specialise the callee; IR values are arguments.
+    key += "," + (args[i].isIR() ? args[i].type.str() : "=" + args[i].repr());
+  }
+
+  auto it = specializations_.find(key);
+  if (it == specializations_.end()) {
+    if (inProgress_.count(key))
+      fail(call.loc, "recursive call to '" + def.name + "' is not supported");
+    inProgress_.insert(key);
+    std::vector<mlir::Type> argTypes;
+    for (const Value &a : args)
+      if (a.isIR())
+        argTypes.push_back(a.ir.getType());
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToEnd(module_.getBody());
+    std::string symbol = def.name + "__" + std::to_string(nextHelperId_++);
+    auto func = b_.create<mlir::func::FuncOp>(loc(def.loc), symbol,
+                                              b_.getFunctionType(argTypes, {}));
+    func.setPrivate();
+    mlir::Block *entry = func.addEntryBlock();
+    b_.setInsertionPointToStart(entry);
+    Function state;
+    state.fn = &fn;
+    unsigned argIndex = 0;
+    for (size_t i = 0; i < def.params.size(); ++i)
+      state.env[def.params[i].name] =
+          args[i].isIR() ? Value::ofIR(entry->getArgument(argIndex++), args[i].type)
+                         : args[i];
+    stack_.push_back(std::move(state));
+    genBody(def.body);
+    Function done = std::move(stack_.back());
+    stack_.pop_back();
+    std::vector<mlir::Value> results;
+    Specialized spec;
+    for (Value &r : done.returnValues) {
+      if (!r.isIR()) {
+        if (!r.isNumber())
+          fail(done.returnLoc, "a @jit helper can return numbers and tensors, "
+                               "not " + r.describe());
+        mlir::OpBuilder::InsertionGuard inner(b_);
+        r = toIR(r, done.returnLoc);
+      }
+      results.push_back(r.ir);
+      spec.results.push_back(r.type);
+    }
+    b_.create<mlir::func::ReturnOp>(loc(done.returned ? done.returnLoc : def.loc),
+                                    results);
+    std::vector<mlir::Type> resultTypes;
+    for (mlir::Value v : results)
+      resultTypes.push_back(v.getType());
+    func.setType(b_.getFunctionType(argTypes, resultTypes));
+    spec.func = func;
+    inProgress_.erase(key);
+    it = specializations_.emplace(key, spec).first;
+  }
+  std::vector<mlir::Value> operands;
+  for (const Value &a : args)
+    if (a.isIR())
+      operands.push_back(a.ir);
+  auto callOp = b_.create<mlir::func::CallOp>(loc(call.loc), it->second.func,
+                                              operands);
+  std::vector<Value> results;
+  for (size_t i = 0; i < it->second.results.size(); ++i)
+    results.push_back(Value::ofIR(callOp.getResult(i), it->second.results[i]));
+  if (results.empty())
+    return Value::none();
+  if (results.size() == 1)
+    return results.front();
+  return Value::ofTuple(results);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+mlir::OwningOpRef<mlir::ModuleOp>
+generateKernel(mlir::MLIRContext &ctx, const JitFunction &kernel,
+               const KernelSpecialization &spec, const StaticPrintSink &print) {
+  ctx.loadDialect<tile::TileDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect>();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
+  Generator gen(ctx, *module, print);
+  gen.generateKernel(kernel, spec);
+  return module;
+}
+
+Value evaluateConstantExpression(const Expr &expr, const Scope &scope) {
+  // A constant expression builds no IR, so no context state is touched
+  // beyond what Generator's constructor needs.
+  static thread_local mlir::MLIRContext *scratch = nullptr;
+  if (!scratch)
+    scratch = new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
+  Generator gen(*scratch, mlir::ModuleOp(), nullptr);
+  Value v = gen.evaluate(expr, scope);
+  if (!v.isConstexpr())
+    fail(expr.loc, "expected a compile-time constant, got " + v.describe());
+  return v;
+}
+
+} // namespace tilec::dsl

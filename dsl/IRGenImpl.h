@@ -1,0 +1,135 @@
+// Private to IRGen*.cpp: the generator's state and the helpers the
+// statement, expression and builtin code share.
+#pragma once
+
+#include "dsl/IRGen.h"
+
+#include "compiler/Dialect/Tile/Tile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+#include <set>
+
+namespace tilec::dsl {
+
+/// Largest tensor a program may hold: beyond this a kernel would need more
+/// registers than any GPU has, and LLVM would take minutes to find out.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 17;
+
+/// How a value takes part in type promotion: IR values by their type,
+/// compile-time numbers weakly by their literal type.
+PromotionOperand promotionOperand(const Value &v);
+
+class Generator {
+public:
+  /// `module` may be null for compile-time evaluation only.
+  Generator(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+            StaticPrintSink print);
+
+  mlir::func::FuncOp generateKernel(const JitFunction &kernel,
+                                    const KernelSpecialization &spec);
+  Value evaluate(const Expr &expr, const Scope &scope);
+
+  //===--------------------------------------------------------------------===//
+  // Used by the builtins (IRGenBuiltins.cpp)
+  //===--------------------------------------------------------------------===//
+
+  mlir::Location loc(SourceLoc l) const;
+  mlir::OpBuilder &builder() { return b_; }
+  /// Fail unless IR may be created here (not in module-level constants).
+  void requireIR(SourceLoc l, const char *what);
+
+  Value gen(const Expr &expr);
+  /// Materialise a compile-time number as IR (of type `as` when given, else
+  /// its literal type). IR values pass through.
+  Value toIR(const Value &v, SourceLoc l, std::optional<DType> as = std::nullopt);
+  /// Convert an IR value's element type (`.to(dtype)`).
+  Value cast(const Value &v, DType to, SourceLoc l, bool bitcast = false);
+  /// Make `v` (scalar or tensor) have `shape`, by splat or broadcast.
+  Value broadcastTo(const Value &v, const std::vector<int64_t> &shape,
+                    SourceLoc l);
+  /// Broadcast two values to their common shape (numpy rules).
+  void broadcastPair(Value &a, Value &b, SourceLoc l);
+  /// Convert to i1 (non-zero is true) with the value's shape.
+  Value toBool(const Value &v, SourceLoc l);
+  Value binary(BinaryOp op, const Value &l, const Value &r, SourceLoc at);
+  Value compare(CompareOp op, const Value &l, const Value &r, SourceLoc at);
+  /// tl.where(c, x, y), also `x if c else y` with a runtime scalar c.
+  Value where(const Value &c, const Value &x, const Value &y, SourceLoc at);
+  /// Result type of a tensor with `element` and `shape`, checked against
+  /// the size limit and the power-of-two rule.
+  ValueType tensorType(DType element, std::vector<int64_t> shape, SourceLoc l);
+  /// The attribute of a compile-time number converted to `type`.
+  mlir::TypedAttr numberAttr(const Value &number, DType type, SourceLoc l);
+  Value constantBinary(BinaryOp op, const Value &l, const Value &r,
+                       SourceLoc at);
+  Value pointerArithmetic(BinaryOp op, const Value &ptr, const Value &offset,
+                          SourceLoc at);
+
+  /// Integer value of a compile-time argument, or a located error naming it.
+  int64_t constInt(const Value &v, SourceLoc l, const std::string &what);
+  std::vector<int64_t> constShape(const Value &v, SourceLoc l,
+                                  const std::string &what);
+
+  /// tl.* and Python builtins (IRGenBuiltins.cpp).
+  Value callBuiltin(const std::string &name, const CallExpr &call);
+  Value callMethod(const Value &method, const CallExpr &call);
+
+  void staticPrint(const std::string &text) const;
+
+private:
+  struct Function {
+    const JitFunction *fn = nullptr;
+    std::map<std::string, Value> env;
+    /// Why a name is not visible here although the function assigns it.
+    std::map<std::string, std::string> hidden;
+    bool isKernel = false;
+    unsigned runtimeDepth = 0; ///< nesting of runtime if/for
+    bool returned = false;
+    std::vector<Value> returnValues;
+    SourceLoc returnLoc;
+  };
+
+  // Statements (IRGen.cpp).
+  void genBody(const StmtList &body);
+  void genStmt(const Stmt &stmt);
+  void genAssign(const Expr &target, const Value &value);
+  void genIf(const IfStmt &stmt);
+  void genRuntimeIf(const IfStmt &stmt, const Value &cond);
+  void genFor(const ForStmt &stmt);
+  void genReturn(const ReturnStmt &stmt);
+
+  // Expressions.
+  Value genName(const NameExpr &e);
+  Value genAttribute(const AttributeExpr &e);
+  Value genCall(const CallExpr &e);
+  Value genSubscript(const SubscriptExpr &e);
+  Value genUnary(const UnaryExpr &e);
+  Value genBoolOp(const BoolOpExpr &e);
+  Value genCompare(const CompareExpr &e);
+  Value genIfExp(const IfExpExpr &e);
+
+  // Calls to @jit functions.
+  Value callJit(const JitFunction &fn, const CallExpr &call);
+  struct Specialized {
+    mlir::func::FuncOp func;
+    std::vector<ValueType> results;
+  };
+
+  /// The scope free names resolve in: the current function's.
+  const Scope &scope() const;
+
+  mlir::MLIRContext &ctx_;
+  mlir::ModuleOp module_;
+  mlir::OpBuilder b_;
+  StaticPrintSink print_;
+  std::vector<Function> stack_;
+  const Scope *constantScope_ = nullptr; ///< for evaluate()
+  std::map<std::string, Specialized> specializations_;
+  std::set<std::string> inProgress_;
+  unsigned nextHelperId_ = 0;
+};
+
+} // namespace tilec::dsl

@@ -1,0 +1,201 @@
+#include "dsl/Values.h"
+
+#include "dsl/IRGen.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cmath>
+#include <sstream>
+
+using llvm::dyn_cast;
+
+namespace tilec::dsl {
+
+Value Value::ofBool(bool b) { Value v; v.kind = Kind::Bool; v.boolValue = b; return v; }
+Value Value::ofInt(int64_t i) { Value v; v.kind = Kind::Int; v.intValue = i; return v; }
+Value Value::ofFloat(double f) { Value v; v.kind = Kind::Float; v.floatValue = f; return v; }
+Value Value::ofString(std::string s) { Value v; v.kind = Kind::String; v.text = std::move(s); return v; }
+Value Value::ofDType(DType t) { Value v; v.kind = Kind::DType; v.dtype = t; return v; }
+Value Value::ofTuple(std::vector<Value> e) { Value v; v.kind = Kind::Tuple; v.elements = std::move(e); return v; }
+Value Value::ofFunction(std::shared_ptr<const JitFunction> f) { Value v; v.kind = Kind::Function; v.function = std::move(f); return v; }
+Value Value::ofModule(std::string name) { Value v; v.kind = Kind::Module; v.text = std::move(name); return v; }
+Value Value::ofBuiltin(std::string name) { Value v; v.kind = Kind::Builtin; v.text = std::move(name); return v; }
+Value Value::ofMethod(std::string name, Value self) {
+  Value v;
+  v.kind = Kind::Method;
+  v.text = std::move(name);
+  v.self = std::make_shared<Value>(std::move(self));
+  return v;
+}
+Value Value::ofIR(mlir::Value ir, ValueType type) {
+  Value v;
+  v.kind = Kind::IR;
+  v.ir = ir;
+  v.type = std::move(type);
+  return v;
+}
+
+bool Value::isConstexpr() const {
+  if (kind == Kind::IR || kind == Kind::Method)
+    return false;
+  if (kind == Kind::Tuple)
+    for (const Value &e : elements)
+      if (!e.isConstexpr())
+        return false;
+  return true;
+}
+
+std::string Value::describe() const {
+  switch (kind) {
+  case Kind::None: return "None";
+  case Kind::Bool: return "a bool constant";
+  case Kind::Int: return "an int constant";
+  case Kind::Float: return "a float constant";
+  case Kind::String: return "a string";
+  case Kind::DType: return "the dtype " + dtype.name();
+  case Kind::Tuple: return "a tuple";
+  case Kind::Function: return "function '" + function->name() + "'";
+  case Kind::Module: return "module '" + text + "'";
+  case Kind::Builtin: return "builtin '" + text + "'";
+  case Kind::Method: return "method '" + text + "'";
+  case Kind::IR:
+    return (type.isTensor() ? "a tensor of type " : "a value of type ") +
+           type.str();
+  }
+  return "a value";
+}
+
+std::string Value::repr() const {
+  switch (kind) {
+  case Kind::None: return "None";
+  case Kind::Bool: return boolValue ? "True" : "False";
+  case Kind::Int: return std::to_string(intValue);
+  case Kind::Float: {
+    std::ostringstream os;
+    os.precision(17);
+    os << floatValue;
+    std::string s = os.str();
+    if (s.find_first_of(".eni") == std::string::npos)
+      s += ".0";
+    return s;
+  }
+  case Kind::String: return "'" + text + "'";
+  case Kind::DType: return dtype.name();
+  case Kind::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < elements.size(); ++i)
+      s += (i ? ", " : "") + elements[i].repr();
+    return s + (elements.size() == 1 ? ",)" : ")");
+  }
+  case Kind::Function: return "<function " + function->name() + ">";
+  case Kind::Module: return "<module " + text + ">";
+  case Kind::Builtin: return "<builtin " + text + ">";
+  case Kind::Method: return "<method " + text + ">";
+  case Kind::IR: return "<" + type.str() + ">";
+  }
+  return "?";
+}
+
+bool Value::sameAs(const Value &o) const {
+  if (kind != o.kind)
+    return false;
+  switch (kind) {
+  case Kind::None: return true;
+  case Kind::Bool: return boolValue == o.boolValue;
+  case Kind::Int: return intValue == o.intValue;
+  case Kind::Float: return floatValue == o.floatValue;
+  case Kind::String:
+  case Kind::Module:
+  case Kind::Builtin: return text == o.text;
+  case Kind::DType: return dtype == o.dtype;
+  case Kind::Tuple:
+    if (elements.size() != o.elements.size())
+      return false;
+    for (size_t i = 0; i < elements.size(); ++i)
+      if (!elements[i].sameAs(o.elements[i]))
+        return false;
+    return true;
+  case Kind::Function: return function->def == o.function->def;
+  case Kind::Method: return false;
+  case Kind::IR: return ir == o.ir;
+  }
+  return false;
+}
+
+std::string classifyModule(const std::string &name) {
+  if (name == "triton.language" || name == "tilec.language")
+    return "tl";
+  if (name == "triton" || name == "tilec")
+    return name;
+  return name;
+}
+
+namespace {
+bool isDocstring(const Stmt &s) {
+  auto *e = dyn_cast<ExprStmt>(&s);
+  return e && llvm::isa<StringExpr>(e->value.get());
+}
+} // namespace
+
+std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
+  auto scope = std::make_shared<Scope>();
+  // Functions first, so constants and defaults may not use them but
+  // kernels can call helpers defined later in the file.
+  for (const StmtPtr &s : module->body)
+    if (auto *def = dyn_cast<FunctionDef>(s.get())) {
+      auto fn = std::make_shared<JitFunction>();
+      fn->module = module;
+      fn->def = def;
+      fn->scope = scope;
+      scope->define(def->name, Value::ofFunction(fn));
+    }
+  for (const StmtPtr &s : module->body) {
+    if (llvm::isa<FunctionDef>(s.get()) || isDocstring(*s))
+      continue;
+    if (auto *imp = dyn_cast<ImportStmt>(s.get())) {
+      for (const auto &alias : imp->names) {
+        if (imp->fromModule.empty()) {
+          // `import a.b` binds `a`; `import a.b as c` binds c to a.b.
+          std::string bound = alias.asName.empty()
+                                  ? alias.name.substr(0, alias.name.find('.'))
+                                  : alias.asName;
+          std::string target = alias.asName.empty() ? bound : alias.name;
+          scope->define(bound, Value::ofModule(classifyModule(target)));
+        } else {
+          std::string full = imp->fromModule + "." + alias.name;
+          std::string bound = alias.asName.empty() ? alias.name : alias.asName;
+          std::string kind = classifyModule(full);
+          if (kind == "tl" || kind == "triton" || kind == "tilec")
+            scope->define(bound, Value::ofModule(kind));
+          else if (classifyModule(imp->fromModule) == "tl")
+            scope->define(bound, Value::ofBuiltin("tl." + alias.name));
+          else if (imp->fromModule == "triton" || imp->fromModule == "tilec")
+            scope->define(bound, alias.name == "jit"
+                                     ? Value::ofBuiltin("tl.jit")
+                                     : Value::ofModule(full));
+          else
+            scope->define(bound, Value::ofModule(full));
+        }
+      }
+      continue;
+    }
+    const Expr *target = nullptr, *value = nullptr;
+    if (auto *a = dyn_cast<AssignStmt>(s.get())) {
+      if (a->targets.size() == 1) {
+        target = a->targets[0].get();
+        value = a->value.get();
+      }
+    } else if (auto *a = dyn_cast<AnnAssignStmt>(s.get())) {
+      target = a->target.get();
+      value = a->value.get();
+    }
+    auto *name = target ? dyn_cast<NameExpr>(target) : nullptr;
+    if (!name || !value)
+      fail(s->loc, "only imports, constants (NAME = value) and functions may "
+                   "appear at the top level of a kernel file");
+    scope->define(name->id, evaluateConstantExpression(*value, *scope));
+  }
+  return scope;
+}
+
+} // namespace tilec::dsl

@@ -1,0 +1,106 @@
+// What a name or an expression denotes while a kernel is generated:
+// a compile-time value (int, float, bool, None, string, dtype, tuple, a
+// function, the `tl` module) or an IR value with its kernel-language type.
+#pragma once
+
+#include "dsl/AST.h"
+#include "dsl/Types.h"
+
+#include "mlir/IR/Value.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::dsl {
+
+class Scope;
+
+/// A @jit function: its definition and the scope its free names resolve in.
+struct JitFunction {
+  std::shared_ptr<ModuleAST> module; ///< owns `def`
+  const FunctionDef *def = nullptr;
+  std::shared_ptr<const Scope> scope;
+  /// Stable text identifying the function (its name and source), used in
+  /// specialisation keys.
+  std::string name() const { return def->name; }
+};
+
+struct Value {
+  enum class Kind {
+    None, Bool, Int, Float, String, DType, Tuple,
+    Function, ///< a @jit function
+    Module,   ///< `tl`, `triton`, or a module the kernel cannot use
+    Builtin,  ///< a member of `tl` or a Python builtin (range, min, ...)
+    Method,   ///< `x.to` bound to x
+    IR,
+  };
+  Kind kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string text; ///< String, Module or Builtin/Method name
+  DType dtype;      ///< DType
+  std::vector<Value> elements;               ///< Tuple
+  std::shared_ptr<const JitFunction> function; ///< Function
+  std::shared_ptr<Value> self;               ///< Method receiver
+  mlir::Value ir;   ///< IR
+  ValueType type;   ///< IR
+
+  static Value none() { return Value(); }
+  static Value ofBool(bool b);
+  static Value ofInt(int64_t i);
+  static Value ofFloat(double f);
+  static Value ofString(std::string s);
+  static Value ofDType(DType t);
+  static Value ofTuple(std::vector<Value> elements);
+  static Value ofFunction(std::shared_ptr<const JitFunction> f);
+  static Value ofModule(std::string name);
+  static Value ofBuiltin(std::string name);
+  static Value ofMethod(std::string name, Value self);
+  static Value ofIR(mlir::Value v, ValueType type);
+
+  bool isIR() const { return kind == Kind::IR; }
+  /// Numbers and booleans known at compile time.
+  bool isNumber() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  /// Known at compile time (everything but IR values; a tuple when all its
+  /// elements are).
+  bool isConstexpr() const;
+  /// "int", "fp32 tensor", "function 'helper'" — for error messages.
+  std::string describe() const;
+  /// Python-style text of a compile-time value: 1024, 1.5, True, fp16.
+  std::string repr() const;
+  /// Equality of compile-time values (IR values compare by identity).
+  bool sameAs(const Value &other) const;
+};
+
+/// The names a kernel's free variables resolve to: module constants,
+/// other @jit functions, imported modules. Built from a file's top level
+/// (C++ users) or from a Python function's globals.
+class Scope {
+public:
+  void define(const std::string &name, Value value) { names_[name] = std::move(value); }
+  const Value *lookup(const std::string &name) const {
+    auto it = names_.find(name);
+    return it == names_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, Value> &names() const { return names_; }
+
+private:
+  std::map<std::string, Value> names_;
+};
+
+/// The scope of a parsed file: its imports, module-level constants (each
+/// evaluated at compile time, in order) and functions. Throws CompileError
+/// for module-level statements tilec does not accept.
+std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module);
+
+/// Maps an imported module name to what it means inside a kernel:
+/// "tl" for triton.language / tilec.language, "triton"/"tilec" for the
+/// package itself, or the name for anything else.
+std::string classifyModule(const std::string &dottedName);
+
+} // namespace tilec::dsl
