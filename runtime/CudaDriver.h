@@ -1,0 +1,169 @@
+// The CUDA driver API as the runtime uses it: a table of entry points found
+// with dlsym in libcuda.so.1, opened at first use. Private to runtime/.
+//
+// Nothing here includes cuda.h: the types are the driver's C ABI (enums are
+// ints, handles opaque pointers), and the numeric values below are copied
+// from CUDA 13's cuda.h, where the driver keeps them stable across versions.
+#pragma once
+
+#include "runtime/Device.h"
+
+#include <cstddef>
+#include <string>
+
+struct CUstream_st;
+struct CUlinkState_st;
+
+namespace tilec::runtime {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = ::CUctx_st *;
+using CUmodule = ::CUmod_st *;
+using CUstream = ::CUstream_st *;
+using CUevent = ::CUevent_st *;
+using CUlinkState = ::CUlinkState_st *;
+using CUjit_option = int;
+
+enum : int {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
+};
+
+// CUjit_option
+enum : int {
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CU_JIT_OPTIMIZATION_LEVEL = 7,
+  CU_JIT_LOG_VERBOSE = 12,
+};
+
+// CUjitInputType
+enum : int { CU_JIT_INPUT_PTX = 1 };
+
+// CUdevice_attribute
+enum : int {
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+};
+
+// CUfunction_attribute
+enum : int {
+  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+// CUpointer_attribute and CUmemorytype
+enum : int {
+  CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_MEMORYTYPE_DEVICE = 2,
+  CU_MEMORYTYPE_UNIFIED = 4,
+};
+
+// CUevent_flags
+enum : unsigned { CU_EVENT_DEFAULT = 0 };
+
+/// The driver's entry points. The ones marked optional may be null (an older
+/// driver); callers go through need() for those. The names are the API's
+/// (the _v2 symbols that cuda.h maps them to are what gets looked up).
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuDriverGetVersion)(int *version);
+  CUresult (*cuGetErrorName)(CUresult error, const char **name);   // optional
+  CUresult (*cuGetErrorString)(CUresult error, const char **text); // optional
+
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuDeviceGetCount)(int *count);
+  CUresult (*cuDeviceGetName)(char *name, int length, CUdevice device);
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context, CUdevice device);
+  CUresult (*cuCtxGetCurrent)(CUcontext *context);
+  CUresult (*cuCtxSetCurrent)(CUcontext context);
+  CUresult (*cuCtxSynchronize)();
+
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned numOptions, CUjit_option *options,
+                                 void **optionValues);
+  CUresult (*cuModuleUnload)(CUmodule module);
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name);
+  CUresult (*cuFuncGetAttribute)(int *value, int attribute,
+                                 CUfunction function);
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute,
+                                 int value);
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned gridX,
+                             unsigned gridY, unsigned gridZ, unsigned blockX,
+                             unsigned blockY, unsigned blockZ,
+                             unsigned sharedBytes, CUstream stream,
+                             void **kernelParams, void **extra);
+
+  // optional: the JIT linker, used to keep cubins.
+  CUresult (*cuLinkCreate)(unsigned numOptions, CUjit_option *options,
+                           void **optionValues, CUlinkState *state);
+  CUresult (*cuLinkAddData)(CUlinkState state, int inputType, void *data,
+                            size_t size, const char *name,
+                            unsigned numOptions, CUjit_option *options,
+                            void **optionValues);
+  CUresult (*cuLinkComplete)(CUlinkState state, void **cubin, size_t *size);
+  CUresult (*cuLinkDestroy)(CUlinkState state);
+
+  CUresult (*cuMemAlloc)(CUdeviceptr *address, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr address);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
+  CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t count);
+  CUresult (*cuPointerGetAttribute)(void *value, int attribute,
+                                    CUdeviceptr address);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
+
+  // optional: timing.
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent end);
+  CUresult (*cuEventDestroy)(CUevent event);
+
+  /// The table, loaded once (thread-safe); null when libcuda.so.1 cannot be
+  /// opened or lacks a required entry point.
+  static const CudaDriver *get();
+  /// Why get() is null: "no CUDA driver found: <dlerror text>".
+  static const std::string &loadError();
+  /// The table once cuInit(0) has succeeded (called once per process).
+  /// Throws CudaError: no driver, or cuInit's error (e.g. no device).
+  static const CudaDriver &initialized();
+
+  /// An optional entry point, or CudaError naming it when the driver lacks it.
+  template <class Fn> static Fn need(Fn fn, const char *name) {
+    if (!fn)
+      missing(name);
+    return fn;
+  }
+
+private:
+  [[noreturn]] static void missing(const char *name);
+};
+
+/// "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)"; falls back to the
+/// number when the driver cannot name it.
+std::string errorText(CUresult result);
+
+/// Throws CudaError("<what> failed: <errorText>").
+[[noreturn]] void fail(CUresult result, const std::string &what);
+
+/// Throws as fail() unless result is CUDA_SUCCESS. Inline: most calls succeed.
+inline void check(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS)
+    fail(result, what);
+}
+
+} // namespace tilec::runtime

@@ -1,0 +1,74 @@
+// The JIT compiler: kernel source + signature + constexprs → every stage's
+// text. The one place where the front end (dsl/) and the compiler meet;
+// the runtime loads what it produces.
+#pragma once
+
+#include "compiler/Pipeline.h"
+#include "dsl/Signature.h"
+#include "dsl/Values.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::jit {
+
+struct CompileOptions {
+  unsigned numWarps = 4;
+  std::string target = "sm_90a";
+  /// Where tl.static_print goes; stderr when empty.
+  std::function<void(const std::string &)> staticPrint;
+};
+
+/// Time spent in each phase of one compilation, in milliseconds.
+struct CompileTimes {
+  double frontEnd = 0; ///< parse check + tile IR generation
+  double total = 0;    ///< up to PTX text
+};
+
+struct CompiledKernel {
+  std::string name;
+  dsl::Signature signature;
+  CompiledStages stages;
+  CompileTimes times;
+};
+
+/// The result of a compilation: the kernel, or the located errors (each
+/// rendered as `file:line:col: error: ...` with the source line and caret
+/// when the front end found it).
+struct CompileResult {
+  std::shared_ptr<CompiledKernel> kernel;
+  std::vector<std::string> errors;
+  bool ok() const { return kernel != nullptr; }
+};
+
+/// A parsed source with its scope: a file of kernels, or one Python
+/// function with the globals Python gave. Parse errors are reported here.
+struct ParsedSource {
+  std::shared_ptr<dsl::ModuleAST> module;
+  std::shared_ptr<dsl::Scope> scope;
+  std::vector<std::string> errors;
+  bool ok() const { return errors.empty(); }
+  /// The function named `name`, or null.
+  std::shared_ptr<const dsl::JitFunction> function(const std::string &name) const;
+};
+
+ParsedSource parseSource(const std::string &path, const std::string &text,
+                         unsigned firstLine = 1);
+
+CompileResult compile(const dsl::JitFunction &kernel,
+                      const std::string &signature,
+                      const std::map<std::string, dsl::Value> &constexprs,
+                      const CompileOptions &options);
+
+/// Parse `-D NAME=VALUE` text: ints (decimal or 0x), floats, True/False,
+/// dtypes (fp16, tl.float16), anything else a string.
+dsl::Value parseConstexprValue(const std::string &text);
+
+/// What a reader of PTX looks for first: access widths, predication,
+/// special instructions. Registers come from ptxas (`-v`) when it is found.
+std::string summarizePTX(const std::string &ptx);
+
+} // namespace tilec::jit
