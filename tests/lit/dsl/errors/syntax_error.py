@@ -1,0 +1,8 @@
+# RUN: not tilec compile %s -k k -s 'i32' 2>&1 | FileCheck %s
+import tilec.language as tl
+
+def k(n):
+    x = (n + 1
+    y = 2
+# CHECK: syntax_error.py:[[@LINE-2]]:
+# CHECK-NEXT: {{^}}    y = 2

@@ -1,0 +1,28 @@
+# lit configuration for tilec.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+# .mlir: pass tests; .py: kernels run through the tilec CLI (the error
+# corpus and the PTX checks).
+config.suffixes = [".mlir", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_obj_root, "tests", "lit")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+
+config.substitutions.append(("%kernels", os.path.join(config.tilec_src_root,
+                                                      "kernels")))
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["tilec-opt", "tilec"],
+                                   [config.tilec_tools_dir])
+
+# PTX tests assemble what tilec emits; without ptxas they are unsupported.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
