@@ -8,7 +8,7 @@ config.name = "tilec"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 # .mlir: pass tests; .py: kernels run through the tilec CLI (the error
 # corpus and the PTX checks).
-config.suffixes = [".mlir", ".py"]
+config.suffixes = [".mlir", ".py", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "tests", "lit")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",

@@ -29,12 +29,13 @@ struct ConvertLayoutOpLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType srcType = op.getSrc().getType(), dstType = op.getType();
-    Type element = srcType.getElementType();
+    // Registers hold the converted element type (pointers are !llvm.ptr).
+    Type element = getTypeConverter()->convertType(srcType.getElementType());
     Type memoryElement = element.isInteger(1) ? rewriter.getI8Type() : element;
     auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
     Value base = sharedMemoryBase(rewriter, loc, op);
     requireSharedBytes(op, srcType.getNumElements() *
-                               tile::getElementBytes(element));
+                               tile::getElementBytes(srcType.getElementType()));
 
     tilegpu::RegisterMap srcMap(srcType), dstMap(dstType);
     auto srcCoords = registerCoordinates(rewriter, loc, srcMap, target);

@@ -89,6 +89,8 @@ Type tilec::tile::getI1TypeLike(Type type) {
 }
 
 unsigned tilec::tile::getElementBytes(Type scalar) {
+  if (isa<PointerType>(scalar))
+    return 8; // global addresses are 64-bit
   unsigned bits = scalar.getIntOrFloatBitWidth();
   return bits < 8 ? 1 : bits / 8;
 }

@@ -30,7 +30,7 @@ mlir::Type getElementTypeOrSelf(mlir::Type type);
 /// Same shape (and encoding) as `like`, with element type `element`;
 /// `element` itself when `like` is a scalar.
 mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
-/// Bytes of one element in memory (i1 is stored as a byte).
+/// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type scalar);
 } // namespace tilec::tile
 

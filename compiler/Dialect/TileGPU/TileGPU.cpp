@@ -3,6 +3,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,6 +17,25 @@ using namespace tilec::tilegpu;
 #define GET_OP_CLASSES
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
 
+namespace {
+/// Layouts print as aliases (#blocked, #slice) at the top of a module, so
+/// that tensor types stay readable.
+struct TileGPUAsmInterface : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceEncodingAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TileGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -25,6 +45,7 @@ void TileGPUDialect::initialize() {
 #define GET_OP_LIST
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
       >();
+  addInterfaces<TileGPUAsmInterface>();
 }
 
 unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {

@@ -4,4 +4,4 @@ import tilec.language as tl
 def k(ptr):
     p = ptr + 1.5
     tl.store(p, 0.0)
-# CHECK: pointer_plus_float.py:[[@LINE-2]]:13: error: cannot add a float constant to a pointer (*fp32): pointer offsets must be integers
+# CHECK: pointer_plus_float.py:[[@LINE-2]]:9: error: cannot add a float constant to a pointer (*fp32): pointer offsets must be integers

@@ -1,0 +1,101 @@
+// The promotion rules of docs/language.md.
+#include "dsl/Signature.h"
+#include "dsl/Types.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilec::dsl;
+
+namespace {
+DType t(const char *name) { return *DType::parse(name); }
+std::string promote(const char *a, const char *b, bool weakA = false,
+                    bool weakB = false, bool div = false) {
+  Promotion p = promoteArithmetic({t(a), weakA}, {t(b), weakB}, div);
+  return p.type ? p.type->name() : "error: " + p.error;
+}
+} // namespace
+
+TEST(Promotion, IntegersWiden) {
+  EXPECT_EQ(promote("i32", "i64"), "i64");
+  EXPECT_EQ(promote("i8", "i16"), "i16");
+  EXPECT_EQ(promote("i64", "i8"), "i64");
+}
+
+TEST(Promotion, UnsignedWinsAtEqualWidth) {
+  EXPECT_EQ(promote("i32", "u32"), "u32");
+  EXPECT_EQ(promote("u8", "i32"), "i32");
+  EXPECT_EQ(promote("u64", "i32"), "u64");
+}
+
+TEST(Promotion, FloatsWidenAndHalvesMeetInFp32) {
+  EXPECT_EQ(promote("fp16", "fp32"), "fp32");
+  EXPECT_EQ(promote("bf16", "fp64"), "fp64");
+  EXPECT_EQ(promote("fp16", "bf16"), "fp32");
+  EXPECT_EQ(promote("fp16", "fp16"), "fp16");
+}
+
+TEST(Promotion, IntegerWithFloatIsTheFloat) {
+  EXPECT_EQ(promote("i64", "fp16"), "fp16");
+  EXPECT_EQ(promote("bf16", "u8"), "bf16");
+}
+
+TEST(Promotion, LiteralsAreWeak) {
+  // x_fp16 * 2.0 stays fp16; x_i8 + 1 stays i8; i32 literal with i64 → i64.
+  EXPECT_EQ(promote("fp16", "fp32", false, true), "fp16");
+  EXPECT_EQ(promote("i8", "i32", false, true), "i8");
+  EXPECT_EQ(promote("i32", "i64", true, false), "i64");
+  // A float literal meeting an integer tensor computes in fp32.
+  EXPECT_EQ(promote("i32", "fp32", false, true), "fp32");
+  // Two literals: the defaults, float winning.
+  EXPECT_EQ(promote("i32", "fp32", true, true), "fp32");
+}
+
+TEST(Promotion, TrueDivisionOfIntegersIsFp32) {
+  EXPECT_EQ(promote("i32", "i32", false, false, true), "fp32");
+  EXPECT_EQ(promote("i64", "fp16", false, false, true), "fp16");
+}
+
+TEST(Promotion, BooleansComputeAsInt32) {
+  EXPECT_EQ(promote("i1", "i1"), "i32");
+  EXPECT_EQ(promote("i1", "i16"), "i16");
+}
+
+TEST(Promotion, PointersDoNotPromote) {
+  EXPECT_EQ(promote("*fp32", "i32").rfind("error:", 0), 0u);
+}
+
+TEST(DType, ParsesBothSpellings) {
+  EXPECT_EQ(t("float16"), t("fp16"));
+  EXPECT_EQ(t("bfloat16").name(), "bf16");
+  EXPECT_EQ(t("*fp32").name(), "*fp32");
+  EXPECT_TRUE(t("*fp32").isPointer);
+  EXPECT_FALSE(DType::parse("fp8").has_value());
+  EXPECT_FALSE(DType::parse("*").has_value());
+  EXPECT_FALSE(DType::parse("int33").has_value());
+}
+
+TEST(Signature, ParsesTritonNotation) {
+  Signature s;
+  std::string error;
+  ASSERT_TRUE(parseSignature("*fp32:16, *fp16,i32:16,i64:1,fp32", s, error)) << error;
+  ASSERT_EQ(s.args.size(), 5u);
+  EXPECT_EQ(s.args[0].divisibility, 16u);
+  EXPECT_TRUE(s.args[0].type.isPointer);
+  EXPECT_EQ(s.args[1].divisibility, 1u);
+  EXPECT_EQ(s.args[2].type.name(), "i32");
+  EXPECT_TRUE(s.args[3].equalsOne);
+  EXPECT_EQ(s.str(), "*fp32:16,*fp16,i32:16,i64:1,fp32");
+}
+
+TEST(Signature, RejectsBadEntriesWithTheirIndex) {
+  Signature s;
+  std::string error;
+  EXPECT_FALSE(parseSignature("*fp32,float128", s, error));
+  EXPECT_NE(error.find("signature entry 2"), std::string::npos) << error;
+  EXPECT_FALSE(parseSignature("fp32:16", s, error));
+  EXPECT_NE(error.find("':16' applies to pointers and integers"), std::string::npos);
+  EXPECT_FALSE(parseSignature("*fp32:1", s, error));
+  EXPECT_FALSE(parseSignature("i32:8", s, error));
+  EXPECT_NE(error.find("unknown specialisation ':8'"), std::string::npos);
+  EXPECT_FALSE(parseSignature("i32,,i32", s, error));
+}
