@@ -6,24 +6,33 @@
 # LLVM components they need) with --gc-sections.
 set(TILEC_LLVM_COMPONENTS
   Core Support IRReader BitReader BitWriter Linker Passes Analysis
-  TransformUtils ipo ScalarOpts InstCombine Target MC
-  NVPTXCodeGen NVPTXDesc NVPTXInfo)
+  TransformUtils ipo ScalarOpts InstCombine Target MC AsmParser
+  FrontendOpenMP NVPTXCodeGen NVPTXDesc NVPTXInfo)
+
+if(TILEC_STATIC_LLVM)
+  # Debian's imported static MLIR targets name the LLVM dylib (and
+  # sometimes libMLIR.so) among their interface dependencies: take those
+  # out everywhere, so that nothing shared leaks into the bundle, and
+  # link the static LLVM components instead.
+  foreach(lib ${MLIR_EXPORTED_TARGETS})
+    if(TARGET ${lib})
+      get_target_property(type ${lib} TYPE)
+      if(type STREQUAL "STATIC_LIBRARY")
+        get_target_property(deps ${lib} INTERFACE_LINK_LIBRARIES)
+        if(deps)
+          list(REMOVE_ITEM deps LLVM MLIR)
+          set_target_properties(${lib} PROPERTIES INTERFACE_LINK_LIBRARIES "${deps}")
+        endif()
+      endif()
+    endif()
+  endforeach()
+  llvm_map_components_to_libnames(TILEC_LLVM_STATIC_LIBS ${TILEC_LLVM_COMPONENTS})
+endif()
 
 function(tilec_link_mlir target scope)
   if(NOT TILEC_STATIC_LLVM)
     target_link_libraries(${target} ${scope} MLIR LLVM)
     return()
   endif()
-  llvm_map_components_to_libnames(llvm_static_libs ${TILEC_LLVM_COMPONENTS})
-  foreach(lib ${ARGN})
-    # Debian's imported static MLIR targets name the LLVM dylib (and
-    # sometimes libMLIR.so) as an interface dependency: swap those for the
-    # static components so nothing shared leaks into the bundle.
-    get_target_property(deps ${lib} INTERFACE_LINK_LIBRARIES)
-    if(deps)
-      list(REMOVE_ITEM deps LLVM MLIR)
-      set_target_properties(${lib} PROPERTIES INTERFACE_LINK_LIBRARIES "${deps}")
-    endif()
-  endforeach()
-  target_link_libraries(${target} ${scope} ${ARGN} ${llvm_static_libs})
+  target_link_libraries(${target} ${scope} ${ARGN} ${TILEC_LLVM_STATIC_LIBS})
 endfunction()
