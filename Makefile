@@ -5,7 +5,7 @@ PYTHON ?= /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test demo bundle clean
 
 all: build
 
@@ -29,3 +29,7 @@ demo: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The relocatable bundle (static LLVM/MLIR) in dist/tilec.
+bundle: deps
+	tools/make-bundle.sh dist/tilec

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #ifndef TILEC_KERNELS_DIR
@@ -19,7 +20,10 @@
 int main(int argc, char **argv) {
   int32_t n = argc > 1 ? std::atoi(argv[1]) : (1 << 20) + 3;
   try {
-    auto lib = tilec::Library::fromFile(TILEC_KERNELS_DIR "/vector_add.py");
+    // $TILEC_KERNELS_DIR overrides the folder compiled in (for bundles).
+    const char *dir = std::getenv("TILEC_KERNELS_DIR");
+    auto lib = tilec::Library::fromFile(
+        std::string(dir ? dir : TILEC_KERNELS_DIR) + "/vector_add.py");
     tilec::Kernel add = lib.kernel("add");
 
     std::mt19937 rng(42);

@@ -108,10 +108,12 @@ private:
 
 class Kernel {
 public:
-  /// Compile without launching: needs no GPU.
+  /// Compile without launching: needs no GPU. `target` is sm_80, sm_86,
+  /// sm_89, sm_90 or sm_90a.
   CompiledKernel compile(const std::string &signature,
                          const Constexprs &constexprs = {},
-                         unsigned numWarps = 4) const;
+                         unsigned numWarps = 4,
+                         const std::string &target = "sm_90a") const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver.
   void launch(Grid grid, const std::vector<Arg> &args,
@@ -124,6 +126,11 @@ private:
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
+
+/// What a reader of PTX looks for first: the target, how wide the global
+/// loads and stores are, predication, shared memory, shuffles, tensor-core
+/// and local-memory instructions. One line each.
+std::string summarizePTX(const std::string &ptx);
 
 /// A source of kernels: a file written in the kernel language, or a string.
 class Library {

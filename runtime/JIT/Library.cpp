@@ -135,8 +135,9 @@ struct Kernel::Impl {
 
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
                                      const Constexprs &constexprs,
-                                     unsigned numWarps) const {
-    std::string key = signature + "|w" + std::to_string(numWarps);
+                                     unsigned numWarps,
+                                     const std::string &target = "sm_90a") const {
+    std::string key = signature + "|w" + std::to_string(numWarps) + "|" + target;
     std::map<std::string, dsl::Value> values;
     for (const auto &[k, v] : constexprs) {
       values[k] = toValue(v);
@@ -147,6 +148,7 @@ struct Kernel::Impl {
     if (!entry) {
       jit::CompileOptions options;
       options.numWarps = numWarps;
+      options.target = target;
       jit::CompileResult result = jit::compile(*function, signature, values, options);
       if (!result.ok()) {
         cache.erase(key);
@@ -182,12 +184,14 @@ double CompiledKernel::compileMilliseconds() const {
 }
 
 CompiledKernel Kernel::compile(const std::string &signature,
-                               const Constexprs &constexprs,
-                               unsigned numWarps) const {
+                               const Constexprs &constexprs, unsigned numWarps,
+                               const std::string &target) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, numWarps)->compiled;
+  k.impl_ = impl_->lookup(signature, constexprs, numWarps, target)->compiled;
   return k;
 }
+
+std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx); }
 
 const std::string &Kernel::name() const { return impl_->name; }
 

@@ -5,7 +5,11 @@
 //
 // STAGE is tile, tilegpu, llvm, ptx, summary or all. Errors are printed as
 // `file:line:col: error: ...` with the source line, and exit with code 1.
-#include "runtime/JIT/Compiler.h"
+#include <tilec/tilec.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +30,21 @@ const char *kUsage =
     "'*fp32:16,*fp32:16,*fp32:16,i32:16' (':16' = 16-byte aligned pointer or\n"
     "integer divisible by 16, ':1' = integer equal to 1).\n";
 
+/// -D NAME=VALUE: ints (decimal or 0x), floats, True/False, or a dtype name.
+tilec::Constexpr parseConstexpr(const std::string &text) {
+  if (text == "True" || text == "False")
+    return tilec::Constexpr(text == "True");
+  char *end = nullptr;
+  errno = 0;
+  long long i = std::strtoll(text.c_str(), &end, 0);
+  if (!text.empty() && *end == '\0' && errno == 0)
+    return tilec::Constexpr(int64_t(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == '\0')
+    return tilec::Constexpr(d);
+  return tilec::Constexpr(text);
+}
+
 int usageError(const std::string &message) {
   std::cerr << "tilec: error: " << message << "\n\n" << kUsage;
   return 2;
@@ -40,8 +59,9 @@ bool writeFile(const std::string &path, const std::string &text) {
 int compileCommand(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ptx", outDir;
   bool haveSignature = false, time = false;
-  std::map<std::string, tilec::dsl::Value> constexprs;
-  tilec::jit::CompileOptions options;
+  tilec::Constexprs constexprs;
+  unsigned numWarps = 4;
+  std::string target = "sm_90a";
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -59,17 +79,17 @@ int compileCommand(int argc, char **argv) {
       size_t eq = def.find('=');
       if (eq == std::string::npos || eq == 0)
         throw std::runtime_error("-D needs NAME=VALUE, got '" + def + "'");
-      constexprs[def.substr(0, eq)] =
-          tilec::jit::parseConstexprValue(def.substr(eq + 1));
+      constexprs.insert_or_assign(def.substr(0, eq),
+                                  parseConstexpr(def.substr(eq + 1)));
     } else if (arg == "--num-warps") {
       std::string v = value();
       char *end;
       long n = std::strtol(v.c_str(), &end, 10);
       if (*end || n <= 0 || n > 1024)
         throw std::runtime_error("--num-warps needs a number, got '" + v + "'");
-      options.numWarps = n;
+      numWarps = n;
     } else if (arg == "--target")
-      options.target = value();
+      target = value();
     else if (arg == "--emit")
       emit = value();
     else if (arg == "-o")
@@ -98,48 +118,34 @@ int compileCommand(int argc, char **argv) {
     std::cerr << "tilec: error: cannot read '" << file << "'\n";
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-
-  auto start = std::chrono::steady_clock::now();
-  tilec::jit::ParsedSource source = tilec::jit::parseSource(file, text.str());
-  if (!source.ok()) {
-    for (const std::string &e : source.errors)
-      std::cerr << e;
+  tilec::CompiledKernel compiled;
+  double ms = 0;
+  try {
+    auto start = std::chrono::steady_clock::now();
+    tilec::Library library = tilec::Library::fromFile(file);
+    compiled = library.kernel(kernel).compile(signature, constexprs, numWarps,
+                                              target);
+    ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+             .count();
+  } catch (const tilec::Error &e) {
+    std::string text = e.what();
+    std::cerr << text << (text.empty() || text.back() != '\n' ? "\n" : "");
     return 1;
   }
-  auto fn = source.function(kernel);
-  if (!fn) {
-    std::cerr << file << ": error: no function named '" << kernel << "'\n";
-    return 1;
-  }
-  tilec::jit::CompileResult result =
-      tilec::jit::compile(*fn, signature, constexprs, options);
-  double ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
-  if (!result.ok()) {
-    for (const std::string &e : result.errors) {
-      std::cerr << e;
-      if (!e.empty() && e.back() != '\n')
-        std::cerr << "\n";
-    }
-    return 1;
-  }
-  const tilec::CompiledStages &s = result.kernel->stages;
   if (time)
     std::cerr << "tilec: compiled '" << kernel << "' in " << ms
-              << " ms (front end " << result.kernel->times.frontEnd
+              << " ms (source to PTX " << compiled.compileMilliseconds()
               << " ms)\n";
 
   struct Stage {
     const char *name, *suffix;
     std::string text;
-  } all[] = {{"tile", ".tile.mlir", s.tile},
-             {"tilegpu", ".tilegpu.mlir", s.tilegpu},
-             {"llvm", ".ll", s.llir},
-             {"ptx", ".ptx", s.ptx},
-             {"summary", ".summary.txt", tilec::jit::summarizePTX(s.ptx)}};
+  } all[] = {{"tile", ".tile.mlir", compiled.tile()},
+             {"tilegpu", ".tilegpu.mlir", compiled.tilegpu()},
+             {"llvm", ".ll", compiled.llir()},
+             {"ptx", ".ptx", compiled.ptx()},
+             {"summary", ".summary.txt", tilec::summarizePTX(compiled.ptx())}};
   if (!outDir.empty())
     ::mkdir(outDir.c_str(), 0755);
   for (const Stage &stage : all) {

@@ -1,0 +1,155 @@
+// Vector add through the public C++ API on a GPU: fp32, fp16 and bf16 at
+// sizes 1, 1000, 2^20+3 and 2^28, outputs poisoned first, every element
+// compared with a float64 reference. Skipped without a CUDA driver.
+#include "runtime/Device.h"
+#include "tilec/tilec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#ifndef TILEC_KERNELS_DIR
+#define TILEC_KERNELS_DIR "kernels"
+#endif
+
+namespace {
+uint16_t toHalf(float f) {
+  // Round-to-nearest-even float → IEEE half, for values well inside range.
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (exp <= 0)
+    return uint16_t(sign); // flush tiny values (inputs avoid them)
+  uint32_t h = sign | (uint32_t(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return uint16_t(h);
+}
+float fromHalf(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t x;
+  if (exp == 0)
+    x = sign; // zero (no subnormals in these tests)
+  else if (exp == 31)
+    x = sign | 0x7f800000 | (mant << 13);
+  else
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+uint16_t toBF16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+float fromBF16(uint16_t b) {
+  uint32_t x = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+struct Case {
+  const char *dtype;
+  int64_t n;
+};
+
+class GpuVectorAdd : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    std::string why;
+    if (!tilec::runtime::driverAvailable(&why))
+      GTEST_SKIP() << why;
+  }
+};
+
+TEST_P(GpuVectorAdd, MatchesFloat64Reference) {
+  const Case c = GetParam();
+  const std::string dtype = c.dtype;
+  const size_t elem = dtype == "fp32" ? 4 : 2;
+  const size_t n = size_t(c.n);
+  std::mt19937 rng(unsigned(n) * 7 + elem);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+
+  // Inputs as stored on the device, and their exact values as doubles.
+  std::vector<uint8_t> x(n * elem), y(n * elem), out(n * elem);
+  std::vector<double> xd(n), yd(n);
+  for (size_t i = 0; i < n; ++i) {
+    float a = dist(rng), b = dist(rng);
+    if (dtype == "fp32") {
+      std::memcpy(&x[i * 4], &a, 4);
+      std::memcpy(&y[i * 4], &b, 4);
+      xd[i] = a;
+      yd[i] = b;
+    } else {
+      uint16_t ha = dtype == "fp16" ? toHalf(a) : toBF16(a);
+      uint16_t hb = dtype == "fp16" ? toHalf(b) : toBF16(b);
+      std::memcpy(&x[i * 2], &ha, 2);
+      std::memcpy(&y[i * 2], &hb, 2);
+      xd[i] = dtype == "fp16" ? fromHalf(ha) : fromBF16(ha);
+      yd[i] = dtype == "fp16" ? fromHalf(hb) : fromBF16(hb);
+    }
+  }
+  auto dx = tilec::Buffer::allocate(x.size()), dy = tilec::Buffer::allocate(y.size()),
+       dout = tilec::Buffer::allocate(out.size());
+  dx.copyFromHost(x.data(), x.size());
+  dy.copyFromHost(y.data(), y.size());
+  dout.fill(0xff); // NaN in every format: unwritten elements fail
+
+  // The kernels folder moves with a bundle: $TILEC_KERNELS_DIR overrides.
+  const char *dir = std::getenv("TILEC_KERNELS_DIR");
+  auto lib = tilec::Library::fromFile(std::string(dir ? dir : TILEC_KERNELS_DIR) +
+                                      "/vector_add.py");
+  auto add = lib.kernel("add");
+  const int block = 1024;
+  add.launch({unsigned(tilec::cdiv(int64_t(n), block))},
+             {{dx, dtype}, {dy, dtype}, {dout, dtype}, int32_t(n)},
+             {{"BLOCK", block}});
+  dout.copyToHost(out.data(), out.size());
+
+  // fp32: the sum of two floats is exact to half an ulp of the result;
+  // fp16/bf16 round the exact sum once.
+  double tolerance = dtype == "fp32" ? 1.2e-7 : dtype == "fp16" ? 1e-3 : 8e-3;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double ref = xd[i] + yd[i];
+    double got;
+    if (dtype == "fp32") {
+      float f;
+      std::memcpy(&f, &out[i * 4], 4);
+      got = f;
+    } else {
+      uint16_t h;
+      std::memcpy(&h, &out[i * 2], 2);
+      got = dtype == "fp16" ? fromHalf(h) : fromBF16(h);
+    }
+    if (!(std::fabs(got - ref) <= tolerance * (std::fabs(ref) + 1e-3)))
+      if (++bad <= 5)
+        ADD_FAILURE() << dtype << " n=" << n << " i=" << i << " got " << got
+                      << " want " << ref;
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, GpuVectorAdd,
+    ::testing::Values(Case{"fp32", 1}, Case{"fp32", 1000},
+                      Case{"fp32", (1 << 20) + 3}, Case{"fp32", 1 << 28},
+                      Case{"fp16", 1}, Case{"fp16", 1000},
+                      Case{"fp16", (1 << 20) + 3}, Case{"fp16", 1 << 28},
+                      Case{"bf16", 1}, Case{"bf16", 1000},
+                      Case{"bf16", (1 << 20) + 3}, Case{"bf16", 1 << 28}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.dtype) + "_" + std::to_string(info.param.n);
+    });
+} // namespace
