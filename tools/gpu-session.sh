@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Everything tilec checks on a GPU host, in one go: the bundle's CLI, the
+# C++ GPU tests, the example, the Python package (built there against the
+# host's pybind11), the Python GPU tests and the benchmark. Prints a short
+# table last; full logs go to $OUT (or ./gpu-logs).
+#
+#   tools/gpu-session.sh [BUNDLE] [COMMIT]
+set -uo pipefail
+bundle=$(cd "${1:-dist/tilec}" && pwd)
+commit=${2:-unknown}
+out=${OUT:-$PWD/gpu-logs}
+mkdir -p "$out"
+export TILEC_KERNELS_DIR=$PWD/kernels
+export PYTHONUNBUFFERED=1
+declare -a rows
+
+step() { # name, command...
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" > "$out/$name.log" 2>&1; then
+    rows+=("$(printf '%-24s ok    %4ds' "$name" $((SECONDS - start)))")
+  else
+    rows+=("$(printf '%-24s FAIL  %4ds  (see %s.log)' "$name" $((SECONDS - start)) "$name")")
+    tail -n 25 "$out/$name.log"
+  fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+step cli-summary "$bundle/bin/tilec" compile kernels/vector_add.py -k add \
+  -s '*fp32:16,*fp32:16,*fp32:16,i32:16' -D BLOCK=1024 --emit summary --time
+step cpp-runtime-tests "$bundle/bin/tilec-runtime-tests"
+step cpp-gpu-tests "$bundle/bin/tilec-gpu-tests"
+step cpp-example "$bundle/bin/tilec-example-vector-add"
+
+if [ -f "$bundle/python/build_extension.sh" ]; then
+  step py-build bash "$bundle/python/build_extension.sh" "$bundle"
+  export PYTHONPATH=$bundle/python
+  if [ -d tests/python ]; then
+    step py-tests-cpu python3 -m pytest -q tests/python -m "not gpu"
+    step py-tests-gpu python3 -m pytest -q tests/python -m gpu
+  fi
+  if [ -f bench/vector_add.py ]; then
+    step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
+      --out "$out"
+  fi
+fi
+
+echo
+echo "== summary"
+printf '%s\n' "${rows[@]}"
+[ -f "$out/bench-vector-add.log" ] && tail -n 30 "$out/bench-vector-add.log"
+exit 0
