@@ -1,13 +1,41 @@
 // The JIT compiler end to end on the CPU: source → PTX, located errors,
-// and no crash on any of a corpus of kernels, good or bad.
+// and no crash on any of a corpus of kernels, good or bad. Every PTX these
+// tests make is assembled with ptxas when the build found it.
 #include "runtime/JIT/Compiler.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 
 using namespace tilec;
 
 namespace {
+/// Assemble PTX with ptxas for sm_90a when the build found ptxas; true when
+/// it is accepted (or there is no ptxas to ask).
+bool ptxasAccepts(const std::string &ptx, const std::string &target = "sm_90a") {
+#ifdef TILEC_PTXAS
+  char path[] = "/tmp/tilec-unit-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return false;
+  FILE *f = fdopen(fd, "w");
+  fwrite(ptx.data(), 1, ptx.size(), f);
+  fclose(f);
+  std::string command = std::string(TILEC_PTXAS) + " -arch=" + target + " " +
+                        path + " -o /dev/null 2>/dev/null";
+  int status = std::system(command.c_str());
+  std::remove(path);
+  return status == 0;
+#else
+  (void)ptx;
+  (void)target;
+  return true;
+#endif
+}
+
 jit::CompileResult compileSource(const std::string &source,
                                  const std::string &kernel,
                                  const std::string &signature,
@@ -48,6 +76,7 @@ TEST(Compiler, VectorAddToPTX) {
   EXPECT_NE(s.llir.find("define"), std::string::npos);
   EXPECT_NE(s.ptx.find(".target sm_90a"), std::string::npos);
   EXPECT_NE(s.ptx.find("ld.global.v4.b32"), std::string::npos);
+  EXPECT_TRUE(ptxasAccepts(s.ptx));
 }
 
 TEST(Compiler, NumWarpsChangesTheBlock) {
@@ -58,6 +87,7 @@ TEST(Compiler, NumWarpsChangesTheBlock) {
                         {{"BLOCK", dsl::Value::ofInt(2048)}}, options);
   ASSERT_TRUE(r.ok());
   EXPECT_NE(r.kernel->stages.ptx.find(".reqntid 256, 1, 1"), std::string::npos);
+  EXPECT_TRUE(ptxasAccepts(r.kernel->stages.ptx));
 }
 
 TEST(Compiler, BadTargetAndWarpsAreErrors) {
@@ -120,6 +150,7 @@ TEST(Compiler, FragmentCorpusNeverCrashes) {
       if (r.ok()) {
         ++compiled;
         EXPECT_NE(r.kernel->stages.ptx.find(".entry k"), std::string::npos);
+        EXPECT_TRUE(ptxasAccepts(r.kernel->stages.ptx)) << source;
       } else {
         ++rejected;
         ASSERT_FALSE(r.errors.empty());
