@@ -4,6 +4,7 @@
 #include "dsl/Parser.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <chrono>
@@ -86,6 +87,14 @@ CompileResult compile(const dsl::JitFunction &kernel,
     return result;
   }
   compiled->times.frontEnd = millisecondsSince(start);
+  // TILEC_DUMP_IR=1: the IR exactly as the front end made it, before any
+  // pass runs (and before the verifier can reject it).
+  if (const char *dump = std::getenv("TILEC_DUMP_IR"); dump && *dump == '1') {
+    mlir::OpPrintingFlags flags;
+    flags.printGenericOpForm().assumeVerified();
+    module->print(llvm::errs(), flags);
+    llvm::errs() << "\n";
+  }
   if (!compileToPTX(*module, pipeline, compiled->stages, result.errors)) {
     if (result.errors.empty())
       result.errors.push_back("error: compilation of '" + kernel.name() +
