@@ -4,87 +4,15 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 namespace tilec::dsl {
 
 namespace arith = mlir::arith;
 
 namespace {
-/// Arguments of a builtin call, bound to its parameter names Python-style.
-class Arguments {
-public:
-  Arguments(Generator &gen, const CallExpr &call, const std::string &function,
-            std::vector<std::string> params, size_t required)
-      : call_(call), function_(function), params_(std::move(params)) {
-    values_.resize(params_.size());
-    locs_.resize(params_.size(), call.loc);
-    given_.resize(params_.size(), false);
-    if (call.args.size() > params_.size())
-      fail(call.loc, function + "() takes at most " +
-                         std::to_string(params_.size()) + " arguments, got " +
-                         std::to_string(call.args.size()));
-    for (size_t i = 0; i < call.args.size(); ++i) {
-      values_[i] = gen.gen(*call.args[i]);
-      locs_[i] = call.args[i]->loc;
-      given_[i] = true;
-    }
-    for (const Keyword &k : call.keywords) {
-      size_t i = indexOf(k.name);
-      if (i == params_.size())
-        fail(k.loc, function + "() got an unexpected keyword argument '" +
-                        k.name + "'");
-      if (given_[i])
-        fail(k.loc, function + "() got multiple values for '" + k.name + "'");
-      values_[i] = gen.gen(*k.value);
-      locs_[i] = k.value->loc;
-      given_[i] = true;
-    }
-    for (size_t i = 0; i < required; ++i)
-      if (!given_[i])
-        fail(call.loc, function + "() missing required argument '" +
-                           params_[i] + "'");
-  }
-
-  bool has(const std::string &name) const {
-    size_t i = indexOf(name);
-    return given_[i] && values_[i].kind != Value::Kind::None;
-  }
-  const Value &operator[](const std::string &name) const {
-    return values_[indexOf(name)];
-  }
-  SourceLoc loc(const std::string &name) const { return locs_[indexOf(name)]; }
-  /// A string argument (cache_modifier="...") or "" when absent.
-  std::string text(const std::string &name) const {
-    if (!has(name))
-      return "";
-    const Value &v = (*this)[name];
-    if (v.kind != Value::Kind::String)
-      fail(loc(name), function_ + "(): '" + name + "' must be a string");
-    return v.text;
-  }
-
-private:
-  size_t indexOf(const std::string &name) const {
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (params_[i] == name)
-        return i;
-    return params_.size();
-  }
-  const CallExpr &call_;
-  std::string function_;
-  std::vector<std::string> params_;
-  std::vector<Value> values_;
-  std::vector<SourceLoc> locs_;
-  std::vector<bool> given_;
-};
-
-DType dtypeArg(const Value &v, SourceLoc l, const std::string &what) {
-  if (v.kind != Value::Kind::DType)
-    fail(l, what + " must be a dtype such as tl.float32, got " + v.describe());
-  return v.dtype;
-}
-
 template <typename E>
 E parseHint(const std::string &text, SourceLoc l, const char *what,
             std::initializer_list<std::pair<const char *, E>> allowed) {
@@ -102,9 +30,13 @@ E parseHint(const std::string &text, SourceLoc l, const char *what,
 Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   SourceLoc at = call.loc;
   mlir::Location where = loc(at);
+  if (auto v = callMath(name, call))
+    return *v;
+  if (auto v = callReduction(name, call))
+    return *v;
 
   if (name == "tl.program_id" || name == "tl.num_programs") {
-    Arguments args(*this, call, name, {"axis"}, 0);
+    BuiltinArguments args(*this, call, name, {"axis"}, 0);
     int64_t axis = args.has("axis") ? constInt(args["axis"], args.loc("axis"), "axis") : 0;
     if (axis < 0 || axis > 2)
       fail(args.loc("axis"), "axis must be 0, 1 or 2, got " + std::to_string(axis));
@@ -118,7 +50,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.arange") {
-    Arguments args(*this, call, name, {"start", "end"}, 2);
+    BuiltinArguments args(*this, call, name, {"start", "end"}, 2);
     int64_t start = constInt(args["start"], args.loc("start"), "the start of tl.arange");
     int64_t end = constInt(args["end"], args.loc("end"), "the end of tl.arange");
     if (end <= start)
@@ -136,8 +68,8 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
 
   if (name == "tl.zeros" || name == "tl.full") {
     bool full = name == "tl.full";
-    Arguments args = full ? Arguments(*this, call, name, {"shape", "value", "dtype"}, 3)
-                          : Arguments(*this, call, name, {"shape", "dtype"}, 2);
+    BuiltinArguments args = full ? BuiltinArguments(*this, call, name, {"shape", "value", "dtype"}, 3)
+                          : BuiltinArguments(*this, call, name, {"shape", "dtype"}, 2);
     std::vector<int64_t> shape = constShape(args["shape"], args.loc("shape"), "the shape");
     DType dtype = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
     if (dtype.isPointer)
@@ -160,7 +92,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.load") {
-    Arguments args(*this, call, name,
+    BuiltinArguments args(*this, call, name,
                    {"pointer", "mask", "other", "boundary_check",
                     "padding_option", "cache_modifier", "eviction_policy",
                     "volatile"},
@@ -223,7 +155,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.store") {
-    Arguments args(*this, call, name,
+    BuiltinArguments args(*this, call, name,
                    {"pointer", "value", "mask", "boundary_check",
                     "cache_modifier", "eviction_policy"},
                    2);
@@ -272,12 +204,12 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.where") {
-    Arguments args(*this, call, name, {"condition", "x", "y"}, 3);
+    BuiltinArguments args(*this, call, name, {"condition", "x", "y"}, 3);
     return this->where(args["condition"], args["x"], args["y"], at);
   }
 
   if (name == "tl.minimum" || name == "tl.maximum") {
-    Arguments args(*this, call, name, {"x", "y", "propagate_nan"}, 2);
+    BuiltinArguments args(*this, call, name, {"x", "y", "propagate_nan"}, 2);
     bool isMin = name == "tl.minimum";
     const Value &x = args["x"], &y = args["y"];
     if (x.isConstexpr() && y.isConstexpr()) {
@@ -308,7 +240,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.cdiv") {
-    Arguments args(*this, call, name, {"x", "div"}, 2);
+    BuiltinArguments args(*this, call, name, {"x", "div"}, 2);
     const Value &x = args["x"], &d = args["div"];
     Value top = binary(BinaryOp::Sub, binary(BinaryOp::Add, x, d, at),
                        Value::ofInt(1), at);
@@ -316,7 +248,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.multiple_of" || name == "tl.max_contiguous") {
-    Arguments args(*this, call, name, {"input", "values"}, 2);
+    BuiltinArguments args(*this, call, name, {"input", "values"}, 2);
     const Value &x = args["input"];
     Value values = args["values"];
     int64_t n = values.kind == Value::Kind::Tuple
@@ -357,7 +289,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.static_assert") {
-    Arguments args(*this, call, name, {"cond", "msg"}, 1);
+    BuiltinArguments args(*this, call, name, {"cond", "msg"}, 1);
     const Value &c = args["cond"];
     if (!c.isConstexpr())
       fail(args.loc("cond"), "tl.static_assert needs a compile-time condition");
@@ -371,7 +303,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.cast") {
-    Arguments args(*this, call, name, {"input", "dtype", "bitcast"}, 2);
+    BuiltinArguments args(*this, call, name, {"input", "dtype", "bitcast"}, 2);
     bool bitcast = args.has("bitcast") && args["bitcast"].kind == Value::Kind::Bool &&
                    args["bitcast"].boolValue;
     return cast(args["input"], dtypeArg(args["dtype"], args.loc("dtype"), "dtype"),
@@ -379,7 +311,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   }
 
   if (name == "tl.constexpr") {
-    Arguments args(*this, call, name, {"value"}, 1);
+    BuiltinArguments args(*this, call, name, {"value"}, 1);
     if (!args["value"].isConstexpr())
       fail(args.loc("value"), "tl.constexpr() needs a compile-time value");
     return args["value"];
@@ -405,7 +337,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
     return best;
   }
   if (name == "len") {
-    Arguments args(*this, call, name, {"obj"}, 1);
+    BuiltinArguments args(*this, call, name, {"obj"}, 1);
     const Value &v = args["obj"];
     if (v.kind == Value::Kind::Tuple)
       return Value::ofInt(v.elements.size());
@@ -414,8 +346,25 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
     fail(args.loc("obj"), "len() of " + v.describe() + " is not supported");
   }
   if (name == "abs" || name == "int" || name == "float" || name == "bool") {
-    Arguments args(*this, call, name, {"x"}, 1);
+    BuiltinArguments args(*this, call, name, {"x"}, 1);
     const Value &v = args["x"];
+    if (name == "float" && v.kind == Value::Kind::String) {
+      // float("inf"), float("-inf"), float("nan"), as in Python.
+      std::string t = v.text;
+      for (char &c : t)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (t == "inf" || t == "+inf" || t == "infinity")
+        return Value::ofFloat(INFINITY);
+      if (t == "-inf" || t == "-infinity")
+        return Value::ofFloat(-INFINITY);
+      if (t == "nan")
+        return Value::ofFloat(NAN);
+      char *end = nullptr;
+      double d = std::strtod(v.text.c_str(), &end);
+      if (v.text.empty() || *end)
+        fail(args.loc("x"), "could not convert string to float: '" + v.text + "'");
+      return Value::ofFloat(d);
+    }
     if (!v.isNumber())
       fail(args.loc("x"), name + "() works on compile-time numbers here, got " +
                               v.describe());
@@ -447,7 +396,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
 Value Generator::callMethod(const Value &method, const CallExpr &call) {
   const Value &self = *method.self;
   if (method.text == "to") {
-    Arguments args(*this, call, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
+    BuiltinArguments args(*this, call, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
     if (args.has("fp_downcast_rounding"))
       fail(args.loc("fp_downcast_rounding"),
            "fp_downcast_rounding is not supported by tilec (yet)");

@@ -5,6 +5,7 @@
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -58,8 +59,12 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateElementwiseOpToLLVMPatterns(converter, target, patterns);
     populateViewOpToLLVMPatterns(converter, target, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, target, axisInfo, patterns);
+    populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    // Math functions are libdevice calls (linked when the PTX is made);
+    // they win over the LLVM intrinsics NVPTX cannot select.
+    populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     populateMathToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 

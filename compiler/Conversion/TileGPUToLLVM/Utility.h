@@ -92,6 +92,9 @@ void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
                                        const TargetInfo &target,
                                        const AxisInfoAnalysis &axisInfo,
                                        mlir::RewritePatternSet &patterns);
+void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
+                                    const TargetInfo &target,
+                                    mlir::RewritePatternSet &patterns);
 void populateConvertLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                            const TargetInfo &target,
                                            mlir::RewritePatternSet &patterns);

@@ -123,6 +123,7 @@ private:
   /// Memory accesses per group leader: the pointer tensors that anchor it.
   llvm::MapVector<Value, SmallVector<Value>> anchors_;
   SmallVector<tile::ExpandDimsOp> expands_;
+  SmallVector<tile::ReduceOp> reduces_;
   llvm::DenseMap<Value, Attribute> layoutOf_; // group leader → layout
 };
 
@@ -168,6 +169,14 @@ LogicalResult LayoutAssignment::collectTies() {
       tie(expand.getSrc(), Value());
       tie(expand.getResult(), Value());
       expands_.push_back(expand);
+      return WalkResult::advance();
+    }
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      // Operands share a layout; results share the slice of it without the
+      // reduced axis (chosen in chooseLayouts).
+      tie(reduce.getSrcs());
+      tie(reduce.getResults());
+      reduces_.push_back(reduce);
       return WalkResult::advance();
     }
     if (isa<tile::MakeRangeOp, tile::SplatOp, arith::ConstantOp>(op)) {
@@ -233,6 +242,11 @@ void LayoutAssignment::chooseLayouts() {
   llvm::DenseMap<Value, tile::ExpandDimsOp> derivedFrom; // leader → expand
   for (tile::ExpandDimsOp op : expands_)
     derivedFrom.try_emplace(leader(op.getSrc()), op);
+  // Reduction results are the slice of their operands' layout.
+  llvm::DenseMap<Value, tile::ReduceOp> reducedFrom; // leader → reduce
+  for (tile::ReduceOp op : reduces_)
+    if (asTensor(op.getResult(0)))
+      reducedFrom.try_emplace(leader(op.getResult(0)), op);
 
   int64_t maxRank = 0;
   for (Value v : tensors_)
@@ -246,7 +260,12 @@ void LayoutAssignment::chooseLayouts() {
       if (layoutOf_.count(l))
         continue;
       Attribute layout;
-      if (auto it = derivedFrom.find(l); it != derivedFrom.end()) {
+      if (auto it = reducedFrom.find(l); it != reducedFrom.end()) {
+        tile::ReduceOp reduce = it->second;
+        layout = tilegpu::SliceEncodingAttr::get(
+            v.getContext(), reduce.getAxis(),
+            layoutOf_.lookup(leader(reduce.getSrcs()[0])));
+      } else if (auto it = derivedFrom.find(l); it != derivedFrom.end()) {
         tile::ExpandDimsOp expand = it->second;
         layout = tilegpu::SliceEncodingAttr::get(
             v.getContext(), expand.getAxis(),
@@ -279,6 +298,26 @@ void LayoutAssignment::rewriteTypes() {
     if (auto constant = v.getDefiningOp<arith::ConstantOp>())
       if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
         constant.setValueAttr(dense.reshape(type));
+  }
+  // A reduction's results must be the slice of its operands' layout; where
+  // their group settled on another, convert after the reduction.
+  for (tile::ReduceOp op : reduces_) {
+    auto srcLayout = asTensor(op.getSrcs()[0]).getEncoding();
+    for (Value result : op.getResults()) {
+      RankedTensorType type = asTensor(result);
+      if (!type)
+        continue;
+      auto wanted = tilegpu::SliceEncodingAttr::get(op.getContext(),
+                                                    op.getAxis(), srcLayout);
+      if (type.getEncoding() == wanted)
+        continue;
+      result.setType(withLayout(type, wanted));
+      OpBuilder builder(op);
+      builder.setInsertionPointAfter(op);
+      auto convert = builder.create<tilegpu::ConvertLayoutOp>(op.getLoc(), type,
+                                                              result);
+      result.replaceAllUsesExcept(convert, convert);
+    }
   }
   for (tile::ExpandDimsOp op : expands_) {
     RankedTensorType srcType = op.getSrc().getType();

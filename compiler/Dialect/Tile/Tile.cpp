@@ -226,3 +226,56 @@ LogicalResult LoadOp::verify() {
     return emitOpError("'other' needs a mask");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one operand");
+  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << first.getRank();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("needs one result per operand");
+  SmallVector<int64_t> shape(first.getShape());
+  shape.erase(shape.begin() + axis);
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != first.getShape())
+      return emitOpError("operands must share one shape");
+    Type expected = type.getElementType();
+    if (!shape.empty()) {
+      auto tensor = dyn_cast<RankedTensorType>(result.getType());
+      if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
+          tensor.getElementType() != expected)
+        return emitOpError("result must be the operand without axis ") << axis;
+    } else if (result.getType() != expected) {
+      return emitOpError("reducing a 1-D tensor gives a scalar of its "
+                         "element type");
+    }
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  Block &block = getCombiner().front();
+  unsigned n = getSrcs().size();
+  if (block.getNumArguments() != 2 * n)
+    return emitOpError("combiner takes ") << 2 * n << " arguments";
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    Type element = cast<RankedTensorType>(getSrcs()[i % n].getType()).getElementType();
+    if (block.getArgument(i).getType() != element)
+      return emitOpError("combiner argument ") << i << " must be " << element;
+  }
+  auto ret = dyn_cast<ReduceReturnOp>(block.getTerminator());
+  if (!ret || ret.getValues().size() != n)
+    return emitOpError("combiner must return ") << n << " values";
+  for (unsigned i = 0; i < n; ++i)
+    if (ret.getValues()[i].getType() != block.getArgument(i).getType())
+      return emitOpError("combiner result ") << i << " has the wrong type";
+  return success();
+}

@@ -6,6 +6,7 @@ include "compiler/Dialect/Tile/TileDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/OpBase.td"
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
@@ -185,6 +186,43 @@ def Tile_StoreOp : Tile_Op<"store", [
                        DefaultValuedAttr<Tile_CacheModifierAttr, "::tilec::tile::CacheModifier::none">:$cache,
                        DefaultValuedAttr<Tile_EvictionPolicyAttr, "::tilec::tile::EvictionPolicy::normal">:$evict);
   let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SingleBlock]> {
+  let summary = "Combine the elements of tensors along one axis";
+  let description = [{
+    Reduces N tensors of one shape along `axis` with the combiner in the
+    region: its block takes 2N scalars (the N values of two partial results)
+    and returns N. The results have the operands' shape without `axis`
+    (scalars when the operands are 1-D). The combiner must be associative
+    and commutative; the lowering combines in a fixed order, so the result
+    is deterministic.
+
+    ```mlir
+    %s = tile.reduce %x {axis = 1 : i32} : tensor<8x64xf32> -> tensor<8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce.return %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $combiner";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [Pure, Terminator,
+    ReturnLike, HasParent<"ReduceOp">]> {
+  let summary = "The combined values of a tile.reduce combiner";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 //===----------------------------------------------------------------------===//
