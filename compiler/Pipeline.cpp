@@ -1,6 +1,7 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+#include "compiler/RenderLocation.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -99,23 +100,6 @@ std::string print(Operation *op) {
   return text;
 }
 
-std::string renderLocation(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-            ":" + std::to_string(file.getColumn()));
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return renderLocation(named.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (isa<FileLineColLoc>(inner))
-        return renderLocation(inner);
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return renderLocation(callSite.getCallee());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
 } // namespace
 
 bool compileToPTX(ModuleOp module, const PipelineOptions &options,

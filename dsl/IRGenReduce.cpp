@@ -91,18 +91,17 @@ std::vector<Value> Generator::callJitValues(const JitFunction &fn,
   // Build a call expression's worth of arguments without source: bind the
   // values to the callee's parameters through a synthetic environment.
   CallExpr call(at, nullptr);
-  std::vector<std::unique_ptr<NameExpr>> names;
-  Function &f = stack_.back();
   std::vector<std::string> temporaries;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = "\x01arg" + std::to_string(i); // not a Python name
-    f.env[name] = args[i];
+    stack_.back().env[name] = args[i];
     temporaries.push_back(name);
     call.args.push_back(std::make_unique<NameExpr>(at, name));
   }
+  // callJit may grow stack_, so the caller's frame is looked up again.
   Value result = callJit(fn, call);
   for (const std::string &name : temporaries)
-    f.env.erase(name);
+    stack_.back().env.erase(name);
   if (result.kind == Value::Kind::Tuple)
     return result.elements;
   if (result.kind == Value::Kind::None)
