@@ -5,10 +5,12 @@
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace tilec {
 
@@ -56,17 +58,44 @@ void Buffer::fill(uint8_t byte) {
 }
 
 //===----------------------------------------------------------------------===//
-// Arg
+// Scalar types and Arg
 //===----------------------------------------------------------------------===//
 
-Arg Arg::pointer(const void *ptr, std::string element) {
-  if (!dsl::DType::parse(element) || dsl::DType::parse(element)->isPointer)
-    throw Error("unknown pointer element type '" + element + "'");
+// ScalarType mirrors dsl::ScalarKind, so that the two convert by a cast.
+static_assert(int(ScalarType::I1) == int(dsl::ScalarKind::Int1) &&
+                  int(ScalarType::U8) == int(dsl::ScalarKind::UInt8) &&
+                  int(ScalarType::FP16) == int(dsl::ScalarKind::Float16) &&
+                  int(ScalarType::FP64) == int(dsl::ScalarKind::Float64),
+              "ScalarType and dsl::ScalarKind must list the types in one order");
+
+const char *scalarTypeName(ScalarType type) {
+  static const char *names[] = {"i1",  "i8",  "i16",  "i32",  "i64",
+                                "u8",  "u16", "u32",  "u64",  "fp16",
+                                "bf16", "fp32", "fp64"};
+  unsigned i = unsigned(type);
+  return i < sizeof names / sizeof names[0] ? names[i] : "?";
+}
+
+std::optional<ScalarType> parseScalarType(const std::string &name) {
+  std::string text = name.rfind("tl.", 0) == 0 ? name.substr(3) : name;
+  auto t = dsl::DType::parse(text);
+  if (!t || t->isPointer)
+    return std::nullopt;
+  return ScalarType(int(t->scalar));
+}
+
+Arg Arg::pointer(const void *ptr, ScalarType element) {
   Arg a(int64_t(0));
   a.kind = Kind::Pointer;
+  a.element = element;
   a.bits = reinterpret_cast<uintptr_t>(ptr);
-  a.element = dsl::DType::parse(element)->name();
   return a;
+}
+Arg Arg::pointer(const void *ptr, const std::string &element) {
+  auto t = parseScalarType(element);
+  if (!t)
+    throw Error("unknown pointer element type '" + element + "'");
+  return pointer(ptr, *t);
 }
 Arg::Arg(int32_t v) : kind(Kind::I32), bits(uint32_t(v)) {}
 Arg::Arg(int64_t v) : kind(Kind::I64), bits(uint64_t(v)) {}
@@ -76,7 +105,7 @@ Arg::Arg(double v) : kind(Kind::F64) { std::memcpy(&bits, &v, sizeof v); }
 std::string Arg::signature() const {
   switch (kind) {
   case Kind::Pointer:
-    return "*" + element + (bits % 16 == 0 ? ":16" : "");
+    return std::string("*") + scalarTypeName(element) + (bits % 16 == 0 ? ":16" : "");
   case Kind::I32: {
     int32_t v = int32_t(uint32_t(bits));
     return v == 1 ? "i32:1" : v % 16 == 0 ? "i32:16" : "i32";
@@ -120,18 +149,116 @@ std::string joinErrors(const std::vector<std::string> &errors) {
   return text;
 }
 
-/// A compiled kernel and, once launched, its loaded machine code.
+bool isConstexprAnnotation(const dsl::Expr *annotation) {
+  if (!annotation)
+    return false;
+  if (auto *a = llvm::dyn_cast<dsl::AttributeExpr>(annotation))
+    return a->attr == "constexpr";
+  if (auto *n = llvm::dyn_cast<dsl::NameExpr>(annotation))
+    return n->id == "constexpr";
+  return false;
+}
+
+/// A compiled kernel and, once launched, its loaded machine code (written
+/// once, under Kernel::Impl::mutex).
 struct CacheEntry {
   std::shared_ptr<jit::CompiledKernel> compiled;
   std::unique_ptr<runtime::Module> module;
+  unsigned sharedBytes = 0;
 };
+
+/// What a launch specialises on, packed into a fixed buffer: the number of
+/// warps, one byte per argument (kind, element type, `:16`/`:1`) and each
+/// constexpr (a tag and its value). Building it allocates nothing; a launch
+/// whose key does not fit (very many arguments, long string constexprs)
+/// takes the slow path every time.
+struct SpecKey {
+  static constexpr unsigned kCapacity = 256;
+  uint16_t size = 0;
+  uint8_t bytes[kCapacity];
+
+  bool put(const void *data, unsigned n) {
+    if (size + n > kCapacity)
+      return false;
+    std::memcpy(bytes + size, data, n);
+    size += n;
+    return true;
+  }
+  bool put8(uint8_t b) { return put(&b, 1); }
+  bool operator==(const SpecKey &o) const {
+    return size == o.size && std::memcmp(bytes, o.bytes, size) == 0;
+  }
+};
+
+struct SpecKeyHash {
+  size_t operator()(const SpecKey &k) const {
+    uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (unsigned i = 0; i < k.size; ++i)
+      h = (h ^ k.bytes[i]) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+/// The specialisation facts of one argument in one byte; the same facts
+/// Arg::signature() spells out.
+uint8_t argCode(const Arg &a) {
+  switch (a.kind) {
+  case Arg::Kind::Pointer:
+    return uint8_t(0x80 | (unsigned(a.element) << 1) | (a.bits % 16 == 0));
+  case Arg::Kind::I32: {
+    int32_t v = int32_t(uint32_t(a.bits));
+    return uint8_t(0x10 | (v == 1 ? 2 : v % 16 == 0 ? 1 : 0));
+  }
+  case Arg::Kind::I64: {
+    int64_t v = int64_t(a.bits);
+    return uint8_t(0x20 | (v == 1 ? 2 : v % 16 == 0 ? 1 : 0));
+  }
+  case Arg::Kind::F32: return 0x30;
+  case Arg::Kind::F64: return 0x40;
+  }
+  return 0x7f;
+}
+
+bool putConstexpr(SpecKey &key, const Constexpr *c) {
+  if (!c)
+    return key.put8(0); // the parameter's default
+  if (auto *i = std::get_if<int64_t>(&c->value))
+    return key.put8(1) && key.put(i, sizeof *i);
+  if (auto *d = std::get_if<double>(&c->value))
+    return key.put8(2) && key.put(d, sizeof *d);
+  if (auto *b = std::get_if<bool>(&c->value))
+    return key.put8(3) && key.put8(*b);
+  const std::string &s = std::get<std::string>(c->value);
+  if (s.size() > 64)
+    return false;
+  return key.put8(4) && key.put8(uint8_t(s.size())) && key.put(s.data(), s.size());
+}
+
+/// A loaded specialisation as the fast path finds it. Lives in
+/// Kernel::Impl::launchCache (node-based: its address never changes) until
+/// the kernel is destroyed.
+struct LaunchSlot {
+  SpecKey key;
+  CacheEntry *entry = nullptr;
+};
+
+constexpr size_t kMaxFastArgs = 64;
+constexpr size_t kMaxConstexprs = 64;
 } // namespace
 
 struct Kernel::Impl {
   std::shared_ptr<const dsl::JitFunction> function;
   std::string name;
+  std::vector<Parameter> params;
+  std::vector<const std::string *> constexprNames; ///< into params
+
   mutable std::mutex mutex;
+  /// Compiled kernels by the text of their specialisation.
   mutable std::map<std::string, std::shared_ptr<CacheEntry>> cache;
+  /// Loaded kernels by launch key.
+  mutable std::unordered_map<SpecKey, LaunchSlot, SpecKeyHash> launchCache;
+  /// The slot of the last launch, or null: what the warm path compares with.
+  mutable std::atomic<const LaunchSlot *> last{nullptr};
 
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
                                      const Constexprs &constexprs,
@@ -156,8 +283,109 @@ struct Kernel::Impl {
       }
       entry = std::make_shared<CacheEntry>();
       entry->compiled = result.kernel;
+      entry->sharedBytes = result.kernel->stages.sharedBytes;
     }
     return entry;
+  }
+
+  /// The slow path of a launch: compile (or find the compiled kernel),
+  /// load it on the GPU, remember it under `key` (when it fits) and make it
+  /// the last one launched.
+  CacheEntry *prepare(const SpecKey *key, const Arg *args, size_t numArgs,
+                      const Constexprs &constexprs, unsigned numWarps) const {
+    if (key) {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = launchCache.find(*key);
+      if (it != launchCache.end()) {
+        last.store(&it->second, std::memory_order_release);
+        return it->second.entry;
+      }
+    }
+    std::string why;
+    if (!runtime::driverAvailable(&why))
+      throw Error("cannot launch kernel '" + name + "': " + why);
+    std::string signature;
+    for (size_t i = 0; i < numArgs; ++i)
+      signature += (i ? "," : "") + args[i].signature();
+    std::shared_ptr<CacheEntry> entry = lookup(signature, constexprs, numWarps);
+    std::lock_guard<std::mutex> lock(mutex);
+    try {
+      if (!entry->module) {
+        auto module = runtime::Module::loadPTX(entry->compiled->stages.ptx, name);
+        if (entry->sharedBytes > 48 * 1024)
+          module->setDynamicSharedBytes(entry->sharedBytes);
+        entry->module = std::move(module);
+      }
+    } catch (const runtime::CudaError &e) {
+      throw Error(e.what());
+    }
+    if (key) {
+      // `cache` keeps the entry alive as long as the kernel.
+      LaunchSlot &slot = launchCache[*key];
+      slot.key = *key;
+      slot.entry = entry.get();
+      last.store(&slot, std::memory_order_release);
+    }
+    return entry.get();
+  }
+
+  void launch(Grid grid, const Arg *args, size_t numArgs,
+              const Constexpr *const *constexprs, size_t numConstexprs,
+              const LaunchOptions &options) const {
+    if (numConstexprs > constexprNames.size())
+      throw Error("kernel '" + name + "' takes " +
+                  std::to_string(constexprNames.size()) +
+                  " constexpr parameters, got " + std::to_string(numConstexprs));
+    SpecKey key;
+    bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
+                key.put8(uint8_t(numArgs));
+    for (size_t i = 0; fits && i < numArgs; ++i)
+      fits = key.put8(argCode(args[i]));
+    for (size_t i = 0; fits && i < constexprNames.size(); ++i)
+      fits = putConstexpr(key, i < numConstexprs ? constexprs[i] : nullptr);
+
+    CacheEntry *entry = nullptr;
+    const LaunchSlot *slot = fits ? last.load(std::memory_order_acquire) : nullptr;
+    if (slot && slot->key == key) {
+      entry = slot->entry;
+    } else {
+      Constexprs given;
+      for (size_t i = 0; i < numConstexprs; ++i)
+        if (constexprs[i])
+          given.emplace(*constexprNames[i], *constexprs[i]);
+      entry = prepare(fits ? &key : nullptr, args, numArgs, given, options.numWarps);
+    }
+
+    // Every parameter is passed by address; scalars narrower than 64 bits
+    // sit at the start of their slot (little-endian).
+    uint64_t fixedStorage[kMaxFastArgs];
+    void *fixedParams[kMaxFastArgs];
+    std::vector<uint64_t> heapStorage;
+    std::vector<void *> heapParams;
+    uint64_t *storage = fixedStorage;
+    void **params = fixedParams;
+    if (numArgs > kMaxFastArgs) {
+      heapStorage.resize(numArgs);
+      heapParams.resize(numArgs);
+      storage = heapStorage.data();
+      params = heapParams.data();
+    }
+    for (size_t i = 0; i < numArgs; ++i) {
+      storage[i] = args[i].bits;
+      params[i] = &storage[i];
+    }
+    runtime::LaunchDims dims;
+    dims.grid[0] = grid.x;
+    dims.grid[1] = grid.y;
+    dims.grid[2] = grid.z;
+    dims.block[0] = options.numWarps * 32;
+    dims.sharedBytes = entry->sharedBytes;
+    dims.stream = options.stream;
+    try {
+      runtime::launch(*entry->module, dims, params);
+    } catch (const runtime::CudaError &e) {
+      throw Error(e.what());
+    }
   }
 };
 
@@ -182,6 +410,13 @@ unsigned CompiledKernel::numWarps() const {
 double CompiledKernel::compileMilliseconds() const {
   return static_cast<const jit::CompiledKernel *>(impl_.get())->times.total;
 }
+std::vector<char> CompiledKernel::cubin() const {
+  try {
+    return runtime::Module::linkPTXToCubin(ptx());
+  } catch (const runtime::CudaError &e) {
+    throw Error(e.what());
+  }
+}
 
 CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
@@ -193,46 +428,61 @@ CompiledKernel Kernel::compile(const std::string &signature,
 
 std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx); }
 
+bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
+
 const std::string &Kernel::name() const { return impl_->name; }
+const std::vector<Parameter> &Kernel::parameters() const { return impl_->params; }
 
 void Kernel::launch(Grid grid, const std::vector<Arg> &args,
                     const Constexprs &constexprs,
                     const LaunchOptions &options) const {
-  std::string signature;
-  for (size_t i = 0; i < args.size(); ++i)
-    signature += (i ? "," : "") + args[i].signature();
-  std::shared_ptr<CacheEntry> entry =
-      impl_->lookup(signature, constexprs, options.numWarps);
-  try {
-    if (!entry->module) {
-      std::lock_guard<std::mutex> lock(impl_->mutex);
-      if (!entry->module) {
-        entry->module = runtime::Module::loadPTX(entry->compiled->stages.ptx,
-                                                 impl_->name);
-        if (entry->compiled->stages.sharedBytes > 48 * 1024)
-          entry->module->setDynamicSharedBytes(entry->compiled->stages.sharedBytes);
-      }
-    }
-    // Every parameter is passed by address; scalars narrower than 64 bits
-    // sit at the start of their slot (little-endian).
-    std::vector<uint64_t> storage(args.size());
-    std::vector<void *> params(args.size());
-    for (size_t i = 0; i < args.size(); ++i) {
-      storage[i] = args[i].bits;
-      params[i] = &storage[i];
-    }
-    runtime::LaunchDims dims;
-    dims.grid[0] = grid.x;
-    dims.grid[1] = grid.y;
-    dims.grid[2] = grid.z;
-    dims.block[0] = options.numWarps * 32;
-    dims.sharedBytes = entry->compiled->stages.sharedBytes;
-    dims.stream = options.stream;
-    runtime::launch(*entry->module, dims, params.data());
-  } catch (const runtime::CudaError &e) {
-    throw Error(e.what());
+  const Impl &impl = *impl_;
+  size_t n = impl.constexprNames.size();
+  const Constexpr *fixed[kMaxConstexprs];
+  std::vector<const Constexpr *> heap;
+  const Constexpr **values = fixed;
+  if (n > kMaxConstexprs) {
+    heap.resize(n);
+    values = heap.data();
   }
+  size_t found = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto it = constexprs.find(*impl.constexprNames[i]);
+    values[i] = it == constexprs.end() ? nullptr : &it->second;
+    found += values[i] != nullptr;
+  }
+  if (found != constexprs.size()) {
+    // A name that is no constexpr parameter: let the compiler say so.
+    std::string signature;
+    for (size_t i = 0; i < args.size(); ++i)
+      signature += (i ? "," : "") + args[i].signature();
+    impl.lookup(signature, constexprs, options.numWarps);
+    throw Error("kernel '" + impl.name + "' has no such constexpr parameter");
+  }
+  impl.launch(grid, args.data(), args.size(), values, n, options);
 }
+
+void Kernel::launch(Grid grid, const Arg *args, size_t numArgs,
+                    const Constexpr *constexprs, size_t numConstexprs,
+                    const LaunchOptions &options) const {
+  const Constexpr *fixed[kMaxConstexprs];
+  std::vector<const Constexpr *> heap;
+  const Constexpr **values = fixed;
+  if (numConstexprs > kMaxConstexprs) {
+    heap.resize(numConstexprs);
+    values = heap.data();
+  }
+  for (size_t i = 0; i < numConstexprs; ++i)
+    values[i] = &constexprs[i];
+  impl_->launch(grid, args, numArgs, values, numConstexprs, options);
+}
+
+//===----------------------------------------------------------------------===//
+// Global
+//===----------------------------------------------------------------------===//
+
+Global Global::module(std::string name) { return Global(Module{std::move(name)}); }
+Global Global::builtin(std::string name) { return Global(Builtin{std::move(name)}); }
 
 //===----------------------------------------------------------------------===//
 // Library
@@ -260,6 +510,50 @@ Library Library::fromFile(const std::string &path) {
   return fromString(text.str(), path);
 }
 
+Library Library::fromFunction(const std::string &source, const std::string &path,
+                              unsigned firstLine,
+                              const std::map<std::string, Global> &globals) {
+  Library lib;
+  lib.impl_ = std::make_shared<Impl>();
+  jit::ParsedSource &parsed = lib.impl_->source;
+  parsed = jit::parseSource(path, source, firstLine ? firstLine : 1);
+  if (!parsed.ok())
+    throw Error(joinErrors(parsed.errors));
+  const dsl::FunctionDef *def = nullptr;
+  for (const dsl::StmtPtr &s : parsed.module->body) {
+    auto *d = llvm::dyn_cast<dsl::FunctionDef>(s.get());
+    if (!d || def)
+      throw Error(path + ":" + std::to_string(s->loc.line) + ":" +
+                  std::to_string(s->loc.col) +
+                  ": error: the source of a @jit function must hold that one "
+                  "function and nothing else");
+    def = d;
+  }
+  if (!def)
+    throw Error(path + ": error: no function definition in the source given");
+  // Python's globals replace what the file scope would bind; the function
+  // keeps its own name, so that it may call itself by it.
+  for (const auto &[name, global] : globals) {
+    if (name == def->name)
+      continue;
+    dsl::Value value;
+    if (auto *c = std::get_if<Constexpr>(&global.value_)) {
+      value = toValue(*c);
+    } else if (auto *k = std::get_if<Kernel>(&global.value_)) {
+      if (!k->impl_)
+        throw Error("global '" + name + "' is an empty Kernel");
+      value = dsl::Value::ofFunction(k->impl_->function);
+    } else if (auto *m = std::get_if<Global::Module>(&global.value_)) {
+      value = dsl::Value::ofModule(m->name);
+    } else {
+      const std::string &b = std::get<Global::Builtin>(global.value_).name;
+      value = dsl::Value::ofBuiltin(b.rfind("tl.", 0) == 0 ? b : "tl." + b);
+    }
+    parsed.scope->define(name, std::move(value));
+  }
+  return lib;
+}
+
 Kernel Library::kernel(const std::string &name) const {
   auto fn = impl_->source.function(name);
   if (!fn)
@@ -269,6 +563,13 @@ Kernel Library::kernel(const std::string &name) const {
   k.impl_ = std::make_shared<Kernel::Impl>();
   k.impl_->function = fn;
   k.impl_->name = name;
+  for (const dsl::Param &p : fn->def->params)
+    k.impl_->params.push_back(
+        Parameter{p.name, isConstexprAnnotation(p.annotation.get()),
+                  p.defaultValue != nullptr});
+  for (const Parameter &p : k.impl_->params)
+    if (p.isConstexpr)
+      k.impl_->constexprNames.push_back(&p.name);
   return k;
 }
 

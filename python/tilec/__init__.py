@@ -1,0 +1,397 @@
+"""tilec: a JIT compiler for Triton-style GPU kernels, from Python.
+
+    import tilec
+    import tilec.language as tl
+
+    @tilec.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out_ptr + offsets,
+                 tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                 mask=mask)
+
+    add[(tilec.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)      # launch
+    add.compile("*fp32:16,*fp32:16,*fp32:16,i32", BLOCK=1024).asm["ptx"]  # no GPU needed
+
+Kernels follow Triton's conventions: `kernel[grid](*args, num_warps=4,
+stream=None, **constexprs)`, where grid is a tuple of 1 to 3 ints or a
+callable taking the meta-parameters (every parameter by name) and returning
+one. Arguments may be torch CUDA tensors, objects with
+`__cuda_array_interface__` (CuPy, Numba), objects with `__dlpack__` on a CUDA
+device (JAX, ...) or DLPack capsules, Python ints (i32, or i64 when they do not
+fit) and floats (fp32). numpy arrays live in host memory and are refused.
+
+The decorated function's source goes to tilec's C++ front end, with the
+globals it uses: module-level ints/floats/bools, dtypes, other @jit functions
+and the modules tilec/triton(.language). Nothing is compiled until the first
+launch or compile; a launch compiles once per specialisation (argument
+dtypes, 16-byte alignment of pointers, integers divisible by 16 or equal to 1,
+constexprs, num_warps) and keeps the result in memory.
+
+The extension module tilec._tilec (python/tilec/_binding.cpp) wraps
+libtilec.so; it is built by CMake into <build>/python/tilec (next to copies of
+these files) or on another host by python/build_extension.sh.
+"""
+import functools
+import inspect
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+import threading
+import types
+
+from . import language
+
+try:
+    from . import _tilec
+except ImportError as e:  # pragma: no cover - depends on the build
+    raise ImportError(
+        "tilec: the extension module tilec._tilec is missing or cannot load "
+        f"({e}). Build it with CMake (target tilec-python; then put "
+        "<build>/python on PYTHONPATH) or with python/build_extension.sh "
+        "against a libtilec.so.") from e
+
+__version__ = "0.1.0"
+__all__ = ["jit", "JITFunction", "CompiledKernel", "Error", "CompilationError",
+           "cdiv", "next_power_of_2", "cuda_available", "language"]
+
+_tilec.set_language_types(language.constexpr, language.dtype)
+
+#: Every failure of tilec: a compile error (its text starts with
+#: `file:line:col: error:` and quotes the line), a CUDA error, a bad argument.
+Error = _tilec.Error
+CompilationError = Error
+
+
+def cdiv(a, b):
+    """ceil(a / b) for host code (grids)."""
+    return (a + b - 1) // b
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+_cuda = None
+
+
+def cuda_available():
+    """(True, '') when a CUDA driver and a GPU are present, else (False, why)."""
+    global _cuda
+    if _cuda is None:
+        _cuda = tuple(_tilec.cuda_available())
+    return _cuda
+
+
+#: Where dedented sources sit in their files: path -> [(first line, last
+#: line, indentation)], for the columns of error messages.
+_indented = {}
+_location = None
+
+
+def _fix_columns(message):
+    """Error columns count from the dedented source; put the indentation of
+    nested kernels (and their quoted source lines) back."""
+    global _location
+    if not _indented:
+        return message
+    if _location is None:
+        import re
+        _location = re.compile(r"^(.*?):(\d+):(\d+): (error|note|warning):")
+    lines = message.split("\n")
+    out = []
+    pad = 0
+    for text in lines:
+        m = _location.match(text)
+        if m:
+            pad = 0
+            for first, last, indent in _indented.get(m.group(1), ()):
+                if first <= int(m.group(2)) <= last:
+                    pad = indent
+            if pad:
+                text = (f"{m.group(1)}:{m.group(2)}:{int(m.group(3)) + pad}: "
+                        + text[m.end(3) + 2:])
+            out.append(text)
+        else:
+            out.append(" " * pad + text if pad and text else text)
+    return "\n".join(out)
+
+
+_tilec.set_error_hook(_fix_columns)
+
+#: Serialises the first use of @jit functions (source and globals read once).
+_init_lock = threading.RLock()
+#: @triton.jit functions called from tilec kernels, compiled from their source.
+_foreign = {}
+
+
+def _names_used(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def _global_spec(name, value):
+    """(kind, value) for Library.from_function, or None to leave the name out."""
+    if isinstance(value, JITFunction):
+        return ("kernel", value._kernel())
+    if isinstance(value, types.ModuleType):
+        mod = value.__name__
+        if mod in ("tilec.language", "triton.language"):
+            return ("module", "tl")
+        return ("module", mod)
+    if isinstance(value, language.constexpr):
+        return _global_spec(name, value.value)
+    if isinstance(value, (bool, int, float, str)):
+        return ("const", value)
+    if isinstance(value, language.dtype):
+        return ("const", value.name)
+    cls = type(value)
+    if cls.__name__ == "dtype" and cls.__module__.startswith("triton") and hasattr(value, "name"):
+        return ("const", value.name)  # triton.language.float16 and friends
+    builtin = getattr(value, "_tilec_builtin", None)
+    if isinstance(builtin, str):
+        return ("builtin", builtin)
+    if callable(value) and getattr(value, "__module__", "").startswith("triton.language"):
+        return ("builtin", getattr(value, "__name__", name))
+    if cls.__name__ == "JITFunction" and hasattr(value, "fn"):  # a @triton.jit helper
+        helper = _foreign.get(id(value))
+        if helper is None:
+            helper = _foreign[id(value)] = (value, JITFunction(value.fn))
+        return ("kernel", helper[1]._kernel())
+    # Anything else cannot be used in a kernel; if the kernel does use it,
+    # the error names what it is.
+    return ("module", f"{name} (a Python {cls.__name__})")
+
+
+class CompiledKernel:
+    """One specialisation of a kernel, compiled: `.asm` holds every stage."""
+
+    def __init__(self, fn, compiled, signature, constexprs, num_warps, target):
+        self.fn = fn
+        self.name = fn.__name__
+        self.signature = signature
+        self.constexprs = dict(constexprs)
+        self.num_warps = compiled.num_warps
+        self.target = target
+        self.shared = compiled.shared_bytes
+        self.compile_ms = compiled.compile_ms
+        self._compiled = compiled
+        self._asm = None
+
+    @property
+    def asm(self):
+        """{'tile', 'tilegpu', 'llir', 'ptx'} text, plus 'cubin' (bytes) when a
+        GPU is present and 'sass' (read on first use) when cuobjdump is found."""
+        if self._asm is None:
+            c = self._compiled
+            asm = _Asm(tile=c.tile, tilegpu=c.tilegpu, llir=c.llir, ptx=c.ptx)
+            if cuda_available()[0]:
+                asm["cubin"] = c.cubin()
+            self._asm = asm
+        return self._asm
+
+    @property
+    def metadata(self):
+        return {"name": self.name, "signature": self.signature,
+                "constexprs": self.constexprs, "num_warps": self.num_warps,
+                "shared": self.shared, "target": self.target}
+
+    def summary(self):
+        """What a reader of the PTX looks for first, one line each."""
+        return _tilec.summarize_ptx(self._compiled.ptx)
+
+    def __repr__(self):
+        return (f"<tilec.CompiledKernel {self.name} [{self.signature}] "
+                f"{self.constexprs} num_warps={self.num_warps}>")
+
+
+class _Asm(dict):
+    """The stages of a compiled kernel; 'sass' disassembles the cubin with
+    cuobjdump on first use."""
+
+    def __missing__(self, key):
+        if key == "sass" and "cubin" in self:
+            sass = _disassemble(self["cubin"])
+            if sass is not None:
+                self["sass"] = sass
+                return sass
+        raise KeyError(key)
+
+
+def _disassemble(cubin):
+    tool = shutil.which("cuobjdump") or (
+        "/usr/local/cuda/bin/cuobjdump" if os.path.exists("/usr/local/cuda/bin/cuobjdump") else None)
+    if tool is None:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        r = subprocess.run([tool, "--dump-sass", f.name], capture_output=True, text=True)
+        return r.stdout if r.returncode == 0 else None
+
+
+class JITFunction:
+    """A @tilec.jit function: launch it with `fn[grid](*args, **kwargs)`,
+    compile it without a GPU with `fn.compile(signature, **constexprs)` or
+    `fn.warmup(*args, **constexprs)`."""
+
+    def __init__(self, fn, **options):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError("tilec.jit decorates Python functions")
+        self.fn = fn
+        # Triton's options (do_not_specialize, debug, noinline, ...) are
+        # accepted and have no effect.
+        self.options = options
+        functools.update_wrapper(self, fn)
+        params = inspect.signature(fn).parameters
+        self.arg_names = list(params)
+        self._defaults = {n: p.default for n, p in params.items()
+                          if p.default is not inspect.Parameter.empty}
+        self._launcher = None
+        self._initializing = False
+        self._last_compiled = None  # the last compile()/warmup() result
+        self._last_compiled_at = 0  # launcher.launches at that time
+        self._launched = None       # (specialisation, CompiledKernel) of the last launch
+
+    # -- first use: source and globals to the C++ front end -----------------
+
+    def _source(self):
+        fn = self.fn
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise Error(f"cannot read the source of @jit function '{fn.__name__}' "
+                        f"({e}); tilec compiles kernels from their source file") from e
+        path = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        text = "".join(lines)
+        source = textwrap.dedent(text)
+        indent = len(text) - len(text.lstrip(" \t")) if source != text else 0
+        if indent:
+            _indented.setdefault(path, []).append(
+                (first_line, first_line + len(lines) - 1, indent))
+        return source, path, first_line
+
+    def _globals(self):
+        fn = self.fn
+        used = _names_used(fn.__code__)
+        g = fn.__globals__
+        out = {}
+        for name in used:
+            if name in g and name != fn.__name__:
+                spec = _global_spec(name, g[name])
+                if spec is not None:
+                    out[name] = spec
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                spec = _global_spec(name, value)
+                if spec is not None:
+                    out[name] = spec
+        return out
+
+    def _init(self):
+        with _init_lock:
+            if self._launcher is not None:
+                return self._launcher
+            if self._initializing:
+                raise Error(f"@jit function '{self.__name__}' calls itself through "
+                            "other @jit functions; recursion is not supported")
+            self._initializing = True
+            try:
+                source, path, first_line = self._source()
+                lib = _tilec.Library.from_function(source, path, first_line, self._globals())
+                kernel = lib.kernel(self.fn.__name__)
+                self._launcher = _tilec.Launcher(kernel, self._defaults)
+            finally:
+                self._initializing = False
+            return self._launcher
+
+    def _kernel(self):
+        return (self._launcher or self._init()).kernel
+
+    # -- launching ------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        launcher = self._launcher
+        if launcher is None:
+            launcher = self._init()
+        return launcher[grid]
+
+    def run(self, *args, grid, **kwargs):
+        """Launch on `grid` (Triton's JITFunction.run)."""
+        (self._launcher or self._init()).run(grid, *args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"@jit function '{self.__name__}' cannot be called from Python: launch it "
+            f"with {self.__name__}[grid](...) or call it from another @jit function")
+
+    # -- compiling without launching -------------------------------------------
+
+    def compile(self, signature, *, num_warps=4, target="sm_90a", constexprs=None,
+                **kwargs):
+        """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
+        one per non-constexpr parameter) and the constexprs given by keyword.
+        Needs no GPU. Returns a CompiledKernel."""
+        if isinstance(signature, (list, tuple)):
+            signature = ",".join(signature)
+        values = dict(constexprs or {})
+        values.update(kwargs)
+        launcher = self._launcher or self._init()
+        compiled = launcher.kernel.compile(signature, values, num_warps, target)
+        result = CompiledKernel(self, compiled, signature, values, num_warps, target)
+        self._last_compiled = result
+        self._last_compiled_at = launcher.launches
+        return result
+
+    def warmup(self, *args, grid=None, num_warps=4, target="sm_90a", **kwargs):
+        """Compile what `fn[grid](*args, **kwargs)` would launch, without
+        launching: args may be real arguments (tensors, ints) or signature
+        entries ("*fp16:16"), or one full signature string."""
+        launcher = self._launcher or self._init()
+        n_runtime = sum(1 for p in launcher.kernel.parameters if not p[1])
+        if (len(args) == 1 and isinstance(args[0], str)
+                and ("," in args[0] or n_runtime != 1)):
+            return self.compile(args[0], num_warps=num_warps, target=target, **kwargs)
+        signature, constexprs, num_warps = launcher.specialize(
+            *args, num_warps=num_warps, **kwargs)
+        return self.compile(signature, num_warps=num_warps, target=target,
+                            constexprs=constexprs)
+
+    @property
+    def asm(self):
+        """The stages of the most recent compile or launch of this kernel."""
+        launcher = self._launcher
+        if launcher is not None and launcher.launches > self._last_compiled_at:
+            spec = launcher.last_specialization()
+            if self._launched is None or self._launched[0] != spec:
+                signature, constexprs, num_warps = spec
+                compiled = launcher.kernel.compile(signature, constexprs, num_warps)
+                self._launched = (spec, CompiledKernel(self, compiled, signature,
+                                                       constexprs, num_warps, "sm_90a"))
+            return self._launched[1].asm
+        if self._last_compiled is None:
+            raise RuntimeError(f"@jit function '{self.__name__}' has not been compiled "
+                               "or launched yet")
+        return self._last_compiled.asm
+
+    def __repr__(self):
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+
+def jit(fn=None, **options):
+    """Decorator: `@tilec.jit` or `@tilec.jit(**options)` makes a JITFunction."""
+    if fn is None:
+        return lambda f: JITFunction(f, **options)
+    return JITFunction(fn, **options)

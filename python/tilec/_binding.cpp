@@ -1,0 +1,844 @@
+// tilec._tilec: the Python binding of the public C++ API (include/tilec/tilec.h,
+// nothing else of tilec), linked against libtilec.so.
+//
+// Most of it is plain pybind11. The launch path is not: `kernel[grid](*args,
+// **kwargs)` ends in BoundLaunch.__call__, which binds the arguments to the
+// kernel's parameters, turns tensors and numbers into tilec::Arg and the
+// constexprs into tilec::Constexpr with the CPython API (fixed buffers, no
+// Python objects created for a warm launch beyond what the tensors' own
+// data_ptr() returns), and calls Kernel::launch with the GIL released.
+//
+// Builds against pybind11 2.10 (Debian 12) and 3.x.
+#include "tilec/tilec.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+constexpr size_t kMaxParams = 64;
+
+//===----------------------------------------------------------------------===//
+// Interned names and small helpers
+//===----------------------------------------------------------------------===//
+
+struct Names {
+  PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
+      *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas,
+      *array_interface, *device, *type;
+};
+Names names;
+
+void internNames() {
+  auto in = [](const char *s) { return PyUnicode_InternFromString(s); };
+  names = {in("data_ptr"), in("dtype"),   in("is_cuda"),
+           in("__cuda_array_interface__"),  in("__dlpack__"),
+           in("typestr"),  in("data"),    in("value"),
+           in("name"),     in("cuda_stream"), in("num_warps"),
+           in("stream"),   in("num_stages"), in("num_ctas"),
+           in("__array_interface__"), in("device"), in("type")};
+}
+
+[[noreturn]] void throwPython() { throw py::error_already_set(); }
+
+[[noreturn]] void typeError(const std::string &message) {
+  throw py::type_error(message);
+}
+
+std::string typeName(PyObject *o) { return Py_TYPE(o)->tp_name; }
+
+/// The `tl.constexpr` and `tl.dtype` classes of tilec.language, registered
+/// by the package at import (set_language_types).
+PyObject *constexprType = nullptr;
+/// tilec._tilec.Error, and the package's hook over its messages.
+PyObject *errorType = nullptr;
+PyObject *errorHook = nullptr;
+PyObject *dtypeType = nullptr;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// Element type of an array-interface typestr ("<f4", "|u1", ...).
+bool scalarFromTypestr(const char *t, tilec::ScalarType &out) {
+  if (!t || std::strlen(t) < 3)
+    return false;
+  char kind = t[1];
+  int bytes = std::atoi(t + 2);
+  using S = tilec::ScalarType;
+  switch (kind) {
+  case 'f':
+    if (bytes == 2) { out = S::FP16; return true; }
+    if (bytes == 4) { out = S::FP32; return true; }
+    if (bytes == 8) { out = S::FP64; return true; }
+    return false;
+  case 'i':
+    if (bytes == 1) { out = S::I8; return true; }
+    if (bytes == 2) { out = S::I16; return true; }
+    if (bytes == 4) { out = S::I32; return true; }
+    if (bytes == 8) { out = S::I64; return true; }
+    return false;
+  case 'u':
+    if (bytes == 1) { out = S::U8; return true; }
+    if (bytes == 2) { out = S::U16; return true; }
+    if (bytes == 4) { out = S::U32; return true; }
+    if (bytes == 8) { out = S::U64; return true; }
+    return false;
+  case 'b':
+    if (bytes == 1) { out = S::I1; return true; }
+    return false;
+  }
+  return false;
+}
+
+/// torch dtypes by identity: torch.float32 and friends are singletons.
+struct TorchDType {
+  PyObject *dtype;
+  tilec::ScalarType scalar;
+};
+std::vector<TorchDType> torchDTypes;
+
+tilec::ScalarType torchScalar(PyObject *dtype, const char *param) {
+  for (const TorchDType &t : torchDTypes)
+    if (t.dtype == dtype)
+      return t.scalar;
+  py::str text(py::handle(dtype).attr("__str__")());
+  std::string s = text;
+  if (s.rfind("torch.", 0) == 0)
+    s = s.substr(6);
+  static const std::pair<const char *, tilec::ScalarType> table[] = {
+      {"float32", tilec::ScalarType::FP32},  {"float16", tilec::ScalarType::FP16},
+      {"bfloat16", tilec::ScalarType::BF16}, {"float64", tilec::ScalarType::FP64},
+      {"int8", tilec::ScalarType::I8},       {"int16", tilec::ScalarType::I16},
+      {"int32", tilec::ScalarType::I32},     {"int64", tilec::ScalarType::I64},
+      {"uint8", tilec::ScalarType::U8},      {"uint16", tilec::ScalarType::U16},
+      {"uint32", tilec::ScalarType::U32},    {"uint64", tilec::ScalarType::U64},
+      {"bool", tilec::ScalarType::I1},
+  };
+  for (const auto &[n, scalar] : table)
+    if (s == n) {
+      Py_INCREF(dtype);
+      torchDTypes.push_back({dtype, scalar});
+      return scalar;
+    }
+  typeError(std::string("argument '") + param + "': tensors of dtype " + s +
+            " are not supported by tilec kernels");
+}
+
+//===----------------------------------------------------------------------===//
+// DLPack (the ABI-stable structs of dlpack.h, version 0.x capsules)
+//===----------------------------------------------------------------------===//
+
+struct DLDevice { int32_t device_type; int32_t device_id; };
+struct DLDataType { uint8_t code; uint8_t bits; uint16_t lanes; };
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensor *);
+};
+enum { kDLCUDA = 2, kDLCUDAManaged = 13 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+
+/// Reads a "dltensor" capsule without consuming it: the producer's deleter
+/// runs when the capsule is released, the memory stays owned by the object
+/// it came from.
+tilec::Arg argFromCapsule(PyObject *capsule, const char *param) {
+  auto *t = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"));
+  if (!t)
+    throwPython();
+  const DLTensor &d = t->dl_tensor;
+  if (d.device.device_type != kDLCUDA && d.device.device_type != kDLCUDAManaged)
+    typeError(std::string("argument '") + param +
+              "': the DLPack tensor is not in CUDA device memory (device type " +
+              std::to_string(d.device.device_type) + ")");
+  using S = tilec::ScalarType;
+  S scalar;
+  unsigned bits = d.dtype.bits;
+  bool ok = d.dtype.lanes == 1;
+  switch (d.dtype.code) {
+  case kDLFloat:
+    scalar = bits == 16 ? S::FP16 : bits == 32 ? S::FP32 : S::FP64;
+    ok &= bits == 16 || bits == 32 || bits == 64;
+    break;
+  case kDLBfloat: scalar = S::BF16; ok &= bits == 16; break;
+  case kDLInt:
+    scalar = bits == 8 ? S::I8 : bits == 16 ? S::I16 : bits == 32 ? S::I32 : S::I64;
+    ok &= bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    break;
+  case kDLUInt:
+    scalar = bits == 8 ? S::U8 : bits == 16 ? S::U16 : bits == 32 ? S::U32 : S::U64;
+    ok &= bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    break;
+  case kDLBool: scalar = S::I1; ok &= bits == 8; break;
+  default: ok = false; scalar = S::FP32;
+  }
+  if (!ok)
+    typeError(std::string("argument '") + param + "': DLPack dtype (code " +
+              std::to_string(d.dtype.code) + ", " + std::to_string(bits) +
+              " bits, " + std::to_string(d.dtype.lanes) +
+              " lanes) is not supported by tilec kernels");
+  return tilec::Arg::pointer(static_cast<const char *>(d.data) + d.byte_offset,
+                             scalar);
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments
+//===----------------------------------------------------------------------===//
+
+/// How objects of one Python type become pointer arguments, decided once
+/// per type.
+enum class ObjKind : uint8_t { Torch, CudaArrayInterface, DLPack, HostArray, None };
+
+struct TypeKind {
+  PyTypeObject *type;
+  ObjKind kind;
+};
+std::vector<TypeKind> typeKinds;
+
+/// torch._C._cuda_getDevice / _cuda_getCurrentRawStream, once a torch
+/// tensor has been seen: launches without stream= go to torch's current
+/// stream, as Triton's do.
+PyObject *torchGetDevice = nullptr;
+PyObject *torchGetStream = nullptr;
+
+void noticeTorch() {
+  if (torchGetStream)
+    return;
+  PyObject *modules = PyImport_GetModuleDict();
+  PyObject *torchC = PyDict_GetItemString(modules, "torch._C");
+  if (!torchC)
+    return;
+  PyObject *dev = PyObject_GetAttrString(torchC, "_cuda_getDevice");
+  PyObject *stream = PyObject_GetAttrString(torchC, "_cuda_getCurrentRawStream");
+  if (!dev || !stream) {
+    PyErr_Clear();
+    Py_XDECREF(dev);
+    Py_XDECREF(stream);
+    return;
+  }
+  torchGetDevice = dev;
+  torchGetStream = stream;
+}
+
+bool hasAttr(PyObject *o, PyObject *name) {
+  int r = PyObject_HasAttr(o, name);
+  return r == 1;
+}
+
+ObjKind classify(PyObject *o) {
+  PyTypeObject *t = Py_TYPE(o);
+  for (const TypeKind &k : typeKinds)
+    if (k.type == t)
+      return k.kind;
+  ObjKind kind = ObjKind::None;
+  if (hasAttr(o, names.data_ptr) && hasAttr(o, names.dtype) &&
+      hasAttr(o, names.is_cuda)) {
+    kind = ObjKind::Torch;
+    noticeTorch();
+  } else if (hasAttr(o, names.cai)) {
+    kind = ObjKind::CudaArrayInterface;
+  } else if (hasAttr(o, names.array_interface)) {
+    kind = ObjKind::HostArray; // numpy and friends: host memory
+  } else if (hasAttr(o, names.dlpack)) {
+    kind = ObjKind::DLPack;
+  }
+  Py_INCREF(t);
+  typeKinds.push_back({t, kind});
+  return kind;
+}
+
+/// Owned reference, released at scope exit.
+struct Ref {
+  PyObject *p;
+  explicit Ref(PyObject *p) : p(p) {
+    if (!p)
+      throwPython();
+  }
+  ~Ref() { Py_DECREF(p); }
+  Ref(const Ref &) = delete;
+  Ref &operator=(const Ref &) = delete;
+};
+
+tilec::Arg intArg(PyObject *o, const char *param) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (v == -1 && PyErr_Occurred())
+    throwPython();
+  if (overflow)
+    throw py::value_error(std::string("argument '") + param +
+                          "': the integer does not fit in 64 bits");
+  if (v >= INT32_MIN && v <= INT32_MAX)
+    return tilec::Arg(int32_t(v));
+  return tilec::Arg(int64_t(v));
+}
+
+/// One runtime argument: a tensor-like object (a pointer to its data), an
+/// int (i32, or i64 when it does not fit) or a float (fp32).
+tilec::Arg toArg(PyObject *o, const char *param) {
+  if (PyBool_Check(o))
+    return tilec::Arg(int32_t(o == Py_True));
+  if (PyLong_CheckExact(o))
+    return intArg(o, param);
+  if (PyFloat_Check(o))
+    return tilec::Arg(float(PyFloat_AS_DOUBLE(o)));
+  if (PyCapsule_CheckExact(o))
+    return argFromCapsule(o, param);
+  switch (classify(o)) {
+  case ObjKind::Torch: {
+    Ref isCuda(PyObject_GetAttr(o, names.is_cuda));
+    if (isCuda.p != Py_True)
+      typeError(std::string("argument '") + param +
+                "' is a tensor in host memory; tilec kernels need CUDA "
+                "tensors (tensor.cuda())");
+    Ref dtype(PyObject_GetAttr(o, names.dtype));
+    tilec::ScalarType scalar = torchScalar(dtype.p, param);
+    Ref ptr(PyObject_CallMethodObjArgs(o, names.data_ptr, nullptr));
+    uint64_t address = PyLong_AsUnsignedLongLong(ptr.p);
+    if (PyErr_Occurred())
+      throwPython();
+    return tilec::Arg::pointer(reinterpret_cast<const void *>(address), scalar);
+  }
+  case ObjKind::CudaArrayInterface: {
+    Ref cai(PyObject_GetAttr(o, names.cai));
+    if (!PyDict_Check(cai.p))
+      typeError(std::string("argument '") + param +
+                "': __cuda_array_interface__ is not a dict");
+    PyObject *typestr = PyDict_GetItem(cai.p, names.typestr);
+    PyObject *data = PyDict_GetItem(cai.p, names.data);
+    if (!typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
+        PyTuple_GET_SIZE(data) < 1)
+      typeError(std::string("argument '") + param +
+                "': __cuda_array_interface__ lacks 'typestr' or 'data'");
+    tilec::ScalarType scalar;
+    const char *ts = PyUnicode_AsUTF8(typestr);
+    if (!scalarFromTypestr(ts, scalar))
+      typeError(std::string("argument '") + param + "': array typestr '" +
+                (ts ? ts : "?") + "' is not supported by tilec kernels");
+    uint64_t address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+    if (PyErr_Occurred())
+      throwPython();
+    return tilec::Arg::pointer(reinterpret_cast<const void *>(address), scalar);
+  }
+  case ObjKind::DLPack: {
+    Ref capsule(PyObject_CallMethodObjArgs(o, names.dlpack, nullptr));
+    return argFromCapsule(capsule.p, param);
+  }
+  case ObjKind::HostArray:
+    typeError(std::string("argument '") + param + "' is a " + typeName(o) +
+              " in host memory; tilec kernels run on the GPU: pass a torch "
+              "CUDA tensor, a CuPy array or any object with "
+              "__cuda_array_interface__ or __dlpack__ on a CUDA device");
+  case ObjKind::None:
+    break;
+  }
+  if (PyIndex_Check(o)) { // numpy integers and other int-likes
+    Ref i(PyNumber_Index(o));
+    return intArg(i.p, param);
+  }
+  if (Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float) {
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred())
+      throwPython();
+    return tilec::Arg(float(d));
+  }
+  typeError(std::string("argument '") + param + "': cannot pass a " + typeName(o) +
+            " to a tilec kernel (expected a CUDA tensor, an int or a float)");
+}
+
+/// A constexpr value: bool, int, float, a dtype (tl.float16 → "fp16"), a
+/// string, or tl.constexpr(x) around one of them.
+tilec::Constexpr toConstexpr(PyObject *o, const char *param) {
+  if (PyBool_Check(o))
+    return tilec::Constexpr(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow)
+      throw py::value_error(std::string("constexpr '") + param +
+                            "' does not fit in 64 bits");
+    if (v == -1 && PyErr_Occurred())
+      throwPython();
+    return tilec::Constexpr(int64_t(v));
+  }
+  if (PyFloat_Check(o))
+    return tilec::Constexpr(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n = 0;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s)
+      throwPython();
+    return tilec::Constexpr(std::string(s, size_t(n)));
+  }
+  if (constexprType && PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject *>(constexprType))) {
+    Ref v(PyObject_GetAttr(o, names.value));
+    return toConstexpr(v.p, param);
+  }
+  bool isDType = dtypeType && PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject *>(dtypeType));
+  if (!isDType) {
+    // triton.language's dtypes, and anything else named like one.
+    const char *tn = Py_TYPE(o)->tp_name;
+    isDType = std::strcmp(tn, "dtype") == 0 && hasAttr(o, names.name);
+  }
+  if (isDType) {
+    Ref n(PyObject_GetAttr(o, names.name));
+    const char *s = PyUnicode_AsUTF8(n.p);
+    if (!s)
+      throwPython();
+    return tilec::Constexpr(std::string(s));
+  }
+  if (o == Py_None)
+    typeError(std::string("constexpr '") + param +
+              "' is None: tilec constexprs are ints, floats, bools or dtypes");
+  typeError(std::string("constexpr '") + param + "': cannot use a " + typeName(o) +
+            " as a constexpr (ints, floats, bools and dtypes can be)");
+}
+
+//===----------------------------------------------------------------------===//
+// Launchers
+//===----------------------------------------------------------------------===//
+
+/// Uninitialised storage for up to N values of T, destroyed on scope exit.
+template <typename T, size_t N>
+struct FixedArray {
+  alignas(T) unsigned char storage[N * sizeof(T)];
+  size_t size = 0;
+  T *data() { return reinterpret_cast<T *>(storage); }
+  template <typename... A>
+  void emplace(A &&...a) { new (data() + size) T(std::forward<A>(a)...); ++size; }
+  ~FixedArray() {
+    for (size_t i = 0; i < size; ++i)
+      data()[i].~T();
+  }
+};
+
+struct Param {
+  std::string name;
+  py::object pyName; ///< interned str
+  bool isConstexpr;
+  py::object defaultValue; ///< null when none
+};
+
+/// The launch state of one kernel: its parameters, their Python defaults,
+/// and what the last launch specialised on (for JITFunction.asm).
+struct Launcher {
+  tilec::Kernel kernel;
+  std::vector<Param> params;
+  size_t numRuntime = 0;
+  size_t numConstexpr = 0;
+
+  // The last successful launch.
+  uint64_t launches = 0;
+  std::vector<tilec::Arg> lastArgs;
+  std::vector<tilec::Constexpr> lastConstexprs;
+  unsigned lastNumWarps = 4;
+
+  Launcher(tilec::Kernel k, py::dict defaults) : kernel(std::move(k)) {
+    for (const tilec::Parameter &p : kernel.parameters()) {
+      Param param;
+      param.name = p.name;
+      param.pyName = py::reinterpret_steal<py::object>(
+          PyUnicode_InternFromString(p.name.c_str()));
+      param.isConstexpr = p.isConstexpr;
+      if (defaults.contains(param.pyName))
+        param.defaultValue = defaults[param.pyName];
+      (p.isConstexpr ? numConstexpr : numRuntime)++;
+      params.push_back(std::move(param));
+    }
+    if (params.size() > kMaxParams)
+      throw py::value_error("kernel '" + kernel.name() + "' has more than " +
+                            std::to_string(kMaxParams) + " parameters");
+  }
+
+  /// What a call binds: each parameter's value (borrowed), num_warps and
+  /// the stream.
+  struct Bound {
+    PyObject *values[kMaxParams];
+    unsigned numWarps = 4;
+    PyObject *stream = nullptr;
+  };
+
+  void bind(PyObject *args, PyObject *kwargs, Bound &b) const {
+    size_t n = params.size();
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (size_t(nargs) > n)
+      typeError(kernel.name() + "() takes " + std::to_string(n) +
+                " arguments but " + std::to_string(nargs) + " were given");
+    for (size_t i = 0; i < n; ++i)
+      b.values[i] = i < size_t(nargs) ? PyTuple_GET_ITEM(args, i) : nullptr;
+    if (kwargs) {
+      PyObject *key, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        size_t i = 0;
+        for (; i < n; ++i)
+          if (params[i].pyName.ptr() == key)
+            break;
+        if (i == n)
+          for (i = 0; i < n; ++i)
+            if (PyUnicode_Compare(params[i].pyName.ptr(), key) == 0)
+              break;
+        if (i < n) {
+          if (b.values[i])
+            typeError(kernel.name() + "() got multiple values for argument '" +
+                      params[i].name + "'");
+          b.values[i] = value;
+          continue;
+        }
+        if (key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0) {
+          long w = PyLong_AsLong(value);
+          if (w == -1 && PyErr_Occurred())
+            throwPython();
+          if (w <= 0 || w > 32 || (w & (w - 1)))
+            throw py::value_error("num_warps must be a power of two from 1 to 32, got " +
+                                  std::to_string(w));
+          b.numWarps = unsigned(w);
+        } else if (key == names.stream || PyUnicode_Compare(key, names.stream) == 0) {
+          b.stream = value;
+        } else if (PyUnicode_Compare(key, names.num_stages) == 0 ||
+                   PyUnicode_Compare(key, names.num_ctas) == 0) {
+          // Triton's pipelining and cluster options: accepted, not used.
+        } else {
+          PyErr_Clear();
+          typeError(kernel.name() + "() got an unexpected keyword argument '" +
+                    py::str(key).cast<std::string>() + "'");
+        }
+      }
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (!b.values[i]) {
+        if (!params[i].defaultValue)
+          typeError(kernel.name() + "() missing argument '" + params[i].name + "'");
+        b.values[i] = params[i].defaultValue.ptr();
+      }
+  }
+
+  /// Triton's META: every parameter by name, and num_warps.
+  py::dict meta(const Bound &b) const {
+    py::dict d;
+    for (size_t i = 0; i < params.size(); ++i) {
+      PyObject *v = b.values[i];
+      if (params[i].isConstexpr && constexprType &&
+          PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject *>(constexprType)))
+        d[params[i].pyName] = py::handle(v).attr("value");
+      else
+        d[params[i].pyName] = py::handle(v);
+    }
+    d["num_warps"] = b.numWarps;
+    return d;
+  }
+
+  void *streamOf(PyObject *stream) const {
+    if (!stream || stream == Py_None) {
+      if (!torchGetStream)
+        return nullptr;
+      Ref device(PyObject_CallNoArgs(torchGetDevice));
+      Ref s(PyObject_CallOneArg(torchGetStream, device.p));
+      return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s.p));
+    }
+    if (PyLong_Check(stream))
+      return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(stream));
+    Ref handle(PyObject_GetAttr(stream, names.cuda_stream));
+    return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(handle.p));
+  }
+
+  static unsigned gridDim(PyObject *v, int axis) {
+    long long d = PyLong_AsLongLong(v);
+    if (d == -1 && PyErr_Occurred())
+      throwPython();
+    if (d < 0 || d > 0x7fffffffLL)
+      throw py::value_error("grid dimension " + std::to_string(axis) +
+                            " out of range: " + std::to_string(d));
+    return unsigned(d);
+  }
+
+  static tilec::Grid parseGrid(PyObject *g) {
+    tilec::Grid grid;
+    if (PyLong_Check(g)) {
+      grid.x = gridDim(g, 0);
+      return grid;
+    }
+    if (!PyTuple_Check(g) && !PyList_Check(g))
+      typeError(std::string("the grid must be a tuple of 1 to 3 ints or a callable "
+                            "returning one, got ") + typeName(g));
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+    if (n < 1 || n > 3)
+      throw py::value_error("the grid must have 1 to 3 dimensions, got " +
+                            std::to_string(n));
+    PyObject **items = PySequence_Fast_ITEMS(g);
+    grid.x = gridDim(items[0], 0);
+    if (n > 1)
+      grid.y = gridDim(items[1], 1);
+    if (n > 2)
+      grid.z = gridDim(items[2], 2);
+    return grid;
+  }
+
+  void launch(PyObject *gridObj, PyObject *args, PyObject *kwargs) {
+    Bound b;
+    bind(args, kwargs, b);
+    tilec::Grid grid;
+    if (PyCallable_Check(gridObj)) {
+      py::object g = py::reinterpret_borrow<py::object>(gridObj)(meta(b));
+      grid = parseGrid(g.ptr());
+    } else {
+      grid = parseGrid(gridObj);
+    }
+
+    FixedArray<tilec::Arg, kMaxParams> argv;
+    FixedArray<tilec::Constexpr, kMaxParams> cx;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].isConstexpr)
+        cx.emplace(toConstexpr(b.values[i], params[i].name.c_str()));
+      else
+        argv.emplace(toArg(b.values[i], params[i].name.c_str()));
+    }
+    tilec::LaunchOptions options;
+    options.numWarps = b.numWarps;
+    options.stream = streamOf(b.stream);
+    // Triton launches nothing on an empty grid; so does tilec.
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+      return;
+    {
+      py::gil_scoped_release release;
+      kernel.launch(grid, argv.data(), argv.size, cx.data(), cx.size, options);
+    }
+    ++launches;
+    lastArgs.assign(argv.data(), argv.data() + argv.size);
+    lastConstexprs.assign(cx.data(), cx.data() + cx.size);
+    lastNumWarps = b.numWarps;
+  }
+
+  /// What a launch with these arguments would compile, without launching:
+  /// (signature, {constexpr name: value}, num_warps). A str in a runtime
+  /// position is taken as that argument's signature entry ("*fp16:16").
+  py::tuple specialize(py::args args, py::kwargs kwargs) const {
+    Bound b;
+    bind(args.ptr(), kwargs.ptr(), b);
+    std::string signature;
+    py::dict constexprs;
+    for (size_t i = 0; i < params.size(); ++i) {
+      PyObject *v = b.values[i];
+      if (params[i].isConstexpr) {
+        tilec::Constexpr c = toConstexpr(v, params[i].name.c_str());
+        py::object value;
+        if (auto *x = std::get_if<int64_t>(&c.value)) value = py::int_(*x);
+        else if (auto *d = std::get_if<double>(&c.value)) value = py::float_(*d);
+        else if (auto *t = std::get_if<bool>(&c.value)) value = py::bool_(*t);
+        else value = py::str(std::get<std::string>(c.value));
+        constexprs[params[i].pyName] = value;
+        continue;
+      }
+      std::string entry;
+      if (PyUnicode_Check(v))
+        entry = py::handle(v).cast<std::string>();
+      else
+        entry = toArg(v, params[i].name.c_str()).signature();
+      signature += (signature.empty() ? "" : ",") + entry;
+    }
+    return py::make_tuple(signature, constexprs, b.numWarps);
+  }
+
+  /// The last launch's specialisation, as specialize() returns it; None
+  /// before the first launch.
+  py::object lastSpecialization() const {
+    if (!launches)
+      return py::none();
+    std::string signature;
+    for (const tilec::Arg &a : lastArgs)
+      signature += (signature.empty() ? "" : ",") + a.signature();
+    py::dict constexprs;
+    size_t j = 0;
+    for (const Param &p : params) {
+      if (!p.isConstexpr)
+        continue;
+      const tilec::Constexpr &c = lastConstexprs[j++];
+      py::object value;
+      if (auto *x = std::get_if<int64_t>(&c.value)) value = py::int_(*x);
+      else if (auto *d = std::get_if<double>(&c.value)) value = py::float_(*d);
+      else if (auto *t = std::get_if<bool>(&c.value)) value = py::bool_(*t);
+      else value = py::str(std::get<std::string>(c.value));
+      constexprs[p.pyName] = value;
+    }
+    return py::make_tuple(signature, constexprs, lastNumWarps);
+  }
+};
+
+/// `kernel[grid]`: a launcher bound to a grid, called with the arguments.
+struct BoundLaunch {
+  py::object launcher; ///< keeps the Launcher alive
+  Launcher *impl;
+  py::object grid;
+};
+
+tilec::Constexprs constexprsFromDict(const py::dict &d) {
+  tilec::Constexprs out;
+  for (auto item : d) {
+    std::string name = py::str(item.first);
+    out.emplace(name, toConstexpr(item.second.ptr(), name.c_str()));
+  }
+  return out;
+}
+
+tilec::Global globalFrom(const std::string &name, const py::handle &spec) {
+  if (!py::isinstance<py::tuple>(spec) || py::len(spec) != 2)
+    typeError("global '" + name + "': expected a (kind, value) tuple");
+  std::string kind = py::str(spec[py::int_(0)]);
+  py::handle value = spec[py::int_(1)];
+  if (kind == "const")
+    return tilec::Global(toConstexpr(value.ptr(), name.c_str()));
+  if (kind == "kernel")
+    return tilec::Global(value.cast<tilec::Kernel>());
+  if (kind == "module")
+    return tilec::Global::module(py::str(value));
+  if (kind == "builtin")
+    return tilec::Global::builtin(py::str(value));
+  throw py::value_error("global '" + name + "': unknown kind '" + kind + "'");
+}
+
+} // namespace
+
+PYBIND11_MODULE(_tilec, m) {
+  m.doc() = "tilec's C++ API (include/tilec/tilec.h), for the tilec package";
+  internNames();
+  // tilec::Error (compile errors, bad arguments, CUDA errors) raises
+  // tilec._tilec.Error, a RuntimeError, its text passed through the hook
+  // the package sets (set_error_hook: it puts back the indentation that
+  // textwrap.dedent took from nested kernels' error columns).
+  errorType = PyErr_NewException("tilec._tilec.Error", PyExc_RuntimeError, nullptr);
+  m.add_object("Error", py::handle(errorType));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const tilec::Error &e) {
+      if (errorHook) {
+        PyObject *fixed = PyObject_CallFunction(errorHook, "s", e.what());
+        if (fixed && PyUnicode_Check(fixed)) {
+          PyErr_SetObject(errorType, fixed);
+          Py_DECREF(fixed);
+          return;
+        }
+        Py_XDECREF(fixed);
+        PyErr_Clear();
+      }
+      PyErr_SetString(errorType, e.what());
+    }
+  });
+  m.def("set_error_hook",
+        [](py::object hook) {
+          Py_XDECREF(errorHook);
+          errorHook = hook.is_none() ? nullptr : hook.release().ptr();
+        },
+        "hook(message) -> message, applied to the text of every tilec error.");
+
+  m.def("set_language_types",
+        [](py::object constexprCls, py::object dtypeCls) {
+          Py_XDECREF(constexprType);
+          Py_XDECREF(dtypeType);
+          constexprType = constexprCls.release().ptr();
+          dtypeType = dtypeCls.release().ptr();
+        },
+        "Registers tilec.language's constexpr and dtype classes.");
+  m.def("cuda_available",
+        []() {
+          std::string why;
+          bool ok = tilec::cudaAvailable(&why);
+          return py::make_tuple(ok, why);
+        },
+        "(True, '') when a CUDA driver and a GPU are there, else (False, why).");
+  m.def("summarize_ptx", &tilec::summarizePTX, py::arg("ptx"));
+
+  py::class_<tilec::CompiledKernel>(m, "CompiledKernel")
+      .def_property_readonly("tile", &tilec::CompiledKernel::tile)
+      .def_property_readonly("tilegpu", &tilec::CompiledKernel::tilegpu)
+      .def_property_readonly("llir", &tilec::CompiledKernel::llir)
+      .def_property_readonly("ptx", &tilec::CompiledKernel::ptx)
+      .def_property_readonly("shared_bytes", &tilec::CompiledKernel::sharedBytes)
+      .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
+      .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
+      .def("cubin", [](const tilec::CompiledKernel &k) {
+        std::vector<char> bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = k.cubin();
+        }
+        return py::bytes(bytes.data(), bytes.size());
+      }, "Machine code for the current GPU (needs a CUDA driver).");
+
+  py::class_<tilec::Kernel>(m, "Kernel")
+      .def_property_readonly("name", &tilec::Kernel::name)
+      .def_property_readonly("parameters", [](const tilec::Kernel &k) {
+        py::list out;
+        for (const tilec::Parameter &p : k.parameters())
+          out.append(py::make_tuple(p.name, p.isConstexpr, p.hasDefault));
+        return out;
+      }, "[(name, is_constexpr, has_default)] in the order of the definition")
+      .def("compile",
+           [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
+              unsigned numWarps, const std::string &target) {
+             tilec::Constexprs values = constexprsFromDict(constexprs);
+             py::gil_scoped_release release;
+             return k.compile(signature, values, numWarps, target);
+           },
+           py::arg("signature"), py::arg("constexprs") = py::dict(),
+           py::arg("num_warps") = 4, py::arg("target") = "sm_90a");
+
+  py::class_<tilec::Library>(m, "Library")
+      .def_static("from_file", &tilec::Library::fromFile, py::arg("path"))
+      .def_static("from_string", &tilec::Library::fromString, py::arg("source"),
+                  py::arg("name") = "<string>")
+      .def_static(
+          "from_function",
+          [](const std::string &source, const std::string &path, unsigned firstLine,
+             py::dict globals) {
+            std::map<std::string, tilec::Global> g;
+            for (auto item : globals) {
+              std::string name = py::str(item.first);
+              g.emplace(name, globalFrom(name, item.second));
+            }
+            return tilec::Library::fromFunction(source, path, firstLine, g);
+          },
+          py::arg("source"), py::arg("path"), py::arg("first_line"),
+          py::arg("globals"),
+          "One Python function's source; globals maps each name it uses to "
+          "(kind, value): ('const', 3), ('kernel', Kernel), ('module', 'tl'), "
+          "('builtin', 'arange').")
+      .def("kernel", &tilec::Library::kernel, py::arg("name"));
+
+  py::class_<Launcher>(m, "Launcher")
+      .def(py::init<tilec::Kernel, py::dict>(), py::arg("kernel"),
+           py::arg("defaults") = py::dict())
+      .def("__getitem__",
+           [](py::object self, py::object grid) {
+             return BoundLaunch{self, self.cast<Launcher *>(), std::move(grid)};
+           })
+      .def("run",
+           [](Launcher &l, py::object grid, py::args args, py::kwargs kwargs) {
+             l.launch(grid.ptr(), args.ptr(), kwargs.ptr());
+           })
+      .def("specialize", &Launcher::specialize)
+      .def("last_specialization", &Launcher::lastSpecialization)
+      .def_property_readonly("launches", [](const Launcher &l) { return l.launches; })
+      .def_property_readonly("kernel", [](const Launcher &l) { return l.kernel; });
+
+  py::class_<BoundLaunch>(m, "BoundLaunch")
+      .def("__call__", [](BoundLaunch &b, py::args args, py::kwargs kwargs) {
+        b.impl->launch(b.grid.ptr(), args.ptr(), kwargs.ptr());
+      });
+}

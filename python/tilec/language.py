@@ -1,0 +1,157 @@
+"""The kernel language's names, for `import tilec.language as tl`.
+
+Kernels are compiled from their source by tilec's C++ front end, which gives
+`tl.*` its meaning; this module only makes the names exist in Python, so that
+a kernel file imports and its annotations (`BLOCK: tl.constexpr`) evaluate.
+
+- `constexpr`: the annotation of compile-time parameters, and `tl.constexpr(x)`
+  to mark a module-level constant.
+- dtypes: `tl.float16`, `tl.bfloat16`, `tl.int32`, ... with Triton's names
+  (`tl.float16.name == 'fp16'`); pass them as constexprs or use them as
+  module-level constants.
+- the builtins (`tl.program_id`, `tl.load`, ...): calling one outside a
+  kernel raises an error that says so.
+"""
+
+__all__ = [
+    "constexpr", "dtype", "pointer_type",
+    "int1", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64",
+]
+
+
+class constexpr:
+    """A compile-time value. As an annotation (`BLOCK: tl.constexpr`) it
+    marks a parameter that specialises the kernel; `tl.constexpr(128)` wraps
+    a module-level constant."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __index__(self):
+        return int(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        other = other.value if isinstance(other, constexpr) else other
+        return self.value == other
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+class dtype:
+    """A scalar type of the kernel language."""
+
+    __slots__ = ("name", "long_name", "primitive_bitwidth")
+
+    def __init__(self, name, long_name, bits):
+        self.name = name
+        self.long_name = long_name
+        self.primitive_bitwidth = bits
+
+    def is_floating(self):
+        return self.name.startswith(("fp", "bf"))
+
+    def is_int(self):
+        return not self.is_floating()
+
+    def is_int_signed(self):
+        return self.name.startswith("i") and self.name != "i1"
+
+    def __repr__(self):
+        return f"tl.{self.long_name}"
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self.name == other.name
+        if isinstance(other, str):
+            return other in (self.name, self.long_name)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class pointer_type:
+    """A pointer to `element_ty` (what a pointer parameter is in a kernel)."""
+
+    __slots__ = ("element_ty",)
+
+    def __init__(self, element_ty):
+        self.element_ty = element_ty
+
+    @property
+    def name(self):
+        return "*" + self.element_ty.name
+
+    def __repr__(self):
+        return f"pointer<{self.element_ty!r}>"
+
+
+int1 = dtype("i1", "int1", 1)
+int8 = dtype("i8", "int8", 8)
+int16 = dtype("i16", "int16", 16)
+int32 = dtype("i32", "int32", 32)
+int64 = dtype("i64", "int64", 64)
+uint8 = dtype("u8", "uint8", 8)
+uint16 = dtype("u16", "uint16", 16)
+uint32 = dtype("u32", "uint32", 32)
+uint64 = dtype("u64", "uint64", 64)
+float16 = dtype("fp16", "float16", 16)
+bfloat16 = dtype("bf16", "bfloat16", 16)
+float32 = dtype("fp32", "float32", 32)
+float64 = dtype("fp64", "float64", 64)
+
+_DTYPES = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, uint16,
+                               uint32, uint64, float16, bfloat16, float32, float64)}
+
+
+def _builtin(name):
+    def fn(*args, **kwargs):
+        raise RuntimeError(
+            f"tl.{name} can only be called inside a @tilec.jit kernel; "
+            f"kernels are compiled from their source, not run by Python")
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__module__ = __name__
+    fn.__doc__ = f"tl.{name}: a builtin of the kernel language (see docs/language.md)."
+    fn._tilec_builtin = name
+    return fn
+
+
+# Every builtin the front end knows (dsl/IRGenBuiltins.cpp), plus `range`
+# and `static_range` for loops.
+_BUILTINS = [
+    "program_id", "num_programs", "arange", "load", "store", "where",
+    "minimum", "maximum", "zeros", "full", "cdiv", "multiple_of",
+    "max_contiguous", "static_print", "static_assert", "range",
+    "static_range", "cast", "fma", "sum", "max", "min", "argmax", "argmin",
+    "reduce", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
+    "abs", "floor", "ceil", "erf", "tanh", "sigmoid",
+]
+for _name in _BUILTINS:
+    globals()[_name] = _builtin(_name)
+__all__ += _BUILTINS
+del _name
+
+
+def cdiv(a, b):
+    """ceil(a / b): a builtin inside kernels, and plain arithmetic on the host."""
+    a = a.value if isinstance(a, constexpr) else a
+    b = b.value if isinstance(b, constexpr) else b
+    return (a + b - 1) // b
+
+
+cdiv._tilec_builtin = "cdiv"

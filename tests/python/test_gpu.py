@@ -1,0 +1,166 @@
+"""Launching kernels from Python on a GPU, with torch tensors and
+__cuda_array_interface__ objects. Every test here is marked gpu and skips
+itself (with the reason) where no CUDA driver or CUDA torch is present."""
+import pytest
+
+import tilec
+import tilec.language as tl
+
+import helpers
+import vector_add  # kernels/vector_add.py
+
+pytestmark = pytest.mark.gpu
+
+BLOCK = 1024
+
+CASES = [(dt, n) for dt in ("float32", "float16", "bfloat16")
+         for n in (1, 1000, 2**20 + 3)] + [("float32", 2**28)]
+
+
+def _inputs(torch, n, dtype, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed + n)
+    x = torch.randn(n, device="cuda", generator=g).to(dtype)
+    y = torch.randn(n, device="cuda", generator=g).to(dtype)
+    return x, y
+
+
+def _check(torch, out, x, y):
+    ref = x.double() + y.double()
+    got = out.double()
+    assert not torch.isnan(got).any(), "unwritten (NaN-poisoned) elements"
+    # fp32: one rounding of the exact sum; fp16/bf16 likewise at their ulp.
+    tol = {torch.float32: 1.2e-7, torch.float16: 1e-3, torch.bfloat16: 8e-3}[out.dtype]
+    err = ((got - ref).abs() / (1 + ref.abs())).max().item()
+    assert err <= tol, f"max relative error {err} > {tol}"
+
+
+@pytest.mark.parametrize("dtype_name,n", CASES)
+def test_vector_add_torch(torch_cuda, dtype_name, n):
+    torch = torch_cuda
+    dtype = getattr(torch, dtype_name)
+    x, y = _inputs(torch, n, dtype)
+    out = torch.full((n,), float("nan"), device="cuda", dtype=dtype)
+    vector_add.add[(tilec.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    _check(torch, out, x, y)
+    del x, y, out
+    if n >= 2**28:
+        torch.cuda.empty_cache()
+
+
+def test_grid_callable_and_num_warps(torch_cuda):
+    torch = torch_cuda
+    n = 100_003
+    x, y = _inputs(torch, n, torch.float32)
+    out = torch.full_like(x, float("nan"))
+    seen = {}
+
+    def grid(meta):
+        seen.update(meta)
+        return (tilec.cdiv(meta["n"], meta["BLOCK"]),)
+
+    vector_add.add[grid](x, y, out, n, BLOCK=512, num_warps=8)
+    torch.cuda.synchronize()
+    _check(torch, out, x, y)
+    assert seen["BLOCK"] == 512 and seen["n"] == n and seen["num_warps"] == 8
+
+
+def test_cuda_array_interface(torch_cuda):
+    torch = torch_cuda
+    n = 4097
+    x, y = _inputs(torch, n, torch.float16)
+    out = torch.full_like(x, float("nan"))
+
+    class Wrapped:  # only the interface, as CuPy or Numba arrays give it
+        def __init__(self, t):
+            self.t = t
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    vector_add.add[(tilec.cdiv(n, BLOCK),)](Wrapped(x), Wrapped(y), Wrapped(out), n,
+                                           BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    _check(torch, out, x, y)
+
+
+def test_dlpack_capsule_and_object(torch_cuda):
+    torch = torch_cuda
+    n = 3000
+    x, y = _inputs(torch, n, torch.float32)
+    out = torch.full_like(x, float("nan"))
+
+    class DLPackOnly:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, stream=None):
+            return self.t.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    vector_add.add[(tilec.cdiv(n, BLOCK),)](DLPackOnly(x), torch.utils.dlpack.to_dlpack(y),
+                                           out, n, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    _check(torch, out, x, y)
+
+
+def test_cpu_tensor_is_refused(torch_cuda):
+    torch = torch_cuda
+    x = torch.zeros(16)
+    with pytest.raises(TypeError, match="host memory"):
+        vector_add.add[(1,)](x, x, x, 16, BLOCK=16)
+
+
+def test_helper_and_constants_on_gpu(torch_cuda):
+    torch = torch_cuda
+    n = 10_000
+    x = torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    helpers.scale_add[(tilec.cdiv(n, BLOCK),)](x, out, n, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    ref = x.double() * helpers.SCALE + helpers.OFFSET
+    assert ((out.double() - ref).abs() <= 1e-5 * (1 + ref.abs())).all()
+
+
+def test_asm_after_launch_has_cubin(torch_cuda):
+    torch = torch_cuda
+    x = torch.ones(64, device="cuda")
+    vector_add.add[(1,)](x, x, x, 64, BLOCK=64)
+    torch.cuda.synchronize()
+    asm = vector_add.add.asm
+    assert set(asm) >= {"tile", "tilegpu", "llir", "ptx", "cubin"}
+    assert isinstance(asm["cubin"], bytes) and len(asm["cubin"]) > 0
+    assert x[0].item() == 2.0
+
+
+def test_stream_argument(torch_cuda):
+    torch = torch_cuda
+    n = 1 << 16
+    x, y = _inputs(torch, n, torch.float32)
+    out = torch.full_like(x, float("nan"))
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    vector_add.add[(tilec.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK, stream=s.cuda_stream)
+    s.synchronize()
+    _check(torch, out, x, y)
+    # The current torch stream is used when no stream= is given.
+    out.fill_(float("nan"))
+    with torch.cuda.stream(s):
+        vector_add.add[(tilec.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK)
+    s.synchronize()
+    _check(torch, out, x, y)
+
+
+def test_many_specialisations_alternating(torch_cuda):
+    torch = torch_cuda
+    outs = []
+    for i in range(6):  # alternate between two sizes (:16 and not) and blocks
+        n = 4096 if i % 2 == 0 else 4093
+        blk = 256 if i % 3 == 0 else 1024
+        x, y = _inputs(torch, n, torch.float32, seed=i)
+        out = torch.full_like(x, float("nan"))
+        vector_add.add[(tilec.cdiv(n, blk),)](x, y, out, n, BLOCK=blk)
+        outs.append((out, x, y))
+    torch.cuda.synchronize()
+    for out, x, y in outs:
+        _check(torch, out, x, y)
