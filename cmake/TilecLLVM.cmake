@@ -11,22 +11,27 @@ set(TILEC_LLVM_COMPONENTS
 
 if(TILEC_STATIC_LLVM)
   # Debian's imported static MLIR targets name the LLVM dylib (and
-  # sometimes libMLIR.so) among their interface dependencies: take those
-  # out everywhere, so that nothing shared leaks into the bundle, and
-  # link the static LLVM components instead.
+  # sometimes libMLIR.so) among their interface dependencies: put the
+  # static LLVM components in the dylib's place, so that nothing shared
+  # leaks into the bundle and each MLIR library brings the LLVM it needs
+  # after itself on the link line.
+  llvm_map_components_to_libnames(TILEC_LLVM_STATIC_LIBS ${TILEC_LLVM_COMPONENTS})
   foreach(lib ${MLIR_EXPORTED_TARGETS})
     if(TARGET ${lib})
       get_target_property(type ${lib} TYPE)
       if(type STREQUAL "STATIC_LIBRARY")
         get_target_property(deps ${lib} INTERFACE_LINK_LIBRARIES)
         if(deps)
+          list(FIND deps LLVM uses_llvm)
           list(REMOVE_ITEM deps LLVM MLIR)
+          if(NOT uses_llvm EQUAL -1)
+            list(APPEND deps ${TILEC_LLVM_STATIC_LIBS})
+          endif()
           set_target_properties(${lib} PROPERTIES INTERFACE_LINK_LIBRARIES "${deps}")
         endif()
       endif()
     endif()
   endforeach()
-  llvm_map_components_to_libnames(TILEC_LLVM_STATIC_LIBS ${TILEC_LLVM_COMPONENTS})
 endif()
 
 function(tilec_link_mlir target scope)
