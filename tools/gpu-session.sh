@@ -2,13 +2,15 @@
 # Everything tilec checks on a GPU host, in one go: the bundle's CLI, the
 # C++ GPU tests, the example, the Python package (built there against the
 # host's pybind11), the Python GPU tests and the benchmark. Prints a short
-# table last; full logs go to $OUT (or ./gpu-logs).
+# table last; full logs go to $OUT/logs.tar.gz (or ./gpu-logs), benchmark
+# results to $OUT/*.json.
 #
 #   tools/gpu-session.sh [BUNDLE] [COMMIT]
 set -uo pipefail
 bundle=$(cd "${1:-dist/tilec}" && pwd)
 commit=${2:-unknown}
 out=${OUT:-$PWD/gpu-logs}
+logs=$(mktemp -d)
 mkdir -p "$out"
 export TILEC_KERNELS_DIR=$PWD/kernels
 export PYTHONUNBUFFERED=1
@@ -17,11 +19,11 @@ declare -a rows
 step() { # name, command...
   local name=$1; shift
   local start=$SECONDS
-  if "$@" > "$out/$name.log" 2>&1; then
+  if "$@" > "$logs/$name.log" 2>&1; then
     rows+=("$(printf '%-24s ok    %4ds' "$name" $((SECONDS - start)))")
   else
     rows+=("$(printf '%-24s FAIL  %4ds  (see %s.log)' "$name" $((SECONDS - start)) "$name")")
-    tail -n 25 "$out/$name.log"
+    tail -n 25 "$logs/$name.log"
   fi
 }
 
@@ -41,14 +43,21 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-cpu python3 -m pytest -q tests/python -m "not gpu"
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
   fi
+  if [ -f bench/softmax.py ]; then
+    step bench-softmax python3 bench/softmax.py --commit "$commit" --out "$out"
+  fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
       --out "$out"
   fi
 fi
 
+# Few files come back from a lent machine: the logs travel as one archive.
+tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
+for b in bench-softmax bench-vector-add; do
+  [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
+done
 echo "== summary"
 printf '%s\n' "${rows[@]}"
-[ -f "$out/bench-vector-add.log" ] && tail -n 30 "$out/bench-vector-add.log"
 exit 0
