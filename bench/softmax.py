@@ -58,7 +58,8 @@ def tilec_candidates(n):
         return [("online", 1, 4096, 16)]
     out = []
     for rows in (1, 2, 4, 8, 16, 32):
-        if rows * block > 16384 or (rows > 1 and block >= 4096):
+        # Several rows per program only for short rows (ROWS=1 always).
+        if rows > 1 and (rows * block > 16384 or block >= 4096):
             continue
         for warps in (4, 8, 16):
             if rows * block >= warps * 32 or warps == 4:
