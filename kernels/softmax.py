@@ -15,6 +15,7 @@ Shipped configs (rows x columns of the input):
     N <= 512:  ROWS=4,  BLOCK=512,  num_warps=4
     N <= 2048: ROWS=1,  BLOCK=2048, num_warps=8
     N <= 8192: ROWS=1,  BLOCK=8192, num_warps=16
+    N <= 32768: ROWS=1, BLOCK=32768, num_warps=16
     longer:    softmax_online, BLOCK=4096, num_warps=16
 """
 import tilec
