@@ -27,6 +27,28 @@ E parseHint(const std::string &text, SourceLoc l, const char *what,
 }
 } // namespace
 
+namespace {
+tile::EvictionPolicy evictionPolicy(const BuiltinArguments &args) {
+  return parseHint<tile::EvictionPolicy>(
+      args.text("eviction_policy"), args.loc("eviction_policy"),
+      "eviction policy",
+      {{"", tile::EvictionPolicy::normal},
+       {"evict_first", tile::EvictionPolicy::evict_first},
+       {"evict_last", tile::EvictionPolicy::evict_last}});
+}
+} // namespace
+
+Value Generator::maskArgument(const BuiltinArguments &args, Value &ptr) {
+  if (!args.has("mask"))
+    return Value();
+  const Value &m = args["mask"];
+  if (m.kind == Value::Kind::Bool && m.boolValue)
+    return Value(); // mask=True masks nothing
+  Value mask = toBool(toIR(m, args.loc("mask")), args.loc("mask"));
+  broadcastPair(ptr, mask, args.loc("mask"));
+  return mask;
+}
+
 Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   SourceLoc at = call.loc;
   mlir::Location where = loc(at);
@@ -110,12 +132,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
         {{"", tile::CacheModifier::none}, {".ca", tile::CacheModifier::ca},
          {".cg", tile::CacheModifier::cg}, {".cs", tile::CacheModifier::cs},
          {".cv", tile::CacheModifier::cv}});
-    auto evict = parseHint<tile::EvictionPolicy>(
-        args.text("eviction_policy"), args.loc("eviction_policy"),
-        "eviction policy",
-        {{"", tile::EvictionPolicy::normal},
-         {"evict_first", tile::EvictionPolicy::evict_first},
-         {"evict_last", tile::EvictionPolicy::evict_last}});
+    auto evict = evictionPolicy(args);
     bool isVolatile = false;
     if (args.has("volatile")) {
       const Value &v = args["volatile"];
@@ -127,15 +144,8 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
             int(evict != tile::EvictionPolicy::normal) + int(isVolatile) > 1)
       fail(at, "cache_modifier, eviction_policy and volatile cannot be "
                "combined (PTX has no instruction for both)");
-    Value mask;
-    bool hasMask = args.has("mask");
-    if (hasMask && args["mask"].isConstexpr() &&
-        args["mask"].kind == Value::Kind::Bool && args["mask"].boolValue)
-      hasMask = false; // mask=True masks nothing
-    if (hasMask) {
-      mask = toBool(toIR(args["mask"], args.loc("mask")), args.loc("mask"));
-      broadcastPair(ptr, mask, args.loc("mask"));
-    }
+    Value mask = maskArgument(args, ptr);
+    bool hasMask = mask.isIR();
     DType pointee = ptr.type.element.pointee();
     Value other;
     if (hasMask && args.has("other")) {
@@ -171,12 +181,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
         {{"", tile::CacheModifier::none}, {".wb", tile::CacheModifier::wb},
          {".cg", tile::CacheModifier::cg}, {".cs", tile::CacheModifier::cs},
          {".wt", tile::CacheModifier::wt}});
-    auto evict = parseHint<tile::EvictionPolicy>(
-        args.text("eviction_policy"), args.loc("eviction_policy"),
-        "eviction policy",
-        {{"", tile::EvictionPolicy::normal},
-         {"evict_first", tile::EvictionPolicy::evict_first},
-         {"evict_last", tile::EvictionPolicy::evict_last}});
+    auto evict = evictionPolicy(args);
     if (cache != tile::CacheModifier::none &&
         evict != tile::EvictionPolicy::normal)
       fail(at, "cache_modifier and eviction_policy cannot be combined");
@@ -188,16 +193,10 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
     Value value = cast(toIR(raw, args.loc("value"), pointee), pointee,
                        args.loc("value"));
     broadcastPair(ptr, value, args.loc("value"));
-    Value mask;
-    bool hasMask = args.has("mask");
-    if (hasMask && args["mask"].isConstexpr() &&
-        args["mask"].kind == Value::Kind::Bool && args["mask"].boolValue)
-      hasMask = false;
-    if (hasMask) {
-      mask = toBool(toIR(args["mask"], args.loc("mask")), args.loc("mask"));
-      broadcastPair(ptr, mask, args.loc("mask"));
+    Value mask = maskArgument(args, ptr);
+    bool hasMask = mask.isIR();
+    if (hasMask)
       value = broadcastTo(value, ptr.type.shape, args.loc("value"));
-    }
     b_.create<tile::StoreOp>(where, ptr.ir, value.ir,
                              hasMask ? mask.ir : mlir::Value(), cache, evict);
     return Value::none();

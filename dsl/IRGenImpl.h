@@ -96,6 +96,9 @@ public:
   std::vector<Value> callJitValues(const JitFunction &fn,
                                    const std::vector<Value> &args, SourceLoc at);
   Value callMethod(const Value &method, const CallExpr &call);
+  /// The `mask=` of tl.load / tl.store as an i1 of `ptr`'s shape (both
+  /// broadcast to their common shape); not IR when there is none.
+  Value maskArgument(const class BuiltinArguments &args, Value &ptr);
 
   void staticPrint(const std::string &text) const;
 
