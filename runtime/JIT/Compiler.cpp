@@ -45,6 +45,28 @@ ParsedSource parseSource(const std::string &path, const std::string &text,
   return parsed;
 }
 
+const mlir::DialectRegistry &tilecDialectRegistry() {
+  static const mlir::DialectRegistry registry = [] {
+    mlir::DialectRegistry r;
+    registerTilecDialects(r);
+    return r;
+  }();
+  return registry;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+generateTileIR(mlir::MLIRContext &ctx, const dsl::JitFunction &kernel,
+               const dsl::KernelSpecialization &spec,
+               const std::function<void(const std::string &)> &staticPrint,
+               std::vector<std::string> &errors) {
+  try {
+    return dsl::generateKernel(ctx, kernel, spec, staticPrint);
+  } catch (const dsl::CompileError &e) {
+    errors.push_back(e.diagnostic().render());
+    return nullptr;
+  }
+}
+
 CompileResult compile(const dsl::JitFunction &kernel,
                       const std::string &signatureText,
                       const std::map<std::string, dsl::Value> &constexprs,
@@ -76,16 +98,12 @@ CompileResult compile(const dsl::JitFunction &kernel,
   compiled->signature = spec.signature;
   spec.constexprs = constexprs;
 
-  mlir::DialectRegistry registry;
-  registerTilecDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  try {
-    module = dsl::generateKernel(ctx, kernel, spec, options.staticPrint);
-  } catch (const dsl::CompileError &e) {
-    result.errors.push_back(e.diagnostic().render());
+  mlir::MLIRContext ctx(tilecDialectRegistry(),
+                        mlir::MLIRContext::Threading::DISABLED);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      generateTileIR(ctx, kernel, spec, options.staticPrint, result.errors);
+  if (!module)
     return result;
-  }
   compiled->times.frontEnd = millisecondsSince(start);
   // TILEC_DUMP_IR=1: the IR exactly as the front end made it, before any
   // pass runs (and before the verifier can reject it).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compiler/Pipeline.h"
+#include "dsl/IRGen.h"
 #include "dsl/Signature.h"
 #include "dsl/Values.h"
 
@@ -57,6 +58,17 @@ struct ParsedSource {
 
 ParsedSource parseSource(const std::string &path, const std::string &text,
                          unsigned firstLine = 1);
+
+/// The dialects and translations every tilec compilation registers.
+const mlir::DialectRegistry &tilecDialectRegistry();
+
+/// Tile IR of `kernel` for `spec`, built in `ctx` (which must outlive the
+/// module); null after appending the rendered front-end error to `errors`.
+mlir::OwningOpRef<mlir::ModuleOp>
+generateTileIR(mlir::MLIRContext &ctx, const dsl::JitFunction &kernel,
+               const dsl::KernelSpecialization &spec,
+               const std::function<void(const std::string &)> &staticPrint,
+               std::vector<std::string> &errors);
 
 CompileResult compile(const dsl::JitFunction &kernel,
                       const std::string &signature,

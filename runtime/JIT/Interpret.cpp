@@ -2,6 +2,7 @@
 
 #include "compiler/Pipeline.h"
 #include "compiler/RenderLocation.h"
+#include "runtime/JIT/Compiler.h"
 #include "dsl/AST.h"
 #include "dsl/Diagnostics.h"
 #include "dsl/IRGen.h"
@@ -76,16 +77,12 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
       return result;
     }
 
-  mlir::DialectRegistry registry;
-  registerTilecDialects(registry);
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  try {
-    module = dsl::generateKernel(ctx, kernel, spec, options.staticPrint);
-  } catch (const dsl::CompileError &e) {
-    result.errors.push_back(e.diagnostic().render());
+  mlir::MLIRContext ctx(tilecDialectRegistry(),
+                        mlir::MLIRContext::Threading::DISABLED);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      generateTileIR(ctx, kernel, spec, options.staticPrint, result.errors);
+  if (!module)
     return result;
-  }
   {
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
       if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
