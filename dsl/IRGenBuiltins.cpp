@@ -54,6 +54,8 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
   mlir::Location where = loc(at);
   if (auto v = callMath(name, call))
     return *v;
+  if (auto v = callScan(name, call))
+    return *v;
   if (auto v = callReduction(name, call))
     return *v;
 

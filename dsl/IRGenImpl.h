@@ -91,6 +91,17 @@ public:
   std::vector<Value> reduce(const std::vector<Value> &srcs, int64_t axis,
                             bool keepDims, const CombinerBuilder &body,
                             SourceLoc at);
+  /// tl.cumsum, tl.cumprod, tl.associative_scan (IRGenReduce.cpp).
+  std::optional<Value> callScan(const std::string &name, const CallExpr &call);
+  /// Inclusive scan of `srcs` along `axis`; results have the inputs' types.
+  std::vector<Value> scan(const std::vector<Value> &srcs, int64_t axis,
+                          const CombinerBuilder &body, SourceLoc at);
+  /// The block of a reduce/scan combiner in `region`, with 2N scalar
+  /// arguments; returns the N combined values (the caller adds its
+  /// terminator, with the builder left at the block's end).
+  std::vector<mlir::Value> buildCombiner(mlir::Region &region,
+                                         const std::vector<Value> &srcs,
+                                         const CombinerBuilder &body, SourceLoc at);
   /// Call a @jit function on IR values from inside a region being built
   /// (a tl.reduce combiner); tile-inline splices it in later.
   std::vector<Value> callJitValues(const JitFunction &fn,

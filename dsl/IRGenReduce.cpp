@@ -8,6 +8,34 @@ namespace tilec::dsl {
 
 namespace arith = mlir::arith;
 
+std::vector<mlir::Value>
+Generator::buildCombiner(mlir::Region &region, const std::vector<Value> &srcs,
+                         const CombinerBuilder &body, SourceLoc at) {
+  mlir::Location where = loc(at);
+  mlir::Block *block = b_.createBlock(&region);
+  std::vector<Value> lhs, rhs;
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Value &src : srcs) {
+      mlir::Value arg = block->addArgument(src.type.element.toMLIR(&ctx_), where);
+      (pass == 0 ? lhs : rhs).push_back(
+          Value::ofIR(arg, ValueType{src.type.element, {}}));
+    }
+  b_.setInsertionPointToEnd(block);
+  std::vector<Value> combined = body(lhs, rhs);
+  if (combined.size() != srcs.size())
+    fail(at, "the combiner returns " + std::to_string(combined.size()) +
+                 " values for " + std::to_string(srcs.size()) + " inputs");
+  std::vector<mlir::Value> values;
+  for (size_t i = 0; i < combined.size(); ++i) {
+    Value v = cast(toIR(combined[i], at, srcs[i].type.element),
+                   srcs[i].type.element, at);
+    if (v.type.isTensor())
+      fail(at, "a combiner must return scalars");
+    values.push_back(v.ir);
+  }
+  return values;
+}
+
 std::vector<Value> Generator::reduce(const std::vector<Value> &srcs,
                                      int64_t axis, bool keepDims,
                                      const CombinerBuilder &body, SourceLoc at) {
@@ -28,43 +56,20 @@ std::vector<Value> Generator::reduce(const std::vector<Value> &srcs,
   std::vector<int64_t> resultShape = shape;
   resultShape.erase(resultShape.begin() + axis);
   std::vector<mlir::Value> operands;
-  std::vector<mlir::Type> resultTypes, elementTypes;
+  std::vector<mlir::Type> resultTypes;
   std::vector<ValueType> resultValueTypes;
   for (const Value &s : srcs) {
     operands.push_back(s.ir);
     ValueType rt{s.type.element, resultShape};
     resultValueTypes.push_back(rt);
     resultTypes.push_back(rt.toMLIR(&ctx_));
-    elementTypes.push_back(s.type.element.toMLIR(&ctx_));
   }
   mlir::Location where = loc(at);
   auto op = b_.create<tile::ReduceOp>(where, resultTypes, operands,
                                       b_.getI32IntegerAttr(int32_t(axis)));
-  {
-    mlir::OpBuilder::InsertionGuard guard(b_);
-    mlir::Block *block = b_.createBlock(&op.getCombiner());
-    std::vector<Value> lhs, rhs;
-    for (int pass = 0; pass < 2; ++pass)
-      for (size_t i = 0; i < srcs.size(); ++i) {
-        mlir::Value arg = block->addArgument(elementTypes[i], where);
-        (pass == 0 ? lhs : rhs).push_back(
-            Value::ofIR(arg, ValueType{srcs[i].type.element, {}}));
-      }
-    b_.setInsertionPointToEnd(block);
-    std::vector<Value> combined = body(lhs, rhs);
-    if (combined.size() != srcs.size())
-      fail(at, "the combiner returns " + std::to_string(combined.size()) +
-                   " values for " + std::to_string(srcs.size()) + " inputs");
-    std::vector<mlir::Value> values;
-    for (size_t i = 0; i < combined.size(); ++i) {
-      Value v = cast(toIR(combined[i], at, srcs[i].type.element),
-                     srcs[i].type.element, at);
-      if (v.type.isTensor())
-        fail(at, "a combiner must return scalars");
-      values.push_back(v.ir);
-    }
-    b_.create<tile::ReduceReturnOp>(where, values);
-  }
+  std::vector<mlir::Value> combined = buildCombiner(op.getCombiner(), srcs, body, at);
+  b_.create<tile::ReduceReturnOp>(where, combined);
+  b_.setInsertionPointAfter(op);
   std::vector<Value> results;
   for (size_t i = 0; i < srcs.size(); ++i) {
     Value r = Value::ofIR(op.getResult(i), resultValueTypes[i]);
@@ -83,6 +88,108 @@ std::vector<Value> Generator::reduce(const std::vector<Value> &srcs,
     results.push_back(r);
   }
   return results;
+}
+
+std::vector<Value> Generator::scan(const std::vector<Value> &srcs, int64_t axis,
+                                   const CombinerBuilder &body, SourceLoc at) {
+  requireIR(at, "a scan");
+  const std::vector<int64_t> &shape = srcs.front().type.shape;
+  int64_t rank = shape.size();
+  if (rank == 0)
+    fail(at, "cannot scan a scalar");
+  if (axis < -rank || axis >= rank)
+    fail(at, "axis " + std::to_string(axis) + " is out of range for a rank-" +
+                 std::to_string(rank) + " tensor");
+  if (axis < 0)
+    axis += rank;
+  std::vector<mlir::Value> operands;
+  std::vector<mlir::Type> types;
+  for (const Value &s : srcs) {
+    if (s.type.shape != shape)
+      fail(at, "the tensors of a scan must share one shape");
+    operands.push_back(s.ir);
+    types.push_back(s.type.toMLIR(&ctx_));
+  }
+  mlir::Location where = loc(at);
+  auto op = b_.create<tile::ScanOp>(where, types, operands,
+                                    b_.getI32IntegerAttr(int32_t(axis)));
+  std::vector<mlir::Value> combined = buildCombiner(op.getCombiner(), srcs, body, at);
+  b_.create<tile::ScanReturnOp>(where, combined);
+  b_.setInsertionPointAfter(op);
+  std::vector<Value> results;
+  for (size_t i = 0; i < srcs.size(); ++i)
+    results.push_back(Value::ofIR(op.getResult(i), srcs[i].type));
+  return results;
+}
+
+std::optional<Value> Generator::callScan(const std::string &name,
+                                         const CallExpr &call) {
+  bool sum = name == "tl.cumsum", product = name == "tl.cumprod";
+  bool user = name == "tl.associative_scan";
+  if (!sum && !product && !user)
+    return std::nullopt;
+  SourceLoc at = call.loc;
+  std::vector<std::string> params = {"input", "axis"};
+  if (user)
+    params.push_back("combine_fn");
+  params.push_back("reverse");
+  if (!user)
+    params.push_back("dtype");
+  BuiltinArguments args(*this, call, name, params, user ? 3 : 1);
+  if (args.has("reverse")) {
+    const Value &r = args["reverse"];
+    if (r.kind != Value::Kind::Bool)
+      fail(args.loc("reverse"), "reverse must be True or False");
+    if (r.boolValue)
+      fail(args.loc("reverse"), name + "(reverse=True) is not supported yet");
+  }
+  std::vector<Value> inputs;
+  const Value &input = args["input"];
+  if (input.kind == Value::Kind::Tuple && user)
+    inputs = input.elements;
+  else
+    inputs.push_back(input);
+  for (const Value &v : inputs) {
+    if (!v.isIR() || !v.type.isTensor())
+      fail(args.loc("input"), name + " needs a tensor, got " + v.describe());
+    if (v.type.element.isPointer)
+      fail(args.loc("input"), name + " of pointers is not supported");
+  }
+  int64_t axis = args.has("axis") ? constInt(args["axis"], args.loc("axis"), "axis") : 0;
+
+  CombinerBuilder body;
+  if (user) {
+    const Value &fn = args["combine_fn"];
+    if (fn.kind != Value::Kind::Function)
+      fail(args.loc("combine_fn"),
+           "combine_fn must be a @jit function, got " + fn.describe());
+    auto function = fn.function;
+    body = [this, function, at](const std::vector<Value> &l,
+                                const std::vector<Value> &r) {
+      std::vector<Value> all = l;
+      all.insert(all.end(), r.begin(), r.end());
+      return callJitValues(*function, all, at);
+    };
+  } else {
+    // As tl.sum: narrow integers accumulate in 32 bits, fp16/bf16 in fp32.
+    DType t = inputs[0].type.element;
+    DType acc = t;
+    if (args.has("dtype"))
+      acc = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
+    else if (t.isInt() && t.bits() < 32)
+      acc = DType{t.isSigned() || t.isBool() ? ScalarKind::Int32 : ScalarKind::UInt32, false};
+    else if (t.isFloat() && t.bits() < 32)
+      acc = DType{ScalarKind::Float32, false};
+    inputs[0] = cast(inputs[0], acc, at);
+    BinaryOp op = sum ? BinaryOp::Add : BinaryOp::Mul;
+    body = [this, op, at](const std::vector<Value> &l, const std::vector<Value> &r) {
+      return std::vector<Value>{binary(op, l[0], r[0], at)};
+    };
+  }
+  std::vector<Value> out = scan(inputs, axis, body, at);
+  if (out.size() == 1)
+    return out[0];
+  return Value::ofTuple(out);
 }
 
 std::vector<Value> Generator::callJitValues(const JitFunction &fn,

@@ -457,6 +457,22 @@ void DeviceBuffer::copyToHost(void *dst, size_t bytes) const {
   check(driver().cuMemcpyDtoH(dst, address_, bytes), "cuMemcpyDtoH");
 }
 
+void copyDeviceToHost(void *dst, const void *deviceAddress, size_t bytes) {
+  if (bytes == 0)
+    return;
+  Device::current().makeCurrent();
+  check(driver().cuMemcpyDtoH(dst, reinterpret_cast<uintptr_t>(deviceAddress), bytes),
+        "cuMemcpyDtoH");
+}
+
+void copyHostToDevice(void *deviceAddress, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return;
+  Device::current().makeCurrent();
+  check(driver().cuMemcpyHtoD(reinterpret_cast<uintptr_t>(deviceAddress), src, bytes),
+        "cuMemcpyHtoD");
+}
+
 void DeviceBuffer::fill(uint8_t byte) {
   if (size_ == 0)
     return;

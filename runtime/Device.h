@@ -166,6 +166,11 @@ struct LaunchDims {
 /// beyond checking the dimensions it only calls cuLaunchKernel.
 void launch(const Module &m, const LaunchDims &dims, void **kernelParams);
 
+/// Synchronous copies between host memory and a raw device address on
+/// Device::current() (memory tilec does not own: a Python tensor's).
+void copyDeviceToHost(void *dst, const void *deviceAddress, size_t bytes);
+void copyHostToDevice(void *deviceAddress, const void *src, size_t bytes);
+
 /// Device memory, owned: freed by the destructor. Move-only.
 class DeviceBuffer {
 public:

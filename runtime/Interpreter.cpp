@@ -410,7 +410,8 @@ private:
   void load(tile::LoadOp op);
   void store(tile::StoreOp op);
   void reduce(tile::ReduceOp op);
-  void combine(tile::ReduceOp op, bool vectorised, std::vector<Tensor> &a,
+  void scan(tile::ScanOp op);
+  void combine(Operation *op, Block &body, bool vectorised, std::vector<Tensor> &a,
                std::vector<Tensor> &b, std::vector<Tensor> &out);
   void forOp(scf::ForOp op);
   void ifOp(scf::IfOp op);
@@ -995,11 +996,24 @@ Tensor gatherAxis(const Tensor &t, size_t outer, size_t h, size_t inner,
   return r;
 }
 
+/// True when every op of a combiner is arith or math without regions: it
+/// can run once on all lanes instead of lane by lane.
+bool isElementwiseCombiner(Block &body) {
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    StringRef dialect = op.getName().getDialectNamespace();
+    if ((dialect != "arith" && dialect != "math") || op.getNumRegions())
+      return false;
+  }
+  return true;
+}
+
 /// The combiner on lanes: out[j][k] = combine(a[..][k], b[..][k]). In the
 /// vectorised form `a` and `b` are consumed.
-void Machine::combine(tile::ReduceOp op, bool vectorised, std::vector<Tensor> &a,
-                      std::vector<Tensor> &b, std::vector<Tensor> &out) {
-  Block &body = op.getCombiner().front();
+void Machine::combine(Operation *op, Block &body, bool vectorised,
+                      std::vector<Tensor> &a, std::vector<Tensor> &b,
+                      std::vector<Tensor> &out) {
   size_t nvals = a.size(), n = a[0].size();
   llvm::SmallVector<TensorRef, 4> yielded;
   auto check = [&](size_t lanesWanted) {
@@ -1067,14 +1081,7 @@ void Machine::reduce(tile::ReduceOp op) {
     if (int64_t(d) != axis)
       resultShape.push_back(shape[d]);
 
-  bool vectorised = true;
-  for (Operation &combinerOp : op.getCombiner().front()) {
-    if (combinerOp.hasTrait<OpTrait::IsTerminator>())
-      continue;
-    StringRef dialect = combinerOp.getName().getDialectNamespace();
-    if ((dialect != "arith" && dialect != "math") || combinerOp.getNumRegions())
-      vectorised = false;
-  }
+  bool vectorised = isElementwiseCombiner(op.getCombiner().front());
 
   // Pairwise, in a fixed order: at each step element j combines with
   // element j + h/2 (the lower index first); an odd last element waits.
@@ -1086,7 +1093,7 @@ void Machine::reduce(tile::ReduceOp op) {
       a[j] = gatherAxis(work[j], outer, h, inner, 0, half);
       b[j] = gatherAxis(work[j], outer, h, inner, half, half);
     }
-    combine(op, vectorised, a, b, combined);
+    combine(op, op.getCombiner().front(), vectorised, a, b, combined);
     size_t next = half + (odd ? 1 : 0);
     for (size_t j = 0; j < nvals; ++j) {
       Tensor r = makeTensor(work[j].elem, {}, outer * next * inner);
@@ -1107,6 +1114,50 @@ void Machine::reduce(tile::ReduceOp op) {
     work[j].shape = resultShape;
     set(op->getResult(j), std::move(work[j]));
   }
+}
+
+/// Inclusive, in order along the axis: result j = combine(result j-1,
+/// element j), all lines (the other dimensions) at once.
+void Machine::scan(tile::ScanOp op) {
+  size_t nvals = op.getSrcs().size();
+  std::vector<Tensor> srcs;
+  for (Value v : op.getSrcs())
+    srcs.push_back(in(op, v));
+  const Shape shape = srcs[0].shape;
+  int64_t axis = op.getAxis();
+  if (axis < 0 || size_t(axis) >= shape.size())
+    fail(op, "internal error: scan axis out of range");
+  size_t outer = 1, inner = 1, h = size_t(shape[axis]);
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= size_t(shape[d]);
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
+    inner *= size_t(shape[d]);
+  Block &body = op.getCombiner().front();
+  bool vectorised = isElementwiseCombiner(body);
+
+  std::vector<Tensor> results, acc(nvals), next(nvals), combined;
+  for (size_t j = 0; j < nvals; ++j) {
+    results.push_back(makeTensor(srcs[j].elem, shape, srcs[j].size()));
+    acc[j] = gatherAxis(srcs[j], outer, h, inner, 0, 1);
+  }
+  auto scatter = [&](size_t step) {
+    for (size_t j = 0; j < nvals; ++j)
+      for (size_t o = 0; o < outer; ++o)
+        for (size_t i = 0; i < inner; ++i)
+          copyElem(results[j], (o * h + step) * inner + i, acc[j], o * inner + i);
+  };
+  scatter(0);
+  for (size_t step = 1; step < h; ++step) {
+    for (size_t j = 0; j < nvals; ++j)
+      next[j] = gatherAxis(srcs[j], outer, h, inner, step, 1);
+    combine(op, body, vectorised, acc, next, combined);
+    acc = std::move(combined);
+    combined.clear();
+    acc.resize(nvals);
+    scatter(step);
+  }
+  for (size_t j = 0; j < nvals; ++j)
+    set(op->getResult(j), std::move(results[j]));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1192,7 +1243,8 @@ void Machine::runBlock(Block &block, llvm::SmallVectorImpl<TensorRef> &yielded) 
   yielded.clear();
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      if (!isa<scf::YieldOp, func::ReturnOp, tile::ReduceReturnOp>(op))
+      if (!isa<scf::YieldOp, func::ReturnOp, tile::ReduceReturnOp,
+               tile::ScanReturnOp>(op))
         unsupported(&op);
       for (Value v : op.getOperands())
         yielded.push_back(ref(&op, v));
@@ -1231,6 +1283,7 @@ void Machine::exec(Operation &operation) {
       .Case<tile::LoadOp>([&](auto o) { load(o); })
       .Case<tile::StoreOp>([&](auto o) { store(o); })
       .Case<tile::ReduceOp>([&](auto o) { reduce(o); })
+      .Case<tile::ScanOp>([&](auto o) { scan(o); })
       .Case<tile::AssumeMultipleOp, tile::AssumeContiguousOp>(
           [&](auto o) { set(o.getResult(), ref(o, o.getSrc())); })
       // arith: integers

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -85,13 +86,27 @@ private:
 struct Arg {
   enum class Kind : uint8_t { Pointer, I32, I64, F32, F64 } kind;
   ScalarType element = ScalarType::FP32; ///< pointers: what they point to
+  bool inHostMemory = false; ///< pointers: host memory (interpreter only)
   uint64_t bits = 0; ///< the value (pointer address or scalar bits)
+  /// Pointers: bytes the kernel may touch from the address, 0 when unknown.
+  /// The interpreter needs it (every access is checked against it); the
+  /// GPU ignores it.
+  size_t bytes = 0;
 
-  static Arg pointer(const void *devicePtr, ScalarType element);
+  /// A device pointer (raw CUDA memory); `bytes` as above.
+  static Arg pointer(const void *devicePtr, ScalarType element, size_t bytes = 0);
   /// Throws Error for an unknown element name.
-  static Arg pointer(const void *devicePtr, const std::string &element);
-  Arg(const Buffer &b, const std::string &element) : Arg(pointer(b.data(), element)) {}
-  Arg(const Buffer &b, ScalarType element) : Arg(pointer(b.data(), element)) {}
+  static Arg pointer(const void *devicePtr, const std::string &element,
+                     size_t bytes = 0);
+  /// Host memory of `bytes` bytes, for the interpreter backend.
+  static Arg host(void *data, size_t bytes, ScalarType element);
+  template <typename T>
+  static Arg host(std::vector<T> &v, ScalarType element) {
+    return host(v.data(), v.size() * sizeof(T), element);
+  }
+  Arg(const Buffer &b, const std::string &element)
+      : Arg(pointer(b.data(), element, b.size())) {}
+  Arg(const Buffer &b, ScalarType element) : Arg(pointer(b.data(), element, b.size())) {}
   Arg(int32_t v);
   Arg(int64_t v);
   Arg(float v);
@@ -101,9 +116,24 @@ struct Arg {
   std::string signature() const;
 };
 
+/// Where a launch runs.
+enum class Backend : uint8_t {
+  GPU,
+  /// tilec's CPU interpreter of the tile IR (runtime/Interpreter.h): one
+  /// program after another on the host, every load and store checked
+  /// against its argument's `bytes`. Host pointers (Arg::host) are used
+  /// in place; device pointers with a known size are copied to the host
+  /// and back (which needs the driver). No driver is needed otherwise.
+  Interpreter,
+};
+/// Backend::Interpreter when the environment has TILEC_INTERPRET=1 (read
+/// once), else Backend::GPU.
+Backend defaultBackend();
+
 struct LaunchOptions {
   unsigned numWarps = 4;
   void *stream = nullptr; ///< a CUstream; null for the default stream
+  Backend backend = defaultBackend();
 };
 
 /// A kernel compiled for one signature and set of constexprs.
@@ -115,8 +145,13 @@ public:
   const std::string &ptx() const;
   unsigned sharedBytes() const;
   unsigned numWarps() const;
-  /// Milliseconds from source to PTX.
+  /// Milliseconds from source to PTX (0 when it came from the disk cache).
   double compileMilliseconds() const;
+  /// True when this specialisation was read from the disk cache instead of
+  /// compiled (docs/cache.md).
+  bool fromDiskCache() const;
+  /// Its disk-cache key (32 hex digits).
+  const std::string &cacheKey() const;
   /// Machine code for the current GPU: the PTX assembled and linked by the
   /// CUDA driver. Needs a driver and a GPU (throws Error "no CUDA driver
   /// found: ..." otherwise); the result is not cached.
@@ -143,7 +178,10 @@ public:
                          unsigned numWarps = 4,
                          const std::string &target = "sm_90a") const;
   /// Specialise on the arguments, compile on first use (then cached in
-  /// memory), and launch on the grid. Needs a CUDA driver.
+  /// memory), and launch on the grid. Needs a CUDA driver, unless
+  /// options.backend is Backend::Interpreter: then the kernel's tile IR
+  /// runs on the CPU and the call returns when it is done (an
+  /// out-of-bounds access throws Error naming the source line).
   ///
   /// Once a specialisation has been launched, launching it again builds no
   /// strings and allocates nothing: the arguments' types, `:16`/`:1` facts,
@@ -166,6 +204,8 @@ private:
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
+
+struct GlobalAccess;
 
 /// What one name of a Python function's globals means inside the kernel
 /// (Library::fromFunction): a constant, another @jit function, a module or
@@ -192,6 +232,7 @@ public:
 
 private:
   friend class Library;
+  friend struct GlobalAccess; // the implementation's view of value_
   struct Module { std::string name; };
   struct Builtin { std::string name; };
   Global(Module m) : value_(std::move(m)) {}
@@ -208,6 +249,39 @@ std::string summarizePTX(const std::string &ptx);
 /// the reason in *why ("no CUDA driver found: ..."). Never throws.
 bool cudaAvailable(std::string *why = nullptr);
 
+/// A compile of a kernel that had been compiled before (in this process or,
+/// by the disk cache's history, in an earlier one), and what changed.
+struct RecompileEvent {
+  std::string kernel;               ///< its name
+  std::string path;                 ///< its source file
+  std::vector<std::string> reasons; ///< "constexpr 'BLOCK' changed: 1024 -> 512"
+};
+/// Called for every such compile (null to remove). TILEC_LOG=recompile
+/// prints the same to stderr.
+void setRecompileHook(std::function<void(const RecompileEvent &)> hook);
+
+/// The on-disk compile cache (docs/cache.md): ~/.cache/tilec, or
+/// TILEC_CACHE_DIR; TILEC_CACHE=0 turns it off.
+namespace cache {
+struct Entry {
+  std::string key, kernel, signature;
+  std::string cubinArch; ///< "sm_90" when machine code is stored too
+  uint64_t bytes = 0;
+  int64_t modified = 0; ///< seconds since the epoch
+};
+/// The directory in use; empty when the cache is off.
+std::string directory();
+/// Newest first.
+std::vector<Entry> list();
+/// Metadata and every stage of the one entry whose key starts with
+/// `keyPrefix`; throws Error when none or several match, or it is damaged.
+std::string show(const std::string &keyPrefix);
+uint64_t sizeBytes();
+/// Removes every entry, the recompile history and the autotuning results;
+/// returns the number of files removed.
+size_t clear();
+} // namespace cache
+
 /// A source of kernels: a file written in the kernel language, or a string.
 class Library {
 public:
@@ -221,6 +295,15 @@ public:
   static Library fromFunction(const std::string &source, const std::string &path,
                               unsigned firstLine,
                               const std::map<std::string, Global> &globals);
+  /// The same, with the function's name and parameters known to the
+  /// caller (Python's inspect): the source is then parsed only when a
+  /// specialisation must be compiled, so a launch that the disk cache
+  /// serves never parses it. Errors in the source show at that compile.
+  static Library fromFunction(const std::string &source, const std::string &path,
+                              unsigned firstLine,
+                              const std::map<std::string, Global> &globals,
+                              const std::string &name,
+                              const std::vector<Parameter> &parameters);
   /// The function `name` of the source; throws Error when there is none.
   Kernel kernel(const std::string &name) const;
 

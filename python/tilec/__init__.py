@@ -20,7 +20,15 @@ callable taking the meta-parameters (every parameter by name) and returning
 one. Arguments may be torch CUDA tensors, objects with
 `__cuda_array_interface__` (CuPy, Numba), objects with `__dlpack__` on a CUDA
 device (JAX, ...) or DLPack capsules, Python ints (i32, or i64 when they do not
-fit) and floats (fp32). numpy arrays live in host memory and are refused.
+fit) and floats (fp32). numpy arrays live in host memory and are refused,
+unless the kernel runs in the interpreter.
+
+The interpreter (`@tilec.jit(interpret=True)`, or TILEC_INTERPRET=1 in the
+environment before the kernel is defined) runs the same tile IR on the CPU,
+one program after another, and checks every load and store against the
+extent of its array: a kernel then takes numpy arrays and CPU torch tensors
+(used in place) as well as CUDA tensors (copied to the host and back). An
+out-of-bounds access raises tilec.Error naming the source line.
 
 The decorated function's source goes to tilec's C++ front end, with the
 globals it uses: module-level ints/floats/bools, dtypes, other @jit functions
@@ -56,7 +64,8 @@ except ImportError as e:  # pragma: no cover - depends on the build
 
 __version__ = "0.1.0"
 __all__ = ["jit", "JITFunction", "CompiledKernel", "Error", "CompilationError",
-           "cdiv", "next_power_of_2", "cuda_available", "language"]
+           "cdiv", "next_power_of_2", "cuda_available", "language", "cache",
+           "set_recompile_hook"]
 
 _tilec.set_language_types(language.constexpr, language.dtype)
 
@@ -76,6 +85,16 @@ def next_power_of_2(n):
     n = int(n)
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
+
+#: hook(kernel, path, reasons): called for every compile of a kernel that
+#: was compiled before with another key (TILEC_LOG=recompile prints the same).
+set_recompile_hook = _tilec.set_recompile_hook
+
+#: The on-disk compile cache (docs/cache.md): cache.dir(), cache.list(),
+#: cache.show(key), cache.size(), cache.clear().
+cache = types.SimpleNamespace(dir=_tilec.cache_dir, list=_tilec.cache_list,
+                              show=_tilec.cache_show, size=_tilec.cache_size,
+                              clear=_tilec.cache_clear)
 
 _cuda = None
 
@@ -183,6 +202,9 @@ class CompiledKernel:
         self.target = target
         self.shared = compiled.shared_bytes
         self.compile_ms = compiled.compile_ms
+        #: True when read from the disk cache (docs/cache.md) instead of compiled.
+        self.from_cache = compiled.from_cache
+        self.cache_key = compiled.cache_key
         self._compiled = compiled
         self._asm = None
 
@@ -247,8 +269,14 @@ class JITFunction:
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError("tilec.jit decorates Python functions")
         self.fn = fn
-        # Triton's options (do_not_specialize, debug, noinline, ...) are
-        # accepted and have no effect.
+        # interpret=True (or TILEC_INTERPRET=1 in the environment) runs
+        # launches in tilec's CPU interpreter. Triton's other options
+        # (do_not_specialize, debug, noinline, ...) are accepted and have
+        # no effect.
+        interpret = options.pop("interpret", None)
+        if interpret is None:
+            interpret = os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
+        self.interpret = bool(interpret)
         self.options = options
         functools.update_wrapper(self, fn)
         params = inspect.signature(fn).parameters
@@ -300,6 +328,20 @@ class JITFunction:
                     out[name] = spec
         return out
 
+    def _parameters(self):
+        """[(name, is_constexpr, has_default)] from the signature, as the
+        front end reads the annotations (`tl.constexpr`, `constexpr`)."""
+        out = []
+        for name, p in inspect.signature(self.fn).parameters.items():
+            a = p.annotation
+            if isinstance(a, str):
+                is_constexpr = a.split(".")[-1] == "constexpr"
+            else:
+                is_constexpr = (a is language.constexpr
+                                or getattr(a, "__name__", "") == "constexpr")
+            out.append((name, is_constexpr, p.default is not inspect.Parameter.empty))
+        return out
+
     def _init(self):
         with _init_lock:
             if self._launcher is not None:
@@ -310,9 +352,13 @@ class JITFunction:
             self._initializing = True
             try:
                 source, path, first_line = self._source()
-                lib = _tilec.Library.from_function(source, path, first_line, self._globals())
+                # Parsed only when a specialisation must be compiled: a
+                # launch the disk cache serves never parses the source.
+                lib = _tilec.Library.from_function(source, path, first_line,
+                                                   self._globals(), self.fn.__name__,
+                                                   self._parameters())
                 kernel = lib.kernel(self.fn.__name__)
-                self._launcher = _tilec.Launcher(kernel, self._defaults)
+                self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret)
             finally:
                 self._initializing = False
             return self._launcher

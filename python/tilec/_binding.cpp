@@ -32,7 +32,7 @@ constexpr size_t kMaxParams = 64;
 struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
       *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas,
-      *array_interface, *device, *type;
+      *array_interface, *device, *type, *shape, *strides, *nbytes;
 };
 Names names;
 
@@ -43,7 +43,8 @@ void internNames() {
            in("typestr"),  in("data"),    in("value"),
            in("name"),     in("cuda_stream"), in("num_warps"),
            in("stream"),   in("num_stages"), in("num_ctas"),
-           in("__array_interface__"), in("device"), in("type")};
+           in("__array_interface__"), in("device"), in("type"),
+           in("shape"), in("strides"), in("nbytes")};
 }
 
 [[noreturn]] void throwPython() { throw py::error_already_set(); }
@@ -152,18 +153,20 @@ struct DLManagedTensor {
   void *manager_ctx;
   void (*deleter)(DLManagedTensor *);
 };
-enum { kDLCUDA = 2, kDLCUDAManaged = 13 };
+enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAManaged = 13 };
 enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
 
 /// Reads a "dltensor" capsule without consuming it: the producer's deleter
 /// runs when the capsule is released, the memory stays owned by the object
 /// it came from.
-tilec::Arg argFromCapsule(PyObject *capsule, const char *param) {
+tilec::Arg argFromCapsule(PyObject *capsule, const char *param, bool interpret) {
   auto *t = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"));
   if (!t)
     throwPython();
   const DLTensor &d = t->dl_tensor;
-  if (d.device.device_type != kDLCUDA && d.device.device_type != kDLCUDAManaged)
+  bool onHost = d.device.device_type == kDLCPU;
+  if (!(interpret && onHost) && d.device.device_type != kDLCUDA &&
+      d.device.device_type != kDLCUDAManaged)
     typeError(std::string("argument '") + param +
               "': the DLPack tensor is not in CUDA device memory (device type " +
               std::to_string(d.device.device_type) + ")");
@@ -193,8 +196,28 @@ tilec::Arg argFromCapsule(PyObject *capsule, const char *param) {
               std::to_string(d.dtype.code) + ", " + std::to_string(bits) +
               " bits, " + std::to_string(d.dtype.lanes) +
               " lanes) is not supported by tilec kernels");
-  return tilec::Arg::pointer(static_cast<const char *>(d.data) + d.byte_offset,
-                             scalar);
+  void *data = static_cast<char *>(d.data) + d.byte_offset;
+  if (!interpret)
+    return tilec::Arg::pointer(data, scalar);
+  // The interpreter checks every access against the tensor's extent.
+  size_t itemBytes = (bits + 7) / 8, bytes = itemBytes;
+  bool empty = false;
+  for (int32_t i = 0; i < d.ndim; ++i) {
+    int64_t stride = d.strides ? d.strides[i] : 1;
+    if (d.shape[i] == 0)
+      empty = true;
+    else if (d.strides)
+      bytes += size_t(d.shape[i] - 1) * size_t(stride < 0 ? -stride : stride) * itemBytes;
+  }
+  if (!d.strides) {
+    bytes = itemBytes;
+    for (int32_t i = 0; i < d.ndim; ++i)
+      bytes *= size_t(d.shape[i]);
+  }
+  if (empty)
+    bytes = 0;
+  return onHost ? tilec::Arg::host(data, bytes, scalar)
+                : tilec::Arg::pointer(data, scalar, bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -288,9 +311,74 @@ tilec::Arg intArg(PyObject *o, const char *param) {
   return tilec::Arg(int64_t(v));
 }
 
+/// Bytes spanned by an array interface's shape and strides (None: C order).
+size_t arrayExtent(PyObject *shape, PyObject *strides, size_t itemBytes,
+                   const char *param) {
+  if (!shape || !PyTuple_Check(shape))
+    typeError(std::string("argument '") + param + "': the array interface has no shape");
+  Py_ssize_t n = PyTuple_GET_SIZE(shape);
+  bool strided = strides && strides != Py_None;
+  if (strided && (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != n))
+    typeError(std::string("argument '") + param + "': bad strides in the array interface");
+  size_t bytes = itemBytes;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    long long extent = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    if (extent == -1 && PyErr_Occurred())
+      throwPython();
+    if (extent == 0)
+      return 0;
+    if (!strided) {
+      bytes *= size_t(extent);
+      continue;
+    }
+    long long stride = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i));
+    if (stride == -1 && PyErr_Occurred())
+      throwPython();
+    if (stride < 0)
+      typeError(std::string("argument '") + param +
+                "': arrays with negative strides cannot be passed to a kernel");
+    bytes += size_t(extent - 1) * size_t(stride);
+  }
+  return bytes;
+}
+
+/// (address, element type, bytes) of an __array_interface__ or
+/// __cuda_array_interface__ dict.
+tilec::Arg arrayInterfaceArg(PyObject *o, PyObject *attr, bool host, bool interpret,
+                             const char *param) {
+  const char *what = host ? "__array_interface__" : "__cuda_array_interface__";
+  Ref ai(PyObject_GetAttr(o, attr));
+  if (!PyDict_Check(ai.p))
+    typeError(std::string("argument '") + param + "': " + what + " is not a dict");
+  PyObject *typestr = PyDict_GetItem(ai.p, names.typestr);
+  PyObject *data = PyDict_GetItem(ai.p, names.data);
+  if (!typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
+      PyTuple_GET_SIZE(data) < 1)
+    typeError(std::string("argument '") + param + "': " + what +
+              " lacks 'typestr' or 'data'");
+  tilec::ScalarType scalar;
+  const char *ts = PyUnicode_AsUTF8(typestr);
+  if (!scalarFromTypestr(ts, scalar))
+    typeError(std::string("argument '") + param + "': array typestr '" +
+              (ts ? ts : "?") + "' is not supported by tilec kernels");
+  uint64_t address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+  if (PyErr_Occurred())
+    throwPython();
+  auto *ptr = reinterpret_cast<void *>(address);
+  if (!interpret)
+    return tilec::Arg::pointer(ptr, scalar);
+  size_t bytes = arrayExtent(PyDict_GetItem(ai.p, names.shape),
+                             PyDict_GetItem(ai.p, names.strides),
+                             size_t(std::atoi(ts + 2)), param);
+  return host ? tilec::Arg::host(ptr, bytes, scalar)
+              : tilec::Arg::pointer(ptr, scalar, bytes);
+}
+
 /// One runtime argument: a tensor-like object (a pointer to its data), an
-/// int (i32, or i64 when it does not fit) or a float (fp32).
-tilec::Arg toArg(PyObject *o, const char *param) {
+/// int (i32, or i64 when it does not fit) or a float (fp32). With
+/// `interpret`, host arrays (numpy, CPU tensors) are accepted too, and
+/// every pointer carries its extent for the interpreter's bounds checks.
+tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false) {
   if (PyBool_Check(o))
     return tilec::Arg(int32_t(o == Py_True));
   if (PyLong_CheckExact(o))
@@ -298,52 +386,46 @@ tilec::Arg toArg(PyObject *o, const char *param) {
   if (PyFloat_Check(o))
     return tilec::Arg(float(PyFloat_AS_DOUBLE(o)));
   if (PyCapsule_CheckExact(o))
-    return argFromCapsule(o, param);
+    return argFromCapsule(o, param, interpret);
   switch (classify(o)) {
   case ObjKind::Torch: {
     Ref isCuda(PyObject_GetAttr(o, names.is_cuda));
-    if (isCuda.p != Py_True)
+    if (isCuda.p != Py_True && !interpret)
       typeError(std::string("argument '") + param +
                 "' is a tensor in host memory; tilec kernels need CUDA "
-                "tensors (tensor.cuda())");
+                "tensors (tensor.cuda()), or the interpreter (TILEC_INTERPRET=1 "
+                "or @tilec.jit(interpret=True))");
     Ref dtype(PyObject_GetAttr(o, names.dtype));
     tilec::ScalarType scalar = torchScalar(dtype.p, param);
     Ref ptr(PyObject_CallMethodObjArgs(o, names.data_ptr, nullptr));
     uint64_t address = PyLong_AsUnsignedLongLong(ptr.p);
     if (PyErr_Occurred())
       throwPython();
-    return tilec::Arg::pointer(reinterpret_cast<const void *>(address), scalar);
-  }
-  case ObjKind::CudaArrayInterface: {
-    Ref cai(PyObject_GetAttr(o, names.cai));
-    if (!PyDict_Check(cai.p))
-      typeError(std::string("argument '") + param +
-                "': __cuda_array_interface__ is not a dict");
-    PyObject *typestr = PyDict_GetItem(cai.p, names.typestr);
-    PyObject *data = PyDict_GetItem(cai.p, names.data);
-    if (!typestr || !PyUnicode_Check(typestr) || !data || !PyTuple_Check(data) ||
-        PyTuple_GET_SIZE(data) < 1)
-      typeError(std::string("argument '") + param +
-                "': __cuda_array_interface__ lacks 'typestr' or 'data'");
-    tilec::ScalarType scalar;
-    const char *ts = PyUnicode_AsUTF8(typestr);
-    if (!scalarFromTypestr(ts, scalar))
-      typeError(std::string("argument '") + param + "': array typestr '" +
-                (ts ? ts : "?") + "' is not supported by tilec kernels");
-    uint64_t address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+    auto *data = reinterpret_cast<void *>(address);
+    if (!interpret)
+      return tilec::Arg::pointer(data, scalar);
+    Ref nbytes(PyObject_GetAttr(o, names.nbytes));
+    size_t bytes = PyLong_AsSize_t(nbytes.p);
     if (PyErr_Occurred())
       throwPython();
-    return tilec::Arg::pointer(reinterpret_cast<const void *>(address), scalar);
+    return isCuda.p == Py_True ? tilec::Arg::pointer(data, scalar, bytes)
+                               : tilec::Arg::host(data, bytes, scalar);
   }
+  case ObjKind::CudaArrayInterface:
+    return arrayInterfaceArg(o, names.cai, false, interpret, param);
   case ObjKind::DLPack: {
     Ref capsule(PyObject_CallMethodObjArgs(o, names.dlpack, nullptr));
-    return argFromCapsule(capsule.p, param);
+    return argFromCapsule(capsule.p, param, interpret);
   }
   case ObjKind::HostArray:
+    if (interpret)
+      return arrayInterfaceArg(o, names.array_interface, true, true, param);
     typeError(std::string("argument '") + param + "' is a " + typeName(o) +
               " in host memory; tilec kernels run on the GPU: pass a torch "
               "CUDA tensor, a CuPy array or any object with "
-              "__cuda_array_interface__ or __dlpack__ on a CUDA device");
+              "__cuda_array_interface__ or __dlpack__ on a CUDA device (or "
+              "run the interpreter: TILEC_INTERPRET=1 or "
+              "@tilec.jit(interpret=True))");
   case ObjKind::None:
     break;
   }
@@ -441,6 +523,8 @@ struct Launcher {
   std::vector<Param> params;
   size_t numRuntime = 0;
   size_t numConstexpr = 0;
+  /// Launches run in tilec's CPU interpreter (host arrays accepted).
+  bool interpret = false;
 
   // The last successful launch.
   uint64_t launches = 0;
@@ -448,7 +532,8 @@ struct Launcher {
   std::vector<tilec::Constexpr> lastConstexprs;
   unsigned lastNumWarps = 4;
 
-  Launcher(tilec::Kernel k, py::dict defaults) : kernel(std::move(k)) {
+  Launcher(tilec::Kernel k, py::dict defaults, bool interpret)
+      : kernel(std::move(k)), interpret(interpret) {
     for (const tilec::Parameter &p : kernel.parameters()) {
       Param param;
       param.name = p.name;
@@ -606,11 +691,18 @@ struct Launcher {
       if (params[i].isConstexpr)
         cx.emplace(toConstexpr(b.values[i], params[i].name.c_str()));
       else
-        argv.emplace(toArg(b.values[i], params[i].name.c_str()));
+        argv.emplace(toArg(b.values[i], params[i].name.c_str(), interpret));
     }
     tilec::LaunchOptions options;
     options.numWarps = b.numWarps;
-    options.stream = streamOf(b.stream);
+    if (interpret) {
+      // Device memory is staged with synchronous copies on the legacy
+      // default stream, which wait for work queued before them.
+      options.backend = tilec::Backend::Interpreter;
+    } else {
+      options.backend = tilec::Backend::GPU;
+      options.stream = streamOf(b.stream);
+    }
     // Triton launches nothing on an empty grid; so does tilec.
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
       return;
@@ -763,6 +855,38 @@ PYBIND11_MODULE(_tilec, m) {
         },
         "(True, '') when a CUDA driver and a GPU are there, else (False, why).");
   m.def("summarize_ptx", &tilec::summarizePTX, py::arg("ptx"));
+  m.def("set_recompile_hook",
+        [](py::object hook) {
+          if (hook.is_none()) {
+            tilec::setRecompileHook(nullptr);
+            return;
+          }
+          // Compiles run with the GIL released; the hook takes it back.
+          auto shared = std::make_shared<py::object>(std::move(hook));
+          tilec::setRecompileHook([shared](const tilec::RecompileEvent &e) {
+            py::gil_scoped_acquire gil;
+            try {
+              (*shared)(e.kernel, e.path, e.reasons);
+            } catch (py::error_already_set &err) {
+              err.discard_as_unraisable("tilec recompile hook");
+            }
+          });
+        },
+        py::arg("hook"),
+        "hook(kernel, path, reasons) for every recompile of a kernel seen before; None removes it.");
+  m.def("cache_dir", &tilec::cache::directory);
+  m.def("cache_list", []() {
+    py::list out;
+    for (const tilec::cache::Entry &e : tilec::cache::list())
+      out.append(py::dict(py::arg("key") = e.key, py::arg("kernel") = e.kernel,
+                          py::arg("signature") = e.signature,
+                          py::arg("cubin_arch") = e.cubinArch, py::arg("bytes") = e.bytes,
+                          py::arg("modified") = e.modified));
+    return out;
+  });
+  m.def("cache_show", &tilec::cache::show, py::arg("key"));
+  m.def("cache_size", &tilec::cache::sizeBytes);
+  m.def("cache_clear", &tilec::cache::clear);
 
   py::class_<tilec::CompiledKernel>(m, "CompiledKernel")
       .def_property_readonly("tile", &tilec::CompiledKernel::tile)
@@ -772,6 +896,8 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("shared_bytes", &tilec::CompiledKernel::sharedBytes)
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
+      .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
+      .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
       .def("cubin", [](const tilec::CompiledKernel &k) {
         std::vector<char> bytes;
         {
@@ -816,14 +942,36 @@ PYBIND11_MODULE(_tilec, m) {
           },
           py::arg("source"), py::arg("path"), py::arg("first_line"),
           py::arg("globals"),
+          "One Python function's source, parsed now; see the overload with "
+          "name and parameters, which parses on the first compile.")
+      .def_static(
+          "from_function",
+          [](const std::string &source, const std::string &path, unsigned firstLine,
+             py::dict globals, const std::string &name, py::list parameters) {
+            std::map<std::string, tilec::Global> g;
+            for (auto item : globals) {
+              std::string gname = py::str(item.first);
+              g.emplace(gname, globalFrom(gname, item.second));
+            }
+            std::vector<tilec::Parameter> params;
+            for (auto p : parameters) {
+              auto t = p.cast<py::tuple>();
+              params.push_back(tilec::Parameter{t[0].cast<std::string>(), t[1].cast<bool>(),
+                                                t[2].cast<bool>()});
+            }
+            return tilec::Library::fromFunction(source, path, firstLine, g, name, params);
+          },
+          py::arg("source"), py::arg("path"), py::arg("first_line"),
+          py::arg("globals"), py::arg("name"), py::arg("parameters"),
           "One Python function's source; globals maps each name it uses to "
           "(kind, value): ('const', 3), ('kernel', Kernel), ('module', 'tl'), "
           "('builtin', 'arange').")
       .def("kernel", &tilec::Library::kernel, py::arg("name"));
 
   py::class_<Launcher>(m, "Launcher")
-      .def(py::init<tilec::Kernel, py::dict>(), py::arg("kernel"),
-           py::arg("defaults") = py::dict())
+      .def(py::init<tilec::Kernel, py::dict, bool>(), py::arg("kernel"),
+           py::arg("defaults") = py::dict(), py::arg("interpret") = false)
+      .def_property_readonly("interpret", [](const Launcher &l) { return l.interpret; })
       .def("__getitem__",
            [](py::object self, py::object grid) {
              return BoundLaunch{self, self.cast<Launcher *>(), std::move(grid)};

@@ -138,7 +138,7 @@ _BUILTINS = [
     "minimum", "maximum", "zeros", "full", "cdiv", "multiple_of",
     "max_contiguous", "static_print", "static_assert", "range",
     "static_range", "cast", "fma", "sum", "max", "min", "argmax", "argmin",
-    "reduce", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
+    "reduce", "cumsum", "cumprod", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
     "abs", "floor", "ceil", "erf", "tanh", "sigmoid",
 ]
 for _name in _BUILTINS:

@@ -4,11 +4,21 @@
 
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
+#include "runtime/JIT/Interpret.h"
+#include "runtime/JIT/DiskCache.h"
+#include "runtime/JIT/SourceKey.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -84,18 +94,32 @@ std::optional<ScalarType> parseScalarType(const std::string &name) {
   return ScalarType(int(t->scalar));
 }
 
-Arg Arg::pointer(const void *ptr, ScalarType element) {
+Arg Arg::pointer(const void *ptr, ScalarType element, size_t bytes) {
   Arg a(int64_t(0));
   a.kind = Kind::Pointer;
   a.element = element;
   a.bits = reinterpret_cast<uintptr_t>(ptr);
+  a.bytes = bytes;
   return a;
 }
-Arg Arg::pointer(const void *ptr, const std::string &element) {
+Arg Arg::pointer(const void *ptr, const std::string &element, size_t bytes) {
   auto t = parseScalarType(element);
   if (!t)
     throw Error("unknown pointer element type '" + element + "'");
-  return pointer(ptr, *t);
+  return pointer(ptr, *t, bytes);
+}
+Arg Arg::host(void *data, size_t bytes, ScalarType element) {
+  Arg a = pointer(data, element, bytes);
+  a.inHostMemory = true;
+  return a;
+}
+
+Backend defaultBackend() {
+  static const Backend backend = [] {
+    const char *v = std::getenv("TILEC_INTERPRET");
+    return v && *v && std::strcmp(v, "0") != 0 ? Backend::Interpreter : Backend::GPU;
+  }();
+  return backend;
 }
 Arg::Arg(int32_t v) : kind(Kind::I32), bits(uint32_t(v)) {}
 Arg::Arg(int64_t v) : kind(Kind::I64), bits(uint64_t(v)) {}
@@ -165,7 +189,43 @@ struct CacheEntry {
   std::shared_ptr<jit::CompiledKernel> compiled;
   std::unique_ptr<runtime::Module> module;
   unsigned sharedBytes = 0;
+  std::string diskKey;
+  bool fromDisk = false;
+  /// Machine code from the disk cache, and the GPU it is for ("sm_90").
+  std::string cubin, cubinArch;
 };
+
+/// What identifies this build of tilec in cache keys: the version, and the
+/// size and modification time of the library holding this code, so that a
+/// rebuilt compiler never reads entries an older one wrote.
+const std::string &tilecBuildId() {
+  static const std::string id = [] {
+    std::string text = "tilec 0.1.0";
+    Dl_info info;
+    struct stat st;
+    if (dladdr(reinterpret_cast<void *>(&tilecBuildId), &info) && info.dli_fname &&
+        stat(info.dli_fname, &st) == 0)
+      text += " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);
+    return text;
+  }();
+  return id;
+}
+
+std::function<void(const RecompileEvent &)> &recompileHook() {
+  static std::function<void(const RecompileEvent &)> hook;
+  return hook;
+}
+std::mutex recompileHookMutex;
+
+/// TILEC_LOG: comma-separated topics ("recompile", "cache").
+bool logs(const char *topic) {
+  static const std::string topics = [] {
+    const char *v = std::getenv("TILEC_LOG");
+    return std::string(",") + (v ? v : "") + ",";
+  }();
+  return topics.find(std::string(",") + topic + ",") != std::string::npos ||
+         topics.find(",all,") != std::string::npos;
+}
 
 /// What a launch specialises on, packed into a fixed buffer: the number of
 /// warps, one byte per argument (kind, element type, `:16`/`:1`) and each
@@ -246,9 +306,29 @@ constexpr size_t kMaxFastArgs = 64;
 constexpr size_t kMaxConstexprs = 64;
 } // namespace
 
+/// What a Global holds, for the code below.
+struct GlobalAccess {
+  using Module = Global::Module;
+  using Builtin = Global::Builtin;
+  static const std::variant<Constexpr, Kernel, Global::Module, Global::Builtin> &
+  value(const Global &g) {
+    return g.value_;
+  }
+};
+
 struct Kernel::Impl {
-  std::shared_ptr<const dsl::JitFunction> function;
+  /// A Python function's source, parsed on first need (Library::fromFunction
+  /// with parameters).
+  struct Deferred {
+    std::string source, path;
+    unsigned firstLine = 1;
+    std::map<std::string, Global> globals;
+  };
+  std::shared_ptr<const Deferred> deferred;
+  mutable std::shared_ptr<const dsl::JitFunction> parsed;
+  mutable std::mutex parseMutex;
   std::string name;
+  std::string path; ///< the source file, for ids and messages
   std::vector<Parameter> params;
   std::vector<const std::string *> constexprNames; ///< into params
 
@@ -259,6 +339,102 @@ struct Kernel::Impl {
   mutable std::unordered_map<SpecKey, LaunchSlot, SpecKeyHash> launchCache;
   /// The slot of the last launch, or null: what the warm path compares with.
   mutable std::atomic<const LaunchSlot *> last{nullptr};
+  /// The key parts of the source (computed once) and of the last compile.
+  mutable std::optional<std::vector<jit::KeyPart>> sourceParts;
+  mutable std::optional<std::vector<jit::KeyPart>> lastCompileParts;
+
+  /// The parsed definition; parses a deferred source on first use.
+  const std::shared_ptr<const dsl::JitFunction> &function() const {
+    std::lock_guard<std::mutex> lock(parseMutex);
+    if (!parsed)
+      parsed = parseDeferred(*deferred, name);
+    return parsed;
+  }
+
+  static std::shared_ptr<const dsl::JitFunction>
+  parseDeferred(const Deferred &d, const std::string &name);
+
+  /// Key parts of the source: "source NAME", then the globals and callees.
+  void appendSourceParts(bool isRoot, std::set<const void *> &seen,
+                         std::vector<jit::KeyPart> &parts) const {
+    if (!deferred) {
+      jit::appendSourceParts(*function(), isRoot, seen, parts);
+      return;
+    }
+    if (!seen.insert(this).second)
+      return;
+    jit::KeyPart self;
+    self.name = (isRoot ? "source " : "callee ") + name;
+    self.value = jit::digest(deferred->source);
+    self.location = deferred->path + ":" + std::to_string(deferred->firstLine);
+    self.text = deferred->source;
+    parts.push_back(self);
+    std::vector<const Impl *> callees;
+    for (const auto &[gname, global] : deferred->globals) {
+      if (auto *c = std::get_if<Constexpr>(&GlobalAccess::value(global)))
+        parts.push_back(jit::globalPart(gname, toValue(*c)));
+      else if (auto *k = std::get_if<Kernel>(&GlobalAccess::value(global)))
+        callees.push_back(k->impl_.get());
+      else if (auto *m = std::get_if<GlobalAccess::Module>(&GlobalAccess::value(global)))
+        parts.push_back(jit::globalPart(gname, dsl::Value::ofModule(m->name)));
+      else
+        parts.push_back(jit::globalPart(
+            gname, dsl::Value::ofBuiltin(std::get<GlobalAccess::Builtin>(GlobalAccess::value(global)).name)));
+    }
+    for (const Impl *callee : callees)
+      if (callee)
+        callee->appendSourceParts(false, seen, parts);
+  }
+
+  /// Called with `mutex` held.
+  std::vector<jit::KeyPart> keyParts(const std::string &signature,
+                                     const std::map<std::string, dsl::Value> &values,
+                                     unsigned numWarps, const std::string &target) const {
+    if (!sourceParts) {
+      std::set<const void *> seen;
+      std::vector<jit::KeyPart> parts;
+      appendSourceParts(true, seen, parts);
+      sourceParts = std::move(parts);
+    }
+    std::vector<jit::KeyPart> parts = *sourceParts;
+    parts.push_back({"signature", signature, "", ""});
+    for (const auto &[k, v] : values)
+      parts.push_back({"constexpr " + k, v.repr(), "", ""});
+    parts.push_back({"num_warps", std::to_string(numWarps), "", ""});
+    parts.push_back({"target", target, "", ""});
+    parts.push_back({"tilec", tilecBuildId(), "", ""});
+    parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
+    return parts;
+  }
+
+  /// A compile is about to happen: say what changed since the last one
+  /// (in this process, or as the disk cache's history remembers).
+  void noteCompile(const std::vector<jit::KeyPart> &parts) const {
+    const jit::DiskCache &disk = jit::DiskCache::instance();
+    std::string id = path + ":" + name;
+    std::optional<std::vector<jit::KeyPart>> before = lastCompileParts;
+    if (!before)
+      before = disk.lastParts(id);
+    lastCompileParts = parts;
+    disk.recordParts(id, parts);
+    if (!before)
+      return;
+    RecompileEvent event;
+    event.kernel = name;
+    event.path = path;
+    event.reasons = jit::describeChanges(*before, parts);
+    if (event.reasons.empty())
+      event.reasons.push_back("its cache entry is missing or damaged");
+    if (logs("recompile")) {
+      std::string line = "tilec: recompiling '" + name + "' (" + path + "): ";
+      for (size_t i = 0; i < event.reasons.size(); ++i)
+        line += (i ? "; " : "") + event.reasons[i];
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::lock_guard<std::mutex> lock(recompileHookMutex);
+    if (recompileHook())
+      recompileHook()(event);
+  }
 
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
                                      const Constexprs &constexprs,
@@ -272,19 +448,63 @@ struct Kernel::Impl {
     }
     std::lock_guard<std::mutex> lock(mutex);
     auto &entry = cache[key];
-    if (!entry) {
+    if (entry)
+      return entry;
+    std::vector<jit::KeyPart> parts;
+    try {
+      parts = keyParts(signature, values, numWarps, target);
+    } catch (...) {
+      cache.erase(key);
+      throw;
+    }
+    std::string diskKey = jit::hashKey(parts);
+    const jit::DiskCache &disk = jit::DiskCache::instance();
+    std::string problem;
+    if (std::optional<jit::CachedKernel> hit = disk.load(diskKey, &problem)) {
+      auto compiled = std::make_shared<jit::CompiledKernel>();
+      compiled->name = hit->name;
+      std::string error;
+      dsl::parseSignature(signature, compiled->signature, error);
+      compiled->stages = std::move(hit->stages);
+      entry = std::make_shared<CacheEntry>();
+      entry->compiled = compiled;
+      entry->sharedBytes = compiled->stages.sharedBytes;
+      entry->diskKey = diskKey;
+      entry->fromDisk = true;
+      entry->cubin = std::move(hit->cubin);
+      entry->cubinArch = hit->cubinArch;
+      lastCompileParts = parts;
+      if (logs("cache"))
+        std::fprintf(stderr, "tilec: cache hit for '%s' [%s] %s\n", name.c_str(),
+                     signature.c_str(), diskKey.c_str());
+      return entry;
+    }
+    if (!problem.empty())
+      std::fprintf(stderr, "tilec: %s\n", problem.c_str());
+    try {
+      noteCompile(parts);
       jit::CompileOptions options;
       options.numWarps = numWarps;
       options.target = target;
-      jit::CompileResult result = jit::compile(*function, signature, values, options);
-      if (!result.ok()) {
-        cache.erase(key);
+      jit::CompileResult result = jit::compile(*function(), signature, values, options);
+      if (!result.ok())
         throw Error(joinErrors(result.errors));
-      }
       entry = std::make_shared<CacheEntry>();
       entry->compiled = result.kernel;
       entry->sharedBytes = result.kernel->stages.sharedBytes;
+      entry->diskKey = diskKey;
+    } catch (...) {
+      cache.erase(key);
+      throw;
     }
+    jit::CachedKernel stored;
+    stored.name = name;
+    stored.signature = signature;
+    stored.stages = entry->compiled->stages;
+    disk.store(diskKey, stored);
+    if (logs("cache"))
+      std::fprintf(stderr, "tilec: compiled '%s' [%s] into %s\n", name.c_str(),
+                   signature.c_str(), diskKey.c_str());
     return entry;
   }
 
@@ -311,7 +531,28 @@ struct Kernel::Impl {
     std::lock_guard<std::mutex> lock(mutex);
     try {
       if (!entry->module) {
-        auto module = runtime::Module::loadPTX(entry->compiled->stages.ptx, name);
+        // Machine code from the disk cache when it is for this GPU; else
+        // link the PTX to a cubin, and keep it in the cache entry.
+        runtime::Device &device = runtime::Device::current();
+        std::string arch = "sm_" + std::to_string(device.computeCapability());
+        std::unique_ptr<runtime::Module> module;
+        if (!entry->cubin.empty() && entry->cubinArch == arch) {
+          module = runtime::Module::loadCubin(entry->cubin.data(), entry->cubin.size(), name);
+        } else {
+          std::vector<char> cubin = runtime::Module::linkPTXToCubin(entry->compiled->stages.ptx);
+          module = runtime::Module::loadCubin(cubin.data(), cubin.size(), name);
+          entry->cubin.assign(cubin.begin(), cubin.end());
+          entry->cubinArch = arch;
+          if (!entry->diskKey.empty()) {
+            jit::CachedKernel stored;
+            stored.name = name;
+            stored.signature = signature;
+            stored.stages = entry->compiled->stages;
+            stored.cubin = entry->cubin;
+            stored.cubinArch = arch;
+            jit::DiskCache::instance().store(entry->diskKey, stored);
+          }
+        }
         if (entry->sharedBytes > 48 * 1024)
           module->setDynamicSharedBytes(entry->sharedBytes);
         entry->module = std::move(module);
@@ -329,6 +570,84 @@ struct Kernel::Impl {
     return entry.get();
   }
 
+  /// Backend::Interpreter: the tile IR of this specialisation on the CPU,
+  /// device memory staged through host copies.
+  void interpret(Grid grid, const Arg *args, size_t numArgs,
+                 const Constexpr *const *constexprs, size_t numConstexprs) const {
+    std::string signature;
+    for (size_t i = 0; i < numArgs; ++i)
+      signature += (i ? "," : "") + args[i].signature();
+    std::map<std::string, dsl::Value> values;
+    for (size_t i = 0; i < numConstexprs; ++i)
+      if (constexprs[i])
+        values[*constexprNames[i]] = toValue(*constexprs[i]);
+    std::vector<std::string> names = jit::runtimeParameterNames(*function());
+    std::vector<std::vector<uint8_t>> staged(numArgs);
+    std::vector<interp::Arg> hostArgs;
+    auto argName = [&](size_t i) {
+      return i < names.size() ? "'" + names[i] + "'" : "#" + std::to_string(i);
+    };
+    for (size_t i = 0; i < numArgs; ++i) {
+      const Arg &a = args[i];
+      switch (a.kind) {
+      case Arg::Kind::Pointer: {
+        if (a.bytes == 0 && a.bits != 0)
+          throw Error("cannot interpret kernel '" + name + "': pointer argument " +
+                      argName(i) + " has no size (pass Arg::host(data, bytes, "
+                      "type), a Buffer, or Arg::pointer(ptr, type, bytes))");
+        void *data = reinterpret_cast<void *>(uintptr_t(a.bits));
+        if (!a.inHostMemory && a.bytes) {
+          std::string why;
+          if (!runtime::driverAvailable(&why))
+            throw Error("cannot interpret kernel '" + name + "' on device memory (" +
+                        argName(i) + "): " + why);
+          staged[i].resize(a.bytes);
+          try {
+            runtime::copyDeviceToHost(staged[i].data(), data, a.bytes);
+          } catch (const runtime::CudaError &e) {
+            throw Error(e.what());
+          }
+          data = staged[i].data();
+        }
+        hostArgs.push_back(interp::Arg::ofBuffer(data, a.bytes));
+        break;
+      }
+      case Arg::Kind::I32:
+        hostArgs.push_back(interp::Arg::ofInt(int32_t(uint32_t(a.bits))));
+        break;
+      case Arg::Kind::I64:
+        hostArgs.push_back(interp::Arg::ofInt(int64_t(a.bits)));
+        break;
+      case Arg::Kind::F32: {
+        float f;
+        std::memcpy(&f, &a.bits, sizeof f);
+        hostArgs.push_back(interp::Arg::ofFloat(f));
+        break;
+      }
+      case Arg::Kind::F64: {
+        double d;
+        std::memcpy(&d, &a.bits, sizeof d);
+        hostArgs.push_back(interp::Arg::ofFloat(d));
+        break;
+      }
+      }
+    }
+    jit::InterpretResult result = jit::interpret(
+        *function(), signature, values, interp::Grid{grid.x, grid.y, grid.z},
+        std::move(hostArgs));
+    if (!result.ok())
+      throw Error(joinErrors(result.errors));
+    for (size_t i = 0; i < numArgs; ++i)
+      if (!staged[i].empty()) {
+        try {
+          runtime::copyHostToDevice(reinterpret_cast<void *>(uintptr_t(args[i].bits)),
+                                    staged[i].data(), staged[i].size());
+        } catch (const runtime::CudaError &e) {
+          throw Error(e.what());
+        }
+      }
+  }
+
   void launch(Grid grid, const Arg *args, size_t numArgs,
               const Constexpr *const *constexprs, size_t numConstexprs,
               const LaunchOptions &options) const {
@@ -336,6 +655,8 @@ struct Kernel::Impl {
       throw Error("kernel '" + name + "' takes " +
                   std::to_string(constexprNames.size()) +
                   " constexpr parameters, got " + std::to_string(numConstexprs));
+    if (options.backend == Backend::Interpreter)
+      return interpret(grid, args, numArgs, constexprs, numConstexprs);
     SpecKey key;
     bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
                 key.put8(uint8_t(numArgs));
@@ -371,6 +692,10 @@ struct Kernel::Impl {
       params = heapParams.data();
     }
     for (size_t i = 0; i < numArgs; ++i) {
+      if (args[i].inHostMemory)
+        throw Error("cannot launch kernel '" + name + "' on the GPU: argument " +
+                    std::to_string(i) + " is host memory (Arg::host is for "
+                    "Backend::Interpreter)");
       storage[i] = args[i].bits;
       params[i] = &storage[i];
     }
@@ -389,27 +714,27 @@ struct Kernel::Impl {
   }
 };
 
-const std::string &CompiledKernel::tile() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.tile;
+namespace {
+const CacheEntry &entryOf(const std::shared_ptr<const void> &impl) {
+  return *static_cast<const CacheEntry *>(impl.get());
 }
+} // namespace
+
+const std::string &CompiledKernel::tile() const { return entryOf(impl_).compiled->stages.tile; }
 const std::string &CompiledKernel::tilegpu() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.tilegpu;
+  return entryOf(impl_).compiled->stages.tilegpu;
 }
-const std::string &CompiledKernel::llir() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.llir;
-}
-const std::string &CompiledKernel::ptx() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.ptx;
-}
+const std::string &CompiledKernel::llir() const { return entryOf(impl_).compiled->stages.llir; }
+const std::string &CompiledKernel::ptx() const { return entryOf(impl_).compiled->stages.ptx; }
 unsigned CompiledKernel::sharedBytes() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.sharedBytes;
+  return entryOf(impl_).compiled->stages.sharedBytes;
 }
-unsigned CompiledKernel::numWarps() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->stages.numWarps;
-}
+unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stages.numWarps; }
 double CompiledKernel::compileMilliseconds() const {
-  return static_cast<const jit::CompiledKernel *>(impl_.get())->times.total;
+  return entryOf(impl_).compiled->times.total;
 }
+bool CompiledKernel::fromDiskCache() const { return entryOf(impl_).fromDisk; }
+const std::string &CompiledKernel::cacheKey() const { return entryOf(impl_).diskKey; }
 std::vector<char> CompiledKernel::cubin() const {
   try {
     return runtime::Module::linkPTXToCubin(ptx());
@@ -422,7 +747,7 @@ CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
                                const std::string &target) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, numWarps, target)->compiled;
+  k.impl_ = impl_->lookup(signature, constexprs, numWarps, target);
   return k;
 }
 
@@ -477,6 +802,58 @@ void Kernel::launch(Grid grid, const Arg *args, size_t numArgs,
   impl_->launch(grid, args, numArgs, values, numConstexprs, options);
 }
 
+void setRecompileHook(std::function<void(const RecompileEvent &)> hook) {
+  std::lock_guard<std::mutex> lock(recompileHookMutex);
+  recompileHook() = std::move(hook);
+}
+
+namespace cache {
+std::string directory() { return jit::DiskCache::instance().dir(); }
+
+std::vector<Entry> list() {
+  std::vector<Entry> out;
+  for (const jit::CacheEntryInfo &i : jit::DiskCache::instance().list())
+    out.push_back(Entry{i.key, i.name, i.signature, i.cubinArch, i.bytes, i.modified});
+  return out;
+}
+
+std::string show(const std::string &keyPrefix) {
+  const jit::DiskCache &disk = jit::DiskCache::instance();
+  if (keyPrefix.empty())
+    throw Error("tilec cache show: give a key (or its first digits)");
+  std::vector<std::string> matches;
+  for (const jit::CacheEntryInfo &i : disk.list())
+    if (i.key.rfind(keyPrefix, 0) == 0)
+      matches.push_back(i.key);
+  if (matches.empty())
+    throw Error("no cache entry has a key starting with '" + keyPrefix + "'");
+  if (matches.size() > 1)
+    throw Error(std::to_string(matches.size()) + " cache entries have keys starting with '" +
+                keyPrefix + "'; give more digits");
+  std::string problem;
+  std::optional<jit::CachedKernel> k = disk.load(matches[0], &problem);
+  if (!k)
+    throw Error(problem.empty() ? "cannot read cache entry " + matches[0] : problem);
+  std::string text = "key: " + matches[0] + "\nfile: " + disk.entryPath(matches[0]) +
+                     "\nkernel: " + k->name + "\nsignature: " + k->signature +
+                     "\nnum_warps: " + std::to_string(k->stages.numWarps) +
+                     "\nshared bytes: " + std::to_string(k->stages.sharedBytes) +
+                     "\ncubin: " +
+                     (k->cubin.empty() ? std::string("none")
+                                       : std::to_string(k->cubin.size()) + " bytes for " +
+                                             k->cubinArch) +
+                     "\n";
+  text += "\n// ----- tile -----\n" + k->stages.tile;
+  text += "\n// ----- tilegpu -----\n" + k->stages.tilegpu;
+  text += "\n; ----- llir -----\n" + k->stages.llir;
+  text += "\n// ----- ptx -----\n" + k->stages.ptx;
+  return text;
+}
+
+uint64_t sizeBytes() { return jit::DiskCache::instance().sizeBytes(); }
+size_t clear() { return jit::DiskCache::instance().clear(); }
+} // namespace cache
+
 //===----------------------------------------------------------------------===//
 // Global
 //===----------------------------------------------------------------------===//
@@ -490,6 +867,8 @@ Global Global::builtin(std::string name) { return Global(Builtin{std::move(name)
 
 struct Library::Impl {
   jit::ParsedSource source;
+  /// fromFunction with parameters: its one kernel, not parsed yet.
+  std::shared_ptr<Kernel> deferredKernel;
 };
 
 Library Library::fromString(const std::string &text, const std::string &name) {
@@ -510,13 +889,74 @@ Library Library::fromFile(const std::string &path) {
   return fromString(text.str(), path);
 }
 
+namespace {
+/// One Python function's source, parsed, its free names bound to `globals`.
+jit::ParsedSource parseFunction(const std::string &source, const std::string &path,
+                                unsigned firstLine,
+                                const std::map<std::string, Global> &globals,
+                                const std::function<dsl::Value(const Kernel &)> &functionOf);
+} // namespace
+
 Library Library::fromFunction(const std::string &source, const std::string &path,
                               unsigned firstLine,
                               const std::map<std::string, Global> &globals) {
   Library lib;
   lib.impl_ = std::make_shared<Impl>();
-  jit::ParsedSource &parsed = lib.impl_->source;
-  parsed = jit::parseSource(path, source, firstLine ? firstLine : 1);
+  lib.impl_->source = parseFunction(source, path, firstLine, globals, [&](const Kernel &k) {
+    if (!k.impl_)
+      throw Error("a global of '" + path + "' is an empty Kernel");
+    return dsl::Value::ofFunction(k.impl_->function());
+  });
+  return lib;
+}
+
+Library Library::fromFunction(const std::string &source, const std::string &path,
+                              unsigned firstLine,
+                              const std::map<std::string, Global> &globals,
+                              const std::string &name,
+                              const std::vector<Parameter> &parameters) {
+  for (const auto &[gname, global] : globals)
+    if (auto *k = std::get_if<Kernel>(&GlobalAccess::value(global)); k && !k->impl_)
+      throw Error("global '" + gname + "' is an empty Kernel");
+  Library lib;
+  lib.impl_ = std::make_shared<Impl>();
+  Kernel k;
+  k.impl_ = std::make_shared<Kernel::Impl>();
+  auto deferred = std::make_shared<Kernel::Impl::Deferred>();
+  deferred->source = source;
+  deferred->path = path;
+  deferred->firstLine = firstLine ? firstLine : 1;
+  deferred->globals = globals;
+  k.impl_->deferred = std::move(deferred);
+  k.impl_->name = name;
+  k.impl_->path = path;
+  k.impl_->params = parameters;
+  for (const Parameter &p : k.impl_->params)
+    if (p.isConstexpr)
+      k.impl_->constexprNames.push_back(&p.name);
+  lib.impl_->deferredKernel = std::make_shared<Kernel>(std::move(k));
+  return lib;
+}
+
+std::shared_ptr<const dsl::JitFunction>
+Kernel::Impl::parseDeferred(const Deferred &d, const std::string &name) {
+  jit::ParsedSource parsed =
+      parseFunction(d.source, d.path, d.firstLine, d.globals, [](const Kernel &k) {
+        return dsl::Value::ofFunction(k.impl_->function());
+      });
+  auto fn = parsed.function(name);
+  if (!fn)
+    throw Error(d.path + ": error: the source given for '" + name +
+                "' defines no function of that name");
+  return fn;
+}
+
+namespace {
+jit::ParsedSource parseFunction(const std::string &source, const std::string &path,
+                                unsigned firstLine,
+                                const std::map<std::string, Global> &globals,
+                                const std::function<dsl::Value(const Kernel &)> &functionOf) {
+  jit::ParsedSource parsed = jit::parseSource(path, source, firstLine ? firstLine : 1);
   if (!parsed.ok())
     throw Error(joinErrors(parsed.errors));
   const dsl::FunctionDef *def = nullptr;
@@ -537,32 +977,38 @@ Library Library::fromFunction(const std::string &source, const std::string &path
     if (name == def->name)
       continue;
     dsl::Value value;
-    if (auto *c = std::get_if<Constexpr>(&global.value_)) {
+    if (auto *c = std::get_if<Constexpr>(&GlobalAccess::value(global))) {
       value = toValue(*c);
-    } else if (auto *k = std::get_if<Kernel>(&global.value_)) {
-      if (!k->impl_)
-        throw Error("global '" + name + "' is an empty Kernel");
-      value = dsl::Value::ofFunction(k->impl_->function);
-    } else if (auto *m = std::get_if<Global::Module>(&global.value_)) {
+    } else if (auto *k = std::get_if<Kernel>(&GlobalAccess::value(global))) {
+      value = functionOf(*k);
+    } else if (auto *m = std::get_if<GlobalAccess::Module>(&GlobalAccess::value(global))) {
       value = dsl::Value::ofModule(m->name);
     } else {
-      const std::string &b = std::get<Global::Builtin>(global.value_).name;
+      const std::string &b = std::get<GlobalAccess::Builtin>(GlobalAccess::value(global)).name;
       value = dsl::Value::ofBuiltin(b.rfind("tl.", 0) == 0 ? b : "tl." + b);
     }
     parsed.scope->define(name, std::move(value));
   }
-  return lib;
+  return parsed;
 }
+} // namespace
 
 Kernel Library::kernel(const std::string &name) const {
+  if (impl_->deferredKernel) {
+    if (name != impl_->deferredKernel->name())
+      throw Error("no function named '" + name + "' in the source given (it defines '" +
+                  impl_->deferredKernel->name() + "')");
+    return *impl_->deferredKernel;
+  }
   auto fn = impl_->source.function(name);
   if (!fn)
     throw Error("no function named '" + name + "' in " +
                 impl_->source.module->source->path());
   Kernel k;
   k.impl_ = std::make_shared<Kernel::Impl>();
-  k.impl_->function = fn;
+  k.impl_->parsed = fn;
   k.impl_->name = name;
+  k.impl_->path = impl_->source.module->source->path();
   for (const dsl::Param &p : fn->def->params)
     k.impl_->params.push_back(
         Parameter{p.name, isConstexprAnnotation(p.annotation.get()),

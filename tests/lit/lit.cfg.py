@@ -17,6 +17,7 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
 config.substitutions.append(("%kernels", os.path.join(config.tilec_src_root,
                                                       "kernels")))
 llvm_config.use_default_substitutions()
+config.substitutions.append(("%python", config.python_executable))
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tilec-opt", "tilec"],
@@ -26,3 +27,7 @@ llvm_config.add_tool_substitutions(["tilec-opt", "tilec"],
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+
+# Every RUN line compiles for real: no disk cache (a hit would skip the
+# front end, and with it tl.static_print output some tests check).
+config.environment["TILEC_CACHE"] = "0"

@@ -2,6 +2,7 @@
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
 //         [--num-warps N] [--target sm_90a] [--emit STAGE] [-o DIR] [--time]
+//   tilec cache list|size|clear|show KEY
 //
 // STAGE is tile, tilegpu, llvm, ptx, summary or all. Errors are printed as
 // `file:line:col: error: ...` with the source line, and exit with code 1.
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -24,6 +26,7 @@ const char *kUsage =
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
     "                     [--num-warps N] [--target sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
     "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
+    "       tilec cache list|size|clear|show KEY\n"
     "       tilec --version\n"
     "\n"
     "SIGNATURE lists the non-constexpr parameters in Triton's notation, e.g.\n"
@@ -133,7 +136,10 @@ int compileCommand(int argc, char **argv) {
     std::cerr << text << (text.empty() || text.back() != '\n' ? "\n" : "");
     return 1;
   }
-  if (time)
+  if (time && compiled.fromDiskCache())
+    std::cerr << "tilec: read '" << kernel << "' from the disk cache in " << ms
+              << " ms (key " << compiled.cacheKey() << ")\n";
+  else if (time)
     std::cerr << "tilec: compiled '" << kernel << "' in " << ms
               << " ms (source to PTX " << compiled.compileMilliseconds()
               << " ms)\n";
@@ -165,6 +171,56 @@ int compileCommand(int argc, char **argv) {
   }
   return 0;
 }
+std::string humanBytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1u << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
+  else if (bytes >= 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  return buf;
+}
+
+/// tilec cache list|size|clear|show KEY (docs/cache.md).
+int cacheCommand(int argc, char **argv) {
+  std::string dir = tilec::cache::directory();
+  if (argc < 1)
+    return usageError("tilec cache needs list, size, clear or show KEY");
+  std::string what = argv[0];
+  if (dir.empty()) {
+    std::cerr << "tilec: the disk cache is off (TILEC_CACHE=0)\n";
+    return what == "list" || what == "size" ? 0 : 1;
+  }
+  if (what == "list" && argc == 1) {
+    auto entries = tilec::cache::list();
+    std::cout << "# " << entries.size() << " entries in " << dir << "\n";
+    for (const auto &e : entries) {
+      char when[32];
+      std::time_t t = std::time_t(e.modified);
+      std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+      std::cout << e.key << "  " << when << "  " << humanBytes(e.bytes) << "  "
+                << e.kernel << " [" << e.signature << "]"
+                << (e.cubinArch.empty() ? "" : " +cubin " + e.cubinArch) << "\n";
+    }
+    return 0;
+  }
+  if (what == "size" && argc == 1) {
+    std::cout << humanBytes(tilec::cache::sizeBytes()) << " in "
+              << tilec::cache::list().size() << " entries (" << dir << ")\n";
+    return 0;
+  }
+  if (what == "clear" && argc == 1) {
+    size_t n = tilec::cache::clear();
+    std::cout << "removed " << n << " files from " << dir << "\n";
+    return 0;
+  }
+  if (what == "show" && argc == 2) {
+    std::cout << tilec::cache::show(argv[1]);
+    return 0;
+  }
+  return usageError("tilec cache needs list, size, clear or show KEY");
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -181,10 +237,15 @@ int main(int argc, char **argv) {
     std::cout << kUsage;
     return 0;
   }
-  if (command != "compile")
-    return usageError("unknown command '" + command + "'");
   try {
+    if (command == "cache")
+      return cacheCommand(argc - 2, argv + 2);
+    if (command != "compile")
+      return usageError("unknown command '" + command + "'");
     return compileCommand(argc - 2, argv + 2);
+  } catch (const tilec::Error &e) {
+    std::cerr << "tilec: error: " << e.what() << "\n";
+    return 1;
   } catch (const std::runtime_error &e) {
     return usageError(e.what());
   }

@@ -10,8 +10,6 @@
 //    order. The order never depends on timing: results are deterministic.
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
-#include "mlir/IR/IRMapping.h"
-
 #include <map>
 
 using namespace mlir;
@@ -20,65 +18,9 @@ using namespace tilec::lowering;
 
 namespace {
 
-/// shfl.sync.bfly of any scalar of up to 64 bits.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
-  Type type = v.getType();
-  Type i32 = b.getI32Type();
-  unsigned bits = type.getIntOrFloatBitWidth();
-  auto shfl = [&](Value word) -> Value {
-    Value all = i32Constant(b, loc, -1);
-    Value offset = i32Constant(b, loc, laneMask);
-    Value clamp = i32Constant(b, loc, 0x1f);
-    return b.create<NVVM::ShflOp>(loc, i32, all, word, offset, clamp,
-                                  NVVM::ShflKind::bfly, UnitAttr());
-  };
-  Type asInt = b.getIntegerType(bits);
-  Value x = isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, asInt, v).getResult() : v;
-  Value result;
-  if (bits == 64) {
-    Value lo = b.create<LLVM::TruncOp>(loc, i32, x);
-    Value hi = b.create<LLVM::TruncOp>(
-        loc, i32, b.create<LLVM::LShrOp>(loc, x, b.create<LLVM::ConstantOp>(
-                                                     loc, asInt, b.getIntegerAttr(asInt, 32))));
-    Value slo = b.create<LLVM::ZExtOp>(loc, asInt, shfl(lo));
-    Value shi = b.create<LLVM::ZExtOp>(loc, asInt, shfl(hi));
-    result = b.create<LLVM::OrOp>(
-        loc, slo, b.create<LLVM::ShlOp>(loc, shi, b.create<LLVM::ConstantOp>(
-                                                      loc, asInt, b.getIntegerAttr(asInt, 32))));
-  } else if (bits < 32) {
-    result = b.create<LLVM::TruncOp>(
-        loc, asInt, shfl(b.create<LLVM::ZExtOp>(loc, i32, x)));
-  } else {
-    result = shfl(x);
-  }
-  if (isa<FloatType>(type))
-    result = b.create<LLVM::BitcastOp>(loc, type, result);
-  return result;
-}
-
 struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
   ReduceOpLowering(TileTypeConverter &converter, const TargetInfo &target)
       : OpConversionPattern(converter, &converter.getContext()), target(target) {}
-
-  /// One application of the combiner region to two partials.
-  SmallVector<Value> combine(ConversionPatternRewriter &rewriter,
-                             tile::ReduceOp op, ArrayRef<Value> lhs,
-                             ArrayRef<Value> rhs) const {
-    Block &block = op.getCombiner().front();
-    IRMapping mapping;
-    unsigned n = lhs.size();
-    for (unsigned i = 0; i < n; ++i) {
-      mapping.map(block.getArgument(i), lhs[i]);
-      mapping.map(block.getArgument(n + i), rhs[i]);
-    }
-    for (Operation &inner : block.without_terminator())
-      rewriter.clone(inner, mapping);
-    auto ret = cast<tile::ReduceReturnOp>(block.getTerminator());
-    SmallVector<Value> out;
-    for (Value v : ret.getValues())
-      out.push_back(mapping.lookupOrDefault(v));
-    return out;
-  }
 
   LogicalResult
   matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
@@ -116,7 +58,7 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
         partial.emplace(key, values);
         firstRegister.emplace(key, r);
       } else {
-        it->second = combine(rewriter, op, it->second, values);
+        it->second = applyCombiner(rewriter, op.getCombiner().front(), it->second, values);
       }
     }
 
@@ -138,8 +80,8 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
       for (auto &[key, values] : partial) {
         SmallVector<Value> other;
         for (Value v : values)
-          other.push_back(shuffleXor(rewriter, loc, v, unsigned(m) * lanesBefore));
-        values = combine(rewriter, op, values, other);
+          other.push_back(shuffle(rewriter, loc, v, NVVM::ShflKind::bfly, unsigned(m) * lanesBefore));
+        values = applyCombiner(rewriter, op.getCombiner().front(), values, other);
       }
 
     // Across warps, through shared memory.
@@ -227,7 +169,7 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
         };
         values = load(0);
         for (int64_t w = 1; w < distinctWarps; ++w)
-          values = combine(rewriter, op, values, load(w));
+          values = applyCombiner(rewriter, op.getCombiner().front(), values, load(w));
       }
       rewriter.create<NVVM::Barrier0Op>(loc);
     }

@@ -60,6 +60,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateViewOpToLLVMPatterns(converter, target, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, target, axisInfo, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);
+    populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);

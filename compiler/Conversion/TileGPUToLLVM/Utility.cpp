@@ -1,6 +1,7 @@
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -177,4 +178,60 @@ void tilec::lowering::requireSharedBytes(Operation *anchor, int64_t bytes) {
     module->setAttr(kSharedBytesAttr,
                     IntegerAttr::get(IntegerType::get(module.getContext(), 32),
                                      bytes));
+}
+
+Value tilec::lowering::shuffle(OpBuilder &b, Location loc, Value v,
+                               NVVM::ShflKind kind, Value lane) {
+  Type type = v.getType();
+  Type i32 = b.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  // `up` clamps at lane 0 (c = 0); the other kinds within the warp (0x1f).
+  int64_t clampValue = kind == NVVM::ShflKind::up ? 0 : 0x1f;
+  auto shfl = [&](Value word) -> Value {
+    Value all = i32Constant(b, loc, -1);
+    Value clamp = i32Constant(b, loc, clampValue);
+    return b.create<NVVM::ShflOp>(loc, i32, all, word, lane, clamp, kind,
+                                  UnitAttr());
+  };
+  Type asInt = b.getIntegerType(bits);
+  Value x = isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, asInt, v).getResult() : v;
+  Value result;
+  if (bits == 64) {
+    Value c32 = b.create<LLVM::ConstantOp>(loc, asInt, b.getIntegerAttr(asInt, 32));
+    Value lo = b.create<LLVM::TruncOp>(loc, i32, x);
+    Value hi = b.create<LLVM::TruncOp>(loc, i32, b.create<LLVM::LShrOp>(loc, x, c32));
+    Value slo = b.create<LLVM::ZExtOp>(loc, asInt, shfl(lo));
+    Value shi = b.create<LLVM::ZExtOp>(loc, asInt, shfl(hi));
+    result = b.create<LLVM::OrOp>(loc, slo, b.create<LLVM::ShlOp>(loc, shi, c32));
+  } else if (bits < 32) {
+    result = b.create<LLVM::TruncOp>(loc, asInt,
+                                     shfl(b.create<LLVM::ZExtOp>(loc, i32, x)));
+  } else {
+    result = shfl(x);
+  }
+  if (isa<FloatType>(type))
+    result = b.create<LLVM::BitcastOp>(loc, type, result);
+  return result;
+}
+
+Value tilec::lowering::shuffle(OpBuilder &b, Location loc, Value v,
+                               NVVM::ShflKind kind, unsigned laneArg) {
+  return shuffle(b, loc, v, kind, i32Constant(b, loc, laneArg));
+}
+
+SmallVector<Value> tilec::lowering::applyCombiner(OpBuilder &b, Block &combiner,
+                                                  ArrayRef<Value> lhs,
+                                                  ArrayRef<Value> rhs) {
+  IRMapping mapping;
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    mapping.map(combiner.getArgument(i), lhs[i]);
+    mapping.map(combiner.getArgument(n + i), rhs[i]);
+  }
+  for (Operation &inner : combiner.without_terminator())
+    b.clone(inner, mapping);
+  SmallVector<Value> out;
+  for (Value v : combiner.getTerminator()->getOperands())
+    out.push_back(mapping.lookupOrDefault(v));
+  return out;
 }

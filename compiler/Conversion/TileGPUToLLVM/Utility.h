@@ -72,6 +72,20 @@ mlir::Value ownsElements(mlir::OpBuilder &b, mlir::Location loc,
 /// thread holds (a size-1 dimension narrower than sizePerThread).
 bool isRepeatedRegister(const tilegpu::RegisterMap &map, unsigned r);
 
+/// shfl.sync of any scalar of up to 64 bits (wider ones as two words):
+/// `lane` is the lane mask (bfly), delta (up, down) or source lane (idx).
+mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    mlir::NVVM::ShflKind kind, mlir::Value lane);
+mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                    mlir::NVVM::ShflKind kind, unsigned lane);
+
+/// One application of a reduce/scan combiner block (2N arguments, N
+/// results) to two partials of N values: its ops cloned at `b`.
+llvm::SmallVector<mlir::Value> applyCombiner(mlir::OpBuilder &b,
+                                             mlir::Block &combiner,
+                                             llvm::ArrayRef<mlir::Value> lhs,
+                                             llvm::ArrayRef<mlir::Value> rhs);
+
 /// Pointer to the kernel's dynamic shared memory (address space 3).
 mlir::Value sharedMemoryBase(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Operation *anchor);
@@ -95,6 +109,9 @@ void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     const TargetInfo &target,
                                     mlir::RewritePatternSet &patterns);
+void populateScanOpToLLVMPatterns(TileTypeConverter &converter,
+                                  const TargetInfo &target,
+                                  mlir::RewritePatternSet &patterns);
 void populateConvertLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                            const TargetInfo &target,
                                            mlir::RewritePatternSet &patterns);

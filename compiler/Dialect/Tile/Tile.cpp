@@ -261,21 +261,57 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
-LogicalResult ReduceOp::verifyRegions() {
-  Block &block = getCombiner().front();
-  unsigned n = getSrcs().size();
+namespace {
+/// The combiner of a reduce or scan over `srcs`: 2N scalar arguments of the
+/// operands' element types, N results of the same types.
+template <typename ReturnOp>
+LogicalResult verifyCombiner(Operation *op, Region &region, ValueRange srcs) {
+  Block &block = region.front();
+  unsigned n = srcs.size();
   if (block.getNumArguments() != 2 * n)
-    return emitOpError("combiner takes ") << 2 * n << " arguments";
+    return op->emitOpError("combiner takes ") << 2 * n << " arguments";
   for (unsigned i = 0; i < 2 * n; ++i) {
-    Type element = cast<RankedTensorType>(getSrcs()[i % n].getType()).getElementType();
+    Type element = cast<RankedTensorType>(srcs[i % n].getType()).getElementType();
     if (block.getArgument(i).getType() != element)
-      return emitOpError("combiner argument ") << i << " must be " << element;
+      return op->emitOpError("combiner argument ") << i << " must be " << element;
   }
-  auto ret = dyn_cast<ReduceReturnOp>(block.getTerminator());
+  auto ret = dyn_cast<ReturnOp>(block.getTerminator());
   if (!ret || ret.getValues().size() != n)
-    return emitOpError("combiner must return ") << n << " values";
+    return op->emitOpError("combiner must return ") << n << " values";
   for (unsigned i = 0; i < n; ++i)
     if (ret.getValues()[i].getType() != block.getArgument(i).getType())
-      return emitOpError("combiner result ") << i << " has the wrong type";
+      return op->emitOpError("combiner result ") << i << " has the wrong type";
   return success();
+}
+} // namespace
+
+LogicalResult ReduceOp::verifyRegions() {
+  return verifyCombiner<ReduceReturnOp>(*this, getCombiner(), getSrcs());
+}
+
+//===----------------------------------------------------------------------===//
+// scan
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScanOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one operand");
+  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << first.getRank();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("needs one result per operand");
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    if (cast<RankedTensorType>(src.getType()).getShape() != first.getShape())
+      return emitOpError("operands must share one shape");
+    if (result.getType() != src.getType())
+      return emitOpError("each result must have its operand's type");
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  return verifyCombiner<ScanReturnOp>(*this, getCombiner(), getSrcs());
 }

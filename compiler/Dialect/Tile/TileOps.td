@@ -225,6 +225,40 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [Pure, Terminator,
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SingleBlock]> {
+  let summary = "Inclusive prefix combination of tensors along one axis";
+  let description = [{
+    `tl.cumsum`, `tl.cumprod`, `tl.associative_scan`. Element i along
+    `axis` of each result combines elements 0..i of the operands, in
+    order, with the combiner in the region (2N scalars in, N out, as for
+    tile.reduce). The results have the operands' types. The combiner must
+    be associative; the lowering groups the combinations in a fixed way
+    (in each thread, then across lanes, then across warps), so the result
+    is deterministic.
+
+    ```mlir
+    %c = tile.scan %x {axis = 0 : i32} : tensor<128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tile.scan.return %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $combiner";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanReturnOp : Tile_Op<"scan.return", [Pure, Terminator,
+    ReturnLike, HasParent<"ScanOp">]> {
+  let summary = "The combined values of a tile.scan combiner";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
 //===----------------------------------------------------------------------===//
 // Compiler hints
 //===----------------------------------------------------------------------===//

@@ -66,3 +66,38 @@ func.func @bad_layout(%x: tensor<32xi32, #tilegpu.blocked<{sizePerThread = [1], 
 func.func @bad_order(%x: tensor<32x32xi32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 1]}>>) {
   return
 }
+
+// -----
+
+func.func @scan_axis(%x: tensor<8xf32>) {
+  // expected-error @+1 {{axis 1 out of range for rank 1}}
+  %s = tile.scan %x {axis = 1 : i32} : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.scan.return %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_result_type(%x: tensor<8xf32>) {
+  // expected-error @+1 {{each result must have its operand's type}}
+  %s = tile.scan %x {axis = 0 : i32} : tensor<8xf32> -> tensor<8xf16> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.scan.return %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_combiner_arity(%x: tensor<8xi32>) {
+  // expected-error @+1 {{combiner takes 2 arguments}}
+  %s = tile.scan %x {axis = 0 : i32} : tensor<8xi32> -> tensor<8xi32> {
+  ^bb0(%a: i32):
+    tile.scan.return %a : i32
+  }
+  return
+}

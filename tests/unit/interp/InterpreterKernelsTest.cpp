@@ -366,4 +366,60 @@ INSTANTIATE_TEST_SUITE_P(
                       RMSNormConfig{1024, 4, 777, Dt::BF16},
                       RMSNormConfig{8192, 2, 5000, Dt::BF16}));
 
+//===----------------------------------------------------------------------===//
+// cumsum
+//===----------------------------------------------------------------------===//
+
+struct CumsumConfig {
+  int64_t block, rowsPerProgram, nRows, nCols;
+  Dt type;
+};
+
+void PrintTo(const CumsumConfig &c, std::ostream *os) {
+  *os << "BLOCK=" << c.block << " ROWS=" << c.rowsPerProgram << " " << c.nRows
+      << "x" << c.nCols << " " << dtName(c.type);
+}
+
+class Cumsum : public ::testing::TestWithParam<CumsumConfig> {};
+
+TEST_P(Cumsum, MatchesReference) {
+  SCOPED_TRACE("TILEC_TEST_SEED=" + std::to_string(testSeed()));
+  CumsumConfig c = GetParam();
+  std::mt19937_64 rng(testSeed() + uint64_t(c.nRows * 31 + c.nCols));
+  int64_t inStride = c.nCols + 3, outStride = c.nCols;
+  Typed in(c.type, size_t((c.nRows - 1) * inStride + c.nCols), 0);
+  std::vector<float> out(size_t(c.nRows * outStride), kSentinel);
+  auto iv = randomValues(rng, in.f32.size() + in.u16.size(), -2, 2);
+  std::vector<double> ref(size_t(c.nRows * c.nCols));
+  for (int64_t r = 0; r < c.nRows; ++r) {
+    double running = 0;
+    for (int64_t k = 0; k < c.nCols; ++k) {
+      running += in.set(size_t(r * inStride + k), iv[size_t(r * inStride + k)]);
+      ref[size_t(r * c.nCols + k)] = running;
+    }
+  }
+  std::string t = dtName(c.type);
+  auto r = interpretKernelFile(
+      "cumsum.py", "cumsum_rows", "*fp32,*" + t + ",i32,i32,i32,i32",
+      ints({{"BLOCK", c.block}, {"ROWS", c.rowsPerProgram}}),
+      {uint32_t(cdiv(c.nRows, c.rowsPerProgram)), 1, 1},
+      {Arg::ofBuffer(out), in.arg(), Arg::ofInt(c.nRows), Arg::ofInt(c.nCols),
+       Arg::ofInt(inStride), Arg::ofInt(outStride)});
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  // fp32 sums of up to a few thousand terms of size <= 2.
+  Closeness close{1e-5, 1e-4};
+  for (int64_t row = 0; row < c.nRows; ++row)
+    for (int64_t k = 0; k < c.nCols; ++k)
+      close(out[size_t(row * outStride + k)], ref[size_t(row * c.nCols + k)],
+            "[" + std::to_string(row) + ", " + std::to_string(k) + "]");
+  EXPECT_ALL_CLOSE(close);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, Cumsum,
+    ::testing::Values(CumsumConfig{1024, 1, 3, 1000, Dt::F32}, CumsumConfig{1, 1, 1, 1, Dt::F32},
+                      CumsumConfig{64, 4, 9, 33, Dt::F32}, CumsumConfig{4096, 1, 2, 4096, Dt::F32},
+                      CumsumConfig{128, 8, 5, 100, Dt::F16},
+                      CumsumConfig{2048, 2, 3, 2000, Dt::BF16}));
+
 } // namespace
