@@ -88,6 +88,8 @@ LoadState load() {
   required(d.cuPointerGetAttribute, {"cuPointerGetAttribute"});
   required(d.cuStreamSynchronize, {"cuStreamSynchronize"});
 
+  optional(d.cuMemsetD8Async, {"cuMemsetD8Async"});
+  optional(d.cuStreamIsCapturing, {"cuStreamIsCapturing"});
   optional(d.cuEventCreate, {"cuEventCreate"});
   optional(d.cuEventRecord, {"cuEventRecord"});
   optional(d.cuEventSynchronize, {"cuEventSynchronize"});

@@ -125,6 +125,12 @@ struct CudaDriver {
                                     CUdeviceptr address);
   CUresult (*cuStreamSynchronize)(CUstream stream);
 
+  // optional: asynchronous fills (the autotuner's L2 flush) and graph
+  // capture status (no autotuning while a stream is captured).
+  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t count,
+                              CUstream stream);
+  CUresult (*cuStreamIsCapturing)(CUstream stream, int *status);
+
   // optional: timing.
   CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
   CUresult (*cuEventRecord)(CUevent event, CUstream stream);

@@ -3,6 +3,7 @@
 #include "runtime/Device.h"
 #include "runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -537,6 +538,35 @@ float EventTimer::elapsedMilliseconds() {
   check(d.cuEventElapsedTime(&milliseconds, start_, stop_),
         "cuEventElapsedTime");
   return milliseconds;
+}
+
+bool streamIsCapturing(void *stream) {
+  const CudaDriver &d = CudaDriver::initialized();
+  if (!d.cuStreamIsCapturing)
+    return false;
+  Device::current().makeCurrent();
+  int status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  if (d.cuStreamIsCapturing(static_cast<CUstream>(stream), &status) != 0)
+    return false;
+  return status != 0;
+}
+
+void flushL2(void *stream) {
+  static std::mutex mutex;
+  static DeviceBuffer *scratch = nullptr; // leaked: lives as long as the context
+  std::lock_guard<std::mutex> lock(mutex);
+  Device &device = Device::current();
+  if (!scratch)
+    scratch = new DeviceBuffer(DeviceBuffer::allocate(
+        size_t(std::max(device.l2CacheBytes(), 1 << 20)) * 2));
+  const CudaDriver &d = CudaDriver::initialized();
+  device.makeCurrent();
+  auto address = reinterpret_cast<uintptr_t>(scratch->data());
+  if (d.cuMemsetD8Async)
+    check(d.cuMemsetD8Async(address, 0, scratch->size(), static_cast<CUstream>(stream)),
+          "cuMemsetD8Async");
+  else
+    check(d.cuMemsetD8(address, 0, scratch->size()), "cuMemsetD8");
 }
 
 bool isDevicePointer(uint64_t ptr) {

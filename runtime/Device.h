@@ -229,6 +229,15 @@ private:
   ::CUevent_st *stop_ = nullptr;
 };
 
+/// True when `stream` (null: the legacy default stream) is being captured
+/// into a CUDA graph; false when the driver cannot tell.
+bool streamIsCapturing(void *stream);
+
+/// Enqueues, on `stream`, a write of `bytes` bytes over a scratch buffer of
+/// twice the L2 size (allocated once), so that the next launch finds no
+/// data of earlier ones in L2.
+void flushL2(void *stream);
+
 /// True when ptr is an address of device (or managed) memory known to the
 /// driver. False, without throwing, when no driver is available.
 bool isDevicePointer(uint64_t ptr);

@@ -46,16 +46,34 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/softmax.py ]; then
     step bench-softmax python3 bench/softmax.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/tune.py ]; then
+    mkdir -p "$logs/tune"
+    step tune-python python3 bench/tune.py --commit "$commit" --out "$logs/tune"
+  fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
       --out "$out"
   fi
 fi
 
+# The sweep from the CLI, twice on one database: the second times nothing.
+mkdir -p "$logs/tune"
+tune_cli() {
+  TILEC_CACHE_DIR=$logs/tune-cli-cache "$bundle/bin/tilec" tune kernels/softmax.py \
+    -k softmax --arg 'fp32[8388608]' --arg 'fp32[8388608]' --arg i32=1024 \
+    --arg i32=1024 --arg i32=8192 --arg i32=1024 -D BLOCK=1024 \
+    --sweep ROWS=1,2,4,8 --sweep num_warps=2,4,8 --grid 8192/ROWS \
+    --bytes 67108864 --key 'softmax fp32 8192x1024' --warmup 10 --rep 50 "$@"
+}
+step tune-cli-first tune_cli --csv "$logs/tune/softmax-tune-cli.csv" \
+  --json "$logs/tune/softmax-tune-cli.json" --svg "$logs/tune/softmax-tune-cli.svg"
+step tune-cli-second tune_cli
+tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
+
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-softmax bench-vector-add; do
+for b in tune-python tune-cli-first tune-cli-second bench-softmax bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

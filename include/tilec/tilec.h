@@ -152,6 +152,10 @@ public:
   bool fromDiskCache() const;
   /// Its disk-cache key (32 hex digits).
   const std::string &cacheKey() const;
+  /// Registers and local memory (spills) per thread of the machine code,
+  /// once a launch has loaded it on the GPU; -1 before.
+  int numRegisters() const;
+  int spillBytes() const;
   /// Machine code for the current GPU: the PTX assembled and linked by the
   /// CUDA driver. Needs a driver and a GPU (throws Error "no CUDA driver
   /// found: ..." otherwise); the result is not cached.
@@ -198,6 +202,21 @@ public:
               const LaunchOptions &options = {}) const;
   const std::string &name() const;
   const std::vector<Parameter> &parameters() const;
+  /// A digest of what the kernel's code depends on in its source: its
+  /// text, its callees', the globals they use (the disk cache's source
+  /// key; the autotuning database keys on it too).
+  std::string sourceDigest() const;
+
+  /// Autotune (docs/autotune.md): time every config on the GPU (grids[i]
+  /// for configs[i]) and return the report, best first marked. Results
+  /// already in the autotuning database (same kernel source, signature,
+  /// options.key and GPU) are reused per config, without timing; the rest
+  /// are compiled in parallel threads and timed. A config that fails to
+  /// compile or launch is reported and skipped. Throws Error when timing
+  /// is needed while the stream is being captured into a CUDA graph.
+  struct TuneReport tune(const std::vector<struct Config> &configs,
+                         const std::vector<Grid> &grids, const std::vector<Arg> &args,
+                         const struct TuneOptions &options) const;
 
 private:
   friend class Library;
@@ -206,6 +225,55 @@ private:
 };
 
 struct GlobalAccess;
+
+/// One autotuning candidate: constexpr values and launch options.
+struct Config {
+  Constexprs constexprs;
+  unsigned numWarps = 4;
+  /// Accepted for Triton's configs; tilec's pipeline does not use it yet.
+  unsigned numStages = 1;
+  /// "BLOCK=1024, num_warps=4, num_stages=1": stable, the database's key.
+  std::string str() const;
+};
+
+struct TuneOptions {
+  /// Like triton.testing.do_bench: about `warmupMs` of warm-up launches,
+  /// then repeats filling about `repMs` (at least 5, at most 1000), each
+  /// timed with CUDA events after the L2 cache is flushed; the median wins.
+  double warmupMs = 25, repMs = 100;
+  /// Work per launch, for GB/s and TFLOP/s in the report (0: not shown).
+  double bytes = 0, flops = 0;
+  /// The values the choice depends on ("n=1048576"), part of the database key.
+  std::string key;
+  /// Re-time every config, ignoring (and then updating) the database.
+  bool force = false;
+  /// A line per config on stderr.
+  bool progress = true;
+  void *stream = nullptr;
+};
+
+struct TuneResult {
+  Config config;
+  bool ok = false;
+  std::string error;        ///< why the config was skipped
+  double medianMs = 0, minMs = 0, maxMs = 0;
+  double gbPerSecond = 0, tflops = 0;
+  int registers = -1, sharedBytes = 0, spillBytes = -1;
+  bool fromDatabase = false; ///< not timed in this run
+};
+
+struct TuneReport {
+  std::string kernel, gpu, key, signature;
+  std::vector<TuneResult> results; ///< in the order of the configs
+  int best = -1;                   ///< index into results; -1 if all failed
+  /// True when every result came from the database (nothing was timed).
+  bool reused() const;
+  std::string table() const;
+  std::string csv() const;
+  std::string json() const;
+  /// A bar chart of the median time per config (failed ones marked).
+  std::string svg() const;
+};
 
 /// What one name of a Python function's globals means inside the kernel
 /// (Library::fromFunction): a constant, another @jit function, a module or

@@ -441,3 +441,8 @@ def jit(fn=None, **options):
     if fn is None:
         return lambda f: JITFunction(f, **options)
     return JITFunction(fn, **options)
+
+
+from .autotuner import Autotuner, Config, autotune  # noqa: E402  (needs JITFunction)
+
+__all__ += ["Autotuner", "Config", "autotune"]

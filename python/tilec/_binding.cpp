@@ -509,6 +509,8 @@ struct FixedArray {
   }
 };
 
+tilec::Constexprs constexprsFromDict(const py::dict &d);
+
 struct Param {
   std::string name;
   py::object pyName; ///< interned str
@@ -714,6 +716,42 @@ struct Launcher {
     lastArgs.assign(argv.data(), argv.data() + argv.size);
     lastConstexprs.assign(cx.data(), cx.data() + cx.size);
     lastNumWarps = b.numWarps;
+  }
+
+  /// Kernel::tune over Python configs [(constexprs dict, num_warps,
+  /// num_stages)] and grids [tuple]; args/kwargs bind as for a launch
+  /// (kwargs holding some value for every tuned constexpr).
+  tilec::TuneReport tune(py::list configs, py::list grids, py::tuple args, py::dict kwargs,
+                         py::dict options) {
+    Bound b;
+    bind(args.ptr(), kwargs.ptr(), b);
+    std::vector<tilec::Arg> argv;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (!params[i].isConstexpr)
+        argv.push_back(toArg(b.values[i], params[i].name.c_str()));
+    std::vector<tilec::Config> cs;
+    for (auto item : configs) {
+      py::tuple t = item.cast<py::tuple>();
+      tilec::Config c;
+      c.constexprs = constexprsFromDict(t[0].cast<py::dict>());
+      c.numWarps = t[1].cast<unsigned>();
+      c.numStages = t[2].cast<unsigned>();
+      cs.push_back(std::move(c));
+    }
+    std::vector<tilec::Grid> gs;
+    for (auto g : grids)
+      gs.push_back(parseGrid(g.ptr()));
+    tilec::TuneOptions o;
+    if (options.contains("warmup")) o.warmupMs = options["warmup"].cast<double>();
+    if (options.contains("rep")) o.repMs = options["rep"].cast<double>();
+    if (options.contains("bytes")) o.bytes = options["bytes"].cast<double>();
+    if (options.contains("flops")) o.flops = options["flops"].cast<double>();
+    if (options.contains("key")) o.key = options["key"].cast<std::string>();
+    if (options.contains("force")) o.force = options["force"].cast<bool>();
+    if (options.contains("progress")) o.progress = options["progress"].cast<bool>();
+    o.stream = streamOf(b.stream);
+    py::gil_scoped_release release;
+    return kernel.tune(cs, gs, argv, o);
   }
 
   /// What a launch with these arguments would compile, without launching:
@@ -968,6 +1006,42 @@ PYBIND11_MODULE(_tilec, m) {
           "('builtin', 'arange').")
       .def("kernel", &tilec::Library::kernel, py::arg("name"));
 
+  py::class_<tilec::TuneReport>(m, "TuneReport")
+      .def_readonly("kernel", &tilec::TuneReport::kernel)
+      .def_readonly("gpu", &tilec::TuneReport::gpu)
+      .def_readonly("key", &tilec::TuneReport::key)
+      .def_readonly("signature", &tilec::TuneReport::signature)
+      .def_readonly("best", &tilec::TuneReport::best)
+      .def_property_readonly("reused", &tilec::TuneReport::reused)
+      .def_property_readonly("results", [](const tilec::TuneReport &r) {
+        py::list out;
+        for (const tilec::TuneResult &x : r.results) {
+          py::dict c;
+          for (const auto &[name, value] : x.config.constexprs) {
+            if (auto *i = std::get_if<int64_t>(&value.value)) c[py::str(name)] = *i;
+            else if (auto *d = std::get_if<double>(&value.value)) c[py::str(name)] = *d;
+            else if (auto *t = std::get_if<bool>(&value.value)) c[py::str(name)] = *t;
+            else c[py::str(name)] = std::get<std::string>(value.value);
+          }
+          out.append(py::dict(
+              py::arg("config") = x.config.str(), py::arg("constexprs") = c,
+              py::arg("num_warps") = x.config.numWarps,
+              py::arg("num_stages") = x.config.numStages, py::arg("ok") = x.ok,
+              py::arg("error") = x.error, py::arg("median_ms") = x.medianMs,
+              py::arg("min_ms") = x.minMs, py::arg("max_ms") = x.maxMs,
+              py::arg("gb_per_s") = x.gbPerSecond, py::arg("tflops") = x.tflops,
+              py::arg("registers") = x.registers, py::arg("shared_bytes") = x.sharedBytes,
+              py::arg("spill_bytes") = x.spillBytes,
+              py::arg("from_database") = x.fromDatabase));
+        }
+        return out;
+      })
+      .def("table", &tilec::TuneReport::table)
+      .def("csv", &tilec::TuneReport::csv)
+      .def("json", &tilec::TuneReport::json)
+      .def("svg", &tilec::TuneReport::svg)
+      .def("__str__", &tilec::TuneReport::table);
+
   py::class_<Launcher>(m, "Launcher")
       .def(py::init<tilec::Kernel, py::dict, bool>(), py::arg("kernel"),
            py::arg("defaults") = py::dict(), py::arg("interpret") = false)
@@ -981,6 +1055,8 @@ PYBIND11_MODULE(_tilec, m) {
              l.launch(grid.ptr(), args.ptr(), kwargs.ptr());
            })
       .def("specialize", &Launcher::specialize)
+      .def("tune", &Launcher::tune, py::arg("configs"), py::arg("grids"), py::arg("args"),
+           py::arg("kwargs"), py::arg("options"))
       .def("last_specialization", &Launcher::lastSpecialization)
       .def_property_readonly("launches", [](const Launcher &l) { return l.launches; })
       .def_property_readonly("kernel", [](const Launcher &l) { return l.kernel; });

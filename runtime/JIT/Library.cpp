@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -334,7 +335,13 @@ struct Kernel::Impl {
 
   mutable std::mutex mutex;
   /// Compiled kernels by the text of their specialisation.
-  mutable std::map<std::string, std::shared_ptr<CacheEntry>> cache;
+  /// (Being) compiled kernels by the text of their specialisation: a
+  /// compile runs without `mutex`, so that several specialisations of one
+  /// kernel compile in parallel (the autotuner's threads); a second thread
+  /// asking for the same one waits for the first.
+  mutable std::map<std::string, std::shared_future<std::shared_ptr<CacheEntry>>> cache;
+  /// Guards sourceParts and lastCompileParts.
+  mutable std::mutex keyMutex;
   /// Loaded kernels by launch key.
   mutable std::unordered_map<SpecKey, LaunchSlot, SpecKeyHash> launchCache;
   /// The slot of the last launch, or null: what the warm path compares with.
@@ -446,16 +453,43 @@ struct Kernel::Impl {
       values[k] = toValue(v);
       key += "|" + k + "=" + values[k].repr();
     }
-    std::lock_guard<std::mutex> lock(mutex);
-    auto &entry = cache[key];
-    if (entry)
-      return entry;
-    std::vector<jit::KeyPart> parts;
+    std::promise<std::shared_ptr<CacheEntry>> promise;
+    std::shared_future<std::shared_ptr<CacheEntry>> pending;
+    bool mine = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = cache.find(key);
+      if (it != cache.end()) {
+        pending = it->second;
+      } else {
+        pending = promise.get_future().share();
+        cache.emplace(key, pending);
+        mine = true;
+      }
+    }
+    if (!mine)
+      return pending.get(); // rethrows the first thread's error
     try {
-      parts = keyParts(signature, values, numWarps, target);
+      std::shared_ptr<CacheEntry> entry = build(signature, values, numWarps, target);
+      promise.set_value(entry);
+      return entry;
     } catch (...) {
-      cache.erase(key);
+      promise.set_exception(std::current_exception());
+      std::lock_guard<std::mutex> lock(mutex);
+      cache.erase(key); // a later call tries again
       throw;
+    }
+  }
+
+  /// The disk cache's entry, or a fresh compile stored there.
+  std::shared_ptr<CacheEntry> build(const std::string &signature,
+                                    const std::map<std::string, dsl::Value> &values,
+                                    unsigned numWarps, const std::string &target) const {
+    std::shared_ptr<CacheEntry> entry;
+    std::vector<jit::KeyPart> parts;
+    {
+      std::lock_guard<std::mutex> lock(keyMutex);
+      parts = keyParts(signature, values, numWarps, target);
     }
     std::string diskKey = jit::hashKey(parts);
     const jit::DiskCache &disk = jit::DiskCache::instance();
@@ -473,7 +507,10 @@ struct Kernel::Impl {
       entry->fromDisk = true;
       entry->cubin = std::move(hit->cubin);
       entry->cubinArch = hit->cubinArch;
-      lastCompileParts = parts;
+      {
+        std::lock_guard<std::mutex> lock(keyMutex);
+        lastCompileParts = parts;
+      }
       if (logs("cache"))
         std::fprintf(stderr, "tilec: cache hit for '%s' [%s] %s\n", name.c_str(),
                      signature.c_str(), diskKey.c_str());
@@ -481,22 +518,20 @@ struct Kernel::Impl {
     }
     if (!problem.empty())
       std::fprintf(stderr, "tilec: %s\n", problem.c_str());
-    try {
+    {
+      std::lock_guard<std::mutex> lock(keyMutex);
       noteCompile(parts);
-      jit::CompileOptions options;
-      options.numWarps = numWarps;
-      options.target = target;
-      jit::CompileResult result = jit::compile(*function(), signature, values, options);
-      if (!result.ok())
-        throw Error(joinErrors(result.errors));
-      entry = std::make_shared<CacheEntry>();
-      entry->compiled = result.kernel;
-      entry->sharedBytes = result.kernel->stages.sharedBytes;
-      entry->diskKey = diskKey;
-    } catch (...) {
-      cache.erase(key);
-      throw;
     }
+    jit::CompileOptions options;
+    options.numWarps = numWarps;
+    options.target = target;
+    jit::CompileResult result = jit::compile(*function(), signature, values, options);
+    if (!result.ok())
+      throw Error(joinErrors(result.errors));
+    entry = std::make_shared<CacheEntry>();
+    entry->compiled = result.kernel;
+    entry->sharedBytes = result.kernel->stages.sharedBytes;
+    entry->diskKey = diskKey;
     jit::CachedKernel stored;
     stored.name = name;
     stored.signature = signature;
@@ -734,6 +769,14 @@ double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
 }
 bool CompiledKernel::fromDiskCache() const { return entryOf(impl_).fromDisk; }
+int CompiledKernel::numRegisters() const {
+  const CacheEntry &e = entryOf(impl_);
+  return e.module ? e.module->numRegisters() : -1;
+}
+int CompiledKernel::spillBytes() const {
+  const CacheEntry &e = entryOf(impl_);
+  return e.module ? e.module->localBytesPerThread() : -1;
+}
 const std::string &CompiledKernel::cacheKey() const { return entryOf(impl_).diskKey; }
 std::vector<char> CompiledKernel::cubin() const {
   try {
@@ -756,6 +799,13 @@ std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx)
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
 
 const std::string &Kernel::name() const { return impl_->name; }
+
+std::string Kernel::sourceDigest() const {
+  std::lock_guard<std::mutex> lock(impl_->keyMutex);
+  std::vector<jit::KeyPart> parts = impl_->keyParts("", {}, 0, "");
+  parts.resize(impl_->sourceParts->size());
+  return jit::hashKey(parts);
+}
 const std::vector<Parameter> &Kernel::parameters() const { return impl_->params; }
 
 void Kernel::launch(Grid grid, const std::vector<Arg> &args,

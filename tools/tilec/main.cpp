@@ -3,10 +3,13 @@
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
 //         [--num-warps N] [--target sm_90a] [--emit STAGE] [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
+//   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
 //
 // STAGE is tile, tilegpu, llvm, ptx, summary or all. Errors are printed as
 // `file:line:col: error: ...` with the source line, and exit with code 1.
 #include <tilec/tilec.h>
+
+#include "TuneCommand.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -27,11 +30,18 @@ const char *kUsage =
     "                     [--num-warps N] [--target sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
     "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
+    "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
+    "                  (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...\n"
+    "                  [-D NAME=VALUE]... [--bytes N] [--flops N] [--key TEXT]\n"
+    "                  [--warmup MS] [--rep MS] [--force] [--csv F] [--json F] [--svg F]\n"
     "       tilec --version\n"
     "\n"
     "SIGNATURE lists the non-constexpr parameters in Triton's notation, e.g.\n"
     "'*fp32:16,*fp32:16,*fp32:16,i32:16' (':16' = 16-byte aligned pointer or\n"
-    "integer divisible by 16, ':1' = integer equal to 1).\n";
+    "integer divisible by 16, ':1' = integer equal to 1).\n"
+    "tune: SPEC is TYPE[N] (a device buffer of N random elements) or TYPE=VALUE\n"
+    "(i32, i64, fp32, fp64), one per runtime parameter; a grid entry is an\n"
+    "integer or N/NAME (ceil(N / the config's NAME)). Needs a GPU.\n";
 
 /// -D NAME=VALUE: ints (decimal or 0x), floats, True/False, or a dtype name.
 tilec::Constexpr parseConstexpr(const std::string &text) {
@@ -240,6 +250,8 @@ int main(int argc, char **argv) {
   try {
     if (command == "cache")
       return cacheCommand(argc - 2, argv + 2);
+    if (command == "tune")
+      return tuneCommand(argc - 2, argv + 2);
     if (command != "compile")
       return usageError("unknown command '" + command + "'");
     return compileCommand(argc - 2, argv + 2);

@@ -1,6 +1,8 @@
-// The reduction kernels of kernels/ on a GPU: softmax (one pass and
-// online) and RMSNorm, in fp32 and bf16, on odd shapes, against float64
-// references computed here. Outputs are poisoned first. Label gpu.
+// The reduction and scan kernels of kernels/ on a GPU: softmax (one pass
+// and online), RMSNorm and row cumsum, in fp32 and bf16, on odd shapes,
+// against float64 references computed here and against the CPU
+// interpreter run on the same device buffers (Backend::Interpreter).
+// Outputs are poisoned first. Label gpu.
 #include "runtime/Device.h"
 #include "tests/unit/jit/HalfFloat.h"
 #include "tilec/tilec.h"
@@ -74,6 +76,32 @@ double relativeError(const Matrix &m, const std::vector<uint8_t> &out,
   return std::isnan(e) ? INFINITY : e;
 }
 
+/// ‖a − b‖ / ‖b‖ of two outputs of one dtype.
+double relativeDifference(const Matrix &m, const std::vector<uint8_t> &a,
+                          const std::vector<uint8_t> &b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < m.elements; ++i) {
+    double d = m.at(a, i) - m.at(b, i);
+    num += d * d;
+    den += m.at(b, i) * m.at(b, i);
+  }
+  double e = std::sqrt(num / (den > 0 ? den : 1));
+  return std::isnan(e) ? INFINITY : e;
+}
+
+/// The same launch through the interpreter, on a second poisoned output:
+/// `launch(out, options)` launches with that output buffer.
+template <typename Launch>
+std::vector<uint8_t> interpreted(size_t bytes, tilec::LaunchOptions options, Launch launch) {
+  auto out = tilec::Buffer::allocate(bytes);
+  out.fill(0xff);
+  options.backend = tilec::Backend::Interpreter;
+  launch(out, options);
+  std::vector<uint8_t> result(bytes);
+  out.copyToHost(result.data(), bytes);
+  return result;
+}
+
 struct Shape {
   const char *dtype;
   int rows, cols;
@@ -121,21 +149,27 @@ TEST_P(GpuReductionKernels, SoftmaxMatchesFloat64) {
   tilec::LaunchOptions options;
   options.numWarps = warps;
   std::string dt = s.dtype;
-  if (rowsPerProgram > 0)
-    lib.kernel("softmax").launch(
-        {unsigned(tilec::cdiv(s.rows, rowsPerProgram))},
-        {{out, dt}, {in, dt}, int32_t(s.cols), int32_t(s.cols), int32_t(s.rows),
-         int32_t(s.cols)},
-        {{"ROWS", rowsPerProgram}, {"BLOCK", block}}, options);
-  else
-    lib.kernel("softmax_online").launch(
-        {unsigned(s.rows)},
-        {{out, dt}, {in, dt}, int32_t(s.cols), int32_t(s.cols), int32_t(s.cols)},
-        {{"BLOCK", block}}, options);
+  auto launch = [&](tilec::Buffer &o, const tilec::LaunchOptions &opts) {
+    if (rowsPerProgram > 0)
+      lib.kernel("softmax").launch(
+          {unsigned(tilec::cdiv(s.rows, rowsPerProgram))},
+          {{o, dt}, {in, dt}, int32_t(s.cols), int32_t(s.cols), int32_t(s.rows),
+           int32_t(s.cols)},
+          {{"ROWS", rowsPerProgram}, {"BLOCK", block}}, opts);
+    else
+      lib.kernel("softmax_online").launch(
+          {unsigned(s.rows)},
+          {{o, dt}, {in, dt}, int32_t(s.cols), int32_t(s.cols), int32_t(s.cols)},
+          {{"BLOCK", block}}, opts);
+  };
+  launch(out, options);
   std::vector<uint8_t> result(x.bytes.size());
   out.copyToHost(result.data(), result.size());
   EXPECT_LT(relativeError(x, result, ref), tolerance())
       << s.dtype << " " << s.rows << "x" << s.cols;
+  EXPECT_LT(relativeDifference(x, result, interpreted(x.bytes.size(), options, launch)),
+            tolerance())
+      << "GPU vs interpreter, " << s.dtype << " " << s.rows << "x" << s.cols;
 }
 
 TEST_P(GpuReductionKernels, RMSNormMatchesFloat64) {
@@ -166,16 +200,62 @@ TEST_P(GpuReductionKernels, RMSNormMatchesFloat64) {
   tilec::LaunchOptions options;
   options.numWarps = block >= 4096 ? 8 : 4;
   std::string dt = s.dtype;
-  tilec::Library::fromFile(kernelPath("rmsnorm.py"))
-      .kernel("rmsnorm")
-      .launch({unsigned(s.rows)},
-              {{out, dt}, {in, dt}, {weight, dt}, int32_t(s.cols), int32_t(s.cols),
-               int32_t(s.cols), eps},
-              {{"BLOCK", block}}, options);
+  auto kernel = tilec::Library::fromFile(kernelPath("rmsnorm.py")).kernel("rmsnorm");
+  auto launch = [&](tilec::Buffer &o, const tilec::LaunchOptions &opts) {
+    kernel.launch({unsigned(s.rows)},
+                  {{o, dt}, {in, dt}, {weight, dt}, int32_t(s.cols), int32_t(s.cols),
+                   int32_t(s.cols), eps},
+                  {{"BLOCK", block}}, opts);
+  };
+  launch(out, options);
   std::vector<uint8_t> result(x.bytes.size());
   out.copyToHost(result.data(), result.size());
   EXPECT_LT(relativeError(x, result, ref), tolerance())
       << s.dtype << " " << s.rows << "x" << s.cols;
+  EXPECT_LT(relativeDifference(x, result, interpreted(x.bytes.size(), options, launch)),
+            tolerance())
+      << "GPU vs interpreter, " << s.dtype << " " << s.rows << "x" << s.cols;
+}
+
+TEST_P(GpuReductionKernels, CumsumMatchesFloat64) {
+  const Shape s = GetParam();
+  if (s.cols > 8192)
+    GTEST_SKIP() << "cumsum rows must fit one tile";
+  size_t n = size_t(s.rows) * s.cols;
+  Matrix x(s.dtype, n, n * 7 + 3, 1.0f);
+  Matrix sums("fp32", n, 0, 0.0f); // the output: fp32
+  std::vector<double> ref(n);
+  for (int r = 0; r < s.rows; ++r) {
+    double running = 0;
+    for (int c = 0; c < s.cols; ++c)
+      ref[size_t(r) * s.cols + c] = running += x.values[size_t(r) * s.cols + c];
+  }
+  auto in = tilec::Buffer::allocate(x.bytes.size());
+  auto out = tilec::Buffer::allocate(n * 4);
+  in.copyFromHost(x.bytes.data(), x.bytes.size());
+  out.fill(0xff);
+  int block = 1;
+  while (block < s.cols)
+    block *= 2;
+  int rowsPerProgram = block <= 128 ? 8 : 1;
+  tilec::LaunchOptions options;
+  options.numWarps = block >= 4096 ? 8 : 4;
+  std::string dt = s.dtype;
+  auto kernel = tilec::Library::fromFile(kernelPath("cumsum.py")).kernel("cumsum_rows");
+  auto launch = [&](tilec::Buffer &o, const tilec::LaunchOptions &opts) {
+    kernel.launch({unsigned(tilec::cdiv(s.rows, rowsPerProgram))},
+                  {{o, "fp32"}, {in, dt}, int32_t(s.rows), int32_t(s.cols),
+                   int32_t(s.cols), int32_t(s.cols)},
+                  {{"BLOCK", block}, {"ROWS", rowsPerProgram}}, opts);
+  };
+  launch(out, options);
+  std::vector<uint8_t> result(n * 4);
+  out.copyToHost(result.data(), result.size());
+  // Sums of up to 8192 terms in fp32 (bf16 inputs are exact in fp32).
+  EXPECT_LT(relativeError(sums, result, ref), 1e-5)
+      << s.dtype << " " << s.rows << "x" << s.cols;
+  EXPECT_LT(relativeDifference(sums, result, interpreted(n * 4, options, launch)), 1e-5)
+      << "GPU vs interpreter, " << s.dtype << " " << s.rows << "x" << s.cols;
 }
 
 INSTANTIATE_TEST_SUITE_P(

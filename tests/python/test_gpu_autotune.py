@@ -1,0 +1,162 @@
+"""The autotuner and the disk cache on a GPU: a sweep reports every config
+(a failing one skipped with its reason), the best is launched and correct,
+a second process reuses the stored choice without timing, a cubin lands in
+the cache entry, tuning refuses to run inside CUDA-graph capture, and the
+GPU agrees with the interpreter on cumsum. Marked gpu; skipped without one."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+import cumsum  # kernels/cumsum.py
+
+pytestmark = pytest.mark.gpu
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TUNED = textwrap.dedent('''
+    import json, sys
+    import torch
+    import tilec
+    import tilec.language as tl
+
+    @tilec.autotune(configs=[tilec.Config({"BLOCK": b}, num_warps=w)
+                             for b, w in [(256, 2), (1024, 4), (4096, 8), (1024, 64)]],
+                    key=["n"], warmup=5, rep=20)
+    @tilec.jit
+    def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 3.0, mask=mask)
+
+    n = 1 << 20
+    x = torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    scale[lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)](x, out, n)
+    torch.cuda.synchronize()
+    r = scale.report
+    print(json.dumps({"best": repr(scale.best_config), "reused": r.reused,
+                      "ok": [x["ok"] for x in r.results],
+                      "errors": [x["error"] for x in r.results],
+                      "correct": bool(torch.equal(out, x * 3.0))}))
+''')
+
+
+def _run(tmp_path, script, **env):
+    path = tmp_path / "tuned.py"
+    path.write_text(script)
+    e = dict(os.environ)
+    e["TILEC_CACHE_DIR"] = str(tmp_path / "cache")
+    e.update(env)
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=e,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1]), r.stderr
+
+
+def test_autotune_then_reuse_in_new_process(torch_cuda, tmp_path):
+    first, log1 = _run(tmp_path, TUNED)
+    assert first["correct"]
+    assert first["reused"] is False
+    # num_warps=64 cannot compile: reported and skipped, the rest timed.
+    assert first["ok"] == [True, True, True, False]
+    assert "num-warps" in first["errors"][3] or "num_warps" in first["errors"][3]
+    assert "tilec: tune scale [" in log1  # progress on stderr
+    second, log2 = _run(tmp_path, TUNED)
+    assert second["reused"] is True, "the second process timed again"
+    assert second["best"] == first["best"]
+    assert second["correct"]
+    assert "tilec: tune scale [" not in log2
+
+
+def test_sweep_report_files(torch_cuda, tmp_path):
+    torch = torch_cuda
+
+    @tilec.autotune(configs=[tilec.Config({"BLOCK": b}, num_warps=w)
+                             for b in (256, 1024, 4096) for w in (4, 8)],
+                    key=["n"], warmup=2, rep=10, progress=False)
+    @tilec.jit
+    def copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+    n = 1 << 22
+    x = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    report = copy.sweep(lambda m: (tilec.cdiv(n, m["BLOCK"]),), x, out, n, bytes=8 * n)
+    assert len(report.results) == 6 and all(r["ok"] for r in report.results)
+    assert all(r["gb_per_s"] > 0 and r["registers"] > 0 for r in report.results)
+    assert report.best is not None
+    paths = report.write(str(tmp_path / "sweep"))
+    data = json.loads(open(paths[1]).read())
+    assert data["best"] >= 0 and len(data["results"]) == 6
+    assert open(paths[2]).read().startswith("<svg")
+    assert open(paths[0]).read().count("\n") == 7
+
+
+def test_no_tuning_inside_graph_capture(torch_cuda):
+    torch = torch_cuda
+
+    @tilec.autotune(configs=[tilec.Config({"BLOCK": 128}), tilec.Config({"BLOCK": 256})],
+                    key=["n"])
+    @tilec.jit
+    def fill(out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, 1.0, mask=offs < n)
+
+    out = torch.zeros(1000, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        g.capture_begin()
+        try:
+            with pytest.raises(tilec.Error, match="CUDA graph"):
+                fill[lambda m: (tilec.cdiv(1000, m["BLOCK"]),)](out, 1000)
+        finally:
+            g.capture_end()
+
+
+def test_cumsum_gpu_matches_interpreter(torch_cuda):
+    torch = torch_cuda
+    interp = tilec.JITFunction(cumsum.cumsum_rows.fn, interpret=True)
+    for rows, cols, dtype in [(5, 100, torch.float32), (3, 2000, torch.bfloat16),
+                              (1, 1, torch.float32), (64, 4096, torch.float32)]:
+        x = torch.randn(rows, cols, device="cuda").to(dtype)
+        out = torch.full((rows, cols), float("nan"), device="cuda")
+        block = tilec.next_power_of_2(cols)
+        per = 8 if block <= 128 else 1
+        grid = (tilec.cdiv(rows, per),)
+        cumsum.cumsum_rows[grid](out, x, rows, cols, cols, cols, BLOCK=block, ROWS=per)
+        ref = np.cumsum(x.double().cpu().numpy(), axis=1)
+        got = out.cpu().double().numpy()
+        assert np.allclose(got, ref, rtol=1e-5, atol=1e-4), (rows, cols, dtype)
+        mine = torch.full((rows, cols), float("nan"))
+        interp[grid](mine, x.cpu(), rows, cols, cols, cols, BLOCK=block, ROWS=per)
+        assert np.allclose(got, mine.double().numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_launch_stores_cubin_in_cache(torch_cuda, tmp_path):
+    script = textwrap.dedent('''
+        import json, torch, tilec, vector_add
+        x = torch.randn(4096, device="cuda"); out = torch.empty_like(x)
+        vector_add.add[(4,)](x, x, out, 4096, BLOCK=1024)
+        torch.cuda.synchronize()
+        c = vector_add.add.warmup(x, x, out, 4096, BLOCK=1024)
+        print(json.dumps({"from_cache": c.from_cache, "list": tilec.cache.list(),
+                          "ok": bool(torch.equal(out, x + x))}))
+    ''')
+    env = {"PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "kernels"),
+                                          os.environ.get("PYTHONPATH", "")])}
+    first, _ = _run(tmp_path, script, **env)
+    assert first["ok"] and not first["from_cache"]
+    assert any(e["cubin_arch"].startswith("sm_") for e in first["list"])
+    second, _ = _run(tmp_path, script, **env)
+    assert second["ok"] and second["from_cache"]
