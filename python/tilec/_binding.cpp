@@ -370,8 +370,12 @@ tilec::Arg arrayInterfaceArg(PyObject *o, PyObject *attr, bool host, bool interp
   size_t bytes = arrayExtent(PyDict_GetItem(ai.p, names.shape),
                              PyDict_GetItem(ai.p, names.strides),
                              size_t(std::atoi(ts + 2)), param);
-  return host ? tilec::Arg::host(ptr, bytes, scalar)
-              : tilec::Arg::pointer(ptr, scalar, bytes);
+  if (!host)
+    return tilec::Arg::pointer(ptr, scalar, bytes);
+  tilec::Arg arg = tilec::Arg::host(ptr, bytes, scalar);
+  // data = (address, read_only): the interpreter refuses stores into it.
+  arg.readOnly = PyTuple_GET_SIZE(data) > 1 && PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+  return arg;
 }
 
 /// One runtime argument: a tensor-like object (a pointer to its data), an
@@ -912,6 +916,10 @@ PYBIND11_MODULE(_tilec, m) {
         },
         py::arg("hook"),
         "hook(kernel, path, reasons) for every recompile of a kernel seen before; None removes it.");
+  // The hook holds a Python object in a C++ static; drop it while the
+  // interpreter is still alive, not in static destruction after it is gone.
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function([]() { tilec::setRecompileHook(nullptr); }));
   m.def("cache_dir", &tilec::cache::directory);
   m.def("cache_list", []() {
     py::list out;

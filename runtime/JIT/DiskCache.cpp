@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 namespace tilec::jit {
 
 namespace {
-constexpr const char *kEntryMagic = "tilec-cache-entry 1";
+constexpr const char *kEntryMagic = "tilec-cache-entry 2";
 constexpr const char *kHistoryMagic = "tilec-history 1";
 
 std::string hex64(uint64_t v) {
@@ -228,6 +228,9 @@ bool DiskCache::store(const std::string &key, const CachedKernel &entry) const {
               "\t" + digest(bytes) + "\n";
     payload += bytes;
   }
+  // The digest of every line above it: a flipped bit in a field that has
+  // no digest of its own (warps, shared, name, ...) is caught too.
+  header += "header\t" + digest(header) + "\n";
   header += "end\t" + std::to_string(payload.size()) + "\n";
   return writeFileAtomically(entryPath(key), header + payload);
 }
@@ -256,21 +259,35 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
     pos = nl + 1;
     return true;
   };
+  // A decimal number that fits in `unsigned`; nothing else.
+  auto number = [](const std::string &text, unsigned &out) {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out = unsigned(std::strtoul(text.c_str(), nullptr, 10));
+    return true;
+  };
   std::string line;
   if (!nextLine(line) || line != kEntryMagic)
     return bad("not a tilec cache entry");
   struct Expected { const Section *section; uint64_t size; std::string digest; };
   std::vector<Expected> sections;
   uint64_t payloadSize = 0;
-  bool ended = false, keyMatches = false;
-  while (!ended && nextLine(line)) {
+  bool ended = false, keyMatches = false, headerChecked = false;
+  size_t lineStart = pos;
+  while (!ended && (lineStart = pos, nextLine(line))) {
     std::vector<std::string> f = splitTabs(line);
     const std::string &tag = f[0];
     if (tag == "key" && f.size() == 2) keyMatches = f[1] == key;
     else if (tag == "name" && f.size() == 2) k.name = unescape(f[1]);
     else if (tag == "signature" && f.size() == 2) k.signature = unescape(f[1]);
-    else if (tag == "shared" && f.size() == 2) k.stages.sharedBytes = unsigned(std::stoul(f[1]));
-    else if (tag == "warps" && f.size() == 2) k.stages.numWarps = unsigned(std::stoul(f[1]));
+    else if (tag == "shared" && f.size() == 2) {
+      if (!number(f[1], k.stages.sharedBytes))
+        return bad("bad shared memory size");
+    } else if (tag == "warps" && f.size() == 2) {
+      if (!number(f[1], k.stages.numWarps) || k.stages.numWarps == 0)
+        return bad("bad warp count");
+    }
     else if (tag == "cubin-arch" && f.size() == 2) k.cubinArch = unescape(f[1]);
     else if (tag == "section" && f.size() == 4) {
       const Section *s = nullptr;
@@ -284,7 +301,13 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
       if (!end || *end)
         return bad("bad section size");
       sections.push_back({s, size, f[3]});
+    } else if (tag == "header" && f.size() == 2) {
+      if (digest(file->substr(0, lineStart)) != f[1])
+        return bad("header fails its digest");
+      headerChecked = true;
     } else if (tag == "end" && f.size() == 2) {
+      if (!headerChecked)
+        return bad("header has no digest");
       char *end = nullptr;
       payloadSize = std::strtoull(f[1].c_str(), &end, 10);
       if (!end || *end)

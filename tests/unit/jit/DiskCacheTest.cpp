@@ -1,0 +1,189 @@
+// The disk cache's pieces without a GPU: keys, the wording of recompile
+// reasons, the source parts of a file's functions, round trips of entries,
+// and damaged entries (truncated, garbled, under another key) refused and
+// removed.
+#include "runtime/JIT/DiskCache.h"
+#include "runtime/JIT/Compiler.h"
+#include "runtime/JIT/SourceKey.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+using namespace tilec;
+using namespace tilec::jit;
+
+namespace {
+
+std::string tempDir(const char *name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             (std::string("tilec-cache-test-") + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+CachedKernel sample() {
+  CachedKernel k;
+  k.name = "add";
+  k.signature = "*fp32:16,i32";
+  k.stages.tile = "module {}\n";
+  k.stages.tilegpu = "module attributes {} {}\n";
+  k.stages.llir = "; llvm\n";
+  k.stages.ptx = ".version 8.6\n.target sm_90a\n.visible .entry add() { ret; }\n";
+  k.stages.sharedBytes = 512;
+  k.stages.numWarps = 8;
+  return k;
+}
+
+std::string readAll(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeAll(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+TEST(DiskCacheKey, DependsOnEveryPartAndItsName) {
+  std::vector<KeyPart> a = {{"signature", "*fp32", "", ""}, {"num_warps", "4", "", ""}};
+  std::string k = hashKey(a);
+  EXPECT_EQ(k.size(), 32u);
+  EXPECT_EQ(k, hashKey(a));
+  auto b = a;
+  b[1].value = "8";
+  EXPECT_NE(k, hashKey(b));
+  auto c = a;
+  c[1].name = "num_stages";
+  EXPECT_NE(k, hashKey(c));
+  // Length prefixes: moving text between name and value changes the key.
+  EXPECT_NE(hashKey({{"ab", "c", "", ""}}), hashKey({{"a", "bc", "", ""}}));
+}
+
+TEST(DiskCacheKey, DescribesChanges) {
+  std::vector<KeyPart> before = {
+      {"source k", "d1", "f.py:10", "def k():\n    a = 1\n    b = 2\n"},
+      {"global SCALE", "2.0", "", ""},
+      {"constexpr BLOCK", "1024", "", ""},
+  };
+  auto after = before;
+  after[0] = {"source k", "d2", "f.py:10", "def k():\n    a = 1\n    b = 3\n"};
+  after[1].value = "3.0";
+  after[2].value = "512";
+  after.push_back({"num_warps", "8", "", ""});
+  std::vector<std::string> r = describeChanges(before, after);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0], "source 'k' changed at f.py:12");
+  EXPECT_EQ(r[1], "global 'SCALE' changed: 2.0 -> 3.0");
+  EXPECT_EQ(r[2], "constexpr 'BLOCK' changed: 1024 -> 512");
+  EXPECT_EQ(r[3], "num_warps is new");
+  EXPECT_TRUE(describeChanges(before, before).empty());
+}
+
+TEST(DiskCacheSource, UnrelatedFunctionsDoNotEnterTheKey) {
+  const char *text = "import tilec.language as tl\n"
+                     "SCALE = 2\n"
+                     "OTHER = 5\n"
+                     "def helper(x):\n"
+                     "    return x * SCALE\n"
+                     "\n"
+                     "# a comment between functions\n"
+                     "def kern(p):\n"
+                     "    tl.store(p, helper(1))\n"
+                     "\n"
+                     "def unrelated(p):\n"
+                     "    tl.store(p, OTHER)\n";
+  ParsedSource parsed = parseSource("f.py", text);
+  ASSERT_TRUE(parsed.ok());
+  std::set<const void *> seen;
+  std::vector<KeyPart> parts;
+  appendSourceParts(*parsed.function("kern"), true, seen, parts);
+  std::set<std::string> names;
+  for (const KeyPart &p : parts)
+    names.insert(p.name);
+  EXPECT_TRUE(names.count("source kern"));
+  EXPECT_TRUE(names.count("callee helper"));
+  EXPECT_TRUE(names.count("global SCALE"));
+  EXPECT_TRUE(names.count("global tl"));
+  EXPECT_FALSE(names.count("global OTHER"));
+  EXPECT_FALSE(names.count("callee unrelated"));
+  EXPECT_EQ(parts[0].text, "def kern(p):\n    tl.store(p, helper(1))\n");
+  EXPECT_EQ(parts[0].location, "f.py:8");
+  for (const KeyPart &p : parts)
+    if (p.name == "callee helper") // the comment after it is not its text
+      EXPECT_EQ(p.text, "def helper(x):\n    return x * SCALE\n");
+}
+
+TEST(DiskCacheStore, RoundTripsEveryField) {
+  DiskCache cache(tempDir("roundtrip"));
+  CachedKernel k = sample();
+  k.cubin = std::string("\x7f" "ELF\0\1\2", 7);
+  k.cubinArch = "sm_90";
+  ASSERT_TRUE(cache.store("00ff00ff00ff00ff00ff00ff00ff00ff", k));
+  std::string problem;
+  auto back = cache.load("00ff00ff00ff00ff00ff00ff00ff00ff", &problem);
+  ASSERT_TRUE(back) << problem;
+  EXPECT_EQ(back->name, k.name);
+  EXPECT_EQ(back->signature, k.signature);
+  EXPECT_EQ(back->stages.ptx, k.stages.ptx);
+  EXPECT_EQ(back->stages.llir, k.stages.llir);
+  EXPECT_EQ(back->stages.sharedBytes, 512u);
+  EXPECT_EQ(back->stages.numWarps, 8u);
+  EXPECT_EQ(back->cubin, k.cubin);
+  EXPECT_EQ(back->cubinArch, "sm_90");
+  EXPECT_FALSE(cache.load("11111111111111111111111111111111"));
+  auto listed = cache.list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].name, "add");
+  EXPECT_GT(cache.sizeBytes(), 0u);
+  EXPECT_EQ(cache.clear(), 1u);
+  EXPECT_TRUE(cache.list().empty());
+}
+
+class DamagedEntry : public ::testing::TestWithParam<int> {};
+
+TEST_P(DamagedEntry, IsRefusedAndRemoved) {
+  DiskCache cache(tempDir(("damaged" + std::to_string(GetParam())).c_str()));
+  const std::string key = "abcdefabcdefabcdefabcdefabcdef01";
+  ASSERT_TRUE(cache.store(key, sample()));
+  std::string path = cache.entryPath(key), bytes = readAll(path);
+  switch (GetParam()) {
+  case 0: bytes.resize(bytes.size() - 10); break;            // truncated payload
+  case 1: bytes[bytes.size() - 20] ^= 0x01; break;           // one bit of PTX
+  case 2: bytes += "extra"; break;                           // padded
+  case 3: bytes.resize(bytes.find("section")); break;        // truncated header
+  case 4: bytes.replace(bytes.find(key), 4, "0000"); break;  // another key
+  case 5: bytes = ""; break;                                  // empty file
+  }
+  writeAll(path, bytes);
+  std::string problem;
+  EXPECT_FALSE(cache.load(key, &problem));
+  EXPECT_NE(problem.find("damaged"), std::string::npos) << problem;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, DamagedEntry, ::testing::Range(0, 6));
+
+TEST(DiskCacheHistory, RoundTripsPartsWithNewlinesAndTabs) {
+  DiskCache cache(tempDir("history"));
+  std::vector<KeyPart> parts = {{"source k", "d", "f.py:3", "def k():\n\tpass\n"},
+                                {"constexpr B", "4", "", ""}};
+  cache.recordParts("f.py:k", parts);
+  auto back = cache.lastParts("f.py:k");
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].text, parts[0].text);
+  EXPECT_EQ((*back)[1].value, "4");
+  EXPECT_FALSE(cache.lastParts("f.py:other"));
+}
+
+TEST(DiskCacheOff, StoresNothing) {
+  DiskCache off("");
+  EXPECT_FALSE(off.enabled());
+  EXPECT_FALSE(off.store("00", sample()));
+  EXPECT_FALSE(off.load("00"));
+}
+
+} // namespace
