@@ -878,6 +878,9 @@ uint8_t *Machine::address(Operation *op, const char *what, const Tensor &p,
                  argName(size_t(b)) + "' (" + std::to_string(buffer.bytes) +
                  " bytes)" + element);
   }
+  if (buffer.readOnly && std::strcmp(what, "store") == 0)
+    fail(op, "store into read-only argument '" + argName(size_t(b)) + "'" +
+                 (p.shape.empty() ? "" : ", element " + indexString(k, p.shape)));
   return static_cast<uint8_t *>(buffer.data) + offset;
 }
 

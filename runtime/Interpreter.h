@@ -40,6 +40,7 @@ struct Grid {
 struct HostBuffer {
   void *data = nullptr;
   size_t bytes = 0;
+  bool readOnly = false; ///< a store into it is an error, like one out of bounds
 };
 
 /// One runtime (non-constexpr) argument of a kernel, in signature order.

@@ -87,6 +87,9 @@ struct Arg {
   enum class Kind : uint8_t { Pointer, I32, I64, F32, F64 } kind;
   ScalarType element = ScalarType::FP32; ///< pointers: what they point to
   bool inHostMemory = false; ///< pointers: host memory (interpreter only)
+  /// Host pointers: the interpreter refuses to store through it (a
+  /// read-only numpy array); the GPU ignores it.
+  bool readOnly = false;
   uint64_t bits = 0; ///< the value (pointer address or scalar bits)
   /// Pointers: bytes the kernel may touch from the address, 0 when unknown.
   /// The interpreter needs it (every access is checked against it); the

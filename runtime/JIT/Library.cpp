@@ -626,7 +626,7 @@ struct Kernel::Impl {
       const Arg &a = args[i];
       switch (a.kind) {
       case Arg::Kind::Pointer: {
-        if (a.bytes == 0 && a.bits != 0)
+        if (a.bytes == 0 && a.bits != 0 && !a.inHostMemory)
           throw Error("cannot interpret kernel '" + name + "': pointer argument " +
                       argName(i) + " has no size (pass Arg::host(data, bytes, "
                       "type), a Buffer, or Arg::pointer(ptr, type, bytes))");
@@ -645,6 +645,7 @@ struct Kernel::Impl {
           data = staged[i].data();
         }
         hostArgs.push_back(interp::Arg::ofBuffer(data, a.bytes));
+        hostArgs.back().buffer.readOnly = a.inHostMemory && a.readOnly;
         break;
       }
       case Arg::Kind::I32:
