@@ -6,6 +6,11 @@
 # results to $OUT/*.json.
 #
 #   tools/gpu-session.sh [BUNDLE] [COMMIT]
+#
+# TILEC_GPU_STEPS (an extended regex, default: all) picks the steps by name;
+# TILEC_GPU_BUDGET (seconds, default 540) bounds the whole run: each step gets
+# what is left, and a step that would start with under 20 s left is skipped,
+# so the logs and the table always come back from a lent machine.
 set -uo pipefail
 bundle=$(cd "${1:-dist/tilec}" && pwd)
 commit=${2:-unknown}
@@ -16,10 +21,25 @@ export TILEC_KERNELS_DIR=$PWD/kernels
 export PYTHONUNBUFFERED=1
 declare -a rows
 
-step() { # name, command...
+steps=${TILEC_GPU_STEPS:-.}
+budget=${TILEC_GPU_BUDGET:-540}
+
+step() { # name, command... (a command may be a function of this script)
   local name=$1; shift
+  if ! [[ $name =~ $steps ]]; then
+    return 0
+  fi
+  local left=$((budget - SECONDS))
+  if [ "$left" -lt 20 ]; then
+    rows+=("$(printf '%-24s SKIP        (out of time)' "$name")")
+    return 0
+  fi
   local start=$SECONDS
-  if "$@" > "$logs/$name.log" 2>&1; then
+  local run=("$@")
+  if declare -F "$1" > /dev/null; then
+    run=(bash -c '"$@"' _ "$@")
+  fi
+  if timeout -k 5 "$left" "${run[@]}" > "$logs/$name.log" 2>&1; then
     rows+=("$(printf '%-24s ok    %4ds' "$name" $((SECONDS - start)))")
   else
     rows+=("$(printf '%-24s FAIL  %4ds  (see %s.log)' "$name" $((SECONDS - start)) "$name")")
@@ -65,6 +85,8 @@ tune_cli() {
     --sweep ROWS=1,2,4,8 --sweep num_warps=2,4,8 --grid 8192/ROWS \
     --bytes 67108864 --key 'softmax fp32 8192x1024' --warmup 10 --rep 50 "$@"
 }
+export -f tune_cli
+export bundle logs
 step tune-cli-first tune_cli --csv "$logs/tune/softmax-tune-cli.csv" \
   --json "$logs/tune/softmax-tune-cli.json" --svg "$logs/tune/softmax-tune-cli.svg"
 step tune-cli-second tune_cli
