@@ -63,6 +63,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-cpu python3 -m pytest -q tests/python -m "not gpu"
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
   fi
+  if [ -f bench/small_kernel.py ]; then
+    mkdir -p "$logs/small"
+    step bench-small-kernel python3 bench/small_kernel.py --out "$logs/small"
+  fi
   if [ -f bench/softmax.py ]; then
     step bench-softmax python3 bench/softmax.py --commit "$commit" --out "$out"
   fi
@@ -95,7 +99,7 @@ tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in tune-python tune-cli-first tune-cli-second bench-softmax bench-vector-add; do
+for b in bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

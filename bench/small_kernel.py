@@ -1,0 +1,211 @@
+"""Why is a small vector add slower from tilec than from Triton? A diagnosis.
+
+    python3 bench/small_kernel.py [--out DIR] [--n N]
+
+At n = 2^12 (4 programs) a vector add is all latency. This script takes
+the machine code out of the launchers: it loads each compiler's output
+into its own module with the driver API (ctypes on libcuda, so neither
+tilec's nor Triton's runtime is involved), launches it on torch's stream,
+and times every variant with triton.testing.do_bench (CUDA events, L2
+flushed before each run, median):
+
+  tilec (its launcher)              tilec_vector_add.add[grid](...)
+  triton (its launcher)             triton_add[grid](...)
+  tilec PTX, driver JIT             cuModuleLoadData(PTX)
+  tilec PTX, Triton's ptxas         ptxas -arch=sm_90a, then the cubin
+  triton cubin                      what Triton loads
+  triton PTX, driver JIT            cuModuleLoadData(PTX)
+
+Same code timing the same through both launch paths means the launcher
+is not the cause; the SASS of each cubin goes to DIR/small-kernel-*.sass
+for comparison (Triton's cuobjdump). Prints a table; writes
+DIR/small-kernel.json.
+"""
+import argparse
+import ctypes
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+import triton
+import triton.language as tl
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "kernels"))
+import tilec  # noqa: E402
+import vector_add as tilec_vector_add  # noqa: E402
+
+BLOCK = 1024
+
+
+@triton.jit
+def triton_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+cuda = ctypes.CDLL("libcuda.so.1")
+
+
+def check(result, what):
+    if result != 0:
+        name = ctypes.c_char_p()
+        cuda.cuGetErrorName(result, ctypes.byref(name))
+        raise RuntimeError(f"{what}: {name.value.decode() if name.value else result}")
+
+
+def entry_params(ptx, name):
+    """The .param types of entry `name` in PTX text: ['u64', 'u32', ...]."""
+    m = re.search(r"\.entry\s+" + re.escape(name) + r"\s*\((.*?)\)", ptx, re.S)
+    assert m, f"no entry {name}"
+    return re.findall(r"\.param\s+\.(\w+)", m.group(1))
+
+
+class RawKernel:
+    """One module loaded from an image (cubin bytes or PTX text) with the
+    driver API; launched with cuLaunchKernel on torch's current stream."""
+
+    def __init__(self, image, name, params, num_warps, shared=0):
+        self.module = ctypes.c_void_p()
+        if isinstance(image, str):
+            image = image.encode() + b"\0"
+        check(cuda.cuModuleLoadData(ctypes.byref(self.module), ctypes.c_char_p(image)),
+              f"cuModuleLoadData({name})")
+        self.function = ctypes.c_void_p()
+        check(cuda.cuModuleGetFunction(ctypes.byref(self.function), self.module,
+                                       name.encode()), f"cuModuleGetFunction({name})")
+        self.params = params
+        self.threads = 32 * num_warps
+        self.shared = shared
+        regs = ctypes.c_int()
+        check(cuda.cuFuncGetAttribute(ctypes.byref(regs), 4, self.function), "registers")
+        self.registers = regs.value  # CU_FUNC_ATTRIBUTE_NUM_REGS = 4
+
+    def bind(self, values):
+        """Arguments for the entry's parameters: values in order, zeros for
+        any extra (Triton's scratch pointers)."""
+        holders = []
+        for i, kind in enumerate(self.params):
+            v = values[i] if i < len(values) else 0
+            holders.append(ctypes.c_uint64(v) if kind in ("u64", "b64", "s64")
+                           else ctypes.c_uint32(v))
+        array = (ctypes.c_void_p * len(holders))(
+            *[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in holders])
+        return holders, array
+
+    def launch(self, grid, bound):
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        check(cuda.cuLaunchKernel(self.function, grid, 1, 1, self.threads, 1, 1,
+                                  self.shared, stream, bound[1], None), "cuLaunchKernel")
+
+
+def triton_tool(name):
+    path = pathlib.Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
+    return str(path) if path.exists() else shutil.which(name)
+
+
+def sass(cubin, path):
+    tool = triton_tool("cuobjdump")
+    if not tool:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        r = subprocess.run([tool, "-sass", f.name], capture_output=True, text=True)
+    path.write_text(r.stdout + r.stderr)
+    return sum(1 for line in r.stdout.splitlines() if re.match(r"\s+/\*[0-9a-f]{4}\*/", line))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--n", type=int, default=1 << 12)
+    args = ap.parse_args()
+    out_dir = pathlib.Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n = args.n
+    grid = triton.cdiv(n, BLOCK)
+    torch.manual_seed(0)
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    ref = x.double() + y.double()
+    values = [x.data_ptr(), y.data_ptr(), out.data_ptr(), n]
+
+    tk = tilec_vector_add.add[(grid,)](x, y, out, n, BLOCK=BLOCK)
+    trk = triton_add[(grid,)](x, y, out, n, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    tilec_c = tilec_vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32:16", BLOCK=BLOCK)
+    tilec_ptx = tilec_c.asm["ptx"]
+    tilec_name = tilec_c.name
+    triton_ptx = trk.asm["ptx"]
+    triton_name = trk.metadata.name
+    triton_warps = trk.metadata.num_warps
+
+    variants = {}
+    variants["tilec (its launcher)"] = lambda: tilec_vector_add.add[(grid,)](
+        x, y, out, n, BLOCK=BLOCK)
+    variants["triton (its launcher)"] = lambda: triton_add[(grid,)](x, y, out, n, BLOCK=BLOCK)
+    raw = {}
+    raw["tilec PTX, driver JIT"] = RawKernel(tilec_ptx, tilec_name,
+                                             entry_params(tilec_ptx, tilec_name), 4)
+    ptxas = triton_tool("ptxas")
+    images = {"tilec": None, "triton": bytes(trk.asm["cubin"])}
+    if ptxas:
+        with tempfile.TemporaryDirectory() as d:
+            src, dst = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+            pathlib.Path(src).write_text(tilec_ptx)
+            subprocess.run([ptxas, "-arch=sm_90a", "-O3", src, "-o", dst], check=True)
+            images["tilec"] = pathlib.Path(dst).read_bytes()
+        raw["tilec PTX, Triton's ptxas"] = RawKernel(
+            images["tilec"], tilec_name, entry_params(tilec_ptx, tilec_name), 4)
+    raw["triton cubin"] = RawKernel(images["triton"], triton_name,
+                                    entry_params(triton_ptx, triton_name), triton_warps,
+                                    trk.metadata.shared)
+    raw["triton PTX, driver JIT"] = RawKernel(triton_ptx, triton_name,
+                                              entry_params(triton_ptx, triton_name),
+                                              triton_warps, trk.metadata.shared)
+    for label, k in raw.items():
+        bound = k.bind(values)
+        variants[label] = (lambda k=k, bound=bound: k.launch(grid, bound))
+
+    rows = []
+    for label, fn in variants.items():
+        out.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        err = ((out.double() - ref).abs() / (1 + ref.abs())).max().item()
+        ok = err <= 1.2e-7
+        us = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e3 \
+            if ok else float("nan")
+        k = raw.get(label)
+        rows.append({"variant": label, "us": us, "correct": ok,
+                     "registers": k.registers if k else None})
+    sass_lines = {}
+    for name, image in images.items():
+        if image:
+            sass_lines[name] = sass(image, out_dir / f"small-kernel-{name}.sass")
+    (out_dir / "small-kernel-tilec.ptx").write_text(tilec_ptx)
+    (out_dir / "small-kernel-triton.ptx").write_text(triton_ptx)
+    record = {"n": n, "block": BLOCK, "rows": rows, "sass_instructions": sass_lines,
+              "gpu": torch.cuda.get_device_name(), "triton": triton.__version__}
+    (out_dir / "small-kernel.json").write_text(json.dumps(record, indent=1))
+    print(f"vector add n={n}, {grid} programs; do_bench median, L2 flushed")
+    for r in rows:
+        regs = "" if r["registers"] is None else f"  {r['registers']} regs"
+        print(f"  {r['variant']:<28} {r['us']:7.2f} us{'' if r['correct'] else '  WRONG'}{regs}")
+    print(f"  SASS instructions: {sass_lines}")
+
+
+if __name__ == "__main__":
+    main()
