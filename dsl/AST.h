@@ -307,7 +307,10 @@ struct FunctionDef : Stmt {
   FunctionDef(SourceLoc loc) : Stmt(Kind::FunctionDef, loc) {}
   std::string name;
   SourceLoc nameLoc;
-  std::vector<ExprPtr> decorators;
+  /// Where each `@decorator` line starts. Decorators run in the host
+  /// language (`@tilec.autotune(configs=[...])`), never in the kernel, so
+  /// they are skipped, not parsed.
+  std::vector<SourceLoc> decorators;
   std::vector<Param> params;
   ExprPtr returns; ///< `-> annotation`, may be null; ignored
   StmtList body;

@@ -316,7 +316,7 @@ private:
   StmtPtr parseFromImport();
   std::string parseDottedName();
   StmtPtr parseDecorated();
-  StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators);
+  StmtPtr parseFunctionDef(std::vector<SourceLoc> decorators);
   void parseParams(FunctionDef &fn);
   StmtPtr parseIf();
   StmtPtr parseFor();
@@ -546,11 +546,17 @@ std::string Parser::parseDottedName() {
   return name;
 }
 
-// ('@' expression NEWLINE)+ 'def' ...
+// ('@' tokens NEWLINE)+ 'def' ...: a decorator is host code (it may hold
+// dicts, lambdas, anything Python has), so its tokens are skipped; the
+// lexer already joined the lines inside its brackets.
 StmtPtr Parser::parseDecorated() {
-  std::vector<ExprPtr> decorators;
-  while (acceptOp("@")) {
-    decorators.push_back(parseTest());
+  std::vector<SourceLoc> decorators;
+  while (at(TokenKind::Op) && peek().text == "@") {
+    decorators.push_back(take().loc);
+    if (at(TokenKind::Newline) || at(TokenKind::EndOfFile))
+      failHere("expected an expression after '@'");
+    while (!at(TokenKind::Newline) && !at(TokenKind::EndOfFile))
+      take();
     if (!at(TokenKind::Newline))
       failHere("expected a newline after the decorator");
     take();
@@ -565,7 +571,7 @@ StmtPtr Parser::parseDecorated() {
   fail(t.loc, "expected 'def' after the decorators");
 }
 
-StmtPtr Parser::parseFunctionDef(std::vector<ExprPtr> decorators) {
+StmtPtr Parser::parseFunctionDef(std::vector<SourceLoc> decorators) {
   auto fn = std::make_unique<FunctionDef>(take().loc);
   fn->decorators = std::move(decorators);
   if (!at(TokenKind::Name))

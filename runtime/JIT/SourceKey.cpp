@@ -15,8 +15,8 @@ namespace {
 unsigned startLine(const dsl::Stmt &s) {
   unsigned line = s.loc.line;
   if (auto *def = llvm::dyn_cast<dsl::FunctionDef>(&s))
-    for (const dsl::ExprPtr &d : def->decorators)
-      line = std::min(line, d->loc.line);
+    for (const dsl::SourceLoc &d : def->decorators)
+      line = std::min(line, d.line);
   return line;
 }
 

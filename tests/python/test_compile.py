@@ -251,3 +251,36 @@ def test_error_in_module_level_kernel(tmp_path):
     with pytest.raises(tilec.Error) as info:
         mod.bad.compile("*fp32,i32")
     assert re.match(re.escape(str(path)) + r":[78]:\d+: error:", str(info.value)), str(info.value)
+
+
+def _tag(**meta):
+    """A host-side decorator with a dict and a lambda in its arguments."""
+    return lambda f: f
+
+
+@_tag(configs=[{"BLOCK": b} for b in (64, 128)],
+      prune=lambda configs, **kw: configs)
+@tilec.jit
+def _decorated(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+
+def test_decorators_are_host_code():
+    """Decorator lines are part of the function's source but never kernel
+    code: what Python allows there (dicts, lambdas) must not stop a compile
+    (as it did for @tilec.autotune(configs=[tilec.Config({...})]))."""
+    c = _decorated.compile("*fp32:16,i32", BLOCK=64)
+    assert ".entry _decorated" in c.asm["ptx"]
+
+
+def test_autotune_decorator_compiles():
+    @tilec.autotune(configs=[tilec.Config({"BLOCK": b}, num_warps=w)
+                             for b, w in ((64, 2), (128, 4))], key=["n"])
+    @tilec.jit
+    def tuned(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, 2.0, mask=offs < n)
+
+    c = tuned.fn.compile("*fp32:16,i32", BLOCK=128)
+    assert ".entry tuned" in c.asm["ptx"]

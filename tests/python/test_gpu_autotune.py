@@ -135,12 +135,18 @@ def test_cumsum_gpu_matches_interpreter(torch_cuda):
         per = 8 if block <= 128 else 1
         grid = (tilec.cdiv(rows, per),)
         cumsum.cumsum_rows[grid](out, x, rows, cols, cols, cols, BLOCK=block, ROWS=per)
-        ref = np.cumsum(x.double().cpu().numpy(), axis=1)
+        xd = x.double().cpu().numpy()
+        ref = np.cumsum(xd, axis=1)
         got = out.cpu().double().numpy()
         assert np.allclose(got, ref, rtol=1e-5, atol=1e-4), (rows, cols, dtype)
         mine = torch.full((rows, cols), float("nan"))
         interp[grid](mine, x.cpu(), rows, cols, cols, cols, BLOCK=block, ROWS=per)
-        assert np.allclose(got, mine.double().numpy(), rtol=1e-5, atol=1e-4)
+        # The GPU adds in a tree (shuffles, then warps), the interpreter in
+        # its own order: fp32 rounding differs by up to ~eps * sqrt(cols) *
+        # the running sum of |x|; a lost or doubled element is off by ~|x|.
+        bound = 1e-5 * np.cumsum(np.abs(xd), axis=1) + 1e-4
+        diff = np.abs(got - mine.double().numpy())
+        assert (diff <= bound).all(), (rows, cols, dtype, float(diff.max()))
 
 
 def test_launch_stores_cubin_in_cache(torch_cuda, tmp_path):
