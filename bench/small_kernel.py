@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import torch
 import triton
@@ -104,9 +105,12 @@ class RawKernel:
         return holders, array
 
     def launch(self, grid, bound):
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        # torch's stream, looked up once: the loop in host_launch_costs
+        # times cuLaunchKernel, not torch.cuda.current_stream().
+        if not hasattr(self, "stream"):
+            self.stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         check(cuda.cuLaunchKernel(self.function, grid, 1, 1, self.threads, 1, 1,
-                                  self.shared, stream, bound[1], None), "cuLaunchKernel")
+                                  self.shared, self.stream, bound[1], None), "cuLaunchKernel")
 
 
 def triton_tool(name):
@@ -124,6 +128,43 @@ def sass(cubin, path):
         r = subprocess.run([tool, "-sass", f.name], capture_output=True, text=True)
     path.write_text(r.stdout + r.stderr)
     return sum(1 for line in r.stdout.splitlines() if re.match(r"\s+/\*[0-9a-f]{4}\*/", line))
+
+
+def per_call_us(fn, count=5000):
+    best = float("inf")
+    for _ in range(5):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        best = min(best, (t1 - t0) / count * 1e6)
+    return best
+
+
+def host_launch_costs(kernel):
+    """Where the host time of a launch goes: a ctypes call that does
+    nothing (the floor of the raw loop), cuLaunchKernel through ctypes,
+    and each launcher. n = 1, one program: the GPU keeps up."""
+    x = torch.ones(1, device="cuda")
+    out = torch.empty(1, device="cuda")
+    bound = kernel.bind([x.data_ptr(), x.data_ptr(), out.data_ptr(), 1])
+    ctx = ctypes.c_void_p()
+    costs = {
+        "ctypes call (cuCtxGetCurrent)": per_call_us(lambda: cuda.cuCtxGetCurrent(ctypes.byref(ctx))),
+        "cuLaunchKernel via ctypes": per_call_us(lambda: kernel.launch(1, bound)),
+        "tilec launcher": per_call_us(lambda: tilec_vector_add.add[(1,)](x, x, out, 1, BLOCK=BLOCK)),
+        "tilec launcher, stream= given": None,
+        "triton launcher": per_call_us(lambda: triton_add[(1,)](x, x, out, 1, BLOCK=BLOCK)),
+        "torch.add": per_call_us(lambda: torch.add(x, x, out=out)),
+    }
+    stream = torch.cuda.current_stream().cuda_stream
+    costs["tilec launcher, stream= given"] = per_call_us(
+        lambda: tilec_vector_add.add[(1,)](x, x, out, 1, BLOCK=BLOCK, stream=stream))
+    costs["tilec launcher, empty grid (no cuLaunchKernel)"] = per_call_us(
+        lambda: tilec_vector_add.add[(0,)](x, x, out, 1, BLOCK=BLOCK))
+    return costs
 
 
 def main():
@@ -179,6 +220,8 @@ def main():
         bound = k.bind(values)
         variants[label] = (lambda k=k, bound=bound: k.launch(grid, bound))
 
+    launch_costs = host_launch_costs(raw["tilec PTX, driver JIT"])
+
     rows = []
     for label, fn in variants.items():
         out.fill_(float("nan"))
@@ -198,6 +241,7 @@ def main():
     (out_dir / "small-kernel-tilec.ptx").write_text(tilec_ptx)
     (out_dir / "small-kernel-triton.ptx").write_text(triton_ptx)
     record = {"n": n, "block": BLOCK, "rows": rows, "sass_instructions": sass_lines,
+              "host_launch_us": launch_costs,
               "gpu": torch.cuda.get_device_name(), "triton": triton.__version__}
     (out_dir / "small-kernel.json").write_text(json.dumps(record, indent=1))
     print(f"vector add n={n}, {grid} programs; do_bench median, L2 flushed")
@@ -205,6 +249,9 @@ def main():
         regs = "" if r["registers"] is None else f"  {r['registers']} regs"
         print(f"  {r['variant']:<28} {r['us']:7.2f} us{'' if r['correct'] else '  WRONG'}{regs}")
     print(f"  SASS instructions: {sass_lines}")
+    print("host time per launch, n=1 (loop of 5000, best of 5):")
+    for label, us in launch_costs.items():
+        print(f"  {label:<40} {us:6.2f} us")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
     python3 bench/vector_add.py [--commit SHA] [--out DIR] [--quick]
 
 1. Bandwidth: for n = 2^12, 2^14, ..., 2^28 every implementation is checked
-   against a float64 reference, then timed with CUDA events
-   (triton.testing.do_bench, median; a CUDA-event timer of the same kind
-   when Triton is missing). GB/s = 3 * n * 4 bytes / time.
+   against a float64 reference (output poisoned first), then timed with CUDA
+   events (triton.testing.do_bench, median; a CUDA-event timer of the same
+   kind when Triton is missing) in ROUNDS interleaved rounds on the same
+   buffers; the median of the rounds is reported. GB/s = 3 * n * 4 bytes /
+   time.
      tilec:  kernels/vector_add.py, BLOCK=1024, num_warps=4
      torch:  torch.add(x, y, out=out)
      Triton: the tutorial's add kernel (below), BLOCK=1024
@@ -44,6 +46,7 @@ except ImportError:  # the bench still runs, without the Triton rows
     triton = None
 
 BLOCK = 1024
+ROUNDS = 5  # do_bench medians per implementation and size; the median is reported
 
 if triton is not None:
     @triton.jit
@@ -121,17 +124,31 @@ def bandwidth(sizes):
         x = torch.randn(n, device="cuda")
         y = torch.randn(n, device="cuda")
         row = {"n": n, "log2n": n.bit_length() - 1}
+        # One output buffer for all (so no implementation is timed on
+        # memory the others do not use), poisoned before each check.
+        out = torch.empty_like(x)
+        correct = {}
         for name, impl in IMPLS.items():
-            out = torch.full_like(x, float("nan"))
+            out.fill_(float("nan"))
             impl(x, y, out, n)
             torch.cuda.synchronize()
             err = check(out, x, y)
-            ok = err <= 1.2e-7
-            ms = bench(lambda: impl(x, y, out, n)) if ok else float("nan")
-            row[name] = {"ms": ms, "us": ms * 1e3, "GB/s": 3 * n * 4 / (ms * 1e-3) / 1e9,
-                         "max_rel_error": err, "correct": ok}
-            if not ok:
+            correct[name] = (err <= 1.2e-7, err)
+            if not correct[name][0]:
                 print(f"  {name} n={n}: WRONG, max relative error {err:.3e}", flush=True)
+        # Interleaved rounds: drift of the GPU during the run (clocks,
+        # temperature) falls on every implementation alike.
+        rounds = {name: [] for name in IMPLS}
+        for _ in range(ROUNDS):
+            for name, impl in IMPLS.items():
+                if correct[name][0]:
+                    rounds[name].append(bench(lambda: impl(x, y, out, n)))
+        for name in IMPLS:
+            ok, err = correct[name]
+            ms = statistics.median(rounds[name]) if ok else float("nan")
+            row[name] = {"ms": ms, "us": ms * 1e3, "GB/s": 3 * n * 4 / (ms * 1e-3) / 1e9,
+                         "max_rel_error": err, "correct": ok,
+                         "round_us": [r * 1e3 for r in rounds[name]]}
         del x, y, out
         torch.cuda.empty_cache()
         line = f"n=2^{row['log2n']:<2}" + "".join(
@@ -239,8 +256,8 @@ def cold_and_warm(which):
 
 def compile_times():
     result = {}
-    # tilec in this process: a fresh JITFunction of the same function, so
-    # nothing is cached (tilec keeps compiled kernels in memory only).
+    # tilec in this process: a fresh JITFunction of the same function (its
+    # in-memory cache is empty; the disk cache may serve it).
     first, second = first_and_second_call(run_tilec, tilec.jit(tilec_vector_add.add.fn))
     compiled = tilec_vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32:16", BLOCK=BLOCK)
     result["tilec"] = {"in_process_first_call_ms": first, "in_process_second_call_ms": second,
