@@ -33,26 +33,24 @@ import sys
 import tempfile
 import time
 
+import importlib.util
+
 import torch
 import triton
-import triton.language as tl
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402
-import vector_add as tilec_vector_add  # noqa: E402
+import vector_add as tilec_vector_add  # noqa: E402  kernels/vector_add.py
 
-BLOCK = 1024
-
-
-@triton.jit
-def triton_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x + y, mask=mask)
+# bench/vector_add.py's Triton kernel and block size (its module name is
+# taken by kernels/vector_add.py, so it is loaded by path).
+_spec = importlib.util.spec_from_file_location("bench_vector_add",
+                                               pathlib.Path(__file__).with_name("vector_add.py"))
+_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bench)
+triton_add = _bench.triton_add
+BLOCK = _bench.BLOCK
 
 
 cuda = ctypes.CDLL("libcuda.so.1")

@@ -551,7 +551,7 @@ std::string Parser::parseDottedName() {
 // lexer already joined the lines inside its brackets.
 StmtPtr Parser::parseDecorated() {
   std::vector<SourceLoc> decorators;
-  while (at(TokenKind::Op) && peek().text == "@") {
+  while (atOp("@")) {
     decorators.push_back(take().loc);
     if (at(TokenKind::Newline) || at(TokenKind::EndOfFile))
       failHere("expected an expression after '@'");

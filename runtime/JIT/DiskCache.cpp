@@ -259,12 +259,12 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
     pos = nl + 1;
     return true;
   };
-  // A decimal number that fits in `unsigned`; nothing else.
-  auto number = [](const std::string &text, unsigned &out) {
-    if (text.empty() || text.size() > 9 ||
+  // A header number: decimal digits only, at most `digits` of them.
+  auto number = [](const std::string &text, auto &out, size_t digits) {
+    if (text.empty() || text.size() > digits ||
         text.find_first_not_of("0123456789") != std::string::npos)
       return false;
-    out = unsigned(std::strtoul(text.c_str(), nullptr, 10));
+    out = decltype(+out)(std::strtoull(text.c_str(), nullptr, 10));
     return true;
   };
   std::string line;
@@ -282,10 +282,10 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
     else if (tag == "name" && f.size() == 2) k.name = unescape(f[1]);
     else if (tag == "signature" && f.size() == 2) k.signature = unescape(f[1]);
     else if (tag == "shared" && f.size() == 2) {
-      if (!number(f[1], k.stages.sharedBytes))
+      if (!number(f[1], k.stages.sharedBytes, 9))
         return bad("bad shared memory size");
     } else if (tag == "warps" && f.size() == 2) {
-      if (!number(f[1], k.stages.numWarps) || k.stages.numWarps == 0)
+      if (!number(f[1], k.stages.numWarps, 9) || k.stages.numWarps == 0)
         return bad("bad warp count");
     }
     else if (tag == "cubin-arch" && f.size() == 2) k.cubinArch = unescape(f[1]);
@@ -296,9 +296,8 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
           s = &candidate;
       if (!s)
         return bad("unknown section '" + f[1] + "'");
-      char *end = nullptr;
-      uint64_t size = std::strtoull(f[2].c_str(), &end, 10);
-      if (!end || *end)
+      uint64_t size = 0;
+      if (!number(f[2], size, 19))
         return bad("bad section size");
       sections.push_back({s, size, f[3]});
     } else if (tag == "header" && f.size() == 2) {
@@ -308,9 +307,7 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
     } else if (tag == "end" && f.size() == 2) {
       if (!headerChecked)
         return bad("header has no digest");
-      char *end = nullptr;
-      payloadSize = std::strtoull(f[1].c_str(), &end, 10);
-      if (!end || *end)
+      if (!number(f[1], payloadSize, 19))
         return bad("bad payload size");
       ended = true;
     } else {
