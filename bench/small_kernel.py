@@ -22,6 +22,7 @@ for comparison (Triton's cuobjdump). Prints a table; writes
 DIR/small-kernel.json.
 """
 import argparse
+import datetime
 import ctypes
 import json
 import os
@@ -169,6 +170,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--n", type=int, default=1 << 12)
+    ap.add_argument("--commit", default="unknown")
     args = ap.parse_args()
     out_dir = pathlib.Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -238,7 +240,9 @@ def main():
             sass_lines[name] = sass(image, out_dir / f"small-kernel-{name}.sass")
     (out_dir / "small-kernel-tilec.ptx").write_text(tilec_ptx)
     (out_dir / "small-kernel-triton.ptx").write_text(triton_ptx)
-    record = {"n": n, "block": BLOCK, "rows": rows, "sass_instructions": sass_lines,
+    record = {"commit": args.commit,
+              "date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "n": n, "block": BLOCK, "rows": rows, "sass_instructions": sass_lines,
               "host_launch_us": launch_costs,
               "gpu": torch.cuda.get_device_name(), "triton": triton.__version__}
     (out_dir / "small-kernel.json").write_text(json.dumps(record, indent=1))

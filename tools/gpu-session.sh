@@ -65,7 +65,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/small_kernel.py ]; then
     mkdir -p "$logs/small"
-    step bench-small-kernel python3 bench/small_kernel.py --out "$logs/small"
+    step bench-small-kernel python3 bench/small_kernel.py --commit "$commit" \
+      --out "$logs/small"
   fi
   if [ -f bench/softmax.py ]; then
     step bench-softmax python3 bench/softmax.py --commit "$commit" --out "$out"
