@@ -8,6 +8,43 @@ namespace tilec::dsl {
 
 namespace arith = mlir::arith;
 
+namespace {
+/// The checks a reduction and a scan share: the operands have one shape of
+/// rank >= 1 and `axis` (negative counts from the end) names one of its
+/// dimensions. Returns the axis as a non-negative index. `verb` and `noun`
+/// name the operation in messages ("reduce", "reduction").
+int64_t checkedAxis(const std::vector<Value> &srcs, int64_t axis,
+                    const std::string &verb, const std::string &noun,
+                    SourceLoc at) {
+  const std::vector<int64_t> &shape = srcs.front().type.shape;
+  int64_t rank = shape.size();
+  if (rank == 0)
+    fail(at, "cannot " + verb + " a scalar");
+  if (axis < -rank || axis >= rank)
+    fail(at, "axis " + std::to_string(axis) + " is out of range for a rank-" +
+                 std::to_string(rank) + " tensor");
+  for (const Value &s : srcs)
+    if (s.type.shape != shape)
+      fail(at, "the tensors of a " + noun + " must share one shape");
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The type a sum or a cumulative sum/product of `element` accumulates in:
+/// `dtype=` when given, else 32-bit for narrower integers and fp32 for
+/// fp16/bf16, else the element type itself.
+DType accumulatorType(const BuiltinArguments &args, DType element) {
+  if (args.has("dtype"))
+    return dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
+  if (element.isInt() && element.bits() < 32)
+    return DType{element.isSigned() || element.isBool() ? ScalarKind::Int32
+                                                        : ScalarKind::UInt32,
+                 false};
+  if (element.isFloat() && element.bits() < 32)
+    return DType{ScalarKind::Float32, false};
+  return element;
+}
+} // namespace
+
 std::vector<mlir::Value>
 Generator::buildCombiner(mlir::Region &region, const std::vector<Value> &srcs,
                          const CombinerBuilder &body, SourceLoc at) {
@@ -40,20 +77,8 @@ std::vector<Value> Generator::reduce(const std::vector<Value> &srcs,
                                      int64_t axis, bool keepDims,
                                      const CombinerBuilder &body, SourceLoc at) {
   requireIR(at, "a reduction");
-  const std::vector<int64_t> &shape = srcs.front().type.shape;
-  int64_t rank = shape.size();
-  if (rank == 0)
-    fail(at, "cannot reduce a scalar");
-  if (axis < -rank || axis >= rank)
-    fail(at, "axis " + std::to_string(axis) + " is out of range for a rank-" +
-                 std::to_string(rank) + " tensor");
-  if (axis < 0)
-    axis += rank;
-  for (const Value &s : srcs)
-    if (s.type.shape != shape)
-      fail(at, "the tensors of a reduction must share one shape");
-
-  std::vector<int64_t> resultShape = shape;
+  axis = checkedAxis(srcs, axis, "reduce", "reduction", at);
+  std::vector<int64_t> resultShape = srcs.front().type.shape;
   resultShape.erase(resultShape.begin() + axis);
   std::vector<mlir::Value> operands;
   std::vector<mlir::Type> resultTypes;
@@ -93,20 +118,10 @@ std::vector<Value> Generator::reduce(const std::vector<Value> &srcs,
 std::vector<Value> Generator::scan(const std::vector<Value> &srcs, int64_t axis,
                                    const CombinerBuilder &body, SourceLoc at) {
   requireIR(at, "a scan");
-  const std::vector<int64_t> &shape = srcs.front().type.shape;
-  int64_t rank = shape.size();
-  if (rank == 0)
-    fail(at, "cannot scan a scalar");
-  if (axis < -rank || axis >= rank)
-    fail(at, "axis " + std::to_string(axis) + " is out of range for a rank-" +
-                 std::to_string(rank) + " tensor");
-  if (axis < 0)
-    axis += rank;
+  axis = checkedAxis(srcs, axis, "scan", "scan", at);
   std::vector<mlir::Value> operands;
   std::vector<mlir::Type> types;
   for (const Value &s : srcs) {
-    if (s.type.shape != shape)
-      fail(at, "the tensors of a scan must share one shape");
     operands.push_back(s.ir);
     types.push_back(s.type.toMLIR(&ctx_));
   }
@@ -172,15 +187,7 @@ std::optional<Value> Generator::callScan(const std::string &name,
     };
   } else {
     // As tl.sum: narrow integers accumulate in 32 bits, fp16/bf16 in fp32.
-    DType t = inputs[0].type.element;
-    DType acc = t;
-    if (args.has("dtype"))
-      acc = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
-    else if (t.isInt() && t.bits() < 32)
-      acc = DType{t.isSigned() || t.isBool() ? ScalarKind::Int32 : ScalarKind::UInt32, false};
-    else if (t.isFloat() && t.bits() < 32)
-      acc = DType{ScalarKind::Float32, false};
-    inputs[0] = cast(inputs[0], acc, at);
+    inputs[0] = cast(inputs[0], accumulatorType(args, inputs[0].type.element), at);
     BinaryOp op = sum ? BinaryOp::Add : BinaryOp::Mul;
     body = [this, op, at](const std::vector<Value> &l, const std::vector<Value> &r) {
       return std::vector<Value>{binary(op, l[0], r[0], at)};
@@ -269,17 +276,8 @@ std::optional<Value> Generator::callReduction(const std::string &name,
 
   // The accumulation type: sums of narrow integers in i32, of fp16/bf16 in
   // fp32 (the result has that type too).
-  if (kind == Reduction::Sum) {
-    DType t = inputs[0].type.element;
-    DType acc = t;
-    if (args.has("dtype"))
-      acc = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
-    else if (t.isInt() && t.bits() < 32)
-      acc = DType{t.isSigned() || t.isBool() ? ScalarKind::Int32 : ScalarKind::UInt32, false};
-    else if (t.isFloat() && t.bits() < 32)
-      acc = DType{ScalarKind::Float32, false};
-    inputs[0] = cast(inputs[0], acc, at);
-  }
+  if (kind == Reduction::Sum)
+    inputs[0] = cast(inputs[0], accumulatorType(args, inputs[0].type.element), at);
 
   // Which axes: one, or all (innermost first) when axis is None.
   std::vector<int64_t> axes;

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 
 using namespace mlir;
 
@@ -985,6 +986,25 @@ void Machine::store(tile::StoreOp op) {
   }
 }
 
+/// A tensor's shape seen as [outer, h, inner] around one axis of length h:
+/// how reductions and scans walk their operands.
+struct AxisView {
+  size_t outer = 1, h = 1, inner = 1;
+};
+
+/// Null when `axis` is not a dimension of `shape`.
+std::optional<AxisView> viewAround(const Shape &shape, int64_t axis) {
+  if (axis < 0 || size_t(axis) >= shape.size())
+    return std::nullopt;
+  AxisView v;
+  v.h = size_t(shape[axis]);
+  for (int64_t d = 0; d < axis; ++d)
+    v.outer *= size_t(shape[d]);
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
+    v.inner *= size_t(shape[d]);
+  return v;
+}
+
 /// Gather lanes (o, j, i) of a tensor viewed as [outer, h, inner], for j in
 /// [first, first + count).
 Tensor gatherAxis(const Tensor &t, size_t outer, size_t h, size_t inner,
@@ -1072,13 +1092,11 @@ void Machine::reduce(tile::ReduceOp op) {
     work.push_back(in(op, v));
   const Shape shape = work[0].shape;
   int64_t axis = op.getAxis();
-  if (axis < 0 || size_t(axis) >= shape.size())
+  std::optional<AxisView> view = viewAround(shape, axis);
+  if (!view)
     fail(op, "internal error: reduction axis out of range");
-  size_t outer = 1, inner = 1, h = size_t(shape[axis]);
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= size_t(shape[d]);
-  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
-    inner *= size_t(shape[d]);
+  const size_t outer = view->outer, inner = view->inner;
+  size_t h = view->h;
   Shape resultShape;
   for (size_t d = 0; d < shape.size(); ++d)
     if (int64_t(d) != axis)
@@ -1127,14 +1145,10 @@ void Machine::scan(tile::ScanOp op) {
   for (Value v : op.getSrcs())
     srcs.push_back(in(op, v));
   const Shape shape = srcs[0].shape;
-  int64_t axis = op.getAxis();
-  if (axis < 0 || size_t(axis) >= shape.size())
+  std::optional<AxisView> view = viewAround(shape, op.getAxis());
+  if (!view)
     fail(op, "internal error: scan axis out of range");
-  size_t outer = 1, inner = 1, h = size_t(shape[axis]);
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= size_t(shape[d]);
-  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
-    inner *= size_t(shape[d]);
+  const size_t outer = view->outer, h = view->h, inner = view->inner;
   Block &body = op.getCombiner().front();
   bool vectorised = isElementwiseCombiner(body);
 

@@ -132,18 +132,8 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
       std::map<Key, Value> outIndexOf;
       for (auto &[key, values] : partial) {
         // Row-major index of this group's element in the result.
-        Value index = i32Constant(rewriter, loc, 0);
-        int64_t stride = 1;
-        auto &coord = coords[firstRegister[key]];
-        for (int d = int(map.rank()) - 1; d >= 0; --d) {
-          if (unsigned(d) == axis)
-            continue;
-          index = rewriter.create<LLVM::AddOp>(
-              loc, index,
-              rewriter.create<LLVM::MulOp>(loc, coord[d],
-                                           i32Constant(rewriter, loc, stride)));
-          stride *= map.shape()[d];
-        }
+        Value index = indexWithoutAxis(rewriter, loc, coords[firstRegister[key]],
+                                       map.shape(), axis);
         outIndexOf[key] = index;
         for (unsigned k = 0; k < n; ++k) {
           Value v = values[k];

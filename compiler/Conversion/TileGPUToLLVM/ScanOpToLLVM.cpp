@@ -211,21 +211,9 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
       };
       // Slot of (line, rep, warp w): ((rep * warps) + w) * lineCount + line.
       std::map<Key, Value> lineIndex;
-      for (auto &[key, line] : lines) {
-        Value index = i32Constant(rewriter, loc, 0);
-        int64_t stride = 1;
-        auto &coord = coords[line.firstRegister];
-        for (int d = int(map.rank()) - 1; d >= 0; --d) {
-          if (unsigned(d) == axis)
-            continue;
-          index = rewriter.create<LLVM::AddOp>(
-              loc, index,
-              rewriter.create<LLVM::MulOp>(loc, coord[d],
-                                           i32Constant(rewriter, loc, stride)));
-          stride *= map.shape()[d];
-        }
-        lineIndex[key] = index;
-      }
+      for (auto &[key, line] : lines)
+        lineIndex[key] = indexWithoutAxis(rewriter, loc, coords[line.firstRegister],
+                                          map.shape(), axis);
       auto slotIndex = [&](const Key &key, int64_t rep, Value w) -> Value {
         Value group = rewriter.create<LLVM::AddOp>(
             loc, i32Constant(rewriter, loc, rep * warps), w);

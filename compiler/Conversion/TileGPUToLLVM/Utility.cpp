@@ -115,6 +115,22 @@ tilec::lowering::registerCoordinates(OpBuilder &b, Location loc,
   return coords;
 }
 
+Value tilec::lowering::indexWithoutAxis(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> coord,
+                                        ArrayRef<int64_t> shape, unsigned axis) {
+  Value index = i32Constant(b, loc, 0);
+  int64_t stride = 1;
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    if (unsigned(d) == axis)
+      continue;
+    index = b.create<LLVM::AddOp>(
+        loc, index,
+        b.create<LLVM::MulOp>(loc, coord[d], i32Constant(b, loc, stride)));
+    stride *= shape[d];
+  }
+  return index;
+}
+
 Value tilec::lowering::ownsElements(OpBuilder &b, Location loc,
                                     const tilegpu::RegisterMap &map,
                                     const TargetInfo &target) {

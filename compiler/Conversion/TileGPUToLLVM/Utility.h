@@ -61,6 +61,12 @@ llvm::SmallVector<llvm::SmallVector<mlir::Value>>
 registerCoordinates(mlir::OpBuilder &b, mlir::Location loc,
                     const tilegpu::RegisterMap &map, const TargetInfo &target);
 
+/// The row-major i32 index of `coord` in `shape` with dimension `axis` left
+/// out: where a reduction or scan keeps the line through that coordinate.
+mlir::Value indexWithoutAxis(mlir::OpBuilder &b, mlir::Location loc,
+                             llvm::ArrayRef<mlir::Value> coord,
+                             llvm::ArrayRef<int64_t> shape, unsigned axis);
+
 /// An i1 that is true in exactly one thread among those holding copies of
 /// the same elements (threads that wrap around a small tensor, or differ
 /// only in a sliced-away dimension); null when no thread holds copies.

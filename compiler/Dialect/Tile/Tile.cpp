@@ -231,37 +231,25 @@ LogicalResult LoadOp::verify() {
 // reduce
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReduceOp::verify() {
-  if (getSrcs().empty())
-    return emitOpError("needs at least one operand");
-  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
-  int64_t axis = getAxis();
+namespace {
+/// What a reduce and a scan ask of their operands: at least one, all of one
+/// shape, one result each, and an axis inside that shape.
+LogicalResult verifyAxisOperands(Operation *op, ValueRange srcs,
+                                 ResultRange results, int64_t axis) {
+  if (srcs.empty())
+    return op->emitOpError("needs at least one operand");
+  auto first = cast<RankedTensorType>(srcs[0].getType());
   if (axis < 0 || axis >= first.getRank())
-    return emitOpError("axis ") << axis << " out of range for rank "
-                                << first.getRank();
-  if (getResults().size() != getSrcs().size())
-    return emitOpError("needs one result per operand");
-  SmallVector<int64_t> shape(first.getShape());
-  shape.erase(shape.begin() + axis);
-  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
-    auto type = cast<RankedTensorType>(src.getType());
-    if (type.getShape() != first.getShape())
-      return emitOpError("operands must share one shape");
-    Type expected = type.getElementType();
-    if (!shape.empty()) {
-      auto tensor = dyn_cast<RankedTensorType>(result.getType());
-      if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
-          tensor.getElementType() != expected)
-        return emitOpError("result must be the operand without axis ") << axis;
-    } else if (result.getType() != expected) {
-      return emitOpError("reducing a 1-D tensor gives a scalar of its "
-                         "element type");
-    }
-  }
+    return op->emitOpError("axis ") << axis << " out of range for rank "
+                                    << first.getRank();
+  if (results.size() != srcs.size())
+    return op->emitOpError("needs one result per operand");
+  for (Value src : srcs)
+    if (cast<RankedTensorType>(src.getType()).getShape() != first.getShape())
+      return op->emitOpError("operands must share one shape");
   return success();
 }
 
-namespace {
 /// The combiner of a reduce or scan over `srcs`: 2N scalar arguments of the
 /// operands' element types, N results of the same types.
 template <typename ReturnOp>
@@ -285,6 +273,29 @@ LogicalResult verifyCombiner(Operation *op, Region &region, ValueRange srcs) {
 }
 } // namespace
 
+LogicalResult ReduceOp::verify() {
+  int64_t axis = getAxis();
+  if (failed(verifyAxisOperands(*this, getSrcs(), getResults(), axis)))
+    return failure();
+  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
+  SmallVector<int64_t> shape(first.getShape());
+  shape.erase(shape.begin() + axis);
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    auto type = cast<RankedTensorType>(src.getType());
+    Type expected = type.getElementType();
+    if (!shape.empty()) {
+      auto tensor = dyn_cast<RankedTensorType>(result.getType());
+      if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
+          tensor.getElementType() != expected)
+        return emitOpError("result must be the operand without axis ") << axis;
+    } else if (result.getType() != expected) {
+      return emitOpError("reducing a 1-D tensor gives a scalar of its "
+                         "element type");
+    }
+  }
+  return success();
+}
+
 LogicalResult ReduceOp::verifyRegions() {
   return verifyCombiner<ReduceReturnOp>(*this, getCombiner(), getSrcs());
 }
@@ -294,18 +305,9 @@ LogicalResult ReduceOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScanOp::verify() {
-  if (getSrcs().empty())
-    return emitOpError("needs at least one operand");
-  auto first = cast<RankedTensorType>(getSrcs()[0].getType());
-  int64_t axis = getAxis();
-  if (axis < 0 || axis >= first.getRank())
-    return emitOpError("axis ") << axis << " out of range for rank "
-                                << first.getRank();
-  if (getResults().size() != getSrcs().size())
-    return emitOpError("needs one result per operand");
+  if (failed(verifyAxisOperands(*this, getSrcs(), getResults(), getAxis())))
+    return failure();
   for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
-    if (cast<RankedTensorType>(src.getType()).getShape() != first.getShape())
-      return emitOpError("operands must share one shape");
     if (result.getType() != src.getType())
       return emitOpError("each result must have its operand's type");
   }
