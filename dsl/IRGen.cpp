@@ -649,6 +649,9 @@ Value Generator::genAttribute(const AttributeExpr &e) {
   Value base = gen(*e.value);
   if (base.kind == Value::Kind::Module) {
     if (base.text == "tl") {
+      // tl.math.exp is tl.exp (Triton's spelling of the math functions).
+      if (e.attr == "math")
+        return Value::ofModule("tl");
       if (auto dtype = DType::parse(e.attr); dtype && !dtype->isPointer &&
                                              e.attr.find('_') == std::string::npos)
         return Value::ofDType(*dtype);

@@ -51,6 +51,32 @@ std::optional<Value> Generator::callMath(const std::string &name,
     auto op = builder().create<mlir::math::FmaOp>(loc(at), a.ir, b.ir, c.ir);
     return cast(Value::ofIR(op, a.type), type, at);
   }
+  if (name == "tl.div_rn" || name == "tl.fdiv") {
+    // tl.div_rn(x, y): IEEE round-to-nearest division. tl.fdiv(x, y,
+    // ieee_rounding=False): Triton's spelling, '/' unless asked for IEEE.
+    bool fdiv = name == "tl.fdiv";
+    std::vector<std::string> params = {"x", "y"};
+    if (fdiv)
+      params.push_back("ieee_rounding");
+    BuiltinArguments args(*this, call, name, params, 2);
+    bool ieee = !fdiv;
+    if (fdiv && args.has("ieee_rounding")) {
+      const Value &r = args["ieee_rounding"];
+      if (r.kind != Value::Kind::Bool)
+        fail(args.loc("ieee_rounding"), "ieee_rounding must be True or False");
+      ieee = r.boolValue;
+    }
+    const Value &x = args["x"], &y = args["y"];
+    for (const Value *v : {&x, &y})
+      if (v->isIR() && !v->type.element.isFloat())
+        fail(at, name + " needs float operands, got " + v->describe());
+    requireIR(at, name.c_str());
+    Value q = binary(BinaryOp::Div, x, y, at);
+    if (ieee && q.isIR())
+      if (auto div = q.ir.getDefiningOp<mlir::arith::DivFOp>())
+        div.setFastmath(mlir::arith::FastMathFlags::none);
+    return q;
+  }
   std::optional<MathOp> kind = unaryMath(name);
   if (!kind)
     return std::nullopt;

@@ -430,9 +430,15 @@ Value Generator::binary(BinaryOp op, const Value &l, const Value &r,
     out = isFloat ? b_.create<arith::MulFOp>(where, x, y).getResult()
                   : b_.create<arith::MulIOp>(where, x, y).getResult();
     break;
-  case BinaryOp::Div:
-    out = b_.create<arith::DivFOp>(where, x, y);
+  case BinaryOp::Div: {
+    // fp32 '/' is div.full.f32 (within 2 ulp), as Triton's is: the IEEE
+    // division is a long instruction sequence per element that slows
+    // kernels like softmax. tl.div_rn asks for the IEEE rounding.
+    auto flags = type.scalar == ScalarKind::Float32 ? arith::FastMathFlags::afn
+                                                  : arith::FastMathFlags::none;
+    out = b_.create<arith::DivFOp>(where, x, y, flags);
     break;
+  }
   case BinaryOp::FloorDiv:
     if (isFloat)
       out = b_.create<mlir::math::FloorOp>(

@@ -32,8 +32,10 @@ def softmax(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
                 mask=mask, other=-float("inf")).to(tl.float32)
     row_max = tl.max(x, axis=1)
     e = tl.exp(x - row_max[:, None])
-    denominator = tl.sum(e, axis=1)
-    y = e / denominator[:, None]
+    # One division per row, then a multiply per element: a long row would
+    # otherwise spend more time dividing than loading.
+    inverse = 1.0 / tl.sum(e, axis=1)
+    y = e * inverse[:, None]
     tl.store(out_ptr + rows[:, None] * out_stride + cols[None, :], y, mask=mask)
 
 
@@ -57,7 +59,8 @@ def softmax_online(out_ptr, in_ptr, in_stride, out_stride, n_cols,
         m = m_new
     row_max = tl.max(m, axis=0)
     total = tl.sum(tl.where(m > -float("inf"), s * tl.exp(m - row_max), 0.0), axis=0)
+    inverse = 1.0 / total
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         x = tl.load(in_row + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
-        tl.store(out_row + cols, tl.exp(x - row_max) / total, mask=cols < n_cols)
+        tl.store(out_row + cols, tl.exp(x - row_max) * inverse, mask=cols < n_cols)

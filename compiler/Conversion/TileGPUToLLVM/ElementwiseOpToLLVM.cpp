@@ -61,6 +61,30 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
   }
 };
 
+/// A scalar fp32 divf that allows approximation (`afn`, which the DSL puts
+/// on '/') becomes div.full.f32: at most 2 ulp from the IEEE quotient over
+/// the whole range, a handful of instructions instead of the long IEEE
+/// sequence. (NVPTX would select div.approx.f32 for `afn`, which flushes
+/// quotients with huge divisors to zero.) Other divf keep the IEEE
+/// lowering of the upstream patterns.
+struct ApproximateDivFOpLowering : OpConversionPattern<arith::DivFOp> {
+  ApproximateDivFOpLowering(TileTypeConverter &converter)
+      // Above the upstream arith pattern for divf.
+      : OpConversionPattern(converter, &converter.getContext(), /*benefit=*/10) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getF32Type(), rewriter.getStringAttr("llvm.nvvm.div.full"),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()});
+    return success();
+  }
+};
+
 /// addptr: a GEP per register (or one for a scalar pointer).
 struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -90,5 +114,6 @@ void tilec::lowering::populateElementwiseOpToLLVMPatterns(
     TileTypeConverter &converter, const TargetInfo &,
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseTensorOpLowering>(converter);
+  patterns.add<ApproximateDivFOpLowering>(converter);
   patterns.add<AddPtrOpLowering>(converter, &converter.getContext());
 }
