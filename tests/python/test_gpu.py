@@ -164,3 +164,43 @@ def test_many_specialisations_alternating(torch_cuda):
     torch.cuda.synchronize()
     for out, x, y in outs:
         _check(torch, out, x, y)
+
+
+@tilec.jit
+def _divisions(x_ptr, y_ptr, full_ptr, rn_ptr, fdiv_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m, other=1.0)
+    y = tl.load(y_ptr + i, mask=m, other=1.0)
+    tl.store(full_ptr + i, x / y, mask=m)
+    tl.store(rn_ptr + i, tl.div_rn(x, y), mask=m)
+    tl.store(fdiv_ptr + i, tl.fdiv(x, y, ieee_rounding=True), mask=m)
+
+
+def test_float_division_rounding(torch_cuda):
+    # '/' is div.full.f32: within 2 ulp of the exact quotient over the
+    # whole range, divisors near 2^127 included (where div.approx gives 0);
+    # tl.div_rn and tl.fdiv(ieee_rounding=True) round like IEEE (torch's
+    # fp32 division on the GPU is IEEE too).
+    torch = torch_cuda
+    n = 100_000
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn(n, device="cuda", generator=g)
+    y = torch.randn(n, device="cuda", generator=g)
+    # Divisors in [2^126, 2^127), dividends up to about 2^123.
+    y[:1000] = (torch.remainder(y[:1000].abs(), 1.0) + 1.0) * 2.0**126
+    x[:1000] = x[:1000].abs() * 2.0**120 + 1.0
+    outs = [torch.full_like(x, float("nan")) for _ in range(3)]
+    _divisions[(tilec.cdiv(n, 1024),)](x, y, *outs, n, BLOCK=1024)
+    torch.cuda.synchronize()
+    full, rn, fdiv = outs
+    exact = x.double() / y.double()
+    # One fp32 ulp at the exact quotient: 2^(e - 24) for |q| = m * 2^e,
+    # m in [0.5, 1).
+    _, e = torch.frexp(exact.float())
+    ulp = torch.ldexp(torch.ones_like(exact), e.to(torch.int64) - 24)
+    err_ulp = ((full.double() - exact).abs() / ulp).max().item()
+    assert err_ulp <= 2.0, f"'/' is {err_ulp} ulp from the exact quotient"
+    assert (full[:1000] != 0).all(), "huge divisors flushed the quotient to 0"
+    assert torch.equal(rn, x / y)
+    assert torch.equal(fdiv, x / y)

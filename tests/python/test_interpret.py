@@ -359,3 +359,30 @@ def test_cpu_torch_tensors():
     out = torch.zeros(n)
     add[(tilec.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
     torch.testing.assert_close(out, x + y)
+
+
+# -- float division -----------------------------------------------------------------
+
+@tilec.jit(interpret=True)
+def divisions(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    tl.store(out_ptr + i, x / y)
+    tl.store(out_ptr + N + i, tl.div_rn(x, y))
+    tl.store(out_ptr + 2 * N + i, tl.fdiv(x, y))
+    tl.store(out_ptr + 3 * N + i, tl.math.exp(x) / tl.math.exp(y))
+
+
+def test_float_division():
+    # The interpreter is the reference: every division is rounded once,
+    # exactly, whatever precision the GPU lowering may use.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(64).astype(np.float32)
+    y = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(4 * 64, dtype=np.float32)
+    divisions[(1,)](x, y, out, N=64)
+    for k in range(3):
+        np.testing.assert_array_equal(out[k * 64:(k + 1) * 64], x / y)
+    np.testing.assert_allclose(out[3 * 64:], np.exp(x.astype(np.float64) - y),
+                               rtol=1e-5)
