@@ -21,23 +21,6 @@ using namespace llvm;
 
 namespace tilec {
 
-bool GPUTarget::parse(const std::string &name, GPUTarget &target,
-                      std::string &error) {
-  static const struct {
-    const char *name;
-    unsigned capability;
-  } known[] = {{"sm_80", 80}, {"sm_86", 86}, {"sm_89", 89},
-               {"sm_90", 90}, {"sm_90a", 90}};
-  for (const auto &k : known)
-    if (name == k.name) {
-      target = {k.name, k.capability};
-      return true;
-    }
-  error = "unknown GPU target '" + name +
-          "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
-  return false;
-}
-
 std::string defaultLibdevicePath() {
   if (const char *env = std::getenv("TILEC_LIBDEVICE"))
     return env;
@@ -69,7 +52,7 @@ std::unique_ptr<TargetMachine> createTargetMachine(const PTXOptions &options,
   if (!target)
     return nullptr;
   TargetOptions targetOptions;
-  std::string features = "+ptx" + std::to_string(options.ptxVersion);
+  std::string features = "+ptx" + std::to_string(options.target.ptxVersion);
   auto level = options.optLevel >= 3   ? CodeGenOptLevel::Aggressive
                : options.optLevel == 0 ? CodeGenOptLevel::None
                                        : CodeGenOptLevel::Default;

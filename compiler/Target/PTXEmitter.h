@@ -2,6 +2,8 @@
 // when the kernel calls its math functions.
 #pragma once
 
+#include "compiler/Target/TargetInfo.h"
+
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -10,21 +12,9 @@
 
 namespace tilec {
 
-/// A GPU target tilec can compile for.
-struct GPUTarget {
-  std::string chip;              ///< "sm_90a"
-  unsigned computeCapability;    ///< 90
-  /// Parse "sm_80", "sm_86", "sm_89", "sm_90" or "sm_90a"; false (and
-  /// `error` set) for anything else.
-  static bool parse(const std::string &name, GPUTarget &target,
-                    std::string &error);
-};
-
 struct PTXOptions {
-  GPUTarget target{"sm_90a", 90};
-  /// PTX ISA version, as LLVM's feature: 86 → "+ptx86" (CUDA 12.6). Every
-  /// instruction tilec emits exists in 8.6, and CUDA 13's ptxas takes it.
-  unsigned ptxVersion = 86;
+  /// The chip and the PTX ISA version (TargetInfo::ptxVersion) to emit.
+  TargetInfo target;
   /// libdevice bitcode; empty to use the build's default.
   std::string libdevicePath;
   unsigned optLevel = 3;

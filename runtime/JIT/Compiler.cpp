@@ -79,10 +79,12 @@ CompileResult compile(const dsl::JitFunction &kernel,
   PipelineOptions pipeline;
   pipeline.numWarps = options.numWarps;
   std::string error;
-  if (!GPUTarget::parse(options.target, pipeline.ptx.target, error)) {
+  std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);
+  if (!target) {
     result.errors.push_back("error: " + error);
     return result;
   }
+  pipeline.ptx.target = *target;
   if (options.numWarps == 0 || options.numWarps > 32 ||
       (options.numWarps & (options.numWarps - 1))) {
     result.errors.push_back("error: num_warps must be a power of two from 1 "
