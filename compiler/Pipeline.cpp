@@ -43,15 +43,19 @@ void buildTileOptimizationPipeline(OpPassManager &pm) {
 void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TileToTileGPUOptions layout;
   layout.numWarps = options.numWarps;
+  layout.target = options.ptx.target.chip;
   pm.addPass(createTileToTileGPU(layout));
+  pm.addPass(createTileGPUCoalesce());
+  pm.addPass(createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createTileGPUDecomposeConversions());
+  pm.addPass(createTileGPUAllocateShared());
+  pm.addPass(createTileGPUInsertBarriers());
 }
 
-void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  TileGPUToLLVMOptions lowering;
-  lowering.computeCapability = options.ptx.target.computeCapability;
-  pm.addPass(createTileGPUToLLVM(lowering));
+void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &) {
+  pm.addPass(createTileGPUToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -60,12 +64,12 @@ void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &options)
 namespace {
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
-  Option<unsigned> computeCapability{*this, "compute-capability",
-                                     llvm::cl::init(90)};
+  Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
+  /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
     PipelineOptions o;
     o.numWarps = numWarps;
-    o.ptx.target.computeCapability = computeCapability;
+    o.ptx.target.chip = target;
     return o;
   }
 };
@@ -126,7 +130,7 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   stages.numWarps = options.numWarps;
   if (!run([&](PassManager &pm) { buildLLVMDialectPipeline(pm, options); }))
     return false;
-  if (auto shared = module->getAttrOfType<IntegerAttr>(lowering::kSharedBytesAttr))
+  if (auto shared = module->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr))
     stages.sharedBytes = shared.getInt();
 
   llvm::LLVMContext llvmContext;

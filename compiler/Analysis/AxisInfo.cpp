@@ -3,11 +3,14 @@
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 
+#include "mlir/Analysis/DataFlow/SparseAnalysis.h"
+#include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <numeric>
@@ -38,37 +41,52 @@ AxisInfo AxisInfo::unknown(unsigned rank) {
   return info;
 }
 
+AxisInfo AxisInfo::join(const AxisInfo &a, const AxisInfo &b) {
+  if (a.isUninitialized())
+    return b;
+  if (b.isUninitialized())
+    return a;
+  assert(a.rank() == b.rank() && "joining facts of different ranks");
+  AxisInfo r = unknown(a.rank());
+  for (unsigned d = 0; d < a.rank(); ++d) {
+    r.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
+    r.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+    r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constantValue == b.constantValue)
+    r.constantValue = a.constantValue;
+  return r;
+}
+
+bool AxisInfo::operator==(const AxisInfo &other) const {
+  return contiguity == other.contiguity && divisibility == other.divisibility &&
+         constancy == other.constancy && constantValue == other.constantValue;
+}
+
+void AxisInfo::print(raw_ostream &os) const {
+  if (isUninitialized()) {
+    os << "<uninitialized>";
+    return;
+  }
+  auto list = [&](ArrayRef<int64_t> values) {
+    os << "[";
+    llvm::interleaveComma(values, os);
+    os << "]";
+  };
+  os << "contiguity = ";
+  list(contiguity);
+  os << ", divisibility = ";
+  list(divisibility);
+  os << ", constancy = ";
+  list(constancy);
+  if (constantValue)
+    os << ", constant = " << *constantValue;
+}
+
 int64_t AxisInfoAnalysis::highestPowerOf2Divisor(int64_t value) {
   if (value == 0)
     return kMaxDivisor;
   return capped(value & -value);
-}
-
-AxisInfoAnalysis::AxisInfoAnalysis(ModuleOp module) {
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (BlockArgument arg : func.getArguments()) {
-        AxisInfo info = AxisInfo::unknown(1);
-        if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                          tile::kDivisibilityAttr))
-          info.divisibility[0] = highestPowerOf2Divisor(div.getInt());
-        set(arg, info);
-      }
-      return;
-    }
-    visit(op);
-  });
-}
-
-AxisInfo AxisInfoAnalysis::lookup(Value value) const {
-  auto it = infos_.find(value);
-  if (it != infos_.end())
-    return it->second;
-  return AxisInfo::unknown(shapeOf(value.getType()).size());
-}
-
-void AxisInfoAnalysis::set(Value value, AxisInfo info) {
-  infos_[value] = std::move(info);
 }
 
 unsigned AxisInfoAnalysis::getVectorWidth(Value ptr, unsigned dim) const {
@@ -181,13 +199,18 @@ std::optional<int64_t> constantOf(Attribute attr) {
 }
 } // namespace
 
-void AxisInfoAnalysis::visit(Operation *op) {
-  if (op->getNumResults() == 0 && !isa<scf::ForOp>(op))
-    return;
-  auto in = [&](unsigned i) { return lookup(op->getOperand(i)); };
-  auto rankOfResult = [&](unsigned i = 0) {
-    return unsigned(shapeOf(op->getResult(i).getType()).size());
+namespace {
+/// The facts about `op`'s results from the facts about its operands (the
+/// transfer function). Unmodelled ops know nothing about their results.
+SmallVector<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> operands) {
+  SmallVector<AxisInfo> results;
+  for (Value result : op->getResults())
+    results.push_back(AxisInfo::unknown(shapeOf(result.getType()).size()));
+  auto in = [&](unsigned i) { return operands[i]; };
+  auto set = [&](Value result, AxisInfo info) {
+    results[cast<OpResult>(result).getResultNumber()] = std::move(info);
   };
+  auto highestPowerOf2Divisor = AxisInfoAnalysis::highestPowerOf2Divisor;
 
   llvm::TypeSwitch<Operation *>(op)
       .Case<arith::ConstantOp>([&](auto c) {
@@ -254,16 +277,16 @@ void AxisInfoAnalysis::visit(Operation *op) {
       })
       .Case<tilegpu::ConvertLayoutOp>([&](auto c) { set(c, in(0)); })
       .Case<tile::AddPtrOp>([&](auto a) {
-        AxisInfo ptr = in(0), off = in(1);
+        // Pointer arithmetic is addition with the offsets scaled to bytes:
+        // a run of addresses plus a constant stays a run, and so does a
+        // constant address plus a run of offsets.
+        AxisInfo off = in(1);
         int64_t bytes = tile::getElementBytes(tile::getElementTypeOrSelf(
             tile::getPointeeTypeLike(a.getType())));
-        AxisInfo info = AxisInfo::unknown(ptr.rank());
-        for (unsigned d = 0; d < ptr.rank(); ++d) {
-          info.contiguity[d] = gcd(ptr.constancy[d], off.contiguity[d]);
-          info.divisibility[d] =
-              gcd(ptr.divisibility[d], capped(off.divisibility[d] * bytes));
-          info.constancy[d] = gcd(ptr.constancy[d], off.constancy[d]);
-        }
+        for (int64_t &div : off.divisibility)
+          div = capped(div * bytes);
+        AxisInfo info = addInfo(in(0), off, /*subtract=*/false);
+        info.constantValue.reset();
         set(a, info);
       })
       .Case<arith::AddIOp>([&](auto) { set(op->getResult(0), addInfo(in(0), in(1), false)); })
@@ -332,17 +355,91 @@ void AxisInfoAnalysis::visit(Operation *op) {
       })
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
             arith::IndexCastOp>([&](auto) { set(op->getResult(0), in(0)); })
-      .Case<scf::ForOp>([&](auto f) {
-        AxisInfo iv = AxisInfo::unknown(1);
-        iv.divisibility[0] =
-            gcd(lookup(f.getLowerBound()).divisibility[0],
-                lookup(f.getStep()).divisibility[0]);
-        set(f.getInductionVar(), iv);
-      })
       .Default([&](Operation *) {
-        // Loads, floats, loop-carried values, anything not modelled above:
-        // nothing is known.
-        for (unsigned i = 0; i < op->getNumResults(); ++i)
-          set(op->getResult(i), AxisInfo::unknown(rankOfResult(i)));
+        // Loads, floats, anything not modelled above: nothing is known.
       });
+  return results;
+}
+
+using AxisInfoLattice = dataflow::Lattice<AxisInfo>;
+
+class AxisInfoDataFlow
+    : public dataflow::SparseForwardDataFlowAnalysis<AxisInfoLattice> {
+public:
+  using SparseForwardDataFlowAnalysis::SparseForwardDataFlowAnalysis;
+
+  LogicalResult visitOperation(Operation *op,
+                               ArrayRef<const AxisInfoLattice *> operands,
+                               ArrayRef<AxisInfoLattice *> results) override {
+    SmallVector<AxisInfo> in;
+    for (const AxisInfoLattice *operand : operands) {
+      // Wait until every operand has been reached.
+      if (operand->getValue().isUninitialized())
+        return success();
+      in.push_back(operand->getValue());
+    }
+    SmallVector<AxisInfo> out = transfer(op, in);
+    for (auto [lattice, info] : llvm::zip(results, out))
+      propagateIfChanged(lattice, lattice->join(info));
+    return success();
+  }
+
+  /// The induction variable of scf.for: a multiple of what its lower bound
+  /// and step are both multiples of. Other arguments the control flow does
+  /// not feed know nothing.
+  void visitNonControlFlowArguments(Operation *op,
+                                    const RegionSuccessor &successor,
+                                    ArrayRef<AxisInfoLattice *> argLattices,
+                                    unsigned firstIndex) override {
+    auto forOp = dyn_cast<scf::ForOp>(op);
+    if (!forOp || firstIndex == 0)
+      return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
+          op, successor, argLattices, firstIndex);
+    ProgramPoint *point = getProgramPointAfter(op);
+    const AxisInfoLattice *lb = getLatticeElementFor(point, forOp.getLowerBound());
+    const AxisInfoLattice *step = getLatticeElementFor(point, forOp.getStep());
+    if (lb->getValue().isUninitialized() || step->getValue().isUninitialized())
+      return;
+    AxisInfo iv = AxisInfo::unknown(1);
+    iv.divisibility[0] =
+        gcd(lb->getValue().divisibility[0], step->getValue().divisibility[0]);
+    propagateIfChanged(argLattices[0], argLattices[0]->join(iv));
+    setAllToEntryStates(argLattices.drop_front(
+        firstIndex + successor.getSuccessorInputs().size()));
+  }
+
+  /// Kernel arguments carry the specialisation's facts; any other value
+  /// the analysis cannot follow knows nothing.
+  void setToEntryState(AxisInfoLattice *lattice) override {
+    Value value = lattice->getAnchor();
+    AxisInfo info = AxisInfo::unknown(shapeOf(value.getType()).size());
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+        if (arg.getOwner()->isEntryBlock())
+          if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                            tile::kDivisibilityAttr))
+            info.divisibility[0] =
+                AxisInfoAnalysis::highestPowerOf2Divisor(div.getInt());
+    propagateIfChanged(lattice, lattice->join(info));
+  }
+};
+} // namespace
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *root)
+    : solver_(std::make_unique<DataFlowSolver>()) {
+  dataflow::loadBaselineAnalyses(*solver_);
+  solver_->load<AxisInfoDataFlow>();
+  // The analysis cannot fail on valid IR: every op has a transfer function
+  // (unmodelled ones yield "unknown").
+  [[maybe_unused]] LogicalResult result = solver_->initializeAndRun(root);
+  assert(succeeded(result) && "axis-info analysis failed");
+}
+
+AxisInfoAnalysis::~AxisInfoAnalysis() = default;
+
+AxisInfo AxisInfoAnalysis::lookup(Value value) const {
+  if (const auto *lattice = solver_->lookupState<AxisInfoLattice>(value))
+    if (!lattice->getValue().isUninitialized())
+      return lattice->getValue();
+  return AxisInfo::unknown(shapeOf(value.getType()).size());
 }

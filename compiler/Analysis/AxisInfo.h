@@ -11,13 +11,21 @@
 // All three are powers of two. The facts are seeded from the kernel's
 // specialisation (tile::kDivisibilityAttr on arguments) and from tl.multiple_of /
 // tl.max_contiguous hints.
+//
+// The analysis is a sparse forward analysis on MLIR's dataflow framework:
+// facts flow through scf.for / scf.if / scf.while to a fixpoint, so a
+// loop-carried pointer advanced by a multiple of 16 bytes each iteration
+// keeps its contiguity and alignment. Where two paths meet (a loop's
+// initial value and its yield, the two arms of an if) the facts are the
+// weaker of the two: the gcd of each number.
 #pragma once
 
+#include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <optional>
 
 namespace tilec {
@@ -26,15 +34,22 @@ struct AxisInfo {
   llvm::SmallVector<int64_t, 2> contiguity, divisibility, constancy;
   std::optional<int64_t> constantValue;
 
+  /// 0 for the lattice's "not yet reached" state.
   unsigned rank() const { return contiguity.size(); }
+  bool isUninitialized() const { return contiguity.empty(); }
   /// Nothing known: runs of 1, divisible by 1.
   static AxisInfo unknown(unsigned rank);
+  /// What holds on both of two paths.
+  static AxisInfo join(const AxisInfo &a, const AxisInfo &b);
+  bool operator==(const AxisInfo &other) const;
+  void print(llvm::raw_ostream &os) const;
 };
 
 class AxisInfoAnalysis {
 public:
-  /// Analyse every function of `module`.
-  explicit AxisInfoAnalysis(mlir::ModuleOp module);
+  /// Analyse every function under `root` (to a fixpoint).
+  explicit AxisInfoAnalysis(mlir::Operation *root);
+  ~AxisInfoAnalysis();
 
   /// The facts for `value`; unknown() for values the analysis did not reach.
   AxisInfo lookup(mlir::Value value) const;
@@ -53,9 +68,7 @@ public:
   static int64_t highestPowerOf2Divisor(int64_t value);
 
 private:
-  void visit(mlir::Operation *op);
-  void set(mlir::Value value, AxisInfo info);
-  llvm::DenseMap<mlir::Value, AxisInfo> infos_;
+  std::unique_ptr<mlir::DataFlowSolver> solver_;
 };
 
 } // namespace tilec

@@ -31,21 +31,83 @@ def TileAxisInfo : Pass<"tile-axis-info", "mlir::ModuleOp"> {
 }
 
 def TileToTileGPU : Pass<"tile-to-tilegpu", "mlir::ModuleOp"> {
-  let summary = "Give every tensor a distributed layout, coalesced for memory";
+  let summary = "Give every tensor a default distributed layout";
   let description = [{
-    Assigns a `#tilegpu.blocked` (or `#tilegpu.slice`) encoding to every
-    tensor. Loads and stores anchor the layout: their pointer tensors get the
-    blocked layout whose fastest dimension is the most contiguous one in
-    memory and whose `sizePerThread` there is the widest access the axis info
-    allows (16 bytes at most). Values tied through elementwise ops, control
-    flow, broadcasts and loads/stores share a layout; `expand_dims` operands
-    take the slice of their result's layout, cheap index chains are
-    rematerialised per use, and `tilegpu.convert_layout` is inserted only
-    where two anchors disagree.
+    Every tensor type gets the row-major `#tilegpu.blocked` layout of its
+    shape with one element per thread; the sliced tensors of `expand_dims`
+    and `reduce` get the `#tilegpu.slice` of their full tensors' layout, with
+    a `tilegpu.convert_layout` to or from the default. The module records
+    `tilegpu.num_warps` and `tilegpu.target`. Correct but slow:
+    `tilegpu-coalesce` and `tilegpu-remove-layout-conversions` choose the
+    layouts worth having.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4", "Warps per CTA">,
+    Option<"target", "target", "std::string", "\"sm_90a\"",
+           "GPU target (sm_80, sm_86, sm_89, sm_90a, ...)">,
   ];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
+  let summary = "Lay out global loads and stores for the widest coalesced accesses";
+  let description = [{
+    For each `tile.load` and `tile.store` of a pointer tensor: the blocked
+    layout whose fastest dimension is the pointer's most contiguous one (by
+    axis info) and whose `sizePerThread` there is the widest access
+    contiguity and alignment allow (16 bytes at most). The op is rebuilt in
+    that layout, between conversions from and to the layouts around it.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPURemoveLayoutConversions
+    : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
+  let summary = "Spread the accesses' layouts to their neighbours, removing conversions";
+  let description = [{
+    Groups the tensors that must share a layout (by the ops' traits and
+    interfaces: SameOperandsAndResultEncoding, Elementwise,
+    RegionBranchOpInterface, SliceLayoutOpInterface), merges groups across
+    each `tilegpu.convert_layout` unless they are anchored to different
+    layouts, gives each group its layout and folds the conversions between
+    equal types. Cheap index chains feeding `expand_dims` are cloned per
+    use first. An op with tensors and no layout rule is an error.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUDecomposeConversions
+    : Pass<"tilegpu-decompose-conversions", "mlir::ModuleOp"> {
+  let summary = "Route conversions between warps through a swizzled shared buffer";
+  let description = [{
+    A `tilegpu.convert_layout` that moves elements between warps becomes
+    `tilegpu.local_alloc` + `tilegpu.local_load` through a buffer whose
+    `#tilegpu.shared_linear` layout is computed from the two layouts: the
+    vector both sides can move lowest, rows XOR-swizzled so that neither
+    side has bank conflicts. Conversions within a warp stay.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "mlir::ModuleOp"> {
+  let summary = "Give every shared buffer and scratch an offset in one arena";
+  let description = [{
+    Buffers (`local_alloc`) live from their allocation to their last use,
+    scratch (reductions and scans across warps) during its op; buffers
+    alive at the same time never overlap. Sets `tilegpu.shared_offset` on
+    each and the module's `tilegpu.shared_bytes`; a kernel that needs more
+    than its target allows one block is an error.
+  }];
+}
+
+def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
+  let summary = "Insert the barriers shared-memory hazards need, and no others";
+  let description = [{
+    Tracks the byte ranges read and written since the last barrier through
+    the kernel (both arms of an scf.if, loops to a fixpoint) and inserts a
+    `tilegpu.barrier` before an access that would race with one of them
+    (read after write, write after read or write).
+  }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }
 
@@ -53,16 +115,15 @@ def TileGPUToLLVM : Pass<"tilegpu-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower tilegpu IR to the LLVM and NVVM dialects";
   let description = [{
     Each distributed tensor becomes an LLVM struct of the registers one
-    thread holds (see compiler/Dialect/TileGPU/Layouts.h). Loads and stores
-    become vector accesses as wide as contiguity, alignment and the mask's
-    constancy allow, predicated when masked; `convert_layout` goes through
-    shared memory; kernels become `llvm.func`s with `nvvm.kernel` and
-    `nvvm.reqntid`.
+    thread holds, read off its linear layout (compiler/Dialect/TileGPU/
+    LinearLayout.h). Loads and stores become vector accesses as wide as the
+    layout, contiguity, alignment and the mask's constancy allow, predicated
+    when masked; `convert_layout` becomes a register permutation or warp
+    shuffles; shared buffers and scratch use the offsets of
+    `tilegpu-allocate-shared`; kernels become `llvm.func`s with
+    `nvvm.kernel` and `nvvm.reqntid`. The target comes from the module's
+    `tilegpu.target`.
   }];
-  let options = [
-    Option<"computeCapability", "compute-capability", "unsigned", "90",
-           "Target SM version (80, 89, 90)">,
-  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }

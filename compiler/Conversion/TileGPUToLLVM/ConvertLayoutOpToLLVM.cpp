@@ -1,81 +1,67 @@
-// convert_layout through shared memory: each thread writes the elements it
-// holds at their row-major index, a barrier, each thread reads the elements
-// the new layout gives it, and a barrier before the buffer is reused.
+// tilegpu.convert_layout inside a warp: a register permutation when the
+// lanes and warps of the two layouts hold the same elements, shfl.sync.idx
+// when elements move between lanes of one warp (classifyConversion in
+// Layouts.h decides). Conversions that move elements between warps go
+// through shared memory: tilegpu-decompose-conversions turns them into
+// local_alloc + local_load before this lowering.
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::lowering;
+using tilegpu::LinearLayout;
 
 namespace {
-Value linearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coord,
-                  ArrayRef<int64_t> shape) {
-  Value index = i32Constant(b, loc, 0);
-  int64_t stride = 1;
-  for (int d = int(shape.size()) - 1; d >= 0; --d) {
-    Value term = b.create<LLVM::MulOp>(loc, coord[d], i32Constant(b, loc, stride));
-    index = b.create<LLVM::AddOp>(loc, index, term);
-    stride *= shape[d];
-  }
-  return index;
-}
-
 struct ConvertLayoutOpLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
-  ConvertLayoutOpLowering(TileTypeConverter &converter, const TargetInfo &target)
-      : OpConversionPattern(converter, &converter.getContext()), target(target) {}
+  ConvertLayoutOpLowering(TileTypeConverter &converter,
+                          const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
 
   LogicalResult
   matchAndRewrite(tilegpu::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType srcType = op.getSrc().getType(), dstType = op.getType();
-    // Registers hold the converted element type (pointers are !llvm.ptr).
-    Type element = getTypeConverter()->convertType(srcType.getElementType());
-    Type memoryElement = element.isInteger(1) ? rewriter.getI8Type() : element;
-    auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
-    Value base = sharedMemoryBase(rewriter, loc, op);
-    requireSharedBytes(op, srcType.getNumElements() *
-                               tile::getElementBytes(srcType.getElementType()));
+    LinearLayout src = tilegpu::toLinearLayout(op.getSrc().getType());
+    LinearLayout dst = tilegpu::toLinearLayout(op.getType());
+    Type packedType = getTypeConverter()->convertType(op.getType());
 
-    tilegpu::RegisterMap srcMap(srcType), dstMap(dstType);
-    auto srcCoords = registerCoordinates(rewriter, loc, srcMap, target);
-    SmallVector<Value> srcValues = unpack(rewriter, loc, adaptor.getSrc());
-    auto address = [&](ArrayRef<Value> coord) -> Value {
-      Value index = linearIndex(rewriter, loc, coord, srcType.getShape());
-      return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, memoryElement, base,
-                                          ValueRange{index});
-    };
-    for (unsigned r = 0; r < srcMap.numRegisters(); ++r) {
-      if (isRepeatedRegister(srcMap, r))
-        continue;
-      Value v = srcValues[r];
-      if (memoryElement != element)
-        v = rewriter.create<LLVM::ZExtOp>(loc, memoryElement, v);
-      rewriter.create<LLVM::StoreOp>(loc, v, address(srcCoords[r]));
+    if (std::optional<SmallVector<unsigned>> sources =
+            tilegpu::registerPermutation(src, dst)) {
+      SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc()), values;
+      for (unsigned source : *sources)
+        values.push_back(regs[source]);
+      rewriter.replaceOp(op, pack(rewriter, loc, packedType, values));
+      return success();
     }
-    rewriter.create<NVVM::Barrier0Op>(loc);
-    auto dstCoords = registerCoordinates(rewriter, loc, dstMap, target);
-    SmallVector<Value> dstValues;
-    for (unsigned r = 0; r < dstMap.numRegisters(); ++r) {
-      Value v = rewriter.create<LLVM::LoadOp>(loc, memoryElement,
-                                              address(dstCoords[r]));
-      if (memoryElement != element)
-        v = rewriter.create<LLVM::TruncOp>(loc, element, v);
-      dstValues.push_back(v);
+
+    std::optional<tilegpu::WarpShuffle> shuffles = tilegpu::warpShuffle(src, dst);
+    if (!shuffles)
+      return rewriter.notifyMatchFailure(
+          op, "moves elements between warps: run tilegpu-decompose-conversions "
+              "first");
+    // Register r of every lane comes from register sourceRegister[r] of
+    // lane sourceLane(r, lane); all lanes send the same register, so one
+    // shfl.sync.idx per destination register does it.
+    SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc()), values;
+    ThreadIndex thread = threadIndex(rewriter, loc, context);
+    SmallVector<Value> laneOffset = threadOffsets(
+        rewriter, loc, shuffles->sourceLane, {{{tilegpu::kLane, thread.lane}}});
+    for (int32_t r = 0; r < dst.getInDimSize(tilegpu::kRegister); ++r) {
+      Value lane =
+          registerCoordinate(rewriter, loc, shuffles->sourceLane, r, laneOffset)[0];
+      values.push_back(shuffle(rewriter, loc, regs[shuffles->sourceRegister[r]],
+                               NVVM::ShflKind::idx, lane));
     }
-    rewriter.create<NVVM::Barrier0Op>(loc);
-    rewriter.replaceOp(op, pack(rewriter, loc,
-                                getTypeConverter()->convertType(dstType),
-                                dstValues));
+    rewriter.replaceOp(op, pack(rewriter, loc, packedType, values));
     return success();
   }
 
-  const TargetInfo &target;
+  const LoweringContext &context;
 };
 } // namespace
 
 void tilec::lowering::populateConvertLayoutOpToLLVMPatterns(
-    TileTypeConverter &converter, const TargetInfo &target,
+    TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutOpLowering>(converter, target);
+  patterns.add<ConvertLayoutOpLowering>(converter, context);
 }

@@ -111,7 +111,7 @@ struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
 } // namespace
 
 void tilec::lowering::populateElementwiseOpToLLVMPatterns(
-    TileTypeConverter &converter, const TargetInfo &,
+    TileTypeConverter &converter, const LoweringContext &,
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseTensorOpLowering>(converter);
   patterns.add<ApproximateDivFOpLowering>(converter);

@@ -9,8 +9,8 @@ using namespace tilec::lowering;
 
 namespace {
 struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
-  KernelOpLowering(TileTypeConverter &converter, const TargetInfo &target)
-      : OpConversionPattern(converter, &converter.getContext()), target(target) {}
+  KernelOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
 
   LogicalResult
   matchAndRewrite(func::FuncOp func, OpAdaptor,
@@ -32,7 +32,7 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
                     rewriter.getUnitAttr());
     kernel->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     rewriter.getDenseI32ArrayAttr(
-                        {int32_t(target.numThreads()), 1, 1}));
+                        {int32_t(context.numThreads()), 1, 1}));
     rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(), kernel.end());
     if (failed(rewriter.convertRegionTypes(&kernel.getBody(),
                                            *getTypeConverter(), &signature)))
@@ -41,7 +41,7 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
     return success();
   }
 
-  const TargetInfo &target;
+  const LoweringContext &context;
 };
 
 struct ReturnOpLowering : OpConversionPattern<func::ReturnOp> {
@@ -58,8 +58,8 @@ struct ReturnOpLowering : OpConversionPattern<func::ReturnOp> {
 } // namespace
 
 void tilec::lowering::populateFuncOpToLLVMPatterns(
-    TileTypeConverter &converter, const TargetInfo &target,
+    TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
-  patterns.add<KernelOpLowering>(converter, target);
+  patterns.add<KernelOpLowering>(converter, context);
   patterns.add<ReturnOpLowering>(converter, &converter.getContext());
 }

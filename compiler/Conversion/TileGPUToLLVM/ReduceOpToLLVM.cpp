@@ -1,139 +1,142 @@
-// tile.reduce → registers, then warp shuffles, then shared memory.
+// tile.reduce → registers, then warp shuffles, then shared memory, read off
+// the operand's linear layout (AxisBits: which register, lane and warp bits
+// reach the axis).
 //
-// 1. Each thread combines the registers it holds that differ only along the
-//    axis (in register order).
-// 2. Lanes that hold different slices of the axis exchange partials with a
-//    butterfly of shfl.sync.bfly; every lane ends with the same bits, since
-//    each step combines the same two values in both lanes.
-// 3. When warps split the axis, each writes its partial to shared memory,
-//    and after a barrier every thread combines the warps' partials in warp
+// 1. Each thread combines the registers it holds that differ only in axis
+//    register bits (in register order).
+// 2. For each lane bit that reaches the axis, lanes exchange partials with
+//    shfl.sync.bfly; every lane ends with the same bits, since each step
+//    combines the same two values in both lanes.
+// 3. When warp bits reach the axis, each warp writes its partials to its
+//    slots of the op's scratch (tilegpu-allocate-shared placed it), and
+//    after a barrier every thread combines the warps' partials in warp
 //    order. The order never depends on timing: results are deterministic.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
-#include <map>
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::lowering;
+using tilegpu::LinearLayout;
 
 namespace {
 
+/// The flat image of register r of `layout` with the axis cleared: the key
+/// of the result element its partial belongs to.
+uint64_t keyOf(const LinearLayout &layout, unsigned r, unsigned axis) {
+  LinearLayout::Image image = layout.applyOne(tilegpu::kRegister, r);
+  image[axis] = 0;
+  uint64_t flat = 0;
+  for (unsigned d = 0; d < image.size(); ++d)
+    flat |= uint64_t(image[d]) << layout.outBitOffset(d);
+  return flat;
+}
+
 struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
-  ReduceOpLowering(TileTypeConverter &converter, const TargetInfo &target)
-      : OpConversionPattern(converter, &converter.getContext()), target(target) {}
+  ReduceOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
 
   LogicalResult
   matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    tilegpu::RegisterMap map(srcType);
     unsigned axis = op.getAxis();
+    LinearLayout layout = tilegpu::toLinearLayout(srcType);
+    std::optional<AxisBits> bits = AxisBits::of(layout, axis);
+    if (!bits)
+      return rewriter.notifyMatchFailure(op, "the operand's layout mixes the "
+                                             "axis with other dimensions");
+    // The results must be laid out as the slice of the operand's layout.
+    LinearLayout sliced =
+        tilegpu::renameOutDims(layout.dropOutDim(tilegpu::outDimName(axis)),
+                               tilegpu::outDimNames(srcType.getRank() - 1))
+            .removeZeroBases(tilegpu::kRegister);
+    for (Value result : op.getResults())
+      if (auto tensor = dyn_cast<RankedTensorType>(result.getType()))
+        if (tilegpu::toLinearLayout(tensor) != sliced)
+          return rewriter.notifyMatchFailure(op, "result layout is not the "
+                                                 "slice of the operand's");
+    CrossWarpScratch scratch = getReduceScratch(op);
+    if (scratch.bytes && !op->hasAttr(tilegpu::kSharedOffsetAttr))
+      return rewriter.notifyMatchFailure(
+          op, "needs shared memory: run tilegpu-allocate-shared first");
+
     unsigned n = op.getSrcs().size();
+    Block &combiner = op.getCombiner().front();
     SmallVector<SmallVector<Value>> regs;
     for (Value packed : adaptor.getSrcs())
       regs.push_back(unpack(rewriter, loc, packed));
 
-    // Registers that differ only along the axis form one group, keyed by
-    // their compile-time coordinate parts on the other dimensions.
-    using Key = SmallVector<int64_t>;
-    auto keyOf = [&](unsigned r) {
-      Key key;
-      for (unsigned d = 0; d < map.rank(); ++d)
-        if (d != axis)
-          key.push_back(map.constPart(r, d) % map.shape()[d]);
-      return key;
-    };
-    std::map<Key, SmallVector<Value>> partial;
-    std::map<Key, unsigned> firstRegister;
-    for (unsigned r = 0; r < map.numRegisters(); ++r) {
-      if (isRepeatedRegister(map, r))
+    // 1. Within the thread: one partial per result element, keyed by the
+    // register image without the axis.
+    llvm::MapVector<uint64_t, SmallVector<Value>> partial;
+    llvm::DenseMap<uint64_t, unsigned> firstRegister;
+    for (int32_t r = 0; r < layout.getInDimSize(tilegpu::kRegister); ++r) {
+      if (isRepeatedRegister(layout, r))
         continue;
-      Key key = keyOf(r);
       SmallVector<Value> values;
       for (unsigned k = 0; k < n; ++k)
         values.push_back(regs[k][r]);
-      auto it = partial.find(key);
-      if (it == partial.end()) {
-        partial.emplace(key, values);
-        firstRegister.emplace(key, r);
-      } else {
-        it->second = applyCombiner(rewriter, op.getCombiner().front(), it->second, values);
-      }
+      uint64_t key = keyOf(layout, r, axis);
+      auto [it, inserted] = partial.try_emplace(key, values);
+      if (inserted)
+        firstRegister[key] = r;
+      else
+        it->second = applyCombiner(rewriter, combiner, it->second, values);
     }
 
-    // Across lanes: only as many lanes as hold distinct parts of the axis.
-    auto root = map.root();
-    unsigned rd = map.rootDim(axis);
-    int64_t extent = map.shape()[axis];
-    unsigned spt = root.getSizePerThread()[rd], tpw = root.getThreadsPerWarp()[rd],
-             wpc = root.getWarpsPerCTA()[rd];
-    unsigned lanesBefore = 1, warpsBefore = 1;
-    for (unsigned d : root.getOrder()) {
-      if (d == rd)
-        break;
-      lanesBefore *= root.getThreadsPerWarp()[d];
-      warpsBefore *= root.getWarpsPerCTA()[d];
-    }
-    int64_t distinctLanes = std::min<int64_t>(tpw, std::max<int64_t>(1, extent / spt));
-    for (int64_t m = 1; m < distinctLanes; m *= 2)
+    // 2. Across the lanes that hold other parts of the axis.
+    for (unsigned b = 0; b < 5; ++b) {
+      if (!(bits->lanes >> b & 1))
+        continue;
       for (auto &[key, values] : partial) {
         SmallVector<Value> other;
         for (Value v : values)
-          other.push_back(shuffle(rewriter, loc, v, NVVM::ShflKind::bfly, unsigned(m) * lanesBefore));
-        values = applyCombiner(rewriter, op.getCombiner().front(), values, other);
+          other.push_back(shuffle(rewriter, loc, v, NVVM::ShflKind::bfly, 1u << b));
+        values = applyCombiner(rewriter, combiner, values, other);
       }
+    }
 
-    // Across warps, through shared memory.
-    int64_t distinctWarps = std::min<int64_t>(
-        wpc, std::max<int64_t>(1, extent / (int64_t(spt) * tpw)));
-    if (distinctWarps > 1) {
+    // 3. Across warps, through the scratch.
+    if (scratch.bytes) {
+      int64_t outElements = scratch.slots >> llvm::popcount(uint32_t(bits->warps));
       SmallVector<int64_t> outShape;
-      for (unsigned d = 0; d < map.rank(); ++d)
+      for (unsigned d = 0; d < srcType.getRank(); ++d)
         if (d != axis)
-          outShape.push_back(map.shape()[d]);
-      int64_t outElements = 1;
-      for (int64_t s : outShape)
-        outElements *= s;
-      Value base = sharedMemoryBase(rewriter, loc, op);
-      SmallVector<Type> memoryTypes;
-      SmallVector<int64_t> offsets; // bytes, per operand
-      int64_t bytes = 0;
-      for (unsigned k = 0; k < n; ++k) {
-        Type element = cast<RankedTensorType>(op.getSrcs()[k].getType()).getElementType();
-        Type memory = element.isInteger(1) ? rewriter.getI8Type() : element;
-        memoryTypes.push_back(memory);
-        offsets.push_back(bytes);
-        bytes += distinctWarps * outElements * tile::getElementBytes(element);
-        bytes = (bytes + 15) / 16 * 16;
-      }
-      requireSharedBytes(op, bytes);
-
-      Value tid = threadId(rewriter, loc, target);
-      Value warp = rewriter.create<LLVM::LShrOp>(loc, tid, i32Constant(rewriter, loc, 5));
-      Value warpPos = rewriter.create<LLVM::AndOp>(
-          loc,
-          rewriter.create<LLVM::LShrOp>(
-              loc, warp, i32Constant(rewriter, loc, llvm::Log2_32(warpsBefore))),
-          i32Constant(rewriter, loc, distinctWarps - 1));
-      auto coords = registerCoordinates(rewriter, loc, map, target);
+          outShape.push_back(srcType.getDimSize(d));
+      Value base = sharedMemoryOf(rewriter, loc, op);
+      ThreadIndex thread = threadIndex(rewriter, loc, context);
+      Value warpPos = extractBits(rewriter, loc, thread.warp, bits->warps);
+      SmallVector<Value> offsets = threadOffsets(rewriter, loc, layout,
+                                                 HardwareIndex::ofThread(thread));
       auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
+      SmallVector<Type> memoryTypes;
+      for (Value src : op.getSrcs())
+        memoryTypes.push_back(memoryElementType(
+            cast<RankedTensorType>(src.getType()).getElementType()));
       auto slot = [&](unsigned k, Value warpIndex, Value outIndex) -> Value {
-        Value byteBase = rewriter.create<LLVM::GEPOp>(
+        Value operandBase = rewriter.create<LLVM::GEPOp>(
             loc, sharedPtr, rewriter.getI8Type(), base,
-            ValueRange{i32Constant(rewriter, loc, offsets[k])});
+            ValueRange{i32Constant(rewriter, loc, scratch.operandOffsets[k])});
         Value index = rewriter.create<LLVM::AddOp>(
-            loc, rewriter.create<LLVM::MulOp>(loc, warpIndex,
-                                              i32Constant(rewriter, loc, outElements)),
+            loc,
+            rewriter.create<LLVM::MulOp>(loc, warpIndex,
+                                         i32Constant(rewriter, loc, outElements)),
             outIndex);
-        return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, memoryTypes[k], byteBase,
-                                            ValueRange{index});
+        return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, memoryTypes[k],
+                                            operandBase, ValueRange{index});
       };
-      std::map<Key, Value> outIndexOf;
+      llvm::DenseMap<uint64_t, Value> outIndexOf;
       for (auto &[key, values] : partial) {
-        // Row-major index of this group's element in the result.
-        Value index = indexWithoutAxis(rewriter, loc, coords[firstRegister[key]],
-                                       map.shape(), axis);
+        // The row-major index of this partial's element in the result.
+        SmallVector<Value> coord =
+            registerCoordinate(rewriter, loc, layout, firstRegister[key], offsets);
+        coord.erase(coord.begin() + axis);
+        Value index = linearIndex(rewriter, loc, coord, outShape);
         outIndexOf[key] = index;
         for (unsigned k = 0; k < n; ++k) {
           Value v = values[k];
@@ -143,6 +146,7 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
         }
       }
       rewriter.create<NVVM::Barrier0Op>(loc);
+      int64_t warps = int64_t(1) << llvm::popcount(uint32_t(bits->warps));
       for (auto &[key, values] : partial) {
         auto load = [&](int64_t w) {
           SmallVector<Value> loaded;
@@ -158,33 +162,32 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
           return loaded;
         };
         values = load(0);
-        for (int64_t w = 1; w < distinctWarps; ++w)
-          values = applyCombiner(rewriter, op.getCombiner().front(), values, load(w));
+        for (int64_t w = 1; w < warps; ++w)
+          values = applyCombiner(rewriter, combiner, values, load(w));
       }
-      rewriter.create<NVVM::Barrier0Op>(loc);
     }
 
-    // Results: a scalar, or the registers of the slice layout.
+    // Results: a scalar, or the registers of the slice layout, each the
+    // partial of its element.
     SmallVector<Value> results;
     for (unsigned k = 0; k < n; ++k) {
-      Type resultType = op.getResult(k).getType();
-      auto tensor = dyn_cast<RankedTensorType>(resultType);
+      auto tensor = dyn_cast<RankedTensorType>(op.getResult(k).getType());
       if (!tensor) {
-        if (partial.size() != 1)
-          return rewriter.notifyMatchFailure(op, "a scalar result needs one group");
+        assert(partial.size() == 1 && "a scalar result has one partial");
         results.push_back(partial.begin()->second[k]);
         continue;
       }
-      tilegpu::RegisterMap resultMap(tensor);
       SmallVector<Value> values;
-      for (unsigned r = 0; r < resultMap.numRegisters(); ++r) {
-        Key key;
-        for (unsigned d = 0; d < resultMap.rank(); ++d)
-          key.push_back(resultMap.constPart(r, d) % resultMap.shape()[d]);
+      for (int32_t r = 0; r < sliced.getInDimSize(tilegpu::kRegister); ++r) {
+        // The slice's register r is the operand's key with the axis put
+        // back as zero.
+        LinearLayout::Image image = sliced.applyOne(tilegpu::kRegister, r);
+        image.insert(image.begin() + axis, 0);
+        uint64_t key = 0;
+        for (unsigned d = 0; d < image.size(); ++d)
+          key |= uint64_t(image[d]) << layout.outBitOffset(d);
         auto it = partial.find(key);
-        if (it == partial.end())
-          return rewriter.notifyMatchFailure(op, "result layout is not the "
-                                                 "slice of the operand's");
+        assert(it != partial.end() && "every element of the slice has a partial");
         values.push_back(it->second[k]);
       }
       results.push_back(pack(rewriter, loc, getTypeConverter()->convertType(tensor),
@@ -194,13 +197,13 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
     return success();
   }
 
-  const TargetInfo &target;
+  const LoweringContext &context;
 };
 
 } // namespace
 
 void tilec::lowering::populateReduceOpToLLVMPatterns(
-    TileTypeConverter &converter, const TargetInfo &target,
+    TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
-  patterns.add<ReduceOpLowering>(converter, target);
+  patterns.add<ReduceOpLowering>(converter, context);
 }

@@ -1,9 +1,10 @@
 // tile.scan → an inclusive scan in registers, then across lanes with
 // shfl.sync.up, then across warps through shared memory.
 //
-// Along the axis an element's position is
-//   rep * (spt * tpw * wpc) + warp * (spt * tpw) + lane * spt + e
-// (spt/tpw/wpc: sizePerThread, threadsPerWarp, warpsPerCTA of the axis).
+// Along the axis an element's position is, in the bits of the operand's
+// linear layout (ScanAxis):
+//   rep * (spt * lanes * warps) + warp * (spt * lanes) + lane * spt + e
+// where spt, lanes, warps and the repetitions are 2^(their bit counts).
 // For each line (the other coordinates) and each repetition:
 // 1. each thread scans its spt registers in order;
 // 2. lanes scan their totals with a Hillis-Steele ladder of shfl.sync.up
@@ -16,6 +17,7 @@
 // earlier ones. Earlier partials are always the left operand of the
 // combiner, so it need only be associative; the grouping is fixed at
 // compile time, so results are deterministic.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -29,8 +31,8 @@ using namespace tilec::lowering;
 namespace {
 
 struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
-  ScanOpLowering(TileTypeConverter &converter, const TargetInfo &target)
-      : OpConversionPattern(converter, &converter.getContext()), target(target) {}
+  ScanOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
 
   using Values = SmallVector<Value>;
 
@@ -41,8 +43,17 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
     if (!srcType.getEncoding())
       return rewriter.notifyMatchFailure(op, "operand without a layout");
-    tilegpu::RegisterMap map(srcType);
     unsigned axis = op.getAxis();
+    tilegpu::LinearLayout layout = tilegpu::toLinearLayout(srcType);
+    std::optional<ScanAxis> scanAxis = ScanAxis::of(layout, axis);
+    if (!scanAxis)
+      return rewriter.notifyMatchFailure(
+          op, "the operand's layout does not run along the axis as registers, "
+              "consecutive lanes, consecutive warps, repetitions");
+    CrossWarpScratch scratch = getScanScratch(op);
+    if (scratch.bytes && !op->hasAttr(tilegpu::kSharedOffsetAttr))
+      return rewriter.notifyMatchFailure(
+          op, "needs shared memory: run tilegpu-allocate-shared first");
     unsigned n = op.getSrcs().size();
     Block &combiner = op.getCombiner().front();
     auto combine = [&](ArrayRef<Value> earlier, ArrayRef<Value> later) {
@@ -58,66 +69,56 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     for (Value packed : adaptor.getSrcs())
       regs.push_back(unpack(rewriter, loc, packed));
 
-    auto root = map.root();
-    unsigned rd = map.rootDim(axis);
-    int64_t extent = map.shape()[axis];
-    int64_t spt = root.getSizePerThread()[rd], tpw = root.getThreadsPerWarp()[rd],
-            wpc = root.getWarpsPerCTA()[rd];
-    int64_t ctaTile = spt * tpw * wpc;
-    unsigned lanesBefore = 1, warpsBefore = 1;
-    for (unsigned d : root.getOrder()) {
-      if (d == rd)
-        break;
-      lanesBefore *= root.getThreadsPerWarp()[d];
-      warpsBefore *= root.getWarpsPerCTA()[d];
-    }
-    // Lanes and warps beyond these hold copies (the tensor is smaller than
-    // the CTA tile along the axis).
-    int64_t lanes = std::min<int64_t>(tpw, std::max<int64_t>(1, extent / spt));
-    int64_t warps = std::min<int64_t>(wpc, std::max<int64_t>(1, extent / (spt * tpw)));
-    int64_t reps = std::max<int64_t>(1, extent / ctaTile);
+    int64_t lanes = int64_t(1) << scanAxis->laneBits;
+    int64_t warps = int64_t(1) << scanAxis->warpBits;
+    int64_t reps = int64_t(1) << scanAxis->repetitionBits;
+    int64_t lanesBefore = int64_t(1) << scanAxis->firstLaneBit;
+    int64_t warpsBefore = int64_t(1) << scanAxis->firstWarpBit;
+    unsigned chunkBits =
+        scanAxis->lowRegisterBits + scanAxis->laneBits + scanAxis->warpBits;
 
-    // The distinct elements of this thread, by line, repetition and
-    // position in the thread; repeated registers take their original's
-    // result.
-    using Key = SmallVector<int64_t>;
+    // The distinct elements of this thread, by line (the other
+    // coordinates), repetition and position in the thread; repeated
+    // registers take their original's result.
+    using Key = uint64_t;
     struct Line {
       // chunks[rep] = registers in axis order
       std::vector<std::map<int64_t, unsigned>> chunks;
       unsigned firstRegister = 0;
     };
     std::map<Key, Line> lines;
-    SmallVector<unsigned> original(map.numRegisters());
-    std::map<std::pair<Key, int64_t>, unsigned> byElement;
-    for (unsigned r = 0; r < map.numRegisters(); ++r) {
-      Key key;
-      for (unsigned d = 0; d < map.rank(); ++d)
-        if (d != axis)
-          key.push_back(map.constPart(r, d) % map.shape()[d]);
-      int64_t part = map.constPart(r, axis) % std::max<int64_t>(extent, ctaTile);
-      auto [it, inserted] = byElement.try_emplace({key, part % extent}, r);
-      original[r] = it->second;
-      if (!inserted)
+    int32_t numRegs = layout.getInDimSize(tilegpu::kRegister);
+    int32_t freeRegs = layout.getFreeVariableMask(tilegpu::kRegister);
+    SmallVector<unsigned> original(numRegs);
+    for (int32_t r = 0; r < numRegs; ++r) {
+      original[r] = r & ~freeRegs;
+      if (r & freeRegs)
         continue;
+      tilegpu::LinearLayout::Image image = layout.applyOne(tilegpu::kRegister, r);
+      int64_t part = image[axis];
+      image[axis] = 0;
+      Key key = 0;
+      for (unsigned d = 0; d < image.size(); ++d)
+        key |= uint64_t(image[d]) << layout.outBitOffset(d);
       Line &line = lines[key];
       if (line.chunks.empty()) {
         line.chunks.resize(reps);
         line.firstRegister = r;
       }
-      line.chunks[part / ctaTile].emplace(part % ctaTile, r);
+      line.chunks[part >> chunkBits].emplace(part & ((int64_t(1) << chunkBits) - 1), r);
     }
 
     Value lane, warpPos, laneQ;
     if (lanes > 1 || warps > 1) {
-      Value tid = threadId(rewriter, loc, target);
-      lane = rewriter.create<LLVM::AndOp>(loc, tid, i32Constant(rewriter, loc, 31));
+      ThreadIndex thread = threadIndex(rewriter, loc, context);
+      lane = thread.lane;
       // This lane's position along the axis among the distinct ones.
       laneQ = rewriter.create<LLVM::AndOp>(
           loc,
           rewriter.create<LLVM::LShrOp>(
               loc, lane, i32Constant(rewriter, loc, llvm::Log2_32(lanesBefore))),
           i32Constant(rewriter, loc, lanes - 1));
-      Value warp = rewriter.create<LLVM::LShrOp>(loc, tid, i32Constant(rewriter, loc, 5));
+      Value warp = thread.warp;
       warpPos = rewriter.create<LLVM::AndOp>(
           loc,
           rewriter.create<LLVM::LShrOp>(
@@ -183,37 +184,26 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
 
     // 3. Across warps: totals to shared memory, one barrier, prefixes back.
     if (warps > 1) {
-      int64_t lineCount = 1;
-      for (unsigned d = 0; d < map.rank(); ++d)
-        if (d != axis)
-          lineCount *= map.shape()[d];
-      int64_t slots = reps * warps * lineCount;
-      Value base = sharedMemoryBase(rewriter, loc, op);
+      int64_t lineCount = scratch.slots / (reps * warps);
+      Value base = sharedMemoryOf(rewriter, loc, op);
       SmallVector<Type> memoryTypes;
-      SmallVector<int64_t> offsets;
-      int64_t bytes = 0;
-      for (unsigned k = 0; k < n; ++k) {
-        Type element = cast<RankedTensorType>(op.getSrcs()[k].getType()).getElementType();
-        memoryTypes.push_back(element.isInteger(1) ? rewriter.getI8Type() : element);
-        offsets.push_back(bytes);
-        bytes += slots * tile::getElementBytes(element);
-        bytes = (bytes + 15) / 16 * 16;
-      }
-      requireSharedBytes(op, bytes);
-      auto coords = registerCoordinates(rewriter, loc, map, target);
+      for (Value src : op.getSrcs())
+        memoryTypes.push_back(memoryElementType(
+            cast<RankedTensorType>(src.getType()).getElementType()));
+      auto coords = registerCoordinates(rewriter, loc, layout, context);
       auto sharedPtr = LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
       auto slot = [&](unsigned k, Value index) -> Value {
         Value byteBase = rewriter.create<LLVM::GEPOp>(
             loc, sharedPtr, rewriter.getI8Type(), base,
-            ValueRange{i32Constant(rewriter, loc, offsets[k])});
+            ValueRange{i32Constant(rewriter, loc, scratch.operandOffsets[k])});
         return rewriter.create<LLVM::GEPOp>(loc, sharedPtr, memoryTypes[k], byteBase,
                                             ValueRange{index});
       };
       // Slot of (line, rep, warp w): ((rep * warps) + w) * lineCount + line.
       std::map<Key, Value> lineIndex;
       for (auto &[key, line] : lines)
-        lineIndex[key] = indexWithoutAxis(rewriter, loc, coords[line.firstRegister],
-                                          map.shape(), axis);
+        lineIndex[key] = linearIndex(rewriter, loc, coords[line.firstRegister],
+                                     srcType.getShape(), axis);
       auto slotIndex = [&](const Key &key, int64_t rep, Value w) -> Value {
         Value group = rewriter.create<LLVM::AddOp>(
             loc, i32Constant(rewriter, loc, rep * warps), w);
@@ -260,7 +250,6 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
             result[r] = select(hasBefore, combine(prefix, result[r]), result[r]);
           warpTotals[key][rep] = inclusive;
         }
-      rewriter.create<NVVM::Barrier0Op>(loc);
     }
 
     // Repetitions in order, each after the total of those before it.
@@ -278,7 +267,7 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     SmallVector<Value> results;
     for (unsigned k = 0; k < n; ++k) {
       Values values;
-      for (unsigned r = 0; r < map.numRegisters(); ++r)
+      for (int32_t r = 0; r < numRegs; ++r)
         values.push_back(result[original[r]][k]);
       results.push_back(pack(rewriter, loc,
                              getTypeConverter()->convertType(op.getResult(k).getType()),
@@ -288,13 +277,13 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     return success();
   }
 
-  const TargetInfo &target;
+  const LoweringContext &context;
 };
 
 } // namespace
 
 void tilec::lowering::populateScanOpToLLVMPatterns(TileTypeConverter &converter,
-                                                   const TargetInfo &target,
+                                                   const LoweringContext &context,
                                                    RewritePatternSet &patterns) {
-  patterns.add<ScanOpLowering>(converter, target);
+  patterns.add<ScanOpLowering>(converter, context);
 }

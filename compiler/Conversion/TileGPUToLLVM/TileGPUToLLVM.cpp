@@ -1,5 +1,6 @@
 // tilegpu-to-llvm: the pass. It only assembles the conversion; each op
 // family's lowering lives in its own *OpToLLVM.cpp.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -30,14 +31,43 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    TargetInfo target;
-    target.computeCapability = computeCapability;
-    target.numWarps = tilegpu::getNumWarps(module);
-    if (target.numWarps == 0) {
+    LoweringContext context;
+    context.numWarps = tilegpu::getNumWarps(module);
+    if (context.numWarps == 0) {
       module.emitError("tilegpu-to-llvm needs a module that went through "
                        "tile-to-tilegpu (no tilegpu.num_warps attribute)");
       return signalPassFailure();
     }
+    std::string error;
+    std::optional<TargetInfo> target =
+        TargetInfo::parse(tilegpu::getTarget(module), error);
+    if (!target) {
+      module.emitError("tilegpu-to-llvm needs the module's tilegpu.target: ")
+          << error;
+      return signalPassFailure();
+    }
+    context.target = *target;
+    // Shared memory must have been planned: say what is missing at the op,
+    // rather than leaving it unlowered.
+    WalkResult planned = module.walk([&](Operation *op) -> WalkResult {
+      if (auto convert = dyn_cast<tilegpu::ConvertLayoutOp>(op))
+        if (tilegpu::classifyConversion(convert.getSrc().getType(),
+                                        convert.getType()) ==
+            tilegpu::ConversionKind::SharedMemory) {
+          op->emitError("moves elements between warps: run "
+                        "tilegpu-decompose-conversions first");
+          return WalkResult::interrupt();
+        }
+      bool needsOffset =
+          isa<tilegpu::LocalAllocOp>(op) || getScratchBytes(op) > 0;
+      if (needsOffset && !op->hasAttr(tilegpu::kSharedOffsetAttr)) {
+        op->emitError("needs shared memory: run tilegpu-allocate-shared first");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (planned.wasInterrupted())
+      return signalPassFailure();
     // The analysis reads the tilegpu IR, so it runs before anything moves.
     AxisInfoAnalysis axisInfo(module);
 
@@ -55,13 +85,14 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
 
     TileTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);
-    populateFuncOpToLLVMPatterns(converter, target, patterns);
-    populateElementwiseOpToLLVMPatterns(converter, target, patterns);
-    populateViewOpToLLVMPatterns(converter, target, patterns);
-    populateLoadStoreOpToLLVMPatterns(converter, target, axisInfo, patterns);
-    populateReduceOpToLLVMPatterns(converter, target, patterns);
-    populateScanOpToLLVMPatterns(converter, target, patterns);
-    populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
+    populateFuncOpToLLVMPatterns(converter, context, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, context, patterns);
+    populateViewOpToLLVMPatterns(converter, context, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, context, axisInfo, patterns);
+    populateReduceOpToLLVMPatterns(converter, context, patterns);
+    populateScanOpToLLVMPatterns(converter, context, patterns);
+    populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
+    populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);
     // they win over the LLVM intrinsics NVPTX cannot select.

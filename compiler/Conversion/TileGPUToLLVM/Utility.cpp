@@ -1,5 +1,8 @@
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
+#include "compiler/Conversion/TileGPUToLLVM/MemoryAccess.h"
+#include "compiler/Dialect/TileGPU/SharedLayouts.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -7,13 +10,18 @@
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::lowering;
+using tilegpu::LinearLayout;
 
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
   addConversion([ctx](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
   });
+  addConversion([ctx](tilegpu::MemDescType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
-    if (!type.getEncoding())
+    if (!isa_and_present<tilegpu::DistributedEncodingAttrInterface>(
+            type.getEncoding()))
       return std::nullopt;
     Type element = convertType(type.getElementType());
     if (!element)
@@ -52,76 +60,165 @@ Value tilec::lowering::pack(OpBuilder &b, Location loc, Type packedType,
 }
 
 Value tilec::lowering::threadId(OpBuilder &b, Location loc,
-                                const TargetInfo &target) {
+                                const LoweringContext &context) {
   auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,
-                                            target.numThreads());
+                                            context.numThreads());
   return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
 }
 
-/// Per root dimension of `root`, this thread's offset (in elements).
-static SmallVector<Value> rootOffsets(OpBuilder &b, Location loc,
-                                      tilegpu::BlockedEncodingAttr root,
-                                      const TargetInfo &target) {
-  Value tid = threadId(b, loc, target);
-  Value lane = b.create<LLVM::AndOp>(loc, tid, i32Constant(b, loc, 31));
-  Value warp = b.create<LLVM::LShrOp>(loc, tid, i32Constant(b, loc, 5));
-  auto spt = root.getSizePerThread(), tpw = root.getThreadsPerWarp(),
-       wpc = root.getWarpsPerCTA();
-  SmallVector<Value> offsets(root.getRank());
-  unsigned lanesBefore = 1, warpsBefore = 1;
-  for (unsigned d : root.getOrder()) {
-    auto digit = [&](Value id, unsigned before, unsigned count) -> Value {
-      Value shifted = b.create<LLVM::LShrOp>(
-          loc, id, i32Constant(b, loc, llvm::Log2_32(before)));
-      return b.create<LLVM::AndOp>(loc, shifted, i32Constant(b, loc, count - 1));
-    };
-    Value laneD = digit(lane, lanesBefore, tpw[d]);
-    Value warpD = digit(warp, warpsBefore, wpc[d]);
-    Value thread = b.create<LLVM::AddOp>(
-        loc, b.create<LLVM::MulOp>(loc, warpD, i32Constant(b, loc, tpw[d])),
-        laneD);
-    offsets[d] = b.create<LLVM::MulOp>(loc, thread, i32Constant(b, loc, spt[d]));
-    lanesBefore *= tpw[d];
-    warpsBefore *= wpc[d];
+ThreadIndex tilec::lowering::threadIndex(OpBuilder &b, Location loc,
+                                         const LoweringContext &context) {
+  Value tid = threadId(b, loc, context);
+  return {b.create<LLVM::AndOp>(loc, tid, i32Constant(b, loc, 31)),
+          b.create<LLVM::LShrOp>(loc, tid, i32Constant(b, loc, 5))};
+}
+
+Value tilec::lowering::extractBits(OpBuilder &b, Location loc, Value id,
+                                   int32_t mask) {
+  // Runs of consecutive bits move together: one shift and one mask each.
+  Value result;
+  unsigned placed = 0;
+  for (unsigned bit = 0; bit < 32;) {
+    if (!(mask >> bit & 1)) {
+      ++bit;
+      continue;
+    }
+    unsigned length = 0;
+    while (bit + length < 32 && (mask >> (bit + length) & 1))
+      ++length;
+    Value part = id;
+    if (bit)
+      part = b.create<LLVM::LShrOp>(loc, part, i32Constant(b, loc, bit));
+    part = b.create<LLVM::AndOp>(loc, part, i32Constant(b, loc, (1u << length) - 1));
+    if (placed)
+      part = b.create<LLVM::ShlOp>(loc, part, i32Constant(b, loc, placed));
+    result = result ? b.create<LLVM::OrOp>(loc, result, part).getResult() : part;
+    placed += length;
+    bit += length;
+  }
+  return result ? result : i32Constant(b, loc, 0);
+}
+
+HardwareIndex HardwareIndex::ofThread(const ThreadIndex &t) {
+  return {{{tilegpu::kLane, t.lane}, {tilegpu::kWarp, t.warp}}};
+}
+
+namespace {
+/// The contribution of input `id`'s bits to output `out` of `layout`:
+/// XOR of the images of its set bits, built from shifts and masks where
+/// consecutive input bits reach consecutive output bits.
+Value inputContribution(OpBuilder &b, Location loc, const LinearLayout &layout,
+                        StringRef in, Value id, unsigned out) {
+  ArrayRef<LinearLayout::Image> bases = layout.getBases(in);
+  Value result;
+  auto combine = [&](Value part) {
+    result = result ? b.create<LLVM::XOrOp>(loc, result, part).getResult() : part;
+  };
+  for (unsigned bit = 0; bit < bases.size();) {
+    int32_t image = bases[bit][out];
+    if (!image) {
+      ++bit;
+      continue;
+    }
+    if (!llvm::isPowerOf2_32(image)) {
+      // (id >> bit & 1) ? image : 0, without a branch.
+      Value one = b.create<LLVM::AndOp>(
+          loc, b.create<LLVM::LShrOp>(loc, id, i32Constant(b, loc, bit)),
+          i32Constant(b, loc, 1));
+      Value all = b.create<LLVM::SubOp>(loc, i32Constant(b, loc, 0), one);
+      combine(b.create<LLVM::AndOp>(loc, all, i32Constant(b, loc, image)));
+      ++bit;
+      continue;
+    }
+    unsigned target = llvm::Log2_32(image), length = 1;
+    while (bit + length < bases.size() &&
+           bases[bit + length][out] == int32_t(1) << (target + length))
+      ++length;
+    Value part = id;
+    if (bit)
+      part = b.create<LLVM::LShrOp>(loc, part, i32Constant(b, loc, bit));
+    part = b.create<LLVM::AndOp>(loc, part, i32Constant(b, loc, (1 << length) - 1));
+    if (target)
+      part = b.create<LLVM::ShlOp>(loc, part, i32Constant(b, loc, target));
+    combine(part);
+    bit += length;
+  }
+  return result;
+}
+
+/// OR of the images along `out` of every bit of the named inputs: the
+/// output bits those inputs can set.
+int32_t reachableBits(const LinearLayout &layout, ArrayRef<StringRef> ins,
+                      unsigned out) {
+  int32_t mask = 0;
+  for (StringRef in : ins)
+    for (const LinearLayout::Image &image : layout.getBases(in))
+      mask |= image[out];
+  return mask;
+}
+} // namespace
+
+SmallVector<Value> tilec::lowering::threadOffsets(OpBuilder &b, Location loc,
+                                                  const LinearLayout &layout,
+                                                  const HardwareIndex &index) {
+  SmallVector<Value> offsets;
+  for (unsigned out = 0; out < layout.getOutDims().size(); ++out) {
+    Value offset;
+    for (const auto &[name, id] : index.inputs) {
+      Value part = inputContribution(b, loc, layout, name, id, out);
+      if (!part)
+        continue;
+      offset = offset ? b.create<LLVM::XOrOp>(loc, offset, part).getResult() : part;
+    }
+    offsets.push_back(offset ? offset : i32Constant(b, loc, 0));
   }
   return offsets;
 }
 
-SmallVector<Value> tilec::lowering::threadOffsets(OpBuilder &b, Location loc,
-                                                  const tilegpu::RegisterMap &map,
-                                                  const TargetInfo &target) {
-  SmallVector<Value> root = rootOffsets(b, loc, map.root(), target);
-  SmallVector<Value> offsets;
-  for (unsigned d = 0; d < map.rank(); ++d)
-    offsets.push_back(root[map.rootDim(d)]);
-  return offsets;
+SmallVector<Value> tilec::lowering::registerCoordinate(OpBuilder &b, Location loc,
+                                                       const LinearLayout &layout,
+                                                       unsigned r,
+                                                       ArrayRef<Value> offsets) {
+  LinearLayout::Image image = layout.applyOne(tilegpu::kRegister, r);
+  SmallVector<StringRef> others;
+  for (const LinearLayout::InDim &in : layout.getInDims())
+    if (in.name != tilegpu::kRegister)
+      others.push_back(in.name);
+  SmallVector<Value> coord;
+  for (unsigned out = 0; out < image.size(); ++out) {
+    if (!image[out]) {
+      coord.push_back(offsets[out]);
+      continue;
+    }
+    Value constant = i32Constant(b, loc, image[out]);
+    bool disjoint = !(reachableBits(layout, {tilegpu::kRegister}, out) &
+                      reachableBits(layout, others, out));
+    coord.push_back(disjoint
+                        ? b.create<LLVM::AddOp>(loc, offsets[out], constant).getResult()
+                        : b.create<LLVM::XOrOp>(loc, offsets[out], constant).getResult());
+  }
+  return coord;
 }
 
 SmallVector<SmallVector<Value>>
 tilec::lowering::registerCoordinates(OpBuilder &b, Location loc,
-                                     const tilegpu::RegisterMap &map,
-                                     const TargetInfo &target) {
-  SmallVector<Value> offsets = threadOffsets(b, loc, map, target);
-  SmallVector<SmallVector<Value>> coords(map.numRegisters());
-  for (unsigned r = 0; r < map.numRegisters(); ++r)
-    for (unsigned d = 0; d < map.rank(); ++d) {
-      Value c = b.create<LLVM::AddOp>(
-          loc, offsets[d], i32Constant(b, loc, map.constPart(r, d)));
-      if (map.wraps(d) || map.constPart(r, d) >= map.shape()[d])
-        c = b.create<LLVM::AndOp>(loc, c,
-                                  i32Constant(b, loc, map.shape()[d] - 1));
-      coords[r].push_back(c);
-    }
+                                     const LinearLayout &layout,
+                                     const LoweringContext &context) {
+  SmallVector<Value> offsets = threadOffsets(
+      b, loc, layout, HardwareIndex::ofThread(threadIndex(b, loc, context)));
+  SmallVector<SmallVector<Value>> coords;
+  for (int32_t r = 0; r < layout.getInDimSize(tilegpu::kRegister); ++r)
+    coords.push_back(registerCoordinate(b, loc, layout, r, offsets));
   return coords;
 }
 
-Value tilec::lowering::indexWithoutAxis(OpBuilder &b, Location loc,
-                                        ArrayRef<Value> coord,
-                                        ArrayRef<int64_t> shape, unsigned axis) {
+Value tilec::lowering::linearIndex(OpBuilder &b, Location loc,
+                                   ArrayRef<Value> coord, ArrayRef<int64_t> shape,
+                                   std::optional<unsigned> skip) {
   Value index = i32Constant(b, loc, 0);
   int64_t stride = 1;
   for (int d = int(shape.size()) - 1; d >= 0; --d) {
-    if (unsigned(d) == axis)
+    if (skip && unsigned(d) == *skip)
       continue;
     index = b.create<LLVM::AddOp>(
         loc, index,
@@ -132,41 +229,25 @@ Value tilec::lowering::indexWithoutAxis(OpBuilder &b, Location loc,
 }
 
 Value tilec::lowering::ownsElements(OpBuilder &b, Location loc,
-                                    const tilegpu::RegisterMap &map,
-                                    const TargetInfo &target) {
-  auto root = map.root();
-  SmallVector<bool> kept(root.getRank(), false);
-  for (unsigned d = 0; d < map.rank(); ++d)
-    kept[map.rootDim(d)] = true;
-  bool anyCopies = false;
-  for (unsigned d = 0; d < map.rank(); ++d)
-    anyCopies |= map.wraps(d);
-  for (unsigned rd = 0; rd < root.getRank(); ++rd)
-    anyCopies |= !kept[rd] && root.getThreadsPerWarp()[rd] *
-                                      root.getWarpsPerCTA()[rd] > 1;
-  if (!anyCopies)
+                                    const LinearLayout &layout,
+                                    const ThreadIndex &thread) {
+  int32_t freeLanes = layout.getFreeVariableMask(tilegpu::kLane);
+  int32_t freeWarps = layout.getFreeVariableMask(tilegpu::kWarp);
+  if (!freeLanes && !freeWarps)
     return Value();
-  SmallVector<Value> offsets = rootOffsets(b, loc, root, target);
-  Value owner = b.create<LLVM::ConstantOp>(loc, b.getI1Type(), b.getBoolAttr(true));
-  auto both = [&](Value cond) { owner = b.create<LLVM::AndOp>(loc, owner, cond); };
-  for (unsigned d = 0; d < map.rank(); ++d)
-    if (map.wraps(d))
-      both(b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
-                                  offsets[map.rootDim(d)],
-                                  i32Constant(b, loc, map.shape()[d])));
-  for (unsigned rd = 0; rd < root.getRank(); ++rd)
-    if (!kept[rd])
-      both(b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, offsets[rd],
-                                  i32Constant(b, loc, 0)));
+  Value owner;
+  auto both = [&](Value id, int32_t mask) {
+    if (!mask)
+      return;
+    Value clear = b.create<LLVM::ICmpOp>(
+        loc, LLVM::ICmpPredicate::eq,
+        b.create<LLVM::AndOp>(loc, id, i32Constant(b, loc, mask)),
+        i32Constant(b, loc, 0));
+    owner = owner ? b.create<LLVM::AndOp>(loc, owner, clear).getResult() : clear;
+  };
+  both(thread.lane, freeLanes);
+  both(thread.warp, freeWarps);
   return owner;
-}
-
-bool tilec::lowering::isRepeatedRegister(const tilegpu::RegisterMap &map,
-                                         unsigned r) {
-  for (unsigned d = 0; d < map.rank(); ++d)
-    if (map.constPart(r, d) >= map.shape()[d])
-      return true;
-  return false;
 }
 
 Value tilec::lowering::sharedMemoryBase(OpBuilder &b, Location loc,
@@ -185,15 +266,93 @@ Value tilec::lowering::sharedMemoryBase(OpBuilder &b, Location loc,
   return b.create<LLVM::AddressOfOp>(loc, global);
 }
 
-void tilec::lowering::requireSharedBytes(Operation *anchor, int64_t bytes) {
-  auto module = anchor->getParentOfType<ModuleOp>();
-  int64_t current = 0;
-  if (auto attr = module->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
-    current = attr.getInt();
-  if (bytes > current)
-    module->setAttr(kSharedBytesAttr,
-                    IntegerAttr::get(IntegerType::get(module.getContext(), 32),
-                                     bytes));
+Value tilec::lowering::sharedMemoryOf(OpBuilder &b, Location loc, Operation *op) {
+  auto offset = op->getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr);
+  if (!offset)
+    return Value();
+  Value base = sharedMemoryBase(b, loc, op);
+  if (offset.getInt() == 0)
+    return base;
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
+  return b.create<LLVM::GEPOp>(loc, sharedPtr, b.getI8Type(), base,
+                               ValueRange{i32Constant(b, loc, offset.getInt())});
+}
+
+Type tilec::lowering::memoryElementType(Type registerElement) {
+  if (registerElement.isInteger(1))
+    return IntegerType::get(registerElement.getContext(), 8);
+  return registerElement;
+}
+
+namespace {
+/// How registers of layout `regs` map onto the offsets of shared layout
+/// `shared`, and how many consecutive registers can move as one access.
+struct SharedAccess {
+  LinearLayout map; ///< (register, lane, warp) -> offset
+  unsigned vector = 1;
+
+  SharedAccess(const LinearLayout &regs, const LinearLayout &shared,
+               Type element) {
+    std::optional<LinearLayout> inverse = shared.invertAndCompose(regs);
+    assert(inverse && "a shared layout covers its buffer");
+    map = *inverse;
+    vector = tilegpu::sharedAccessVector(
+        map, isa<LLVM::LLVMPointerType>(element) ? 0 : tile::getElementBytes(element));
+  }
+};
+
+Value sharedAddress(OpBuilder &b, Location loc, const LinearLayout &map,
+                    unsigned r, ArrayRef<Value> threadOffset, Value base,
+                    Type memoryElement) {
+  Value offset = registerCoordinate(b, loc, map, r, threadOffset)[0];
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
+  return b.create<LLVM::GEPOp>(loc, sharedPtr, memoryElement, base,
+                               ValueRange{offset});
+}
+} // namespace
+
+void tilec::lowering::storeToShared(OpBuilder &b, Location loc,
+                                    const LinearLayout &regs,
+                                    const LinearLayout &shared, Value base,
+                                    Type element, ArrayRef<Value> values,
+                                    const LoweringContext &context) {
+  SharedAccess access(regs, shared, element);
+  ThreadIndex thread = threadIndex(b, loc, context);
+  SmallVector<Value> offsets =
+      threadOffsets(b, loc, access.map, HardwareIndex::ofThread(thread));
+  // Threads holding copies would write the same values again; only the
+  // owner writes, so that no two threads race on an address.
+  Value owner = ownsElements(b, loc, regs, thread);
+  AccessShape shape(element, access.vector);
+  for (unsigned r = 0; r < values.size(); r += access.vector) {
+    if (isRepeatedRegister(regs, r))
+      continue;
+    Value address = sharedAddress(b, loc, access.map, r, offsets, base,
+                                  shape.memoryElement);
+    ArrayRef<Value> chunk = values.slice(r, access.vector);
+    if (owner)
+      emitPredicatedStore(b, loc, shape, address, owner, chunk, "st.shared");
+    else
+      emitPlainStore(b, loc, shape, address, chunk);
+  }
+}
+
+SmallVector<Value> tilec::lowering::loadFromShared(
+    OpBuilder &b, Location loc, const LinearLayout &regs,
+    const LinearLayout &shared, Value base, Type element,
+    const LoweringContext &context) {
+  SharedAccess access(regs, shared, element);
+  SmallVector<Value> offsets = threadOffsets(
+      b, loc, access.map, HardwareIndex::ofThread(threadIndex(b, loc, context)));
+  AccessShape shape(element, access.vector);
+  SmallVector<Value> values;
+  int32_t n = regs.getInDimSize(tilegpu::kRegister);
+  for (int32_t r = 0; r < n; r += access.vector) {
+    Value address = sharedAddress(b, loc, access.map, r, offsets, base,
+                                  shape.memoryElement);
+    values.append(emitPlainLoad(b, loc, shape, address));
+  }
+  return values;
 }
 
 Value tilec::lowering::shuffle(OpBuilder &b, Location loc, Value v,

@@ -1,10 +1,11 @@
 // Shared pieces of the tilegpu → LLVM lowering: the type converter, packing
 // of per-thread registers into LLVM structs, and the index arithmetic of
-// layouts (which element a register of this thread holds).
+// linear layouts (which element a register of this thread holds).
 #pragma once
 
 #include "compiler/Analysis/AxisInfo.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Target/TargetInfo.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -14,15 +15,16 @@
 
 namespace tilec::lowering {
 
-/// What the patterns need to know about the target and the module.
-struct TargetInfo {
-  unsigned computeCapability = 90;
+/// What the patterns need to know about the module being lowered.
+struct LoweringContext {
+  TargetInfo target;
   unsigned numWarps = 4;
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
 };
 
 /// LLVM types for tile values: `!tile.ptr<T>` → `!llvm.ptr<1>`, a tensor
-/// with a layout → a literal struct of the registers one thread holds.
+/// with a layout → a literal struct of the registers one thread holds, a
+/// shared buffer → `!llvm.ptr<3>` (its first element).
 class TileTypeConverter : public mlir::LLVMTypeConverter {
 public:
   explicit TileTypeConverter(mlir::MLIRContext *ctx);
@@ -34,8 +36,6 @@ constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 /// Name of the dynamic shared memory array every kernel shares.
 constexpr const char *kSharedMemorySymbol = "tilec_shared";
-/// Module attribute: bytes of dynamic shared memory the kernel needs.
-constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
@@ -48,35 +48,69 @@ mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type packedType,
 
 /// This thread's index in the CTA (i32).
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc,
-                     const TargetInfo &target);
+                     const LoweringContext &context);
 
-/// Per tensor dimension, the part of every register's coordinate that
-/// depends on the thread (see Layouts.h), as i32 values.
+/// This thread's lane and warp (i32).
+struct ThreadIndex {
+  mlir::Value lane, warp;
+};
+ThreadIndex threadIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        const LoweringContext &context);
+
+/// The value of `bits` of `id` packed together (bit bits[0] of id becomes
+/// bit 0, ...): the position of a thread among those that differ in them.
+mlir::Value extractBits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id,
+                        int32_t mask);
+
+/// The hardware index of one thread, as the layout's inputs other than
+/// "register": lane and warp for distributed layouts.
+struct HardwareIndex {
+  llvm::SmallVector<std::pair<std::string, mlir::Value>> inputs;
+  static HardwareIndex ofThread(const ThreadIndex &t);
+};
+
+/// Per output dimension of `layout`, the part of every register's
+/// coordinate that the thread contributes: the XOR of the images of its set
+/// input bits (i32).
+llvm::SmallVector<mlir::Value> threadOffsets(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             const tilegpu::LinearLayout &layout,
+                                             const HardwareIndex &index);
+
+/// The coordinates of register `r`: its constant image combined with the
+/// thread's offsets (an add where the bits cannot overlap, so that address
+/// arithmetic folds, else an xor).
 llvm::SmallVector<mlir::Value>
-threadOffsets(mlir::OpBuilder &b, mlir::Location loc,
-              const tilegpu::RegisterMap &map, const TargetInfo &target);
+registerCoordinate(mlir::OpBuilder &b, mlir::Location loc,
+                   const tilegpu::LinearLayout &layout, unsigned r,
+                   llvm::ArrayRef<mlir::Value> offsets);
 
 /// Coordinates of every register: result[r][d] is an i32.
 llvm::SmallVector<llvm::SmallVector<mlir::Value>>
 registerCoordinates(mlir::OpBuilder &b, mlir::Location loc,
-                    const tilegpu::RegisterMap &map, const TargetInfo &target);
+                    const tilegpu::LinearLayout &layout,
+                    const LoweringContext &context);
 
-/// The row-major i32 index of `coord` in `shape` with dimension `axis` left
-/// out: where a reduction or scan keeps the line through that coordinate.
-mlir::Value indexWithoutAxis(mlir::OpBuilder &b, mlir::Location loc,
-                             llvm::ArrayRef<mlir::Value> coord,
-                             llvm::ArrayRef<int64_t> shape, unsigned axis);
+/// The row-major i32 index of `coord` in `shape`, with dimension `skip`
+/// left out when given: where a reduction or scan keeps the line through a
+/// coordinate.
+mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::ArrayRef<mlir::Value> coord,
+                        llvm::ArrayRef<int64_t> shape,
+                        std::optional<unsigned> skip = std::nullopt);
 
 /// An i1 that is true in exactly one thread among those holding copies of
-/// the same elements (threads that wrap around a small tensor, or differ
-/// only in a sliced-away dimension); null when no thread holds copies.
+/// the same elements (the one whose free lane and warp bits are clear);
+/// null when no thread holds copies.
 mlir::Value ownsElements(mlir::OpBuilder &b, mlir::Location loc,
-                         const tilegpu::RegisterMap &map,
-                         const TargetInfo &target);
+                         const tilegpu::LinearLayout &layout,
+                         const ThreadIndex &thread);
 
 /// True when register r repeats an element an earlier register of the same
-/// thread holds (a size-1 dimension narrower than sizePerThread).
-bool isRepeatedRegister(const tilegpu::RegisterMap &map, unsigned r);
+/// thread holds (one of its free register bits is set).
+inline bool isRepeatedRegister(const tilegpu::LinearLayout &layout, unsigned r) {
+  return r & layout.getFreeVariableMask(tilegpu::kRegister);
+}
 
 /// shfl.sync of any scalar of up to 64 bits (wider ones as two words):
 /// `lane` is the lane mask (bfly), delta (up, down) or source lane (idx).
@@ -95,31 +129,53 @@ llvm::SmallVector<mlir::Value> applyCombiner(mlir::OpBuilder &b,
 /// Pointer to the kernel's dynamic shared memory (address space 3).
 mlir::Value sharedMemoryBase(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Operation *anchor);
+/// Pointer to the shared memory `tilegpu-allocate-shared` gave `op` (its
+/// `tilegpu.shared_offset`); null when it has none.
+mlir::Value sharedMemoryOf(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Operation *op);
 
-/// Record that the kernel needs at least `bytes` of shared memory.
-void requireSharedBytes(mlir::Operation *anchor, int64_t bytes);
+/// The element type registers hold (converted) and the one memory holds
+/// (i1 as i8).
+mlir::Type memoryElementType(mlir::Type registerElement);
+
+/// Per register of a tensor of layout `regs`, moved to or from shared
+/// memory laid out as `shared` (input "offset") at `base`: as wide as both
+/// layouts allow (16 bytes at most), each element once.
+void storeToShared(mlir::OpBuilder &b, mlir::Location loc,
+                   const tilegpu::LinearLayout &regs,
+                   const tilegpu::LinearLayout &shared, mlir::Value base,
+                   mlir::Type element, llvm::ArrayRef<mlir::Value> values,
+                   const LoweringContext &context);
+llvm::SmallVector<mlir::Value>
+loadFromShared(mlir::OpBuilder &b, mlir::Location loc,
+               const tilegpu::LinearLayout &regs,
+               const tilegpu::LinearLayout &shared, mlir::Value base,
+               mlir::Type element, const LoweringContext &context);
 
 void populateFuncOpToLLVMPatterns(TileTypeConverter &converter,
-                                  const TargetInfo &target,
+                                  const LoweringContext &context,
                                   mlir::RewritePatternSet &patterns);
 void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
-                                         const TargetInfo &target,
+                                         const LoweringContext &context,
                                          mlir::RewritePatternSet &patterns);
 void populateViewOpToLLVMPatterns(TileTypeConverter &converter,
-                                  const TargetInfo &target,
+                                  const LoweringContext &context,
                                   mlir::RewritePatternSet &patterns);
 void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
-                                       const TargetInfo &target,
+                                       const LoweringContext &context,
                                        const AxisInfoAnalysis &axisInfo,
                                        mlir::RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
-                                    const TargetInfo &target,
+                                    const LoweringContext &context,
                                     mlir::RewritePatternSet &patterns);
 void populateScanOpToLLVMPatterns(TileTypeConverter &converter,
-                                  const TargetInfo &target,
+                                  const LoweringContext &context,
                                   mlir::RewritePatternSet &patterns);
 void populateConvertLayoutOpToLLVMPatterns(TileTypeConverter &converter,
-                                           const TargetInfo &target,
+                                           const LoweringContext &context,
                                            mlir::RewritePatternSet &patterns);
+void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
+                                          const LoweringContext &context,
+                                          mlir::RewritePatternSet &patterns);
 
 } // namespace tilec::lowering

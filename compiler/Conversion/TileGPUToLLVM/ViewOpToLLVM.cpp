@@ -12,12 +12,12 @@ using namespace tilec::lowering;
 namespace {
 template <typename Op>
 struct TilePattern : OpConversionPattern<Op> {
-  TilePattern(TileTypeConverter &converter, const TargetInfo &target)
+  TilePattern(TileTypeConverter &converter, const LoweringContext &context)
       // Above the upstream arith patterns, which do not know tensors.
       : OpConversionPattern<Op>(converter, &converter.getContext(),
                                 /*benefit=*/2),
-        target(target) {}
-  const TargetInfo &target;
+        context(context) {}
+  const LoweringContext &context;
 };
 
 struct MakeRangeOpLowering : TilePattern<tile::MakeRangeOp> {
@@ -26,8 +26,8 @@ struct MakeRangeOpLowering : TilePattern<tile::MakeRangeOp> {
   matchAndRewrite(tile::MakeRangeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    tilegpu::RegisterMap map(op.getType());
-    auto coords = registerCoordinates(rewriter, loc, map, target);
+    auto coords = registerCoordinates(
+        rewriter, loc, tilegpu::toLinearLayout(op.getType()), context);
     Value start = i32Constant(rewriter, loc, op.getStart());
     SmallVector<Value> values;
     for (auto &coord : coords)
@@ -74,27 +74,26 @@ struct ConstantOpLowering : TilePattern<arith::ConstantOp> {
   }
 };
 
-/// Result register r of a shape op reads the operand register whose
-/// compile-time coordinate parts are `sourceParts(parts of r)`.
+/// A shape op that moves no data between threads: result register r is
+/// operand register `sources[r]`. `project` maps the result's layout onto
+/// the operand's coordinates; the match fails (before any IR is made) when
+/// the two layouts would need elements to move between threads.
 template <typename Op>
-LogicalResult lowerRegisterShuffle(
+LogicalResult lowerRegisterPermutation(
     Op op, Value packedSrc, ConversionPatternRewriter &rewriter,
     const TypeConverter *converter,
-    function_ref<SmallVector<int64_t>(ArrayRef<int64_t>)> sourceParts) {
+    function_ref<tilegpu::LinearLayout(const tilegpu::LinearLayout &)> project) {
+  tilegpu::LinearLayout src = tilegpu::toLinearLayout(op.getSrc().getType());
+  tilegpu::LinearLayout dst = project(tilegpu::toLinearLayout(op.getType()));
+  std::optional<SmallVector<unsigned>> sources =
+      tilegpu::registerPermutation(src, dst);
+  if (!sources)
+    return rewriter.notifyMatchFailure(op, "operand and result layouts do "
+                                           "not correspond");
   Location loc = op.getLoc();
-  tilegpu::RegisterMap srcMap(op.getSrc().getType()), dstMap(op.getType());
-  SmallVector<Value> src = unpack(rewriter, loc, packedSrc);
-  SmallVector<Value> values;
-  for (unsigned r = 0; r < dstMap.numRegisters(); ++r) {
-    SmallVector<int64_t> parts;
-    for (unsigned d = 0; d < dstMap.rank(); ++d)
-      parts.push_back(dstMap.constPart(r, d));
-    int source = srcMap.registerWithParts(sourceParts(parts));
-    if (source < 0)
-      return rewriter.notifyMatchFailure(op, "operand and result layouts do "
-                                             "not correspond");
-    values.push_back(src[source]);
-  }
+  SmallVector<Value> regs = unpack(rewriter, loc, packedSrc), values;
+  for (unsigned source : *sources)
+    values.push_back(regs[source]);
   rewriter.replaceOp(op, pack(rewriter, loc, converter->convertType(op.getType()),
                               values));
   return success();
@@ -105,17 +104,16 @@ struct BroadcastOpLowering : TilePattern<tile::BroadcastOp> {
   LogicalResult
   matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto srcShape = op.getSrc().getType().getShape();
-    if (op.getSrc().getType().getEncoding() != op.getType().getEncoding())
-      return rewriter.notifyMatchFailure(op, "broadcast changes the layout");
-    return lowerRegisterShuffle(
+    ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    // Every copy along a stretched dimension is the operand's one element.
+    return lowerRegisterPermutation(
         op, adaptor.getSrc(), rewriter, getTypeConverter(),
-        [&](ArrayRef<int64_t> parts) {
-          SmallVector<int64_t> source(parts);
-          for (unsigned d = 0; d < source.size(); ++d)
+        [&](const tilegpu::LinearLayout &l) {
+          tilegpu::LinearLayout projected = l;
+          for (unsigned d = 0; d < srcShape.size(); ++d)
             if (srcShape[d] == 1)
-              source[d] = 0; // every copy along d is the one element
-          return source;
+              projected = projected.resizeOutDim(tilegpu::outDimName(d), 1);
+          return projected;
         });
   }
 };
@@ -126,13 +124,13 @@ struct ExpandDimsOpLowering : TilePattern<tile::ExpandDimsOp> {
   matchAndRewrite(tile::ExpandDimsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     unsigned axis = op.getAxis();
-    return lowerRegisterShuffle(op, adaptor.getSrc(), rewriter,
-                                getTypeConverter(),
-                                [&](ArrayRef<int64_t> parts) {
-                                  SmallVector<int64_t> source(parts);
-                                  source.erase(source.begin() + axis);
-                                  return source;
-                                });
+    unsigned rank = op.getSrc().getType().getRank();
+    return lowerRegisterPermutation(
+        op, adaptor.getSrc(), rewriter, getTypeConverter(),
+        [&](const tilegpu::LinearLayout &l) {
+          return tilegpu::renameOutDims(
+              l.dropOutDim(tilegpu::outDimName(axis)), tilegpu::outDimNames(rank));
+        });
   }
 };
 
@@ -167,7 +165,7 @@ template <typename Op> struct HintOpLowering : TilePattern<Op> {
 } // namespace
 
 void tilec::lowering::populateViewOpToLLVMPatterns(
-    TileTypeConverter &converter, const TargetInfo &target,
+    TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
   patterns.add<MakeRangeOpLowering, SplatOpLowering, ConstantOpLowering,
                BroadcastOpLowering, ExpandDimsOpLowering,
@@ -176,5 +174,5 @@ void tilec::lowering::populateViewOpToLLVMPatterns(
                GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp,
                                  NVVM::GridDimYOp, NVVM::GridDimZOp>,
                HintOpLowering<tile::AssumeMultipleOp>,
-               HintOpLowering<tile::AssumeContiguousOp>>(converter, target);
+               HintOpLowering<tile::AssumeContiguousOp>>(converter, context);
 }

@@ -13,6 +13,7 @@ using namespace tilec::tile;
 
 #include "compiler/Dialect/Tile/TileDialect.cpp.inc"
 #include "compiler/Dialect/Tile/TileEnums.cpp.inc"
+#include "compiler/Dialect/Tile/TileInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "compiler/Dialect/Tile/TileTypes.cpp.inc"
@@ -176,6 +177,10 @@ void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 // expand_dims
 //===----------------------------------------------------------------------===//
 
+unsigned ExpandDimsOp::getSliceDim() { return getAxis(); }
+SmallVector<Value> ExpandDimsOp::getFullTensors() { return {getResult()}; }
+SmallVector<Value> ExpandDimsOp::getSlicedTensors() { return {getSrc()}; }
+
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxis();
@@ -273,6 +278,16 @@ LogicalResult verifyCombiner(Operation *op, Region &region, ValueRange srcs) {
 }
 } // namespace
 
+unsigned ReduceOp::getSliceDim() { return getAxis(); }
+SmallVector<Value> ReduceOp::getFullTensors() { return getSrcs(); }
+SmallVector<Value> ReduceOp::getSlicedTensors() {
+  SmallVector<Value> tensors;
+  for (Value result : getResults())
+    if (isa<RankedTensorType>(result.getType()))
+      tensors.push_back(result);
+  return tensors;
+}
+
 LogicalResult ReduceOp::verify() {
   int64_t axis = getAxis();
   if (failed(verifyAxisOperands(*this, getSrcs(), getResults(), axis)))
@@ -316,4 +331,27 @@ LogicalResult ScanOp::verify() {
 
 LogicalResult ScanOp::verifyRegions() {
   return verifyCombiner<ScanReturnOp>(*this, getCombiner(), getSrcs());
+}
+
+LogicalResult tilec::tile::impl::verifySameOperandsAndResultEncoding(Operation *op) {
+  Attribute encoding;
+  bool first = true;
+  auto check = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return true;
+    if (first) {
+      encoding = tensor.getEncoding();
+      first = false;
+      return true;
+    }
+    return tensor.getEncoding() == encoding;
+  };
+  for (Type type : op->getOperandTypes())
+    if (!check(type))
+      return op->emitOpError("tensor operands and results must have one layout");
+  for (Type type : op->getResultTypes())
+    if (!check(type))
+      return op->emitOpError("tensor operands and results must have one layout");
+  return success();
 }

@@ -33,7 +33,24 @@ mlir::Type getElementTypeOrSelf(mlir::Type type);
 mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type scalar);
+
+namespace impl {
+mlir::LogicalResult verifySameOperandsAndResultEncoding(mlir::Operation *op);
+} // namespace impl
+
+/// Every tensor operand and result of the op has the same encoding.
+template <typename ConcreteType>
+class SameOperandsAndResultEncoding
+    : public mlir::OpTrait::TraitBase<ConcreteType,
+                                      SameOperandsAndResultEncoding> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return impl::verifySameOperandsAndResultEncoding(op);
+  }
+};
 } // namespace tilec::tile
+
+#include "compiler/Dialect/Tile/TileInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "compiler/Dialect/Tile/TileOps.h.inc"

@@ -3,6 +3,7 @@
 #define TILEC_TILE_OPS
 
 include "compiler/Dialect/Tile/TileDialect.td"
+include "compiler/Dialect/Tile/TileInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -74,7 +75,8 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
   let hasFolder = 1;
 }
 
-def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType,
+    Tile_SameOperandsAndResultEncoding]> {
   let summary = "Stretch size-1 dimensions of a tensor";
   let description = [{
     Operand and result have the same rank; every operand dimension is 1 or
@@ -92,7 +94,8 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementT
   let hasCanonicalizer = 1;
 }
 
-def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<Tile_SliceLayoutOpInterface>]> {
   let summary = "Insert a size-1 dimension";
   let description = [{
     `x[:, None]` in the kernel language.
@@ -112,7 +115,7 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
-def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Tile_SameOperandsAndResultEncoding,
     AllTypesMatch<["ptr", "result"]>]> {
   let summary = "Advance pointers by a number of elements";
   let description = [{
@@ -143,7 +146,7 @@ def Tile_EvictionPolicyAttr : I32EnumAttr<"EvictionPolicy", "L2 eviction hint", 
 }
 
 def Tile_LoadOp : Tile_Op<"load", [
-    AttrSizedOperandSegments,
+    AttrSizedOperandSegments, Tile_SameOperandsAndResultEncoding,
     MemoryEffects<[MemRead<DefaultResource>]>,
     TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
                    "::tilec::tile::getPointeeTypeLike($_self)">,
@@ -170,7 +173,7 @@ def Tile_LoadOp : Tile_Op<"load", [
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store", [
+def Tile_StoreOp : Tile_Op<"store", [Tile_SameOperandsAndResultEncoding,
     MemoryEffects<[MemWrite<DefaultResource>]>,
     TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",
                    "::tilec::tile::getPointeeTypeLike($_self)">,
@@ -192,7 +195,8 @@ def Tile_StoreOp : Tile_Op<"store", [
 // Reductions
 //===----------------------------------------------------------------------===//
 
-def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SingleBlock]> {
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SingleBlock,
+    DeclareOpInterfaceMethods<Tile_SliceLayoutOpInterface>]> {
   let summary = "Combine the elements of tensors along one axis";
   let description = [{
     Reduces N tensors of one shape along `axis` with the combiner in the
@@ -225,7 +229,8 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [Pure, Terminator,
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
-def Tile_ScanOp : Tile_Op<"scan", [Pure, SingleBlock]> {
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SingleBlock,
+    Tile_SameOperandsAndResultEncoding]> {
   let summary = "Inclusive prefix combination of tensors along one axis";
   let description = [{
     `tl.cumsum`, `tl.cumprod`, `tl.associative_scan`. Element i along

@@ -1,10 +1,9 @@
 #include "compiler/Dialect/TileGPU/Layouts.h"
 
-#include "llvm/Support/ErrorHandling.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <map>
 
 using namespace mlir;
 using namespace tilec::tilegpu;
@@ -46,92 +45,109 @@ tilec::tilegpu::getDefaultBlockedLayout(MLIRContext *ctx,
   return getBlockedLayout(ctx, shape, ones, order, numWarps);
 }
 
-RegisterMap::RegisterMap(RankedTensorType type) : shape_(type.getShape()) {
-  // Walk down the slices to the root blocked layout, noting which root
-  // dimensions were removed.
-  Attribute layout = type.getEncoding();
-  SmallVector<unsigned> removedStack;
-  while (auto slice = dyn_cast_if_present<SliceEncodingAttr>(layout)) {
-    removedStack.push_back(slice.getDim());
-    layout = slice.getParent();
-  }
-  root_ = dyn_cast_if_present<BlockedEncodingAttr>(layout);
-  if (!root_)
-    llvm::report_fatal_error("RegisterMap: tensor type without a tilegpu "
-                             "layout");
-  unsigned rootRank = root_.getRank();
-  // Slices were pushed outermost first; undo them innermost first to map
-  // tensor dims to root dims.
-  SmallVector<unsigned> dims(rootRank);
-  for (unsigned i = 0; i < rootRank; ++i)
-    dims[i] = i;
-  for (auto it = removedStack.rbegin(); it != removedStack.rend(); ++it)
-    dims.erase(dims.begin() + *it);
-  rootDimOf_ = dims;
-  if (rootDimOf_.size() != shape_.size())
-    llvm::report_fatal_error("RegisterMap: layout rank does not match tensor");
-
-  SmallVector<int> tensorDimOfRoot(rootRank, -1);
-  for (unsigned d = 0; d < rank(); ++d)
-    tensorDimOfRoot[rootDimOf_[d]] = d;
-
-  auto spt = root_.getSizePerThread(), tpw = root_.getThreadsPerWarp(),
-       wpc = root_.getWarpsPerCTA();
-  // Registers per kept dimension: sizePerThread times the repetitions needed
-  // to cover the shape.
-  SmallVector<unsigned> regsPerDim(rank());
-  wraps_.assign(rank(), false);
-  for (unsigned d = 0; d < rank(); ++d) {
-    unsigned rd = rootDimOf_[d];
-    int64_t tile = int64_t(spt[rd]) * tpw[rd] * wpc[rd];
-    int64_t reps = std::max<int64_t>(1, shape_[d] / tile);
-    regsPerDim[d] = spt[rd] * reps;
-    wraps_[d] = tile > shape_[d];
-  }
-  for (unsigned rd : root_.getOrder())
-    if (tensorDimOfRoot[rd] >= 0)
-      order_.push_back(tensorDimOfRoot[rd]);
-
-  numRegs_ = 1;
-  for (unsigned n : regsPerDim)
-    numRegs_ *= n;
-  constParts_.assign(size_t(numRegs_) * rank(), 0);
-  for (unsigned r = 0; r < numRegs_; ++r) {
-    unsigned rest = r;
-    for (unsigned d : order_) {
-      unsigned idx = rest % regsPerDim[d];
-      rest /= regsPerDim[d];
-      unsigned rd = rootDimOf_[d];
-      int64_t tile = int64_t(spt[rd]) * tpw[rd] * wpc[rd];
-      constParts_[r * rank() + d] = (idx / spt[rd]) * tile + idx % spt[rd];
-    }
-  }
-  unsigned fast = order_.front();
-  contiguous_ = std::max<int64_t>(
-      1, std::min<int64_t>(spt[rootDimOf_[fast]], shape_[fast]));
+LinearLayout tilec::tilegpu::toLinearLayout(RankedTensorType type) {
+  auto layout =
+      dyn_cast_if_present<DistributedEncodingAttrInterface>(type.getEncoding());
+  assert(layout && "toLinearLayout: a tensor without a distributed layout");
+  return layout.toLinearLayout(type.getShape());
 }
 
-int RegisterMap::registerWithParts(ArrayRef<int64_t> parts) const {
-  // Registers are few (at most a few hundred), so a scan is simplest.
-  for (unsigned r = 0; r < numRegs_; ++r) {
-    bool match = true;
-    for (unsigned d = 0; d < rank() && match; ++d)
-      match = constPart(r, d) == parts[d];
-    if (match)
-      return r;
-  }
-  return -1;
+LinearLayout tilec::tilegpu::toLinearLayout(MemDescType type) {
+  return cast<SharedEncodingAttrInterface>(type.getEncoding())
+      .toLinearLayout(type.getShape());
 }
 
-int64_t RegisterMap::numElements() const {
-  int64_t n = 1;
-  for (int64_t s : shape_)
-    n *= s;
-  return n;
+LinearLayout tilec::tilegpu::renameOutDims(const LinearLayout &layout,
+                                           ArrayRef<std::string> names) {
+  assert(names.size() == layout.getOutDims().size() &&
+         "renameOutDims needs one name per output");
+  SmallVector<LinearLayout::OutDim> outs(layout.getOutDims());
+  for (auto [out, name] : llvm::zip(outs, names))
+    out.name = name;
+  return LinearLayout(SmallVector<LinearLayout::InDim>(layout.getInDims()), outs);
 }
 
 unsigned tilec::tilegpu::getNumRegisters(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return RegisterMap(tensor).numRegisters();
+    return toLinearLayout(tensor).getInDimSize(kRegister);
   return 1;
+}
+
+std::optional<SmallVector<unsigned>>
+tilec::tilegpu::registerPermutation(const LinearLayout &src,
+                                    const LinearLayout &dst) {
+  if (src.getOutDims().size() != dst.getOutDims().size())
+    return std::nullopt;
+  for (auto [a, b] : llvm::zip(src.getOutDims(), dst.getOutDims()))
+    if (a.name != b.name || a.size != b.size)
+      return std::nullopt;
+  if (src.getBases(kLane) != dst.getBases(kLane) ||
+      src.getBases(kWarp) != dst.getBases(kWarp))
+    return std::nullopt;
+  // Which register of src holds each element (the first, so that copies
+  // map to the owner).
+  unsigned regIn = 0;
+  llvm::DenseMap<uint64_t, unsigned> holder;
+  for (int32_t r = src.getInDimSize(kRegister) - 1; r >= 0; --r) {
+    uint64_t flat = 0;
+    for (unsigned b = 0; b < src.getInDimSizeLog2(kRegister); ++b)
+      if (r >> b & 1)
+        flat ^= src.flatImage(regIn, b);
+    holder[flat] = r;
+  }
+  SmallVector<unsigned> sources;
+  for (int32_t r = 0; r < dst.getInDimSize(kRegister); ++r) {
+    uint64_t flat = 0;
+    for (unsigned b = 0; b < dst.getInDimSizeLog2(kRegister); ++b)
+      if (r >> b & 1)
+        flat ^= dst.flatImage(regIn, b);
+    auto it = holder.find(flat);
+    if (it == holder.end())
+      return std::nullopt;
+    sources.push_back(it->second);
+  }
+  return sources;
+}
+
+std::optional<WarpShuffle> tilec::tilegpu::warpShuffle(const LinearLayout &src,
+                                                       const LinearLayout &dst) {
+  std::optional<LinearLayout> toSrc = src.invertAndCompose(dst);
+  if (!toSrc)
+    return std::nullopt;
+  // toSrc: (register, lane, warp) of dst -> (register, lane, warp) of src.
+  auto part = [](const LinearLayout::Image &image, unsigned i) { return image[i]; };
+  // Each warp must find its elements in its own registers: the source warp
+  // may differ from it only in bits where src holds copies.
+  int32_t srcCopies = src.getFreeVariableMask(kWarp);
+  ArrayRef<LinearLayout::Image> warps = toSrc->getBases(kWarp);
+  for (unsigned b = 0; b < warps.size(); ++b)
+    if (part(warps[b], 0) || part(warps[b], 1) ||
+        ((part(warps[b], 2) ^ (int32_t(1) << b)) & ~srcCopies))
+      return std::nullopt;
+  for (const LinearLayout::Image &image : toSrc->getBases(kLane))
+    if (part(image, 0) || part(image, 2))
+      return std::nullopt; // the register sent may not depend on the lane
+  for (const LinearLayout::Image &image : toSrc->getBases(kRegister))
+    if (part(image, 2))
+      return std::nullopt;
+  WarpShuffle shuffle;
+  for (int32_t r = 0; r < dst.getInDimSize(kRegister); ++r)
+    shuffle.sourceRegister.push_back(toSrc->applyOne(kRegister, r)[0]);
+  LinearLayout::InDim regs{kRegister, {}}, lanes{kLane, {}};
+  for (const LinearLayout::Image &image : toSrc->getBases(kRegister))
+    regs.bases.push_back({image[1]});
+  for (const LinearLayout::Image &image : toSrc->getBases(kLane))
+    lanes.bases.push_back({image[1]});
+  shuffle.sourceLane = LinearLayout({regs, lanes}, {{kLane, int32_t(kThreadsPerWarp)}});
+  return shuffle;
+}
+
+ConversionKind tilec::tilegpu::classifyConversion(RankedTensorType src,
+                                                  RankedTensorType dst) {
+  LinearLayout a = toLinearLayout(src), b = toLinearLayout(dst);
+  if (registerPermutation(a, b))
+    return ConversionKind::Registers;
+  if (warpShuffle(a, b))
+    return ConversionKind::WarpShuffle;
+  return ConversionKind::SharedMemory;
 }

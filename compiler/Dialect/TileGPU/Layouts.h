@@ -1,11 +1,6 @@
-// Compile-time arithmetic of distributed layouts: which registers a thread
-// holds for a tensor type, and which element each register is.
-//
-// A register's coordinate along tensor dimension d is
-//     (constPart(r, d) + threadOffset(d)) mod shape[d]
-// where constPart is known at compile time and threadOffset depends only on
-// the thread's lane and warp (see BlockedEncodingAttr's description). Slice
-// layouts are described through their root blocked layout.
+// Choosing distributed layouts, and reading any tilegpu encoding as its
+// linear layout (LinearLayout.h): which registers a thread holds and which
+// element each one is.
 #pragma once
 
 #include "compiler/Dialect/TileGPU/TileGPU.h"
@@ -29,51 +24,39 @@ BlockedEncodingAttr getDefaultBlockedLayout(mlir::MLIRContext *ctx,
                                             llvm::ArrayRef<int64_t> shape,
                                             unsigned numWarps);
 
-/// The registers of one thread for a tensor type with a tilegpu encoding.
-class RegisterMap {
-public:
-  explicit RegisterMap(mlir::RankedTensorType type);
+/// The linear layout of a tensor with a distributed encoding: inputs
+/// register, lane, warp; outputs dim0, dim1, ... of the tensor's shape.
+LinearLayout toLinearLayout(mlir::RankedTensorType type);
+/// The linear layout of a shared buffer: input offset (in elements).
+LinearLayout toLinearLayout(MemDescType type);
 
-  unsigned numRegisters() const { return numRegs_; }
-  unsigned rank() const { return shape_.size(); }
-  llvm::ArrayRef<int64_t> shape() const { return shape_; }
-  BlockedEncodingAttr root() const { return root_; }
-  /// The root blocked dimension that tensor dimension `d` is.
-  unsigned rootDim(unsigned d) const { return rootDimOf_[d]; }
+/// `layout` with its output dimensions renamed, in order.
+LinearLayout renameOutDims(const LinearLayout &layout,
+                           llvm::ArrayRef<std::string> names);
 
-  /// Compile-time part of register r's coordinate along tensor dim d.
-  int64_t constPart(unsigned r, unsigned d) const {
-    return constParts_[r * rank() + d];
-  }
-  /// True when constPart + threadOffset can reach past shape[d], so the
-  /// coordinate needs the `mod shape[d]` (threads wrap and hold copies).
-  bool wraps(unsigned d) const { return wraps_[d]; }
+/// For each register of `dst`, the register of `src` that holds the same
+/// element in the same thread; nullopt unless the lanes and warps of the
+/// two layouts hold the same elements (same outputs, same lane and warp
+/// images), so that only registers move.
+std::optional<llvm::SmallVector<unsigned>>
+registerPermutation(const LinearLayout &src, const LinearLayout &dst);
 
-  /// The tensor dimensions in the order registers run through them,
-  /// fastest first.
-  llvm::ArrayRef<unsigned> order() const { return order_; }
-  /// How many consecutive registers hold consecutive elements along
-  /// order()[0]: the widest vector a thread can load or store.
-  unsigned contiguousRegisters() const { return contiguous_; }
-
-  /// Register holding the element whose per-dimension compile-time parts are
-  /// `parts` (one per tensor dimension); -1 when no register does.
-  int registerWithParts(llvm::ArrayRef<int64_t> parts) const;
-
-  /// Total elements of the tensor each CTA-wide copy covers: copies exist
-  /// when the CTA tile is larger than the tensor.
-  int64_t numElements() const;
-
-private:
-  llvm::SmallVector<int64_t> shape_;
-  BlockedEncodingAttr root_;
-  llvm::SmallVector<unsigned> rootDimOf_;
-  llvm::SmallVector<unsigned> order_;
-  llvm::SmallVector<int64_t> constParts_;
-  llvm::SmallVector<bool> wraps_;
-  unsigned numRegs_ = 0;
-  unsigned contiguous_ = 1;
+/// For a conversion whose elements move between lanes of one warp only:
+/// per register of `dst`, the register of `src` that every lane sends
+/// (it may not depend on the lane), and the map (register, lane) -> the
+/// source lane. nullopt when warps exchange elements, or a lane would need
+/// a register that depends on the lane.
+struct WarpShuffle {
+  llvm::SmallVector<unsigned> sourceRegister;
+  LinearLayout sourceLane; ///< inputs register, lane; output lane
 };
+std::optional<WarpShuffle> warpShuffle(const LinearLayout &src,
+                                       const LinearLayout &dst);
+
+/// How `tilegpu.convert_layout` from `src` to `dst` moves elements.
+enum class ConversionKind { Registers, WarpShuffle, SharedMemory };
+ConversionKind classifyConversion(mlir::RankedTensorType src,
+                                  mlir::RankedTensorType dst);
 
 /// Number of registers a thread holds for `type` (1 for a scalar).
 unsigned getNumRegisters(mlir::Type type);

@@ -1,25 +1,33 @@
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 
+#include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Target/TargetInfo.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tilec::tilegpu;
 
 #include "compiler/Dialect/TileGPU/TileGPUDialect.cpp.inc"
+#include "compiler/Dialect/TileGPU/TileGPUInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "compiler/Dialect/TileGPU/TileGPUAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/Dialect/TileGPU/TileGPUTypes.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
 
 namespace {
-/// Layouts print as aliases (#blocked, #slice) at the top of a module, so
-/// that tensor types stay readable.
+/// Layouts print as aliases (#blocked, #slice, #shared) at the top of a
+/// module, so that tensor types stay readable.
 struct TileGPUAsmInterface : OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
   AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
@@ -31,15 +39,55 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
       os << "slice";
       return AliasResult::FinalAlias;
     }
+    if (isa<SwizzledSharedEncodingAttr, SharedLinearEncodingAttr>(attr)) {
+      os << "shared";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
+
+unsigned product(ArrayRef<unsigned> values) {
+  unsigned p = 1;
+  for (unsigned v : values)
+    p *= v;
+  return p;
+}
+
+LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<int64_t> shape, unsigned rank,
+                          StringRef what) {
+  if (shape.size() != rank)
+    return emitError() << what << " of rank " << rank
+                       << " cannot describe a tensor of rank " << shape.size();
+  for (int64_t s : shape)
+    if (s <= 0 || !llvm::isPowerOf2_64(s))
+      return emitError() << what << " needs dimensions that are powers of two, got "
+                         << s;
+  return success();
+}
+
+LogicalResult verifyOrder(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<unsigned> order, StringRef what) {
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= order.size() || seen[d])
+      return emitError() << what << " order must be a permutation of 0.."
+                         << order.size() - 1;
+    seen[d] = true;
+  }
+  return success();
+}
 } // namespace
 
 void TileGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "compiler/Dialect/TileGPU/TileGPUAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "compiler/Dialect/TileGPU/TileGPUTypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
@@ -54,12 +102,78 @@ unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {
   return 0;
 }
 
-static unsigned product(ArrayRef<unsigned> values) {
-  unsigned p = 1;
-  for (unsigned v : values)
-    p *= v;
-  return p;
+std::string tilec::tilegpu::getTarget(ModuleOp module) {
+  if (auto attr = module->getAttrOfType<StringAttr>(kTargetAttr))
+    return attr.str();
+  return "";
 }
+
+//===----------------------------------------------------------------------===//
+// Module and op attributes
+//===----------------------------------------------------------------------===//
+
+/// Checks `tilegpu.*` attributes: num_warps against every tensor layout of
+/// the module, the target's name, offsets and sizes.
+LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kNumWarpsAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value)
+      return op->emitError() << name << " must be an integer on a module";
+    int64_t numWarps = value.getInt();
+    if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_64(numWarps))
+      return op->emitError() << name
+                             << " must be a power of two from 1 to 32, got "
+                             << numWarps;
+    auto check = [&](Operation *at, Type type) -> LogicalResult {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        return success();
+      auto layout =
+          dyn_cast_if_present<DistributedEncodingAttrInterface>(tensor.getEncoding());
+      if (!layout || layout.getNumWarps() == numWarps)
+        return success();
+      return at->emitOpError() << "has a tensor laid out over "
+                               << layout.getNumWarps()
+                               << " warps in a module of " << numWarps;
+    };
+    WalkResult walk = op->walk([&](Operation *inner) -> WalkResult {
+      for (Type type : inner->getResultTypes())
+        if (failed(check(inner, type)))
+          return WalkResult::interrupt();
+      for (Region &region : inner->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (failed(check(inner, arg.getType())))
+              return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+  if (name == kTargetAttr) {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value)
+      return op->emitError() << name << " must be a string on a module";
+    std::string error;
+    if (!tilec::TargetInfo::parse(value.str(), error))
+      return op->emitError() << error;
+    return success();
+  }
+  if (name == kSharedBytesAttr || name == kSharedOffsetAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError() << name << " must be a non-negative integer";
+    return success();
+  }
+  return op->emitError() << "unknown tilegpu attribute '" << name << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// #tilegpu.blocked
+//===----------------------------------------------------------------------===//
+
+unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
 
 unsigned BlockedEncodingAttr::getNumWarps() const {
   return product(getWarpsPerCTA());
@@ -75,13 +189,8 @@ LogicalResult BlockedEncodingAttr::verify(
   if (sizePerThread.size() != rank || threadsPerWarp.size() != rank ||
       warpsPerCTA.size() != rank)
     return emitError() << "blocked layout fields must all have rank " << rank;
-  SmallVector<bool> seen(rank, false);
-  for (unsigned d : order) {
-    if (d >= rank || seen[d])
-      return emitError() << "blocked layout order must be a permutation of 0.."
-                         << rank - 1;
-    seen[d] = true;
-  }
+  if (failed(verifyOrder(emitError, order, "blocked layout")))
+    return failure();
   if (product(threadsPerWarp) != kThreadsPerWarp)
     return emitError() << "threadsPerWarp must multiply to "
                        << kThreadsPerWarp;
@@ -90,30 +199,52 @@ LogicalResult BlockedEncodingAttr::verify(
         !llvm::isPowerOf2_32(threadsPerWarp[d]) ||
         !llvm::isPowerOf2_32(warpsPerCTA[d]))
       return emitError() << "blocked layout fields must be powers of two";
+  if (product(warpsPerCTA) > 32)
+    return emitError() << "warpsPerCTA must multiply to at most 32";
   return success();
 }
+
+LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  assert(shape.size() == getRank() && "blocked layout of the wrong rank");
+  LinearLayout layout;
+  for (unsigned d : getOrder())
+    layout = layout * LinearLayout::identity1D(getSizePerThread()[d], kRegister,
+                                               outDimName(d));
+  for (unsigned d : getOrder())
+    layout = layout * LinearLayout::identity1D(getThreadsPerWarp()[d], kLane,
+                                               outDimName(d));
+  for (unsigned d : getOrder())
+    layout = layout * LinearLayout::identity1D(getWarpsPerCTA()[d], kWarp,
+                                               outDimName(d));
+  // Repeat over a larger tensor with more registers; wrap over a smaller
+  // one, which makes the bits past its edge free.
+  for (unsigned d : getOrder()) {
+    int32_t tile = layout.getOutDimSize(outDimName(d));
+    if (tile < shape[d])
+      layout = layout * LinearLayout::identity1D(shape[d] / tile, kRegister,
+                                                 outDimName(d));
+    else if (tile > shape[d])
+      layout = layout.resizeOutDim(outDimName(d), shape[d]);
+  }
+  return layout.transposeOuts(outDimNames(getRank()));
+}
+
+LogicalResult BlockedEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type, function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyShape(emitError, shape, getRank(), "blocked layout");
+}
+
+//===----------------------------------------------------------------------===//
+// #tilegpu.slice
+//===----------------------------------------------------------------------===//
 
 LogicalResult
 SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           unsigned dim, Attribute parent) {
-  unsigned parentRank;
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(parent))
-    parentRank = blocked.getRank();
-  else if (auto slice = dyn_cast<SliceEncodingAttr>(parent)) {
-    (void)slice;
-    parentRank = 0; // checked below through the rank of its own parent
-    Attribute p = parent;
-    unsigned removed = 0;
-    while (auto s = dyn_cast<SliceEncodingAttr>(p)) {
-      p = s.getParent();
-      ++removed;
-    }
-    auto root = dyn_cast<BlockedEncodingAttr>(p);
-    if (!root)
-      return emitError() << "slice layout must end in a blocked layout";
-    parentRank = root.getRank() - removed;
-  } else
-    return emitError() << "slice parent must be a blocked or slice layout";
+  auto distributed = dyn_cast<DistributedEncodingAttrInterface>(parent);
+  if (!distributed)
+    return emitError() << "slice parent must be a distributed layout";
+  unsigned parentRank = distributed.getRank();
   if (parentRank < 2)
     return emitError() << "slice of a rank-" << parentRank
                        << " layout would have no dimensions";
@@ -121,6 +252,225 @@ SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "slice dim " << dim << " out of range for rank "
                        << parentRank;
   return success();
+}
+
+unsigned SliceEncodingAttr::getRank() const {
+  return cast<DistributedEncodingAttrInterface>(getParent()).getRank() - 1;
+}
+
+unsigned SliceEncodingAttr::getNumWarps() const {
+  return cast<DistributedEncodingAttrInterface>(getParent()).getNumWarps();
+}
+
+LinearLayout SliceEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  assert(shape.size() == getRank() && "slice layout of the wrong rank");
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  LinearLayout parent =
+      cast<DistributedEncodingAttrInterface>(getParent()).toLinearLayout(parentShape);
+  // Without the size-1 dimension the outputs are renumbered; registers
+  // that only held copies along it go.
+  LinearLayout sliced = parent.dropOutDim(outDimName(getDim()));
+  return renameOutDims(sliced, outDimNames(getRank())).removeZeroBases(kRegister);
+}
+
+LogicalResult SliceEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type, function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyShape(emitError, shape, getRank(), "slice layout");
+}
+
+//===----------------------------------------------------------------------===//
+// Shared encodings
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzledSharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned vec, unsigned perPhase,
+    unsigned maxPhase, ArrayRef<unsigned> order) {
+  if (order.empty())
+    return emitError() << "swizzled_shared needs rank >= 1";
+  if (failed(verifyOrder(emitError, order, "swizzled_shared")))
+    return failure();
+  if (!llvm::isPowerOf2_32(vec) || !llvm::isPowerOf2_32(perPhase) ||
+      !llvm::isPowerOf2_32(maxPhase))
+    return emitError() << "swizzled_shared vec, perPhase and maxPhase must be "
+                          "powers of two";
+  return success();
+}
+
+unsigned SwizzledSharedEncodingAttr::getRank() const { return getOrder().size(); }
+
+LinearLayout SwizzledSharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  unsigned rank = getRank();
+  assert(shape.size() == rank && "swizzled_shared of the wrong rank");
+  LinearLayout layout;
+  for (unsigned d : getOrder())
+    layout = layout * LinearLayout::identity1D(shape[d], kOffset, outDimName(d));
+  layout = layout.transposeOuts(outDimNames(rank));
+  if (rank < 2 || getMaxPhase() == 1)
+    return layout;
+  // Row bit j of the phase (rows: dimension order[1]) also flips vector bit
+  // j of the column (dimension order[0]).
+  unsigned col = getOrder()[0], row = getOrder()[1];
+  unsigned colBits = llvm::Log2_64(shape[col]), rowBits = llvm::Log2_64(shape[row]);
+  unsigned vecBits = llvm::Log2_32(getVec()), phaseLow = llvm::Log2_32(getPerPhase());
+  unsigned phaseBits = llvm::Log2_32(getMaxPhase());
+  SmallVector<LinearLayout::InDim> ins(layout.getInDims());
+  for (unsigned j = phaseLow; j < std::min(rowBits, phaseLow + phaseBits); ++j) {
+    unsigned target = vecBits + (j - phaseLow);
+    if (target < colBits)
+      ins[0].bases[colBits + j][col] ^= int32_t(1) << target;
+  }
+  return LinearLayout(ins, SmallVector<LinearLayout::OutDim>(layout.getOutDims()));
+}
+
+LogicalResult SharedLinearEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned rank,
+    ArrayRef<int32_t> flatBases) {
+  if (rank == 0)
+    return emitError() << "shared_linear needs rank >= 1";
+  if (flatBases.size() % rank)
+    return emitError() << "shared_linear offsets must have " << rank
+                       << " coordinates each";
+  for (int32_t v : flatBases)
+    if (v < 0)
+      return emitError() << "shared_linear coordinates must be non-negative";
+  return success();
+}
+
+SharedLinearEncodingAttr SharedLinearEncodingAttr::get(MLIRContext *ctx,
+                                                       const LinearLayout &layout) {
+  SmallVector<int32_t> flat;
+  for (const LinearLayout::Image &image : layout.getBases(kOffset))
+    flat.append(image.begin(), image.end());
+  return get(ctx, layout.getOutDims().size(), flat);
+}
+
+LinearLayout SharedLinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  assert(shape.size() == getRank() && "shared_linear of the wrong rank");
+  LinearLayout::InDim offset{kOffset, {}};
+  for (unsigned i = 0; i < getNumBases(); ++i)
+    offset.bases.push_back(LinearLayout::Image(getBasis(i)));
+  SmallVector<LinearLayout::OutDim> outs;
+  for (unsigned d = 0; d < getRank(); ++d)
+    outs.push_back({outDimName(d), int32_t(shape[d])});
+  return LinearLayout({offset}, outs);
+}
+
+Attribute SharedLinearEncodingAttr::parse(AsmParser &parser, Type) {
+  // <{rank = R, offset = [[a, b], [c, d], ...]}>
+  unsigned rank = 0;
+  SmallVector<int32_t> flat;
+  if (parser.parseLess() || parser.parseLBrace() || parser.parseKeyword("rank") ||
+      parser.parseEqual() || parser.parseInteger(rank) || parser.parseComma() ||
+      parser.parseKeyword("offset") || parser.parseEqual())
+    return {};
+  auto parseBasis = [&]() -> ParseResult {
+    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+      int32_t v;
+      if (parser.parseInteger(v))
+        return failure();
+      flat.push_back(v);
+      return success();
+    });
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseBasis) ||
+      parser.parseRBrace() || parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedLinearEncodingAttr>(parser.getContext(), rank, flat);
+}
+
+void SharedLinearEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{rank = " << getRank() << ", offset = [";
+  for (unsigned i = 0; i < getNumBases(); ++i) {
+    printer << (i ? ", " : "") << "[";
+    llvm::interleaveComma(getBasis(i), printer);
+    printer << "]";
+  }
+  printer << "]}>";
+}
+
+//===----------------------------------------------------------------------===//
+// !tilegpu.memdesc
+//===----------------------------------------------------------------------===//
+
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  Attribute encoding;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(element) || parser.parseComma() ||
+      parser.parseAttribute(encoding))
+    return {};
+  bool isMutable = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("mutable"))
+      return {};
+    isMutable = true;
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<MemDescType>(parser.getContext(), shape, element,
+                                        encoding, isMutable);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t s : getShape())
+    printer << s << "x";
+  printer << getElementType() << ", " << getEncoding();
+  if (getMutableMemory())
+    printer << ", mutable";
+  printer << ">";
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  Attribute encoding, bool) {
+  auto shared = dyn_cast<SharedEncodingAttrInterface>(encoding);
+  if (!shared)
+    return emitError() << "memdesc needs a shared encoding, got " << encoding;
+  if (failed(verifyShape(emitError, shape, shared.getRank(), "shared encoding")))
+    return failure();
+  if (!elementType.isIntOrFloat() && !isa<tilec::tile::PointerType>(elementType))
+    return emitError() << "memdesc elements must be integers, floats or pointers";
+  LinearLayout layout = shared.toLinearLayout(shape);
+  int64_t elements = 1;
+  for (int64_t s : shape)
+    elements *= s;
+  if (int64_t(layout.getInDimSize(kOffset)) != elements || !layout.isInjective() ||
+      !layout.isSurjective())
+    return emitError() << "shared encoding must place each of the " << elements
+                       << " elements at its own offset";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyDistributed(Operation *op, Type type, StringRef what) {
+  auto tensor = cast<RankedTensorType>(type);
+  if (!isa_and_present<DistributedEncodingAttrInterface>(tensor.getEncoding()))
+    return op->emitOpError() << what << " needs a distributed layout";
+  return success();
+}
+
+/// A tensor and a buffer hold the same elements.
+static LogicalResult verifySameContents(Operation *op, RankedTensorType tensor,
+                                        MemDescType buffer) {
+  if (tensor.getShape() != buffer.getShape() ||
+      tensor.getElementType() != buffer.getElementType())
+    return op->emitOpError() << "tensor " << tensor << " and buffer " << buffer
+                             << " differ in shape or element type";
+  return verifyDistributed(op, tensor, "the tensor");
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  if (failed(verifyDistributed(*this, getSrc().getType(), "the operand")))
+    return failure();
+  return verifyDistributed(*this, getType(), "the result");
 }
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
@@ -134,4 +484,36 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
     return getResult();
   }
   return {};
+}
+
+LogicalResult LocalAllocOp::verify() {
+  MemDescType buffer = getType();
+  if (!getSrc()) {
+    if (!buffer.getMutableMemory())
+      return emitOpError("without initial contents the buffer must be mutable");
+    return success();
+  }
+  if (buffer.getMutableMemory())
+    return emitOpError("a buffer with initial contents is immutable");
+  return verifySameContents(*this, getSrc().getType(), buffer);
+}
+
+void LocalAllocOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  OpResult result = getOperation()->getOpResult(0);
+  effects.emplace_back(MemoryEffects::Allocate::get(), result,
+                       SharedMemory::get());
+  if (getSrc())
+    effects.emplace_back(MemoryEffects::Write::get(), result,
+                         SharedMemory::get());
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifySameContents(*this, getType(), getSrc().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (!getDst().getType().getMutableMemory())
+    return emitOpError("cannot store into an immutable buffer");
+  return verifySameContents(*this, getSrc().getType(), getDst().getType());
 }

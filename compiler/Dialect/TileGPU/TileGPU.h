@@ -1,29 +1,53 @@
-// The tilegpu dialect: layout attributes and the ops that need them.
+// The tilegpu dialect: layout attributes, shared-memory buffers and the ops
+// that need them.
 #pragma once
 
 #include "compiler/Dialect/Tile/Tile.h"
+#include "compiler/Dialect/TileGPU/LinearLayout.h"
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "compiler/Dialect/TileGPU/TileGPUDialect.h.inc"
+#include "compiler/Dialect/TileGPU/TileGPUInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "compiler/Dialect/TileGPU/TileGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "compiler/Dialect/TileGPU/TileGPUTypes.h.inc"
+
+namespace tilec::tilegpu {
+/// The CTA's shared memory, as a resource of memory effects.
+struct SharedMemory : public mlir::SideEffects::Resource::Base<SharedMemory> {
+  llvm::StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace tilec::tilegpu
 
 #define GET_OP_CLASSES
 #include "compiler/Dialect/TileGPU/TileGPUOps.h.inc"
 
 namespace tilec::tilegpu {
-/// Name of the module attribute holding the number of warps per CTA.
+/// Module attribute: warps per CTA.
 constexpr const char *kNumWarpsAttr = "tilegpu.num_warps";
+/// Module attribute: the GPU target ("sm_90a"), see TargetInfo.
+constexpr const char *kTargetAttr = "tilegpu.target";
+/// Module attribute: bytes of shared memory the kernel needs (set by
+/// tilegpu-allocate-shared).
+constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
+/// Op attribute: byte offset of the op's buffer or scratch in the kernel's
+/// shared memory (set by tilegpu-allocate-shared).
+constexpr const char *kSharedOffsetAttr = "tilegpu.shared_offset";
 /// Threads in a warp on every NVIDIA GPU tilec targets.
 constexpr unsigned kThreadsPerWarp = 32;
 
 /// The module's num_warps; 0 when the module has not been through
 /// tile-to-tilegpu.
 unsigned getNumWarps(mlir::ModuleOp module);
+/// The module's target chip; empty when it has none.
+std::string getTarget(mlir::ModuleOp module);
 } // namespace tilec::tilegpu

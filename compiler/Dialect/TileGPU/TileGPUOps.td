@@ -1,19 +1,27 @@
 #ifndef TILEC_TILEGPU_OPS
 #define TILEC_TILEGPU_OPS
 
-include "compiler/Dialect/TileGPU/TileGPUDialect.td"
+include "compiler/Dialect/TileGPU/TileGPUAttrs.td"
+include "compiler/Dialect/TileGPU/TileGPUTypes.td"
+include "compiler/Dialect/Tile/TileInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<TileGPU_Dialect, mnemonic, traits>;
 
+// The CTA's shared memory, as a resource of memory effects.
+def TileGPU_SharedMemory : Resource<"::tilec::tilegpu::SharedMemory">;
+
 def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
     SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Move a tensor's elements to another layout";
   let description = [{
-    The same logical tensor, redistributed over the threads. Lowered through
-    shared memory: every thread writes what it holds, a barrier, then every
-    thread reads what it needs.
+    The same logical tensor, redistributed over the threads. The lowering
+    compares the two linear layouts: when only registers move it is a
+    register permutation, when elements move between lanes of one warp it
+    is warp shuffles. Any other conversion is rewritten by
+    `tilegpu-decompose-conversions` into a `local_alloc` and a `local_load`
+    through a swizzled shared-memory buffer before lowering.
 
     ```mlir
     %b = tilegpu.convert_layout %a : tensor<64xi32, #l0> -> tensor<64xi32, #l1>
@@ -23,6 +31,92 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
   let results = (outs RankedTensorOf<[AnyType]>:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    Tile_SameOperandsAndResultEncoding]> {
+  let summary = "A shared-memory buffer, optionally filled from a tensor";
+  let description = [{
+    Allocates a buffer of the result's shape. With `src`, every element of
+    the tensor is written to it (each by one thread) and the buffer is
+    immutable; without, the buffer is `mutable` and its contents undefined.
+    `tilegpu-allocate-shared` gives it an offset (`tilegpu.shared_offset`)
+    in the kernel's shared memory; its lifetime ends at its last use.
+
+    ```mlir
+    %buf = tilegpu.local_alloc %t : (tensor<64x64xf32, #blocked>) -> !tilegpu.memdesc<64x64xf32, #shared>
+    ```
+  }];
+  let arguments = (ins Optional<RankedTensorOf<[AnyType]>>:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>,
+    Tile_SameOperandsAndResultEncoding]> {
+  let summary = "Read a shared-memory buffer into registers";
+  let description = [{
+    Every thread reads the elements the result's layout gives it. Accesses
+    are as wide as the two layouts allow (16 bytes at most).
+
+    ```mlir
+    %t = tilegpu.local_load %buf : !tilegpu.memdesc<64x64xf32, #shared> -> tensor<64x64xf32, #blocked1>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let results = (outs RankedTensorOf<[AnyType]>:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>,
+    Tile_SameOperandsAndResultEncoding]> {
+  let summary = "Write registers into a mutable shared-memory buffer";
+  let description = [{
+    Every element of `src` is written once (threads holding copies do not
+    write them again).
+
+    ```mlir
+    tilegpu.local_store %t, %buf : tensor<64x64xf32, #blocked> -> !tilegpu.memdesc<64x64xf32, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[AnyType]>:$src, TileGPU_MemDescType:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `->` qualified(type($dst))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalDeallocOp : TileGPU_Op<"local_dealloc", [
+    MemoryEffects<[MemFree<TileGPU_SharedMemory>]>]> {
+  let summary = "End a shared-memory buffer's lifetime";
+  let description = [{
+    Optional: without it a buffer lives until its last use. Its bytes may be
+    reused by buffers allocated after it.
+
+    ```mlir
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<64x64xf32, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src))";
+}
+
+def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
+  let summary = "Wait until every thread of the CTA arrives (bar.sync 0)";
+  let description = [{
+    Orders the shared-memory accesses before it against those after it, for
+    all threads. `tilegpu-insert-barriers` places one wherever two accesses
+    to overlapping shared memory could otherwise race.
+
+    ```mlir
+    tilegpu.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // TILEC_TILEGPU_OPS

@@ -1,26 +1,66 @@
-// RUN: tilec-opt %s -tilegpu-to-llvm | FileCheck %s
+// RUN: tilec-opt %s -tilegpu-to-llvm -split-input-file -verify-diagnostics | FileCheck %s
 
-// A layout conversion goes through the kernel's dynamic shared memory: all
-// threads write, a barrier, all threads read, a barrier. The kernel records
-// how much shared memory it needs.
-#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
-#slice = #tilegpu.slice<{dim = 1, parent = #blocked}>
-#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked}>
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 128 : i32}
-// CHECK: llvm.mlir.global external @tilec_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
-module attributes {tilegpu.num_warps = 4 : i32} {
-  // CHECK-LABEL: llvm.func @convert
-  // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
-  // CHECK: nvvm.barrier0
-  // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-  // CHECK: nvvm.barrier0
-  func.func @convert(%x: !tile.ptr<i32>) {
-    %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #slice>
-    %c = tilegpu.convert_layout %r : tensor<32xi32, #slice> -> tensor<32xi32, #slice1>
-    %e = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked>
-    %xs = tile.splat %x : tensor<1x32x!tile.ptr<i32>, #blocked>
-    %xp = tile.addptr %xs, %e : tensor<1x32x!tile.ptr<i32>, #blocked>, tensor<1x32xi32, #blocked>
-    tile.store %xp, %e : tensor<1x32x!tile.ptr<i32>, #blocked>
+// Only registers move: the lanes and warps of both layouts hold the same
+// elements, so the conversion is a permutation of the struct's fields and
+// touches neither other lanes nor memory.
+#a = #tilegpu.blocked<{sizePerThread = [2, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [2, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @permute
+  // CHECK: %[[R0:.*]] = llvm.extractvalue %{{.*}}[0]
+  // CHECK: %[[R1:.*]] = llvm.extractvalue %{{.*}}[1]
+  // CHECK: %[[R2:.*]] = llvm.extractvalue %{{.*}}[2]
+  // CHECK: %[[R3:.*]] = llvm.extractvalue %{{.*}}[3]
+  // CHECK: llvm.insertvalue %[[R0]], %{{.*}}[0]
+  // CHECK: llvm.insertvalue %[[R2]], %{{.*}}[1]
+  // CHECK: llvm.insertvalue %[[R1]], %{{.*}}[2]
+  // CHECK: llvm.insertvalue %[[R3]], %{{.*}}[3]
+  // CHECK-NOT: nvvm.shfl
+  // CHECK-NOT: !llvm.ptr<3>
+  // CHECK: llvm.return
+  func.func @permute(%x: tensor<2x64xi32, #a>, %p: !tile.ptr<i32>) {
+    %c = tilegpu.convert_layout %x : tensor<2x64xi32, #a> -> tensor<2x64xi32, #b>
+    %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #b}>>
+    %e = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #b}>> -> tensor<1x64xi32, #b>
+    %eb = tile.broadcast %e : tensor<1x64xi32, #b> -> tensor<2x64xi32, #b>
+    %ps = tile.splat %p : tensor<2x64x!tile.ptr<i32>, #b>
+    %pp = tile.addptr %ps, %eb : tensor<2x64x!tile.ptr<i32>, #b>, tensor<2x64xi32, #b>
+    tile.store %pp, %c : tensor<2x64x!tile.ptr<i32>, #b>
+    return
+  }
+}
+
+// -----
+
+// Elements move between lanes of one warp (lanes along columns first, then
+// along rows first); every warp holds a copy of the 4x8 tile, so no warp
+// needs another's: one shfl.sync.idx per register, no shared memory.
+#a = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @shuffle
+  // CHECK: nvvm.shfl.sync {{ *}}idx
+  // CHECK-NOT: nvvm.shfl.sync
+  // CHECK-NOT: !llvm.ptr<3>
+  // CHECK: llvm.return
+  func.func @shuffle(%x: tensor<4x8xf32, #a>, %p: !tile.ptr<f32>) {
+    %c = tilegpu.convert_layout %x : tensor<4x8xf32, #a> -> tensor<4x8xf32, #b>
+    %ps = tile.splat %p : tensor<4x8x!tile.ptr<f32>, #b>
+    tile.store %ps, %c : tensor<4x8x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
+// Moving rows between warps needs shared memory, which only
+// tilegpu-decompose-conversions provides.
+#a = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @between_warps(%x: tensor<32x32xf32, #a>) {
+    // expected-error @+1 {{moves elements between warps: run tilegpu-decompose-conversions first}}
+    %c = tilegpu.convert_layout %x : tensor<32x32xf32, #a> -> tensor<32x32xf32, #b>
     return
   }
 }

@@ -3,7 +3,7 @@
 // fp32 divf with afn (the DSL's '/') is div.full.f32, one intrinsic call
 // per register; without afn, or in fp64, it stays an IEEE llvm.fdiv.
 #blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
-module attributes {tilegpu.num_warps = 1 : i32} {
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
   // CHECK-LABEL: llvm.func @divide
   // CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
   // CHECK-NOT: llvm.call_intrinsic

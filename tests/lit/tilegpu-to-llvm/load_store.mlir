@@ -1,7 +1,7 @@
 // RUN: tilec-opt %s -tilegpu-to-llvm -split-input-file -verify-diagnostics | FileCheck %s
 
 #blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // Kernels get the NVVM kernel attributes; 1024 elements over 128 threads
   // with 4 per thread are two 128-bit accesses per thread.
   // CHECK-LABEL: llvm.func @copy
@@ -25,7 +25,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 #blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // A mask constant over runs of 16 (n divisible by 16) keeps the accesses
   // 128 bits wide, predicated in PTX; `other` fills the masked-off lanes.
   // CHECK-LABEL: llvm.func @masked
@@ -48,7 +48,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 #blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // Without alignment facts each element is its own (predicated) access.
   // CHECK-LABEL: llvm.func @unaligned
   // CHECK-COUNT-8: @$1 ld.global.b32 $0, [ $2 + 0 ];

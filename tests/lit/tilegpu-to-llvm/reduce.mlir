@@ -1,10 +1,12 @@
-// RUN: tilec-opt %s -tilegpu-to-llvm -split-input-file | FileCheck %s
+// RUN: tilec-opt %s -tilegpu-allocate-shared -tilegpu-to-llvm -split-input-file | FileCheck %s
+
+// (The allocator gives cross-warp scratch its offset; the lowering reads it.)
 
 // Along the fastest dimension 8 lanes hold a row: three butterfly steps
 // (lane masks 1, 2, 4), no shared memory since one warp owns each row.
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #slice = #tilegpu.slice<{dim = 1, parent = #blocked}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // CHECK-LABEL: llvm.func @rows
   // CHECK: %[[M1:.*]] = llvm.mlir.constant(1 : i32) : i32
   // CHECK: nvvm.shfl.sync {{ *}}bfly %{{.*}}, %{{.*}}, %[[M1]], %{{.*}} : i32 -> i32
@@ -33,11 +35,12 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // Along the slow dimension the partials of four lanes (masks 8, 16) and
 // then of four warps meet: the warps go through shared memory, each thread
-// combining them in warp order after a barrier.
+// combining them in warp order after a barrier. No barrier follows: a
+// later user of the scratch gets one from tilegpu-insert-barriers.
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #slice = #tilegpu.slice<{dim = 0, parent = #blocked}>
 // CHECK: tilegpu.shared_bytes = 512
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // Four columns per thread, two butterfly steps each (lane masks 8, 16).
   // CHECK-LABEL: llvm.func @columns
   // CHECK-COUNT-8: nvvm.shfl.sync {{ *}}bfly
@@ -46,7 +49,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
   // CHECK: nvvm.barrier0
   // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
   // CHECK: llvm.call @__nv_fmaxf
-  // CHECK: nvvm.barrier0
+  // CHECK-NOT: nvvm.barrier0
+  // CHECK: llvm.return
   func.func @columns(%x: tensor<16x32xf32, #blocked>, %p: !tile.ptr<f32>) {
     %s = tile.reduce %x {axis = 0 : i32} : tensor<16x32xf32, #blocked> -> tensor<32xf32, #slice> {
     ^bb0(%a: f32, %b: f32):

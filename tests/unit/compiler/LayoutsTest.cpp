@@ -1,4 +1,5 @@
-// The compile-time layout arithmetic: which registers each thread holds.
+// Layout attributes as linear layouts: blocked and slice layouts, shared
+// encodings, and the same layout written two ways.
 #include "compiler/Dialect/TileGPU/Layouts.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -9,6 +10,7 @@
 
 using namespace mlir;
 using namespace tilec::tilegpu;
+using Image = LinearLayout::Image;
 
 namespace {
 struct LayoutsTest : ::testing::Test {
@@ -19,31 +21,26 @@ struct LayoutsTest : ::testing::Test {
   MLIRContext ctx;
 };
 
-/// Every element of `shape` is held by some (thread, register) pair: the
-/// coordinates of all threads together cover the tensor.
-void expectCovers(const RegisterMap &map, BlockedEncodingAttr root,
-                  unsigned numThreads) {
-  std::set<std::vector<int64_t>> seen;
-  for (unsigned tid = 0; tid < numThreads; ++tid) {
-    unsigned lane = tid % 32, warp = tid / 32;
-    std::vector<int64_t> offset(root.getRank());
-    unsigned lanesBefore = 1, warpsBefore = 1;
-    for (unsigned d : root.getOrder()) {
-      unsigned l = (lane / lanesBefore) % root.getThreadsPerWarp()[d];
-      unsigned w = (warp / warpsBefore) % root.getWarpsPerCTA()[d];
-      offset[d] = (w * root.getThreadsPerWarp()[d] + l) * root.getSizePerThread()[d];
-      lanesBefore *= root.getThreadsPerWarp()[d];
-      warpsBefore *= root.getWarpsPerCTA()[d];
-    }
-    for (unsigned r = 0; r < map.numRegisters(); ++r) {
-      std::vector<int64_t> coord;
-      for (unsigned d = 0; d < map.rank(); ++d)
-        coord.push_back((map.constPart(r, d) + offset[map.rootDim(d)]) %
-                        map.shape()[d]);
-      seen.insert(coord);
-    }
-  }
-  EXPECT_EQ(int64_t(seen.size()), map.numElements());
+/// Every element of the tensor is held by some (warp, lane, register), and
+/// by exactly one whose free bits are clear.
+void expectCoversOnce(const LinearLayout &l) {
+  std::set<Image> owned, all;
+  int64_t elements = 1;
+  for (int64_t s : l.getOutDimSizes())
+    elements *= s;
+  int32_t freeRegs = l.getFreeVariableMask(kRegister),
+          freeLanes = l.getFreeVariableMask(kLane),
+          freeWarps = l.getFreeVariableMask(kWarp);
+  for (int w = 0; w < l.getInDimSize(kWarp); ++w)
+    for (int lane = 0; lane < l.getInDimSize(kLane); ++lane)
+      for (int r = 0; r < l.getInDimSize(kRegister); ++r) {
+        Image c = l.apply({{kRegister, r}, {kLane, lane}, {kWarp, w}});
+        all.insert(c);
+        if (!(r & freeRegs) && !(lane & freeLanes) && !(w & freeWarps))
+          EXPECT_TRUE(owned.insert(c).second) << "element held by two owners";
+      }
+  EXPECT_EQ(int64_t(all.size()), elements);
+  EXPECT_EQ(int64_t(owned.size()), elements);
 }
 } // namespace
 
@@ -51,32 +48,37 @@ TEST_F(LayoutsTest, VectorAddLayout) {
   auto layout = getBlockedLayout(&ctx, {1024}, {4}, {0}, 4);
   EXPECT_EQ(layout.getThreadsPerWarp()[0], 32u);
   EXPECT_EQ(layout.getWarpsPerCTA()[0], 4u);
-  RegisterMap map(tensor({1024}, layout));
-  EXPECT_EQ(map.numRegisters(), 8u); // 1024 / 128 threads
-  EXPECT_EQ(map.contiguousRegisters(), 4u);
+  LinearLayout l = toLinearLayout(tensor({1024}, layout));
+  EXPECT_EQ(l.getInDimSize(kRegister), 8); // 1024 / 128 threads
+  EXPECT_EQ(1 << l.getNumConsecutiveBits(kRegister, "dim0"), 4);
   // Registers 0..3 then the second repetition 512 elements further.
-  EXPECT_EQ(map.constPart(3, 0), 3);
-  EXPECT_EQ(map.constPart(4, 0), 512);
-  EXPECT_FALSE(map.wraps(0));
-  expectCovers(map, layout, 128);
+  EXPECT_EQ(l.applyOne(kRegister, 3), Image({3}));
+  EXPECT_EQ(l.applyOne(kRegister, 4), Image({512}));
+  EXPECT_EQ(l.applyOne(kLane, 1), Image({4}));
+  EXPECT_EQ(l.applyOne(kWarp, 1), Image({128}));
+  expectCoversOnce(l);
 }
 
 TEST_F(LayoutsTest, SmallTensorWrapsAndHoldsCopies) {
   auto layout = getBlockedLayout(&ctx, {1024}, {1}, {0}, 4);
-  RegisterMap map(tensor({64}, layout));
-  EXPECT_EQ(map.numRegisters(), 1u);
-  EXPECT_TRUE(map.wraps(0)); // 128 threads for 64 elements
-  expectCovers(map, layout, 128);
+  LinearLayout l = toLinearLayout(tensor({64}, layout));
+  EXPECT_EQ(l.getInDimSize(kRegister), 1);
+  // 128 threads for 64 elements: the warp bit above 64 is free.
+  EXPECT_EQ(l.getFreeVariableMask(kWarp), 0b10);
+  EXPECT_EQ(l.getFreeVariableMask(kLane), 0);
+  expectCoversOnce(l);
 }
 
 TEST_F(LayoutsTest, TwoDimensionalRowMajor) {
   auto layout = getBlockedLayout(&ctx, {32, 64}, {1, 4}, {1, 0}, 4);
   EXPECT_EQ(layout.getThreadsPerWarp()[1], 16u);
   EXPECT_EQ(layout.getThreadsPerWarp()[0], 2u);
-  RegisterMap map(tensor({32, 64}, layout));
-  EXPECT_EQ(map.numRegisters(), 16u);
-  EXPECT_EQ(map.order()[0], 1u);
-  expectCovers(map, layout, 128);
+  LinearLayout l = toLinearLayout(tensor({32, 64}, layout));
+  EXPECT_EQ(l.getInDimSize(kRegister), 16);
+  EXPECT_EQ(l.getNumConsecutiveBits(kRegister, "dim1"), 2u);
+  // The repetition along rows comes after the per-thread block.
+  EXPECT_EQ(l.getBases(kRegister)[2], Image({8, 0}));
+  expectCoversOnce(l);
 }
 
 TEST_F(LayoutsTest, SlicesDropADimension) {
@@ -84,21 +86,59 @@ TEST_F(LayoutsTest, SlicesDropADimension) {
   for (unsigned dim : {0u, 1u}) {
     auto slice = SliceEncodingAttr::get(&ctx, dim, layout);
     int64_t size = dim == 0 ? 64 : 32;
-    RegisterMap map(tensor({size}, slice));
-    EXPECT_EQ(map.rootDim(0), 1 - dim);
-    expectCovers(map, layout, 128);
+    LinearLayout l = toLinearLayout(tensor({size}, slice));
+    EXPECT_EQ(l.getOutDims().size(), 1u);
+    expectCoversOnce(l);
   }
+  // Rows of the row-major layout: a thread's four columns collapse into
+  // one register.
+  LinearLayout rows = toLinearLayout(tensor({32}, SliceEncodingAttr::get(&ctx, 1, layout)));
+  EXPECT_EQ(rows.getFreeVariableMask(kLane), 0b1111);
+}
+
+TEST_F(LayoutsTest, TheSameLayoutWrittenTwoWays) {
+  // The columns of a [1, 4] x [1, 32] x [4, 1] layout, and a 1-D layout
+  // with the warps wrapping: four registers, lanes by 4, warps free.
+  auto parent = BlockedEncodingAttr::get(&ctx, {1, 4}, {1, 32}, {4, 1}, {1, 0});
+  auto oneD = BlockedEncodingAttr::get(&ctx, {4}, {32}, {4}, {0});
+  LinearLayout a = toLinearLayout(tensor({128}, SliceEncodingAttr::get(&ctx, 0, parent)));
+  LinearLayout b = toLinearLayout(tensor({128}, oneD));
+  EXPECT_EQ(a, b);
+  // Different orders of a square tensor are different layouts.
+  auto rowMajor = getBlockedLayout(&ctx, {32, 32}, {1, 4}, {1, 0}, 4);
+  auto colMajor = getBlockedLayout(&ctx, {32, 32}, {4, 1}, {0, 1}, 4);
+  EXPECT_NE(toLinearLayout(tensor({32, 32}, rowMajor)),
+            toLinearLayout(tensor({32, 32}, colMajor)));
 }
 
 TEST_F(LayoutsTest, WarpsLeftOverGoToTheSlowestDimension) {
   auto layout = getBlockedLayout(&ctx, {4, 8}, {1, 1}, {1, 0}, 8);
-  unsigned warps = 1, lanes = 1;
-  for (unsigned d = 0; d < 2; ++d) {
-    warps *= layout.getWarpsPerCTA()[d];
-    lanes *= layout.getThreadsPerWarp()[d];
-  }
-  EXPECT_EQ(warps, 8u);
-  EXPECT_EQ(lanes, 32u);
-  RegisterMap map(tensor({4, 8}, layout));
-  expectCovers(map, layout, 256);
+  EXPECT_EQ(layout.getNumWarps(), 8u);
+  LinearLayout l = toLinearLayout(tensor({4, 8}, layout));
+  EXPECT_EQ(l.getInDimSize(kWarp), 8);
+  expectCoversOnce(l);
+}
+
+TEST_F(LayoutsTest, SwizzledSharedXorsRowsIntoVectors) {
+  auto shared = SwizzledSharedEncodingAttr::get(&ctx, 4, 1, 8, {1, 0});
+  LinearLayout l = shared.toLinearLayout({32, 32});
+  EXPECT_TRUE(l.isInjective());
+  EXPECT_TRUE(l.isSurjective());
+  // Offsets 0..3 are a row's first vector; row r's vector v sits at
+  // vector slot v ^ (r % 8).
+  for (int row = 0; row < 32; ++row)
+    for (int col = 0; col < 32; ++col) {
+      int slot = ((col / 4) ^ (row % 8)) * 4 + col % 4;
+      EXPECT_EQ(l.applyOne(kOffset, row * 32 + slot), Image({row, col}));
+    }
+  // Without a phase it is plain row-major.
+  auto plain = SwizzledSharedEncodingAttr::get(&ctx, 1, 1, 1, {1, 0});
+  EXPECT_EQ(plain.toLinearLayout({4, 8}).applyOne(kOffset, 13), Image({1, 5}));
+}
+
+TEST_F(LayoutsTest, SharedLinearRoundTripsALayout) {
+  LinearLayout l = SwizzledSharedEncodingAttr::get(&ctx, 2, 2, 4, {1, 0})
+                       .toLinearLayout({16, 16});
+  auto attr = SharedLinearEncodingAttr::get(&ctx, l);
+  EXPECT_EQ(attr.toLinearLayout({16, 16}), l);
 }

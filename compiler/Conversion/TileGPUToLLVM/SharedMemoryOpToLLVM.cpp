@@ -1,0 +1,106 @@
+// Shared-memory buffers: local_alloc becomes the address
+// tilegpu-allocate-shared gave it, local_load / local_store move registers
+// through the composition of the tensor's layout with the inverse of the
+// buffer's (as wide as both allow), and tilegpu.barrier is bar.sync 0.
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+
+namespace {
+struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
+  LocalAllocOpLowering(TileTypeConverter &converter,
+                       const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(tilegpu::kSharedOffsetAttr))
+      return rewriter.notifyMatchFailure(
+          op, "has no offset: run tilegpu-allocate-shared first");
+    Location loc = op.getLoc();
+    Value base = sharedMemoryOf(rewriter, loc, op);
+    if (Value src = op.getSrc()) {
+      auto type = cast<RankedTensorType>(src.getType());
+      storeToShared(rewriter, loc, tilegpu::toLinearLayout(type),
+                    tilegpu::toLinearLayout(op.getType()), base,
+                    getTypeConverter()->convertType(type.getElementType()),
+                    unpack(rewriter, loc, adaptor.getSrc()), context);
+    }
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+  const LoweringContext &context;
+};
+
+struct LocalLoadOpLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
+  LocalLoadOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    SmallVector<Value> values = loadFromShared(
+        rewriter, loc, tilegpu::toLinearLayout(type),
+        tilegpu::toLinearLayout(op.getSrc().getType()), adaptor.getSrc(),
+        getTypeConverter()->convertType(type.getElementType()), context);
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type),
+                                values));
+    return success();
+  }
+  const LoweringContext &context;
+};
+
+struct LocalStoreOpLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
+  LocalStoreOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getSrc().getType();
+    storeToShared(rewriter, loc, tilegpu::toLinearLayout(type),
+                  tilegpu::toLinearLayout(op.getDst().getType()), adaptor.getDst(),
+                  getTypeConverter()->convertType(type.getElementType()),
+                  unpack(rewriter, loc, adaptor.getSrc()), context);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  const LoweringContext &context;
+};
+
+/// Lifetimes are the allocator's business: nothing is left to do.
+struct LocalDeallocOpLowering : OpConversionPattern<tilegpu::LocalDeallocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalDeallocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierOpLowering : OpConversionPattern<tilegpu::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+} // namespace
+
+void tilec::lowering::populateSharedMemoryOpToLLVMPatterns(
+    TileTypeConverter &converter, const LoweringContext &context,
+    RewritePatternSet &patterns) {
+  patterns.add<LocalAllocOpLowering, LocalLoadOpLowering, LocalStoreOpLowering>(
+      converter, context);
+  patterns.add<LocalDeallocOpLowering, BarrierOpLowering>(converter,
+                                                          &converter.getContext());
+}

@@ -1,0 +1,33 @@
+// Layout rules of tile ops, stated without naming any layout: the tilegpu
+// passes read them to decide which tensors must share a layout.
+#ifndef TILEC_TILE_INTERFACES
+#define TILEC_TILE_INTERFACES
+
+include "mlir/IR/OpBase.td"
+
+// Every tensor operand and result has the same encoding (whatever the
+// shapes): after layout assignment one layout covers them all.
+def Tile_SameOperandsAndResultEncoding
+    : NativeOpTrait<"SameOperandsAndResultEncoding"> {
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_SliceLayoutOpInterface : OpInterface<"SliceLayoutOpInterface"> {
+  let cppNamespace = "::tilec::tile";
+  let description = [{
+    An op between tensors of rank r and r - 1 whose rank-(r - 1) tensors
+    are laid out as the slice, along one dimension, of the layout of its
+    rank-r tensors: `expand_dims` (the operand is the slice of the result)
+    and `reduce` (the results are slices of the operands).
+  }];
+  let methods = [
+    InterfaceMethod<"The dimension of the rank-r tensors that the slice removes.",
+                    "unsigned", "getSliceDim">,
+    InterfaceMethod<"The rank-r tensors (all of one layout).",
+                    "::llvm::SmallVector<::mlir::Value>", "getFullTensors">,
+    InterfaceMethod<"The rank-(r - 1) tensors (scalars are left out).",
+                    "::llvm::SmallVector<::mlir::Value>", "getSlicedTensors">,
+  ];
+}
+
+#endif // TILEC_TILE_INTERFACES

@@ -1,0 +1,132 @@
+// Layout attributes of the tilegpu dialect.
+#ifndef TILEC_TILEGPU_ATTRS
+#define TILEC_TILEGPU_ATTRS
+
+include "compiler/Dialect/TileGPU/TileGPUDialect.td"
+include "compiler/Dialect/TileGPU/TileGPUInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
+
+class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<TileGPU_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+class TileGPU_DistributedAttr<string name, string attrMnemonic>
+    : TileGPU_Attr<name, attrMnemonic, [
+        DeclareAttrInterfaceMethods<TileGPU_DistributedEncodingAttrInterface>,
+        DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]>;
+
+def TileGPU_BlockedEncodingAttr : TileGPU_DistributedAttr<"BlockedEncoding", "blocked"> {
+  let summary = "Elements in contiguous blocks per thread, threads in a grid";
+  let description = [{
+    Along each dimension d a thread holds `sizePerThread[d]` consecutive
+    elements; `threadsPerWarp[d]` lanes and `warpsPerCTA[d]` warps tile the
+    dimension after that. `order` lists the dimensions fastest first: lanes
+    and warps are numbered along order[0] first, and a thread's registers run
+    along order[0] first. When the tensor is larger than the CTA's tile the
+    pattern repeats (more registers); when smaller, threads wrap and hold
+    copies.
+
+    As a linear layout: register bits for sizePerThread along order[0],
+    order[1], ..., then lane bits and warp bits the same way, then register
+    bits for the repetitions; bits that reach past the tensor's shape have
+    image zero.
+
+    ```mlir
+    #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16],
+                      warpsPerCTA = [4, 1], order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$sizePerThread,
+    ArrayRefParameter<"unsigned">:$threadsPerWarp,
+    ArrayRefParameter<"unsigned">:$warpsPerCTA,
+    ArrayRefParameter<"unsigned">:$order
+  );
+  // Brackets keep multi-dimensional fields unambiguous.
+  let assemblyFormat = [{
+    `<` `{` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+            `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+            `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_SliceEncodingAttr : TileGPU_DistributedAttr<"SliceEncoding", "slice"> {
+  let summary = "A parent layout with one dimension taken away";
+  let description = [{
+    The layout of a tensor that, with a size-1 dimension inserted at `dim`,
+    has layout `parent`: what `expand_dims` consumes and what a reduction
+    along `dim` produces. Threads that differ only in `dim` hold the same
+    elements. As a linear layout: the parent's for the shape with 1 at
+    `dim`, with that output dimension removed and the register bits that
+    held only copies dropped.
+
+    ```mlir
+    #tilegpu.slice<{dim = 1, parent = #tilegpu.blocked<{...}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_SwizzledSharedEncodingAttr : TileGPU_Attr<"SwizzledSharedEncoding",
+    "swizzled_shared", [DeclareAttrInterfaceMethods<TileGPU_SharedEncodingAttrInterface>]> {
+  let summary = "Row-major shared memory with an XOR swizzle of vectors";
+  let description = [{
+    The buffer is stored with dimension order[0] fastest. Along it, elements
+    come in vectors of `vec`; the vector index of each row (a line along
+    order[0]) is XORed with the row's phase, `(row / perPhase) % maxPhase`,
+    where row counts lines along order[1]. With maxPhase = 1 there is no
+    swizzle. As a linear layout: offset bits map to coordinates in order,
+    and the row bits of the phase also reach the vector bits of order[0].
+
+    ```mlir
+    #tilegpu.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase, ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+            `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_SharedLinearEncodingAttr : TileGPU_Attr<"SharedLinearEncoding",
+    "shared_linear", [DeclareAttrInterfaceMethods<TileGPU_SharedEncodingAttrInterface>]> {
+  let summary = "Shared memory arranged by an explicit linear layout";
+  let description = [{
+    Offset bit i of an element (counted in elements) holds coordinates
+    `offset[i]`, one value per tensor dimension; the coordinates of an offset
+    are the XOR of those of its set bits. Any swizzle that XORs bits of one
+    coordinate into another is one such layout; `tilegpu-decompose-
+    conversions` computes one for each conversion so that neither side has
+    bank conflicts.
+
+    ```mlir
+    #tilegpu.shared_linear<{rank = 2, offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$rank, ArrayRefParameter<"int32_t">:$flatBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The coordinates of offset bit `i`.
+    ::llvm::ArrayRef<int32_t> getBasis(unsigned i) const {
+      return getFlatBases().slice(i * getRank(), getRank());
+    }
+    unsigned getNumBases() const {
+      return getRank() ? getFlatBases().size() / getRank() : 0;
+    }
+    /// The encoding of a shared linear layout (input "offset", outputs
+    /// dim0, dim1, ...).
+    static SharedLinearEncodingAttr get(::mlir::MLIRContext *ctx,
+                                        const ::tilec::tilegpu::LinearLayout &layout);
+  }];
+}
+
+#endif // TILEC_TILEGPU_ATTRS

@@ -1,0 +1,158 @@
+// tilegpu-allocate-shared: one shared-memory arena per kernel; every
+// buffer (local_alloc) and every op's scratch (a reduction's or scan's
+// partials, SharedScratch.h) gets a byte offset in it, and buffers whose
+// lifetimes do not overlap share bytes.
+//
+// Lifetimes are intervals of a numbering of the kernel's ops (pre-order):
+// a buffer lives from its local_alloc to the end of the last op, in the
+// alloc's block, that uses it (an op with regions uses it until its last
+// nested op, so a buffer read inside a loop lives through the whole loop);
+// a scratch lives during its op. Buffers are placed largest first, each at
+// the lowest 16-byte-aligned offset that overlaps no placed buffer alive
+// at the same time. The total goes to the module's tilegpu.shared_bytes;
+// more than the target allows one block is an error naming the kernel.
+#include "compiler/Analysis/SharedScratch.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "tilegpu-allocate-shared"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUALLOCATESHARED
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+constexpr int64_t kAlignment = 16;
+
+struct Buffer {
+  Operation *owner; ///< the local_alloc, or the op using scratch
+  int64_t bytes;
+  int64_t start, end; ///< lifetime, inclusive, in op numbers
+  int64_t offset = -1;
+};
+
+int64_t bufferBytes(tilegpu::MemDescType type) {
+  Type element = type.getElementType();
+  int64_t bytes = isa<tile::PointerType>(element) ? 8 : tile::getElementBytes(element);
+  return type.getNumElements() * bytes;
+}
+
+class SharedAllocation {
+public:
+  explicit SharedAllocation(func::FuncOp func) {
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) { number_[op] = next_++; });
+  }
+
+  /// The last op number inside `op` (itself when it has no regions).
+  int64_t lastNumberIn(Operation *op) {
+    int64_t last = number_.lookup(op);
+    op->walk([&](Operation *inner) { last = std::max(last, number_.lookup(inner)); });
+    return last;
+  }
+
+  void collect(func::FuncOp func) {
+    func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+        Buffer buffer{op, bufferBytes(alloc.getType()), number_.lookup(op),
+                      number_.lookup(op)};
+        Block *block = op->getBlock();
+        for (Operation *user : alloc->getUsers())
+          if (Operation *ancestor = block->findAncestorOpInBlock(*user))
+            buffer.end = std::max(buffer.end, lastNumberIn(ancestor));
+        buffers_.push_back(buffer);
+        return;
+      }
+      if (int64_t bytes = getScratchBytes(op))
+        buffers_.push_back({op, bytes, number_.lookup(op), lastNumberIn(op)});
+    });
+  }
+
+  /// Places every buffer; returns the bytes the arena needs.
+  int64_t place() {
+    SmallVector<Buffer *> order;
+    for (Buffer &b : buffers_)
+      order.push_back(&b);
+    std::stable_sort(order.begin(), order.end(), [](Buffer *a, Buffer *b) {
+      return a->bytes > b->bytes;
+    });
+    int64_t total = 0;
+    SmallVector<Buffer *> placed;
+    for (Buffer *buffer : order) {
+      // The placed buffers alive at the same time, by offset.
+      SmallVector<Buffer *> live;
+      for (Buffer *other : placed)
+        if (other->start <= buffer->end && buffer->start <= other->end)
+          live.push_back(other);
+      std::sort(live.begin(), live.end(),
+                [](Buffer *a, Buffer *b) { return a->offset < b->offset; });
+      int64_t offset = 0;
+      for (Buffer *other : live) {
+        if (offset + buffer->bytes <= other->offset)
+          break;
+        offset = std::max<int64_t>(
+            offset, llvm::alignTo(other->offset + other->bytes, kAlignment));
+      }
+      buffer->offset = offset;
+      placed.push_back(buffer);
+      total = std::max(total, offset + buffer->bytes);
+    }
+    return int64_t(llvm::alignTo(total, kAlignment));
+  }
+
+  void annotate() {
+    for (const Buffer &b : buffers_)
+      b.owner->setAttr(tilegpu::kSharedOffsetAttr,
+                       IntegerAttr::get(IntegerType::get(b.owner->getContext(), 32),
+                                        b.offset));
+  }
+
+private:
+  llvm::DenseMap<Operation *, int64_t> number_;
+  int64_t next_ = 0;
+  SmallVector<Buffer> buffers_;
+};
+
+struct TileGPUAllocateSharedPass
+    : tilec::impl::TileGPUAllocateSharedBase<TileGPUAllocateSharedPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    std::optional<TargetInfo> target =
+        TargetInfo::parse(tilegpu::getTarget(module), error);
+    if (!target) {
+      module.emitError("tilegpu-allocate-shared needs the module's "
+                       "tilegpu.target: ")
+          << error;
+      return signalPassFailure();
+    }
+    int64_t moduleBytes = 0;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SharedAllocation allocation(func);
+      allocation.collect(func);
+      int64_t bytes = allocation.place();
+      if (bytes > target->maxSharedBytesPerBlock) {
+        func.emitError() << "kernel '" << func.getName() << "' needs " << bytes
+                         << " bytes of shared memory, more than the "
+                         << target->maxSharedBytesPerBlock << " " << target->chip
+                         << " allows one block";
+        return signalPassFailure();
+      }
+      allocation.annotate();
+      moduleBytes = std::max(moduleBytes, bytes);
+    }
+    module->setAttr(tilegpu::kSharedBytesAttr,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                     moduleBytes));
+  }
+};
+} // namespace

@@ -1,0 +1,72 @@
+// tilegpu-decompose-conversions: a convert_layout that moves elements
+// between warps goes through shared memory, and this pass makes that
+// visible: it becomes a local_alloc of the tensor into a buffer and a
+// local_load from it. The buffer's layout (a #tilegpu.shared_linear) is
+// computed from the two layouts (conflictFreeSharedLayout): its lowest
+// offsets are the vector both sides can move, and its row bits are XOR-
+// swizzled so that neither side's lanes meet in a bank. The allocator then
+// places the buffer and the barrier analysis orders its write and read.
+// Conversions within a warp (register permutations, shuffles) stay.
+#include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Dialect/TileGPU/SharedLayouts.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "tilegpu-decompose-conversions"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUDECOMPOSECONVERSIONS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+struct DecomposeThroughSharedMemory
+    : OpRewritePattern<tilegpu::ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tilegpu::ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType srcType = op.getSrc().getType(), dstType = op.getType();
+    if (tilegpu::classifyConversion(srcType, dstType) !=
+        tilegpu::ConversionKind::SharedMemory)
+      return rewriter.notifyMatchFailure(op, "stays within a warp");
+    Type element = srcType.getElementType();
+    unsigned bytes =
+        isa<tile::PointerType>(element) ? 0 : tile::getElementBytes(element);
+    tilegpu::LinearLayout shared = tilegpu::conflictFreeSharedLayout(
+        tilegpu::toLinearLayout(srcType), tilegpu::toLinearLayout(dstType), bytes);
+    auto bufferType = tilegpu::MemDescType::get(
+        getContext(), srcType.getShape(), element,
+        tilegpu::SharedLinearEncodingAttr::get(getContext(), shared),
+        /*mutableMemory=*/false);
+    Value buffer = rewriter.create<tilegpu::LocalAllocOp>(op.getLoc(), bufferType,
+                                                          op.getSrc());
+    rewriter.replaceOpWithNewOp<tilegpu::LocalLoadOp>(op, dstType, buffer);
+    return success();
+  }
+};
+
+struct TileGPUDecomposeConversionsPass
+    : tilec::impl::TileGPUDecomposeConversionsBase<
+          TileGPUDecomposeConversionsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<DecomposeThroughSharedMemory>(&getContext());
+    // One rewrite per conversion, none creating another: walk once.
+    SmallVector<tilegpu::ConvertLayoutOp> conversions;
+    getOperation().walk(
+        [&](tilegpu::ConvertLayoutOp op) { conversions.push_back(op); });
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    SmallVector<Operation *> ops(conversions.begin(), conversions.end());
+    if (failed(applyOpPatternsGreedily(ops, frozen, config)))
+      return signalPassFailure();
+  }
+};
+} // namespace

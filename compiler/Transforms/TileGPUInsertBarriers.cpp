@@ -1,0 +1,211 @@
+// tilegpu-insert-barriers: put a tilegpu.barrier wherever two shared-memory
+// accesses of different threads could race, and nowhere else.
+//
+// Every op's shared-memory accesses are byte ranges of the arena
+// tilegpu-allocate-shared laid out: a local_alloc with contents writes its
+// buffer, local_store writes and local_load reads the buffer of its
+// operand, an op with scratch reads and writes its scratch (its lowering
+// orders its own write before its own read). Walking the kernel in order,
+// the analysis keeps the ranges read and written since the last barrier; an
+// op that writes a range read or written since, or reads a range written
+// since, gets a barrier before it, which empties both sets.
+//
+// Control flow: the two arms of an scf.if start from the state before it
+// and the state after is their union; a loop body starts from the union of
+// the state before the loop and the state at the end of its body, found by
+// iterating to a fixpoint before any barrier is placed, so that a write at
+// the end of one iteration is ordered before a read at the start of the
+// next. An access the analysis cannot place (a buffer that is not a
+// local_alloc's result) covers the whole arena.
+#include "compiler/Analysis/SharedScratch.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+#define DEBUG_TYPE "tilegpu-insert-barriers"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUINSERTBARRIERS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// A half-open byte range of the arena.
+struct Range {
+  int64_t begin, end;
+  bool overlaps(const Range &o) const { return begin < o.end && o.begin < end; }
+  bool operator==(const Range &o) const { return begin == o.begin && end == o.end; }
+};
+
+/// The ranges read and written since the last barrier.
+struct PendingAccesses {
+  SmallVector<Range> reads, writes;
+
+  static bool anyOverlap(ArrayRef<Range> a, ArrayRef<Range> b) {
+    for (const Range &x : a)
+      for (const Range &y : b)
+        if (x.overlaps(y))
+          return true;
+    return false;
+  }
+  /// True when an op with these accesses must wait for a barrier.
+  bool conflicts(const PendingAccesses &op) const {
+    return anyOverlap(op.writes, reads) || anyOverlap(op.writes, writes) ||
+           anyOverlap(op.reads, writes);
+  }
+  void add(const PendingAccesses &other) {
+    for (const Range &r : other.reads)
+      if (!llvm::is_contained(reads, r))
+        reads.push_back(r);
+    for (const Range &r : other.writes)
+      if (!llvm::is_contained(writes, r))
+        writes.push_back(r);
+  }
+  void clear() {
+    reads.clear();
+    writes.clear();
+  }
+  bool operator==(const PendingAccesses &o) const {
+    auto same = [](ArrayRef<Range> a, ArrayRef<Range> b) {
+      return a.size() == b.size() &&
+             llvm::all_of(a, [&](const Range &r) { return llvm::is_contained(b, r); });
+    };
+    return same(reads, o.reads) && same(writes, o.writes);
+  }
+};
+
+class BarrierPlacement {
+public:
+  explicit BarrierPlacement(int64_t arenaBytes) : arena_{0, arenaBytes} {}
+
+  /// Walks `block` from `state`, placing barriers when `place` is set, and
+  /// returns the state at its end.
+  PendingAccesses walk(Block &block, PendingAccesses state, bool place) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isa<tilegpu::BarrierOp>(op)) {
+        state.clear();
+        continue;
+      }
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        PendingAccesses after = walk(*ifOp.thenBlock(), state, place);
+        if (ifOp.elseBlock())
+          after.add(walk(*ifOp.elseBlock(), state, place));
+        else
+          after.add(state);
+        state = after;
+        continue;
+      }
+      if (isa<LoopLikeOpInterface>(op) && op.getNumRegions() > 0) {
+        // A loop may run its body any number of times, including none; its
+        // regions run one after the other (scf.while: before, then after).
+        auto iteration = [&](const PendingAccesses &entry, bool placeHere) {
+          PendingAccesses running = entry, seen = entry;
+          for (Region &region : op.getRegions())
+            for (Block &body : region) {
+              running = walk(body, running, placeHere);
+              seen.add(running);
+            }
+          return seen;
+        };
+        PendingAccesses entry = state;
+        for (int i = 0; i < 16; ++i) {
+          PendingAccesses next = state;
+          next.add(iteration(entry, /*placeHere=*/false));
+          if (next == entry)
+            break;
+          entry = next;
+        }
+        PendingAccesses exit = state;
+        exit.add(iteration(entry, place));
+        state = exit;
+        continue;
+      }
+      PendingAccesses accesses = accessesOf(op);
+      if (accesses.reads.empty() && accesses.writes.empty())
+        continue;
+      if (state.conflicts(accesses)) {
+        if (place) {
+          OpBuilder builder(&op);
+          builder.create<tilegpu::BarrierOp>(op.getLoc());
+        }
+        state.clear();
+      }
+      state.add(accesses);
+    }
+    return state;
+  }
+
+private:
+  /// The range of the buffer `memdesc` names.
+  Range bufferRange(Value memdesc) {
+    auto alloc = memdesc.getDefiningOp<tilegpu::LocalAllocOp>();
+    auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr)
+                        : IntegerAttr();
+    if (!offset)
+      return arena_;
+    auto type = cast<tilegpu::MemDescType>(memdesc.getType());
+    Type element = type.getElementType();
+    int64_t bytes = isa<tile::PointerType>(element) ? 8 : tile::getElementBytes(element);
+    return {offset.getInt(), offset.getInt() + type.getNumElements() * bytes};
+  }
+
+  PendingAccesses accessesOf(Operation &op) {
+    PendingAccesses a;
+    if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+      if (alloc.getSrc())
+        a.writes.push_back(bufferRange(alloc));
+    } else if (auto load = dyn_cast<tilegpu::LocalLoadOp>(op)) {
+      a.reads.push_back(bufferRange(load.getSrc()));
+    } else if (auto store = dyn_cast<tilegpu::LocalStoreOp>(op)) {
+      a.writes.push_back(bufferRange(store.getDst()));
+    } else if (int64_t bytes = getScratchBytes(&op)) {
+      auto offset = op.getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr);
+      Range r = offset ? Range{offset.getInt(), offset.getInt() + bytes} : arena_;
+      a.reads.push_back(r);
+      a.writes.push_back(r);
+    } else if (!isa<tilegpu::LocalDeallocOp>(op)) {
+      // Anything else that says it touches shared memory, somewhere.
+      if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+        SmallVector<MemoryEffects::EffectInstance> list;
+        effects.getEffects(list);
+        for (const MemoryEffects::EffectInstance &e : list) {
+          if (e.getResource() != tilegpu::SharedMemory::get())
+            continue;
+          if (isa<MemoryEffects::Read>(e.getEffect()))
+            a.reads.push_back(arena_);
+          if (isa<MemoryEffects::Write>(e.getEffect()))
+            a.writes.push_back(arena_);
+        }
+      }
+    }
+    return a;
+  }
+
+  Range arena_;
+};
+
+struct TileGPUInsertBarriersPass
+    : tilec::impl::TileGPUInsertBarriersBase<TileGPUInsertBarriersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto bytes = module->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr);
+    if (!bytes) {
+      module.emitError("tilegpu-insert-barriers needs the offsets of "
+                       "tilegpu-allocate-shared (no tilegpu.shared_bytes)");
+      return signalPassFailure();
+    }
+    BarrierPlacement placement(bytes.getInt());
+    for (auto func : module.getOps<func::FuncOp>())
+      for (Block &block : func.getBody())
+        placement.walk(block, PendingAccesses(), /*place=*/true);
+  }
+};
+} // namespace

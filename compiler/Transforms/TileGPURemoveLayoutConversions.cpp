@@ -1,0 +1,484 @@
+// tilegpu-remove-layout-conversions: spread the layouts that matter
+// (those the memory accesses chose) over the tensors around them, so that
+// the conversions tile-to-tilegpu and tilegpu-coalesce left between them
+// disappear, and keep only those between two accesses that disagree.
+//
+// Tensors that must share a layout form groups (a union-find):
+//  - the tensors of an op with the SameOperandsAndResultEncoding trait or
+//    MLIR's Elementwise trait (loads, stores, addptr, broadcast, scan,
+//    arith and math ops);
+//  - the values a region-branching op passes along (scf.for's initial
+//    values, iteration arguments, yields and results; scf.if's yields and
+//    results), read through RegionBranchOpInterface;
+//  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
+//    tensors, whose group is *derived*: its layout is the slice of the full
+//    tensors' group's layout.
+// An op with tensors and none of these rules is an error: nothing is tied
+// by default. A group holding a memory access is *anchored* to that
+// access's layout, unless the layout buys nothing (one element per thread
+// of a 1-D tensor): such a weak anchor only decides when nothing else does.
+//
+// Each tilegpu.convert_layout is then a candidate merge of the groups of
+// its operand and result, taken in order of decreasing rank and size (so
+// that a slice is decided after the tensor it slices) unless the two
+// groups are constrained differently (two anchors, two different slices,
+// an anchor and a slice that are not the same layout). Finally every group
+// gets its layout (the anchor's, the slice of its parent's, or the default
+// for its largest shape), and conversions between equal types fold away.
+//
+// Before that, cheap index chains feeding expand_dims are cloned per use,
+// so the same tl.arange can be the rows of one tile and the columns of
+// another without a conversion. After it, a conversion that is left whose
+// operand is computed only from scalars by cheap pure ops (the pointers,
+// masks and `other` of an access that disagrees with its neighbours) is
+// replaced by the same computation done in the wanted layout.
+#include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "tilegpu-remove-layout-conversions"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+RankedTensorType asTensor(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Index chains per expand_dims
+//===----------------------------------------------------------------------===//
+
+/// Ops that are cheaper to recompute in another layout than to convert:
+/// pure integer index arithmetic on tensors.
+bool isRematerialisable(Operation *op) {
+  if (!op || op->getNumResults() != 1 || !asTensor(op->getResult(0)) ||
+      !isPure(op) || op->getNumRegions() != 0)
+    return false;
+  if (isa<tile::MakeRangeOp, tile::SplatOp, tile::BroadcastOp,
+          tile::ExpandDimsOp, tile::AssumeMultipleOp, tile::AssumeContiguousOp,
+          tile::AddPtrOp, arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
+    return true;
+  return isa<arith::ArithDialect>(op->getDialect());
+}
+
+/// Clone the rematerialisable producers of `root` before the rewriter's
+/// insertion point, returning the clone of root; values from other
+/// producers are shared.
+Value cloneIndexChain(IRRewriter &rewriter, Value root, IRMapping &mapping,
+                      unsigned &budget) {
+  if (mapping.contains(root))
+    return mapping.lookup(root);
+  Operation *def = root.getDefiningOp();
+  if (!isRematerialisable(def) || budget == 0)
+    return root;
+  --budget;
+  for (Value operand : def->getOperands())
+    cloneIndexChain(rewriter, operand, mapping, budget);
+  return rewriter.clone(*def, mapping)->getResult(0);
+}
+
+void rematerialiseForExpandDims(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<tile::ExpandDimsOp> expands;
+  func.walk([&](tile::ExpandDimsOp op) { expands.push_back(op); });
+  for (tile::ExpandDimsOp op : expands) {
+    // Always clone: even a single-use operand may share producers (the
+    // same tl.arange for rows and columns) with another expand_dims.
+    Value src = op.getSrc();
+    if (!isRematerialisable(src.getDefiningOp()))
+      continue;
+    IRMapping mapping;
+    unsigned budget = 64; // ops per chain; longer chains are shared
+    rewriter.setInsertionPoint(op);
+    Value clone = cloneIndexChain(rewriter, src, mapping, budget);
+    rewriter.modifyOpInPlace(op, [&] { op.getSrcMutable().assign(clone); });
+  }
+}
+
+/// Recompute `v` with its tensors in `layout`, cloning its producers at
+/// the rewriter's insertion point; null (with nothing created) when some
+/// producer is not rematerialisable, or the chain is longer than `budget`.
+class Rematerialisation {
+public:
+  explicit Rematerialisation(unsigned budget) : budget_(budget) {}
+
+  /// True when `v` can be recomputed in `layout` within the budget.
+  bool feasible(Value v, Attribute layout) {
+    auto type = asTensor(v);
+    if (!type || type.getEncoding() == layout)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (auto convert = dyn_cast_if_present<tilegpu::ConvertLayoutOp>(def))
+      return feasible(convert.getSrc(), layout);
+    if (!isRematerialisable(def) || budget_ == 0)
+      return false;
+    --budget_;
+    for (OpOperand &operand : def->getOpOperands())
+      if (!feasible(operand.get(), operandLayout(def, operand, layout)))
+        return false;
+    return true;
+  }
+
+  Value clone(IRRewriter &rewriter, Value v, Attribute layout) {
+    auto type = asTensor(v);
+    if (!type || type.getEncoding() == layout)
+      return v;
+    auto key = std::make_pair(v, layout);
+    if (Value done = done_.lookup(key))
+      return done;
+    Operation *def = v.getDefiningOp();
+    if (auto convert = dyn_cast<tilegpu::ConvertLayoutOp>(def))
+      return clone(rewriter, convert.getSrc(), layout);
+    IRMapping mapping;
+    for (OpOperand &operand : def->getOpOperands())
+      mapping.map(operand.get(),
+                  clone(rewriter, operand.get(), operandLayout(def, operand, layout)));
+    Operation *copy = rewriter.clone(*def, mapping);
+    auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+    copy->getResult(0).setType(wanted);
+    if (auto constant = dyn_cast<arith::ConstantOp>(copy))
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        constant.setValueAttr(dense.reshape(wanted));
+    done_[key] = copy->getResult(0);
+    return copy->getResult(0);
+  }
+
+private:
+  /// The layout `def`'s operand needs when its result is in `layout`.
+  static Attribute operandLayout(Operation *def, OpOperand &operand,
+                                 Attribute layout) {
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
+      return tilegpu::SliceEncodingAttr::get(def->getContext(), expand.getAxis(),
+                                             layout);
+    return layout;
+  }
+
+  unsigned budget_;
+  llvm::DenseMap<std::pair<Value, Attribute>, Value> done_;
+};
+
+/// Conversions whose operands are cheap to recompute in the wanted layout.
+void rematerialiseConversions(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<tilegpu::ConvertLayoutOp> conversions;
+  func.walk([&](tilegpu::ConvertLayoutOp op) { conversions.push_back(op); });
+  for (tilegpu::ConvertLayoutOp op : conversions) {
+    Attribute layout = op.getType().getEncoding();
+    if (!Rematerialisation(/*budget=*/64).feasible(op.getSrc(), layout))
+      continue;
+    rewriter.setInsertionPoint(op);
+    Rematerialisation remat(/*budget=*/64);
+    rewriter.replaceOp(op, remat.clone(rewriter, op.getSrc(), layout));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Layout groups
+//===----------------------------------------------------------------------===//
+
+class LayoutGroups {
+public:
+  LayoutGroups(func::FuncOp func, unsigned numWarps)
+      : func_(func), numWarps_(numWarps) {}
+
+  LogicalResult run(IRRewriter &rewriter);
+
+private:
+  /// What a group's layout must be.
+  struct Constraint {
+    Attribute anchor; ///< set by a memory access in the group
+    /// Set by an access that gains nothing from its layout (one element
+    /// per thread along the only dimension): used when nothing else
+    /// decides, never a reason to keep a conversion.
+    Attribute weakAnchor;
+    /// The group is the slice, along `sliceDim`, of the group of `parent`.
+    Value parent;
+    unsigned sliceDim = 0;
+  };
+
+  void tie(ValueRange values);
+  LogicalResult collect();
+  void mergeThroughConversions();
+  bool canMerge(Value a, Value b);
+  /// The layout a group must have, when it is already known.
+  Attribute resolved(Value leader);
+  Attribute layoutOf(Value leader);
+  void rewrite(IRRewriter &rewriter);
+
+  Value leader(Value v) { return groups_.getLeaderValue(v); }
+
+  func::FuncOp func_;
+  unsigned numWarps_;
+  llvm::EquivalenceClasses<Value> groups_;
+  llvm::SetVector<Value> tensors_;
+  SmallVector<tilegpu::ConvertLayoutOp> conversions_;
+  SmallVector<std::pair<Value, Attribute>> anchors_;  // value, its layout
+  SmallVector<std::tuple<Value, Value, unsigned>> slices_; // sliced, full, dim
+  llvm::DenseMap<Value, Constraint> constraints_;     // by leader
+  llvm::DenseMap<Value, Attribute> layouts_;          // by leader
+};
+
+void LayoutGroups::tie(ValueRange values) {
+  Value first;
+  for (Value v : values) {
+    if (!v || !asTensor(v))
+      continue;
+    tensors_.insert(v);
+    groups_.insert(v);
+    if (!first)
+      first = v;
+    else
+      groups_.unionSets(first, v);
+  }
+}
+
+LogicalResult LayoutGroups::collect() {
+  WalkResult walk = func_.walk([&](Operation *op) -> WalkResult {
+    for (Value v : op->getResults())
+      tie(v);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          tie(arg);
+    if (auto convert = dyn_cast<tilegpu::ConvertLayoutOp>(op)) {
+      conversions_.push_back(convert);
+      return WalkResult::advance();
+    }
+    if (auto branch = dyn_cast<RegionBranchOpInterface>(op)) {
+      for (RegionBranchPoint point : branch.getAllRegionBranchPoints()) {
+        SmallVector<RegionSuccessor> successors;
+        branch.getSuccessorRegions(point, successors);
+        for (const RegionSuccessor &successor : successors) {
+          OperandRange operands =
+              point.isParent()
+                  ? branch.getEntrySuccessorOperands(successor)
+                  : cast<RegionBranchTerminatorOpInterface>(
+                        point.getTerminatorPredecessorOrNull())
+                        .getSuccessorOperands(successor);
+          for (auto [operand, input] :
+               llvm::zip(operands, successor.getSuccessorInputs()))
+            tie({operand, input});
+        }
+      }
+      return WalkResult::advance();
+    }
+    if (isa<RegionBranchTerminatorOpInterface>(op))
+      return WalkResult::advance(); // tied through its parent above
+    if (auto slice = dyn_cast<tile::SliceLayoutOpInterface>(op)) {
+      SmallVector<Value> full = slice.getFullTensors(),
+                         sliced = slice.getSlicedTensors();
+      tie(full);
+      tie(sliced);
+      if (!sliced.empty())
+        slices_.push_back({sliced.front(), full.front(), slice.getSliceDim()});
+      return WalkResult::advance();
+    }
+    SmallVector<Value> tensorValues;
+    for (Value v : op->getOperands())
+      if (asTensor(v))
+        tensorValues.push_back(v);
+    for (Value v : op->getResults())
+      if (asTensor(v))
+        tensorValues.push_back(v);
+    if (tensorValues.empty())
+      return WalkResult::advance();
+    if (!op->hasTrait<tile::SameOperandsAndResultEncoding>() &&
+        !op->hasTrait<OpTrait::Elementwise>()) {
+      if (op->getNumOperands() == 0 || llvm::none_of(op->getOperands(), asTensor))
+        return WalkResult::advance(); // a producer: free to take any layout
+      op->emitError("tilegpu-remove-layout-conversions has no layout rule for '")
+          << op->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    int64_t rank = asTensor(tensorValues.front()).getRank();
+    for (Value v : tensorValues)
+      if (asTensor(v).getRank() != rank) {
+        op->emitError("'") << op->getName()
+                           << "' ties tensors of different ranks to one layout";
+        return WalkResult::interrupt();
+      }
+    tie(tensorValues);
+    // An op that touches memory keeps the layout it has: tilegpu-coalesce
+    // (or whoever built it) chose it for the access.
+    if (!isMemoryEffectFree(op))
+      anchors_.push_back(
+          {tensorValues.front(), asTensor(tensorValues.front()).getEncoding()});
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (auto [value, layout] : anchors_) {
+    Constraint &c = constraints_[leader(value)];
+    RankedTensorType type = asTensor(value);
+    bool weak = type.getRank() == 1 &&
+                tilegpu::toLinearLayout(type).getNumConsecutiveBits(
+                    tilegpu::kRegister, tilegpu::outDimName(0)) == 0;
+    Attribute &slot = weak ? c.weakAnchor : c.anchor;
+    if (!slot)
+      slot = layout; // a later disagreeing access in the same group yields
+  }
+  for (auto [sliced, full, dim] : slices_) {
+    Constraint &c = constraints_[leader(sliced)];
+    c.parent = full;
+    c.sliceDim = dim;
+  }
+  return success();
+}
+
+Attribute LayoutGroups::resolved(Value l) {
+  auto it = constraints_.find(l);
+  if (it == constraints_.end())
+    return Attribute();
+  const Constraint &c = it->second;
+  if (c.anchor)
+    return c.anchor;
+  if (c.parent)
+    if (Attribute parent = resolved(leader(c.parent)))
+      return tilegpu::SliceEncodingAttr::get(parent.getContext(), c.sliceDim,
+                                             parent);
+  return Attribute();
+}
+
+bool LayoutGroups::canMerge(Value a, Value b) {
+  if (a == b)
+    return true;
+  Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
+  bool constrainedA = ca.anchor || ca.parent, constrainedB = cb.anchor || cb.parent;
+  if (!constrainedA || !constrainedB)
+    return true;
+  if (ca.parent && cb.parent && !ca.anchor && !cb.anchor)
+    return ca.sliceDim == cb.sliceDim && leader(ca.parent) == leader(cb.parent);
+  // Otherwise both layouts must be known already, and equal.
+  Attribute ra = resolved(a), rb = resolved(b);
+  return ra && ra == rb;
+}
+
+void LayoutGroups::mergeThroughConversions() {
+  // A slice is decided after the tensor it slices: higher ranks first, and
+  // larger tensors (whose conversions cost more) before smaller ones.
+  SmallVector<tilegpu::ConvertLayoutOp> order(conversions_);
+  std::stable_sort(order.begin(), order.end(),
+                   [](tilegpu::ConvertLayoutOp x, tilegpu::ConvertLayoutOp y) {
+                     RankedTensorType tx = x.getType(), ty = y.getType();
+                     if (tx.getRank() != ty.getRank())
+                       return tx.getRank() > ty.getRank();
+                     return tx.getNumElements() > ty.getNumElements();
+                   });
+  for (tilegpu::ConvertLayoutOp convert : order) {
+    Value a = leader(convert.getSrc()), b = leader(convert.getResult());
+    if (!canMerge(a, b))
+      continue;
+    Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
+    constraints_.erase(a);
+    constraints_.erase(b);
+    groups_.unionSets(a, b);
+    Constraint merged;
+    merged.anchor = ca.anchor ? ca.anchor : cb.anchor;
+    merged.weakAnchor = ca.weakAnchor ? ca.weakAnchor : cb.weakAnchor;
+    merged.parent = ca.parent ? ca.parent : cb.parent;
+    merged.sliceDim = ca.parent ? ca.sliceDim : cb.sliceDim;
+    if (merged.anchor || merged.weakAnchor || merged.parent)
+      constraints_[leader(a)] = merged;
+  }
+}
+
+Attribute LayoutGroups::layoutOf(Value l) {
+  if (Attribute known = layouts_.lookup(l))
+    return known;
+  Attribute layout;
+  Constraint c = constraints_.lookup(l);
+  if (c.anchor) {
+    layout = c.anchor;
+  } else if (c.parent) {
+    layout = tilegpu::SliceEncodingAttr::get(l.getContext(), c.sliceDim,
+                                             layoutOf(leader(c.parent)));
+  } else if (c.weakAnchor) {
+    layout = c.weakAnchor;
+  } else {
+    // A free group: the default layout of its largest shape.
+    RankedTensorType largest;
+    for (Value member : groups_.members(l))
+      if (!largest || asTensor(member).getNumElements() > largest.getNumElements())
+        largest = asTensor(member);
+    layout = tilegpu::getDefaultBlockedLayout(l.getContext(), largest.getShape(),
+                                              numWarps_);
+  }
+  layouts_[l] = layout;
+  return layout;
+}
+
+void LayoutGroups::rewrite(IRRewriter &rewriter) {
+  for (Value v : tensors_) {
+    RankedTensorType type = asTensor(v);
+    auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
+                                        layoutOf(leader(v)));
+    if (wanted == type)
+      continue;
+    Operation *owner = v.getDefiningOp();
+    auto update = [&] {
+      v.setType(wanted);
+      // Constants carry their type in their value too.
+      if (auto constant = dyn_cast_if_present<arith::ConstantOp>(owner))
+        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+          constant.setValueAttr(dense.reshape(wanted));
+    };
+    if (owner)
+      rewriter.modifyOpInPlace(owner, update);
+    else
+      update(); // a block argument: its type is the block's own
+  }
+  for (tilegpu::ConvertLayoutOp convert : conversions_)
+    if (convert.getSrc().getType() == convert.getType())
+      rewriter.replaceOp(convert, convert.getSrc());
+}
+
+LogicalResult LayoutGroups::run(IRRewriter &rewriter) {
+  if (failed(collect()))
+    return failure();
+  mergeThroughConversions();
+  rewrite(rewriter);
+  return success();
+}
+
+struct TileGPURemoveLayoutConversionsPass
+    : tilec::impl::TileGPURemoveLayoutConversionsBase<
+          TileGPURemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    unsigned numWarps = tilegpu::getNumWarps(module);
+    if (!numWarps) {
+      module.emitError("tilegpu-remove-layout-conversions needs a module that "
+                       "went through tile-to-tilegpu");
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    for (auto func : module.getOps<func::FuncOp>()) {
+      rematerialiseForExpandDims(rewriter, func);
+      if (failed(LayoutGroups(func, numWarps).run(rewriter)))
+        return signalPassFailure();
+      rematerialiseConversions(rewriter, func);
+    }
+    // The originals of cloned index chains are often dead now.
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (isa<tile::TileDialect, arith::ArithDialect, tilegpu::TileGPUDialect>(
+              op->getDialect()) &&
+          isOpTriviallyDead(op))
+        rewriter.eraseOp(op);
+    });
+  }
+};
+} // namespace

@@ -1,0 +1,68 @@
+// RUN: tilec-opt %s -tilegpu-allocate-shared -split-input-file -verify-diagnostics | FileCheck %s
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// Two buffers alive at once get separate bytes; a third, allocated after
+// both are dead, reuses the first bytes. 32x32 fp32 is 4096 bytes.
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 8192 : i32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @lifetimes
+  // CHECK: %[[A:.*]] = tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 0 : i32
+  // CHECK: %[[B:.*]] = tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 4096 : i32
+  // CHECK: tilegpu.local_load %[[A]]
+  // CHECK: tilegpu.local_load %[[B]]
+  // CHECK: tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 0 : i32
+  func.func @lifetimes(%x: tensor<32x32xf32, #blocked>) {
+    %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %b = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %la = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #blocked1>
+    %lb = tilegpu.local_load %b : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #blocked1>
+    %c = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %lc = tilegpu.local_load %c : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #blocked1>
+    return
+  }
+}
+
+// -----
+
+// A buffer read inside a loop lives through the whole loop: the scratch of
+// a reduction inside the loop cannot take its bytes. Reducing a 32x32 tile
+// along rows spread over four warps needs 4 warps x 32 rows x 4 bytes.
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cols = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK: tilegpu.shared_bytes = 4608 : i32
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @loop
+  // CHECK: tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 0 : i32
+  // CHECK: tile.reduce {{.*}}tilegpu.shared_offset = 4096 : i32
+  func.func @loop(%x: tensor<32x32xf32, #blocked>, %n: i32) {
+    %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+      %s = tile.reduce %v {axis = 0 : i32} : tensor<32x32xf32, #cols> -> tensor<32xf32, #tilegpu.slice<{dim = 0, parent = #cols}>> {
+      ^bb0(%p: f32, %q: f32):
+        %r = arith.addf %p, %q : f32
+        tile.reduce.return %r : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// More than the target allows one block is an error naming the kernel: a
+// 256x256 fp32 buffer is 256 KiB, over sm_86's 99 KiB.
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_86"} {
+  // expected-error @+1 {{kernel 'too_big' needs 262144 bytes of shared memory, more than the 101376 sm_86 allows one block}}
+  func.func @too_big(%x: tensor<256x256xf32, #blocked>) {
+    %a = tilegpu.local_alloc %x : (tensor<256x256xf32, #blocked>) -> !tilegpu.memdesc<256x256xf32, #shared>
+    return
+  }
+}

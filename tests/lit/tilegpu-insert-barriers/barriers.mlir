@@ -1,0 +1,97 @@
+// RUN: tilec-opt %s -tilegpu-allocate-shared -tilegpu-insert-barriers -split-input-file | FileCheck %s
+
+#rows = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cols = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // A write then a read of the same buffer (read after write): a barrier
+  // between. The second buffer reuses the first's bytes while the first's
+  // read may still be running (write after read): a barrier before it.
+  // CHECK-LABEL: func.func @two_conversions
+  // CHECK: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NOT: tilegpu.barrier
+  // CHECK: return
+  func.func @two_conversions(%x: tensor<32x32xf32, #rows>) {
+    %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %la = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+    %b = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %lb = tilegpu.local_load %b : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+    return
+  }
+
+  // Two buffers alive together have disjoint bytes: the second write needs
+  // no barrier, one barrier orders both writes before both reads.
+  // CHECK-LABEL: func.func @disjoint
+  // CHECK: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NOT: tilegpu.barrier
+  func.func @disjoint(%x: tensor<32x32xf32, #rows>) {
+    %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %b = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %la = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+    %lb = tilegpu.local_load %b : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+    return
+  }
+
+  // Reading twice needs nothing between the reads.
+  // CHECK-LABEL: func.func @two_reads
+  // CHECK: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.local_load
+  func.func @two_reads(%x: tensor<32x32xf32, #rows>) {
+    %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+    %la = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #cols>
+    %lb = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #rows>
+    return
+  }
+}
+
+// -----
+
+// A mutable buffer written at the end of an iteration and read at the
+// start of the next: the fixpoint through the loop puts a barrier before
+// the read (the write of the previous iteration) and one before the write
+// (this iteration's read). The write in the scf.if after the loop waits for
+// the loop's last write, and the read after the scf.if for the write that
+// one of its arms may have done.
+#rows = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @loop
+  // CHECK: scf.for
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_store
+  // CHECK-NEXT: }
+  // CHECK: scf.if
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_store
+  // CHECK: }
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  func.func @loop(%x: tensor<32x32xf32, #rows>, %n: i32, %c: i1) {
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<32x32xf32, #shared, mutable>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = tilegpu.local_load %buf : !tilegpu.memdesc<32x32xf32, #shared, mutable> -> tensor<32x32xf32, #rows>
+      tilegpu.local_store %x, %buf : tensor<32x32xf32, #rows> -> !tilegpu.memdesc<32x32xf32, #shared, mutable>
+    }
+    scf.if %c {
+      tilegpu.local_store %x, %buf : tensor<32x32xf32, #rows> -> !tilegpu.memdesc<32x32xf32, #shared, mutable>
+    }
+    %w = tilegpu.local_load %buf : !tilegpu.memdesc<32x32xf32, #shared, mutable> -> tensor<32x32xf32, #rows>
+    return
+  }
+}
