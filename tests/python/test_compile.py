@@ -96,7 +96,10 @@ def test_vector_add_ptx(dtype, aligned):
 def test_signature_as_list_and_num_warps():
     k = vector_add.add.compile(["*fp32:16"] * 3 + ["i32"], num_warps=8, BLOCK=2048)
     assert k.num_warps == 8
-    assert ".maxntid 256" in k.asm["ptx"] or "256" in k.asm["ptx"]
+    # The kernel's one thread-count directive (nvvm.reqntid): 8 warps of
+    # 32 threads, in x.
+    directives = re.findall(r"^\s*\.(reqntid|maxntid)\s+(.*?)\s*$", k.asm["ptx"], re.M)
+    assert directives == [("reqntid", "256, 1, 1")], directives
 
 
 def test_warmup_from_signature_entries_and_args():
