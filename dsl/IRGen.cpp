@@ -188,15 +188,11 @@ void Generator::genStmt(const Stmt &stmt) {
     return;
   case Stmt::Kind::Assert: {
     const auto &s = llvm::cast<AssertStmt>(stmt);
-    Value test = gen(*s.test);
-    if (!test.isConstexpr())
+    std::optional<bool> ok = gen(*s.test).truthiness();
+    if (!ok)
       fail(s.test->loc, "assert needs a compile-time condition (it is "
                         "checked while compiling)");
-    bool ok = test.kind == Value::Kind::Bool   ? test.boolValue
-              : test.kind == Value::Kind::Int  ? test.intValue != 0
-              : test.kind == Value::Kind::None ? false
-                                               : true;
-    if (!ok) {
+    if (!*ok) {
       std::string message = "assertion failed";
       if (s.msg) {
         Value msg = gen(*s.msg);
@@ -252,18 +248,8 @@ void Generator::genReturn(const ReturnStmt &stmt) {
 
 void Generator::genIf(const IfStmt &stmt) {
   Value cond = gen(*stmt.cond);
-  if (cond.isConstexpr()) {
-    bool taken;
-    switch (cond.kind) {
-    case Value::Kind::Bool: taken = cond.boolValue; break;
-    case Value::Kind::Int: taken = cond.intValue != 0; break;
-    case Value::Kind::Float: taken = cond.floatValue != 0; break;
-    case Value::Kind::None: taken = false; break;
-    case Value::Kind::String: taken = !cond.text.empty(); break;
-    case Value::Kind::Tuple: taken = !cond.elements.empty(); break;
-    default: taken = true; break;
-    }
-    genBody(taken ? stmt.body : stmt.orelse);
+  if (std::optional<bool> taken = cond.truthiness()) {
+    genBody(*taken ? stmt.body : stmt.orelse);
     return;
   }
   if (cond.type.isTensor())
@@ -756,13 +742,13 @@ Value Generator::genSubscript(const SubscriptExpr &e) {
 
 Value Generator::genUnary(const UnaryExpr &e) {
   Value v = gen(*e.operand);
+  if (e.op == UnaryOp::Not)
+    if (std::optional<bool> truth = v.truthiness())
+      return Value::ofBool(!*truth);
   if (v.isConstexpr()) {
     switch (e.op) {
     case UnaryOp::Not:
-      if (v.kind == Value::Kind::Bool) return Value::ofBool(!v.boolValue);
-      if (v.kind == Value::Kind::Int) return Value::ofBool(v.intValue == 0);
-      if (v.kind == Value::Kind::None) return Value::ofBool(true);
-      break;
+      break; // decided above
     case UnaryOp::Neg:
       if (v.kind == Value::Kind::Int) {
         if (v.intValue == INT64_MIN)
@@ -822,14 +808,9 @@ Value Generator::genBoolOp(const BoolOpExpr &e) {
   bool isAnd = e.op == BoolOpExpr::Op::And;
   Value result = gen(*e.values[0]);
   for (size_t i = 1; i < e.values.size(); ++i) {
-    if (result.isConstexpr()) {
-      // Python's short circuit, at compile time.
-      bool truth = result.kind == Value::Kind::Bool  ? result.boolValue
-                   : result.kind == Value::Kind::Int ? result.intValue != 0
-                   : result.kind == Value::Kind::Float
-                       ? result.floatValue != 0
-                       : result.kind != Value::Kind::None;
-      if (isAnd ? !truth : truth)
+    if (std::optional<bool> truth = result.truthiness()) {
+      // Python's short circuit, at compile time: the result is an operand.
+      if (isAnd ? !*truth : *truth)
         return result;
       result = gen(*e.values[i]);
       continue;
@@ -863,13 +844,8 @@ Value Generator::genCompare(const CompareExpr &e) {
 
 Value Generator::genIfExp(const IfExpExpr &e) {
   Value cond = gen(*e.cond);
-  if (cond.isConstexpr()) {
-    bool taken = cond.kind == Value::Kind::Bool   ? cond.boolValue
-                 : cond.kind == Value::Kind::Int  ? cond.intValue != 0
-                 : cond.kind == Value::Kind::None ? false
-                                                  : true;
-    return gen(taken ? *e.thenValue : *e.elseValue);
-  }
+  if (std::optional<bool> taken = cond.truthiness())
+    return gen(*taken ? *e.thenValue : *e.elseValue);
   if (cond.type.isTensor())
     fail(e.cond->loc, "the condition of 'x if c else y' must be a scalar; "
                       "use tl.where for tensors");

@@ -291,13 +291,10 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
 
   if (name == "tl.static_assert") {
     BuiltinArguments args(*this, call, name, {"cond", "msg"}, 1);
-    const Value &c = args["cond"];
-    if (!c.isConstexpr())
-      fail(args.loc("cond"), "tl.static_assert needs a compile-time condition");
-    bool ok = c.kind == Value::Kind::Bool ? c.boolValue
-              : c.kind == Value::Kind::Int ? c.intValue != 0
-                                           : c.kind != Value::Kind::None;
+    std::optional<bool> ok = args["cond"].truthiness();
     if (!ok)
+      fail(args.loc("cond"), "tl.static_assert needs a compile-time condition");
+    if (!*ok)
       fail(at, "static assertion failed" +
                    (args.has("msg") ? ": " + args.text("msg") : std::string()));
     return Value::none();
@@ -346,7 +343,15 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
       return Value::ofInt(v.text.size());
     fail(args.loc("obj"), "len() of " + v.describe() + " is not supported");
   }
-  if (name == "abs" || name == "int" || name == "float" || name == "bool") {
+  if (name == "bool") {
+    BuiltinArguments args(*this, call, name, {"x"}, 1);
+    std::optional<bool> truth = args["x"].truthiness();
+    if (!truth)
+      fail(args.loc("x"), "bool() works on compile-time values here, got " +
+                              args["x"].describe() + "; compare with 0 instead");
+    return Value::ofBool(*truth);
+  }
+  if (name == "abs" || name == "int" || name == "float") {
     BuiltinArguments args(*this, call, name, {"x"}, 1);
     const Value &v = args["x"];
     if (name == "float" && v.kind == Value::Kind::String) {
@@ -385,9 +390,7 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
         fail(at, "int() of a value out of range");
       return Value::ofInt(v.kind == Value::Kind::Int ? v.intValue : int64_t(d));
     }
-    if (name == "float")
-      return Value::ofFloat(d);
-    return Value::ofBool(d != 0);
+    return Value::ofFloat(d); // float
   }
   if (name == "tl.jit")
     fail(at, "@jit is a decorator; call the decorated function directly");

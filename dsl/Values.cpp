@@ -122,6 +122,24 @@ bool Value::sameAs(const Value &o) const {
   return false;
 }
 
+std::optional<bool> Value::truthiness() const {
+  switch (kind) {
+  case Kind::None: return false;
+  case Kind::Bool: return boolValue;
+  case Kind::Int: return intValue != 0;
+  case Kind::Float: return floatValue != 0; // -0.0 is false, NaN true
+  case Kind::String: return !text.empty();
+  case Kind::Tuple: return !elements.empty();
+  case Kind::DType:
+  case Kind::Function:
+  case Kind::Module:
+  case Kind::Builtin:
+  case Kind::Method: return true;
+  case Kind::IR: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::string classifyModule(const std::string &name) {
   if (name == "triton.language" || name == "tilec.language")
     return "tl";

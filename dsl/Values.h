@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,13 @@ struct Value {
   std::string repr() const;
   /// Equality of compile-time values (IR values compare by identity).
   bool sameAs(const Value &other) const;
+  /// Python's truth value, the one rule behind `if`, `assert`,
+  /// tl.static_assert, `and`/`or`/`not`, `x if c else y` and bool() on
+  /// values known at compile time: False, 0, 0.0, -0.0, None, '' and ()
+  /// are false; everything else is true (NaN, dtypes, functions, modules,
+  /// builtins, a non-empty tuple even of tensors). Empty for IR values,
+  /// whose truth is only known when the kernel runs.
+  std::optional<bool> truthiness() const;
 };
 
 /// The names a kernel's free variables resolve to: module constants,

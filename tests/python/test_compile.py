@@ -1,6 +1,7 @@
 """The Python package without a GPU: import, tl names, compiling to PTX,
 globals and helpers, located errors, argument conversion, and the error a
 launch gives where no CUDA driver is."""
+import ctypes
 import os
 import re
 
@@ -22,7 +23,17 @@ def test_import_and_version():
     assert tilec.cdiv(10, 4) == 3 and tilec.cdiv(8, 4) == 2
     assert tilec.next_power_of_2(1000) == 1024 and tilec.next_power_of_2(1) == 1
     ok, why = tilec.cuda_available()
-    assert isinstance(ok, bool) and (ok or "no CUDA driver found" in why or why)
+    assert isinstance(ok, bool) and isinstance(why, str)
+    # (True, '') with a driver and a device, else (False, the reason).
+    if ok:
+        assert why == "", why
+    else:
+        assert why.strip(), "cuda_available() gave no reason"
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        # No driver library at all: says so, in the runtime's words.
+        assert not ok and why.startswith("no CUDA driver found: "), why
 
 
 def test_language_names():
@@ -85,7 +96,10 @@ def test_vector_add_ptx(dtype, aligned):
 def test_signature_as_list_and_num_warps():
     k = vector_add.add.compile(["*fp32:16"] * 3 + ["i32"], num_warps=8, BLOCK=2048)
     assert k.num_warps == 8
-    assert ".maxntid 256" in k.asm["ptx"] or "256" in k.asm["ptx"]
+    # The kernel's one thread-count directive (nvvm.reqntid): 8 warps of
+    # 32 threads, in x.
+    directives = re.findall(r"^\s*\.(reqntid|maxntid)\s+(.*?)\s*$", k.asm["ptx"], re.M)
+    assert directives == [("reqntid", "256, 1, 1")], directives
 
 
 def test_warmup_from_signature_entries_and_args():

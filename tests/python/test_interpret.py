@@ -247,8 +247,16 @@ def test_empty_arrays():
     """n = 0: every access is masked, so nothing is read or written."""
     add = interpreting(vector_add.add)
     x = np.zeros(0, np.float32)
-    out = np.zeros(0, np.float32)
+    # An access to an empty array is out of bounds, so is refused ...
+    with pytest.raises(tilec.Error, match="out-of-bounds load"):
+        unmasked_copy[(1,)](x, np.zeros(64, np.float32), BLOCK=64)
+    # ... and the masked kernel makes none: no load from x, no store to
+    # out (an empty view at the start of a buffer whose contents show
+    # any write).
+    buffer = np.full(64, 7.0, np.float32)
+    out = buffer[:0]
     add[(1,)](x, x, out, 0, BLOCK=64)
+    assert out.size == 0 and (buffer == 7.0).all()
 
 
 def test_read_only_arrays():
