@@ -75,7 +75,7 @@ for job in json.loads(sys.argv[1]):
                    **job.get("constexprs", {{}}))
     results.append({{"from_cache": c.from_cache, "key": c.cache_key,
                     "ptx": c.asm["ptx"], "num_warps": c.num_warps,
-                    "shared": c.shared, "name": c.name}})
+                    "shared": c.shared, "name": c.name, "target": c.target}})
 print("RESULT " + json.dumps({{"results": results, "events": events}}), flush=True)
 # Removed before exit: test_recompile_hook_left_set_at_exit checks a hook
 # left in place on its own.
@@ -165,7 +165,8 @@ def test_miss_then_hit(tmp_path):
     assert first["from_cache"] is False
     key = first["key"]
     assert re.fullmatch(r"[0-9a-f]{32}", key), key
-    assert f"tilec: compiled 'kern' [{SIG}] into {key}" in stderr, stderr
+    target = first["target"]  # sm_90a without a GPU, else the GPU's
+    assert f"tilec: compiled 'kern' [{SIG}] for {target} into {key}" in stderr, stderr
     assert entry_path(cache_dir, key).is_file()
     assert events == []  # never compiled before: no recompile
 
@@ -174,7 +175,7 @@ def test_miss_then_hit(tmp_path):
     assert second["key"] == key
     assert second["ptx"] == first["ptx"]
     assert ".entry kern" in second["ptx"]
-    assert f"tilec: cache hit for 'kern' [{SIG}] {key}" in stderr, stderr
+    assert f"tilec: cache hit for 'kern' [{SIG}] {target} {key}" in stderr, stderr
     assert events == []
 
 
