@@ -159,9 +159,12 @@ public:
   /// once a launch has loaded it on the GPU; -1 before.
   int numRegisters() const;
   int spillBytes() const;
+  /// The GPU target the PTX was written for ("sm_90a", "sm_80").
+  const std::string &target() const;
   /// Machine code for the current GPU: the PTX assembled and linked by the
-  /// CUDA driver. Needs a driver and a GPU (throws Error "no CUDA driver
-  /// found: ..." otherwise); the result is not cached.
+  /// CUDA driver. Needs a driver and a GPU that can run target() (see
+  /// targetRunsOnCurrentGPU; throws Error "no CUDA driver found: ..." or
+  /// naming the GPU otherwise); the result is not cached.
   std::vector<char> cubin() const;
 
 private:
@@ -178,17 +181,26 @@ struct Parameter {
 
 class Kernel {
 public:
-  /// Compile without launching: needs no GPU. `target` is sm_80, sm_86,
-  /// sm_89, sm_90 or sm_90a.
+  /// Compile without launching: needs no GPU. `target` is one of
+  /// knownTargets() ("sm_80", ..., "sm_90a", ..., "sm_120a"), always
+  /// honoured; empty means defaultTarget(): the current GPU's own target
+  /// when a CUDA driver and a GPU are present (what a launch there
+  /// compiles, so the two share one compile), else "sm_90a". An unknown
+  /// target throws Error listing the known ones.
   CompiledKernel compile(const std::string &signature,
                          const Constexprs &constexprs = {},
                          unsigned numWarps = 4,
-                         const std::string &target = "sm_90a") const;
+                         const std::string &target = "") const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR
   /// runs on the CPU and the call returns when it is done (an
   /// out-of-bounds access throws Error naming the source line).
+  ///
+  /// A launch compiles for the architecture of the GPU it runs on (the
+  /// one current on the calling thread, device 0 when none is): sm_80 on
+  /// an A100, sm_89 on an RTX 4090, sm_90a on an H100 or H200, ...; the
+  /// in-memory and disk caches key on that target.
   ///
   /// Once a specialisation has been launched, launching it again builds no
   /// strings and allocates nothing: the arguments' types, `:16`/`:1` facts,
@@ -211,9 +223,10 @@ public:
   std::string sourceDigest() const;
 
   /// Autotune (docs/autotune.md): time every config on the GPU (grids[i]
-  /// for configs[i]) and return the report, best first marked. Results
-  /// already in the autotuning database (same kernel source, signature,
-  /// options.key and GPU) are reused per config, without timing; the rest
+  /// for configs[i]), each compiled for the GPU's own target as a launch
+  /// is, and return the report, best first marked. Results already in the
+  /// autotuning database (same kernel source, signature, options.key, GPU
+  /// and target) are reused per config, without timing; the rest
   /// are compiled in parallel threads and timed. A config that fails to
   /// compile or launch is reported and skipped. Throws Error when timing
   /// is needed while the stream is being captured into a CUDA graph.
@@ -267,6 +280,8 @@ struct TuneResult {
 
 struct TuneReport {
   std::string kernel, gpu, key, signature;
+  /// The target every config was compiled for: the GPU's ("sm_90a").
+  std::string target;
   std::vector<TuneResult> results; ///< in the order of the configs
   int best = -1;                   ///< index into results; -1 if all failed
   /// True when every result came from the database (nothing was timed).
@@ -319,6 +334,21 @@ std::string summarizePTX(const std::string &ptx);
 /// True when a CUDA driver loads and reports a GPU; otherwise false, with
 /// the reason in *why ("no CUDA driver found: ..."). Never throws.
 bool cudaAvailable(std::string *why = nullptr);
+
+/// Every GPU target Kernel::compile and `tilec compile --target` accept,
+/// oldest first: "sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, ...".
+std::string knownTargets();
+/// The target Kernel::compile uses when given none: that of the current
+/// GPU when a CUDA driver and a GPU are present, the one launches there
+/// compile for ("sm_80" on an A100, "sm_90a" on an H100); "sm_90a" without
+/// a GPU. Throws Error for a GPU older than every known target (compute
+/// capability below 8.0).
+std::string defaultTarget();
+/// True when PTX written for `target` can run on the current GPU: the GPU
+/// is that architecture or a newer one, and exactly that one for an
+/// arch-specific target ("sm_90a" runs on compute capability 9.0 only).
+/// False without a GPU or for an unknown target. Never throws.
+bool targetRunsOnCurrentGPU(const std::string &target);
 
 /// A compile of a kernel that had been compiled before (in this process or,
 /// by the disk cache's history, in an earlier one), and what changed.

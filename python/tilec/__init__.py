@@ -13,6 +13,7 @@
 
     add[(tilec.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)      # launch
     add.compile("*fp32:16,*fp32:16,*fp32:16,i32", BLOCK=1024).asm["ptx"]  # no GPU needed
+    add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80", BLOCK=1024)
 
 Kernels follow Triton's conventions: `kernel[grid](*args, num_warps=4,
 stream=None, **constexprs)`, where grid is a tuple of 1 to 3 ints or a
@@ -35,7 +36,11 @@ globals it uses: module-level ints/floats/bools, dtypes, other @jit functions
 and the modules tilec/triton(.language). Nothing is compiled until the first
 launch or compile; a launch compiles once per specialisation (argument
 dtypes, 16-byte alignment of pointers, integers divisible by 16 or equal to 1,
-constexprs, num_warps) and keeps the result in memory.
+constexprs, num_warps) and keeps the result in memory. Launches compile for
+the GPU they run on (sm_80 on an A100, sm_89 on an RTX 4090, sm_90a on an
+H100); `compile()` and `warmup()` take `target=` (one of
+`known_targets()`), and without it compile for that same GPU, or for sm_90a
+where there is no GPU (`default_target()`).
 
 The extension module tilec._tilec (python/tilec/_binding.cpp) wraps
 libtilec.so; it is built by CMake into <build>/python/tilec (next to copies of
@@ -65,7 +70,7 @@ except ImportError as e:  # pragma: no cover - depends on the build
 __version__ = "0.1.0"
 __all__ = ["jit", "JITFunction", "CompiledKernel", "Error", "CompilationError",
            "cdiv", "next_power_of_2", "cuda_available", "language", "cache",
-           "set_recompile_hook"]
+           "set_recompile_hook", "known_targets", "default_target"]
 
 _tilec.set_language_types(language.constexpr, language.dtype)
 
@@ -97,6 +102,18 @@ cache = types.SimpleNamespace(dir=_tilec.cache_dir, list=_tilec.cache_list,
                               clear=_tilec.cache_clear)
 
 _cuda = None
+
+
+def known_targets():
+    """Every GPU target compile() accepts, oldest first: ['sm_80', 'sm_86', ...]."""
+    return [t.strip() for t in _tilec.known_targets().split(",")]
+
+
+def default_target():
+    """The target compile() and warmup() use when given none, the one
+    launches compile for: the current GPU's ('sm_80' on an A100, 'sm_89' on
+    an RTX 4090, 'sm_90a' on an H100); 'sm_90a' where there is no GPU."""
+    return _tilec.default_target()
 
 
 def cuda_available():
@@ -193,13 +210,14 @@ def _global_spec(name, value):
 class CompiledKernel:
     """One specialisation of a kernel, compiled: `.asm` holds every stage."""
 
-    def __init__(self, fn, compiled, signature, constexprs, num_warps, target):
+    def __init__(self, fn, compiled, signature, constexprs):
         self.fn = fn
         self.name = fn.__name__
         self.signature = signature
         self.constexprs = dict(constexprs)
         self.num_warps = compiled.num_warps
-        self.target = target
+        #: The GPU target of the PTX ("sm_90a", "sm_80").
+        self.target = compiled.target
         self.shared = compiled.shared_bytes
         self.compile_ms = compiled.compile_ms
         #: True when read from the disk cache (docs/cache.md) instead of compiled.
@@ -211,11 +229,12 @@ class CompiledKernel:
     @property
     def asm(self):
         """{'tile', 'tilegpu', 'llir', 'ptx'} text, plus 'cubin' (bytes) when a
-        GPU is present and 'sass' (read on first use) when cuobjdump is found."""
+        GPU that can run the target is present and 'sass' (read on first use)
+        when cuobjdump is found."""
         if self._asm is None:
             c = self._compiled
             asm = _Asm(tile=c.tile, tilegpu=c.tilegpu, llir=c.llir, ptx=c.ptx)
-            if cuda_available()[0]:
+            if cuda_available()[0] and _tilec.target_runs_on_gpu(self.target):
                 asm["cubin"] = c.cubin()
             self._asm = asm
         return self._asm
@@ -385,26 +404,32 @@ class JITFunction:
 
     # -- compiling without launching -------------------------------------------
 
-    def compile(self, signature, *, num_warps=4, target="sm_90a", constexprs=None,
+    def compile(self, signature, *, num_warps=4, target=None, constexprs=None,
                 **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
-        Needs no GPU. Returns a CompiledKernel."""
+        Needs no GPU. `target` is one of known_targets() ("sm_80", "sm_90a",
+        ...); None compiles for default_target(): the current GPU's, what a
+        launch there compiles (and shares with it), else sm_90a. An unknown
+        target raises tilec.Error listing the known ones. Returns a
+        CompiledKernel."""
         if isinstance(signature, (list, tuple)):
             signature = ",".join(signature)
         values = dict(constexprs or {})
         values.update(kwargs)
         launcher = self._launcher or self._init()
         compiled = launcher.kernel.compile(signature, values, num_warps, target)
-        result = CompiledKernel(self, compiled, signature, values, num_warps, target)
+        result = CompiledKernel(self, compiled, signature, values)
         self._last_compiled = result
         self._last_compiled_at = launcher.launches
         return result
 
-    def warmup(self, *args, grid=None, num_warps=4, target="sm_90a", **kwargs):
+    def warmup(self, *args, grid=None, num_warps=4, target=None, **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
-        entries ("*fp16:16"), or one full signature string."""
+        entries ("*fp16:16"), or one full signature string. `target` as for
+        compile(): by default the current GPU's, so that the launch finds
+        this compile."""
         launcher = self._launcher or self._init()
         n_runtime = sum(1 for p in launcher.kernel.parameters if not p[1])
         if (len(args) == 1 and isinstance(args[0], str)
@@ -417,15 +442,18 @@ class JITFunction:
 
     @property
     def asm(self):
-        """The stages of the most recent compile or launch of this kernel."""
+        """The stages of the most recent compile or launch of this kernel;
+        after a launch, of the variant launched: compiled for the GPU's own
+        target (default_target())."""
         launcher = self._launcher
         if launcher is not None and launcher.launches > self._last_compiled_at:
             spec = launcher.last_specialization()
-            if self._launched is None or self._launched[0] != spec:
+            target = _tilec.default_target()
+            if self._launched is None or self._launched[0] != (spec, target):
                 signature, constexprs, num_warps = spec
-                compiled = launcher.kernel.compile(signature, constexprs, num_warps)
-                self._launched = (spec, CompiledKernel(self, compiled, signature,
-                                                       constexprs, num_warps, "sm_90a"))
+                compiled = launcher.kernel.compile(signature, constexprs, num_warps, target)
+                self._launched = ((spec, target),
+                                  CompiledKernel(self, compiled, signature, constexprs))
             return self._launched[1].asm
         if self._last_compiled is None:
             raise RuntimeError(f"@jit function '{self.__name__}' has not been compiled "

@@ -896,6 +896,13 @@ PYBIND11_MODULE(_tilec, m) {
           return py::make_tuple(ok, why);
         },
         "(True, '') when a CUDA driver and a GPU are there, else (False, why).");
+  m.def("known_targets", &tilec::knownTargets,
+        "Every GPU target compile() accepts: 'sm_80, sm_86, ..., sm_120a'.");
+  m.def("default_target", &tilec::defaultTarget,
+        "The target compile() uses when given none, and launches use: the current "
+        "GPU's ('sm_80' on an A100, 'sm_90a' on an H100), 'sm_90a' without a GPU.");
+  m.def("target_runs_on_gpu", &tilec::targetRunsOnCurrentGPU, py::arg("target"),
+        "True when PTX for `target` can run on the current GPU; False without one.");
   m.def("summarize_ptx", &tilec::summarizePTX, py::arg("ptx"));
   m.def("set_recompile_hook",
         [](py::object hook) {
@@ -944,6 +951,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
+      .def_property_readonly("target", &tilec::CompiledKernel::target)
       .def("cubin", [](const tilec::CompiledKernel &k) {
         std::vector<char> bytes;
         {
@@ -963,13 +971,19 @@ PYBIND11_MODULE(_tilec, m) {
       }, "[(name, is_constexpr, has_default)] in the order of the definition")
       .def("compile",
            [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
-              unsigned numWarps, const std::string &target) {
+              unsigned numWarps, py::object target) {
              tilec::Constexprs values = constexprsFromDict(constexprs);
+             std::string chip = target.is_none() ? std::string() : py::str(target).cast<std::string>();
+             if (!target.is_none() && chip.empty())
+               throw py::value_error("target must be a GPU target name (" +
+                                     tilec::knownTargets() + ") or None, got ''");
              py::gil_scoped_release release;
-             return k.compile(signature, values, numWarps, target);
+             return k.compile(signature, values, numWarps, chip);
            },
            py::arg("signature"), py::arg("constexprs") = py::dict(),
-           py::arg("num_warps") = 4, py::arg("target") = "sm_90a");
+           py::arg("num_warps") = 4, py::arg("target") = py::none(),
+           "Compile for `target`; None: tilec.default_target() (the current GPU's, "
+           "else sm_90a).");
 
   py::class_<tilec::Library>(m, "Library")
       .def_static("from_file", &tilec::Library::fromFile, py::arg("path"))
@@ -1017,6 +1031,7 @@ PYBIND11_MODULE(_tilec, m) {
   py::class_<tilec::TuneReport>(m, "TuneReport")
       .def_readonly("kernel", &tilec::TuneReport::kernel)
       .def_readonly("gpu", &tilec::TuneReport::gpu)
+      .def_readonly("target", &tilec::TuneReport::target)
       .def_readonly("key", &tilec::TuneReport::key)
       .def_readonly("signature", &tilec::TuneReport::signature)
       .def_readonly("best", &tilec::TuneReport::best)

@@ -10,10 +10,11 @@
 
 The first launch for each value of the key tunes: the configs are compiled
 in parallel threads by tilec's C++ runtime and timed on the GPU (CUDA
-events, median of repeats, L2 flushed before each). Every result is kept in
-the autotuning database next to the disk cache, per config, keyed by the
-kernel's source digest, the argument types, the key values and the GPU: a
-new process picks the stored best without timing anything, and editing one
+events, median of repeats, L2 flushed before each), each compiled for the
+GPU's own target as a launch is. Every result is kept in the autotuning
+database next to the disk cache, per config, keyed by the kernel's source
+digest, the argument types, the key values, the GPU and the target: a new
+process picks the stored best without timing anything, and editing one
 config re-times only that one. Configs that fail to compile or launch are
 reported and skipped. Tuning never runs while the stream is being captured
 into a CUDA graph (an error then; launch once before capturing).
@@ -71,6 +72,8 @@ class Report:
         self.best = configs[native.best] if native.best >= 0 else None
         self.reused = native.reused
         self.gpu = native.gpu
+        #: The target every config was compiled for: the GPU's ("sm_90a").
+        self.target = native.target
         self.key = native.key
 
     def table(self):

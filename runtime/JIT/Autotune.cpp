@@ -3,12 +3,14 @@
 // Built over the public API (compile, launch) plus the runtime's timing:
 // configs compile in parallel threads, then each is timed on the GPU with
 // CUDA events around single launches, the L2 cache flushed before each, and
-// the median kept. Results live in the autotuning database, one small file
-// per (kernel source, signature, key, GPU, config), so that a later process
+// the median kept. Every config is compiled for the GPU's own target, as a
+// launch there is. Results live in the autotuning database, one small file
+// per (kernel source, signature, key, GPU, target, config), so that a later process
 // reuses them without timing and editing one config re-times only that one.
 #include "tilec/tilec.h"
 
 #include "runtime/Device.h"
+#include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/DiskCache.h"
 
 #include <algorithm>
@@ -50,12 +52,14 @@ std::string number(double v, int precision = 4) {
   return buf;
 }
 
-/// The database file of one result.
+/// The database file of one result. The target is part of it: a result
+/// timed with code for another target (or that failed to launch because of
+/// it) says nothing about this one.
 std::string resultName(const std::string &source, const std::string &signature,
                        const std::string &key, const std::string &gpu,
-                       const Config &config) {
+                       const std::string &target, const Config &config) {
   return jit::digest(source + "\n" + signature + "\n" + key + "\n" + gpu + "\n" +
-                     config.str()) +
+                     target + "\n" + config.str()) +
          ".txt";
 }
 
@@ -168,9 +172,17 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   report.key = options.key;
   for (size_t i = 0; i < args.size(); ++i)
     report.signature += (i ? "," : "") + args[i].signature();
+  // The GPU, and the target its launches compile for, before any compile.
   try {
-    report.gpu = runtime::Device::current().name();
-  } catch (const std::exception &e) {
+    const runtime::Device &device = runtime::Device::current();
+    report.gpu = device.name();
+    std::string error;
+    std::optional<TargetInfo> target =
+        jit::targetForDevice(unsigned(device.computeCapability()), device.name(), error);
+    if (!target)
+      throw Error("cannot autotune kernel '" + name() + "': " + error);
+    report.target = target->chip;
+  } catch (const runtime::CudaError &e) {
     throw Error(e.what());
   }
   std::string source = sourceDigest();
@@ -184,7 +196,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
     std::optional<std::string> stored;
     if (!options.force)
       stored = db.readText("tune", resultName(source, report.signature, options.key,
-                                              report.gpu, configs[i]));
+                                              report.gpu, report.target, configs[i]));
     if (stored && deserialize(*stored, r)) {
       r.fromDatabase = true;
       addRates(r, options);
@@ -211,7 +223,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           TuneResult &r = report.results[toTime[k]];
           try {
             CompiledKernel c = compile(report.signature, r.config.constexprs,
-                                       r.config.numWarps);
+                                       r.config.numWarps, report.target);
             r.sharedBytes = int(c.sharedBytes());
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
@@ -236,7 +248,9 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
         auto run = [&] { launch(grids[i], args, r.config.constexprs, lo); };
         run();
         runtime::synchronize(); // a failing launch shows here
-        CompiledKernel c = compile(report.signature, r.config.constexprs, r.config.numWarps);
+        // The compile the launch above loaded (same target): its registers.
+        CompiledKernel c =
+            compile(report.signature, r.config.constexprs, r.config.numWarps, report.target);
         r.registers = c.numRegisters();
         r.spillBytes = c.spillBytes();
         float estimate;
@@ -281,7 +295,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
     }
     addRates(r, options);
     db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
-                                    r.config),
+                                    report.target, r.config),
                  serialize(r));
     if (options.progress) {
       std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +
@@ -302,7 +316,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
 std::string TuneReport::table() const {
   std::ostringstream os;
   os << "autotune " << kernel << " [" << signature << "] on " << gpu
-     << (key.empty() ? "" : " for " + key) << "\n";
+     << (target.empty() ? "" : " (" + target + ")") << (key.empty() ? "" : " for " + key)
+     << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-3s %-48s %10s %10s %10s %9s %9s %5s %7s %6s  %s\n", "#",
                 "config", "median us", "min us", "max us", "GB/s", "TFLOP/s", "regs",
@@ -349,7 +364,7 @@ std::string TuneReport::csv() const {
 std::string TuneReport::json() const {
   std::ostringstream os;
   os << "{\n  \"kernel\": \"" << jsonEscape(kernel) << "\",\n  \"gpu\": \"" << jsonEscape(gpu)
-     << "\",\n  \"key\": \"" << jsonEscape(key) << "\",\n  \"signature\": \""
+     << "\",\n  \"target\": \"" << jsonEscape(target) << "\",\n  \"key\": \"" << jsonEscape(key) << "\",\n  \"signature\": \""
      << jsonEscape(signature) << "\",\n  \"best\": " << best << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const TuneResult &r = results[i];

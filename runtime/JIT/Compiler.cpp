@@ -126,6 +126,23 @@ CompileResult compile(const dsl::JitFunction &kernel,
   return result;
 }
 
+std::optional<TargetInfo> targetForDevice(unsigned cc, const std::string &deviceName,
+                                          std::string &error) {
+  TargetInfo target = TargetInfo::forComputeCapability(cc);
+  if (targetRunsOn(target, cc))
+    return target;
+  error = "the GPU " + deviceName + " has compute capability " +
+          std::to_string(cc / 10) + "." + std::to_string(cc % 10) +
+          "; tilec compiles for compute capability 8.0 and newer (" +
+          TargetInfo::knownChips() + ")";
+  return std::nullopt;
+}
+
+bool targetRunsOn(const TargetInfo &target, unsigned cc) {
+  return target.archSpecific ? target.computeCapability == cc
+                             : target.computeCapability <= cc;
+}
+
 dsl::Value parseConstexprValue(const std::string &text) {
   if (text == "True")
     return dsl::Value::ofBool(true);

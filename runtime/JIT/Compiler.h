@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compiler/Pipeline.h"
+#include "compiler/Target/TargetInfo.h"
 #include "dsl/IRGen.h"
 #include "dsl/Signature.h"
 #include "dsl/Values.h"
@@ -11,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,19 @@ CompileResult compile(const dsl::JitFunction &kernel,
                       const std::string &signature,
                       const std::map<std::string, dsl::Value> &constexprs,
                       const CompileOptions &options);
+
+/// The target a launch compiles for on a GPU of compute capability `cc`
+/// (major * 10 + minor) named `deviceName`: TargetInfo::forComputeCapability,
+/// the device's own architecture. nullopt, with `error` saying why, for a
+/// GPU older than every target tilec knows (below compute capability 8.0),
+/// which could not run any PTX tilec writes.
+std::optional<TargetInfo> targetForDevice(unsigned cc, const std::string &deviceName,
+                                          std::string &error);
+
+/// True when PTX written for `target` runs on a GPU of compute capability
+/// `cc`: the GPU is at least the target's architecture, and exactly it for
+/// an arch-specific target (sm_90a code runs on compute capability 9.0 only).
+bool targetRunsOn(const TargetInfo &target, unsigned cc);
 
 /// Parse `-D NAME=VALUE` text: ints (decimal or 0x), floats, True/False,
 /// dtypes (fp16, tl.float16), anything else a string.

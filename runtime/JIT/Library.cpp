@@ -190,11 +190,36 @@ struct CacheEntry {
   std::shared_ptr<jit::CompiledKernel> compiled;
   std::unique_ptr<runtime::Module> module;
   unsigned sharedBytes = 0;
+  /// The GPU target the PTX is for ("sm_90a").
+  std::string target;
   std::string diskKey;
   bool fromDisk = false;
   /// Machine code from the disk cache, and the GPU it is for ("sm_90").
   std::string cubin, cubinArch;
 };
+
+/// The target to compile for on `device`: its own architecture
+/// (TargetInfo::forComputeCapability). Throws Error for a GPU older than
+/// every target tilec knows.
+std::string targetOf(const runtime::Device &device) {
+  std::string error;
+  std::optional<TargetInfo> target =
+      jit::targetForDevice(unsigned(device.computeCapability()), device.name(), error);
+  if (!target)
+    throw Error(error);
+  return target->chip;
+}
+
+/// The target of the GPU current on this thread (device 0 when none is).
+std::string currentDeviceTarget() {
+  runtime::Device *device;
+  try {
+    device = &runtime::Device::current();
+  } catch (const runtime::CudaError &e) {
+    throw Error(e.what());
+  }
+  return targetOf(*device);
+}
 
 /// What identifies this build of tilec in cache keys: the version, and the
 /// size and modification time of the library holding this code, so that a
@@ -297,7 +322,10 @@ bool putConstexpr(SpecKey &key, const Constexpr *c) {
 
 /// A loaded specialisation as the fast path finds it. Lives in
 /// Kernel::Impl::launchCache (node-based: its address never changes) until
-/// the kernel is destroyed.
+/// the kernel is destroyed. Its entry was compiled for the target of the
+/// GPU that was current when the slot was made (prepare() asks the device
+/// before it compiles) and is loaded there: a kernel's launches go to the
+/// device of its first launch (python/README.md, "Not done").
 struct LaunchSlot {
   SpecKey key;
   CacheEntry *entry = nullptr;
@@ -443,10 +471,16 @@ struct Kernel::Impl {
       recompileHook()(event);
   }
 
+  /// The compiled specialisation for `target` (one of knownTargets();
+  /// anything else throws Error listing them), compiled on first use. The
+  /// in-memory key holds the target, like the disk cache's.
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
                                      const Constexprs &constexprs,
                                      unsigned numWarps,
-                                     const std::string &target = "sm_90a") const {
+                                     const std::string &target) const {
+    std::string targetError;
+    if (!TargetInfo::parse(target, targetError))
+      throw Error("cannot compile kernel '" + name + "': " + targetError);
     std::string key = signature + "|w" + std::to_string(numWarps) + "|" + target;
     std::map<std::string, dsl::Value> values;
     for (const auto &[k, v] : constexprs) {
@@ -503,6 +537,7 @@ struct Kernel::Impl {
       entry = std::make_shared<CacheEntry>();
       entry->compiled = compiled;
       entry->sharedBytes = compiled->stages.sharedBytes;
+      entry->target = target;
       entry->diskKey = diskKey;
       entry->fromDisk = true;
       entry->cubin = std::move(hit->cubin);
@@ -512,8 +547,8 @@ struct Kernel::Impl {
         lastCompileParts = parts;
       }
       if (logs("cache"))
-        std::fprintf(stderr, "tilec: cache hit for '%s' [%s] %s\n", name.c_str(),
-                     signature.c_str(), diskKey.c_str());
+        std::fprintf(stderr, "tilec: cache hit for '%s' [%s] %s %s\n", name.c_str(),
+                     signature.c_str(), target.c_str(), diskKey.c_str());
       return entry;
     }
     if (!problem.empty())
@@ -531,6 +566,7 @@ struct Kernel::Impl {
     entry = std::make_shared<CacheEntry>();
     entry->compiled = result.kernel;
     entry->sharedBytes = result.kernel->stages.sharedBytes;
+    entry->target = target;
     entry->diskKey = diskKey;
     jit::CachedKernel stored;
     stored.name = name;
@@ -538,14 +574,14 @@ struct Kernel::Impl {
     stored.stages = entry->compiled->stages;
     disk.store(diskKey, stored);
     if (logs("cache"))
-      std::fprintf(stderr, "tilec: compiled '%s' [%s] into %s\n", name.c_str(),
-                   signature.c_str(), diskKey.c_str());
+      std::fprintf(stderr, "tilec: compiled '%s' [%s] for %s into %s\n", name.c_str(),
+                   signature.c_str(), target.c_str(), diskKey.c_str());
     return entry;
   }
 
-  /// The slow path of a launch: compile (or find the compiled kernel),
-  /// load it on the GPU, remember it under `key` (when it fits) and make it
-  /// the last one launched.
+  /// The slow path of a launch: compile for the current GPU's target (or
+  /// find that compile), load it on the GPU, remember it under `key` (when
+  /// it fits) and make it the last one launched.
   CacheEntry *prepare(const SpecKey *key, const Arg *args, size_t numArgs,
                       const Constexprs &constexprs, unsigned numWarps) const {
     if (key) {
@@ -559,16 +595,29 @@ struct Kernel::Impl {
     std::string why;
     if (!runtime::driverAvailable(&why))
       throw Error("cannot launch kernel '" + name + "': " + why);
+    // The device first: its architecture is the target to compile for.
+    runtime::Device *current;
+    try {
+      current = &runtime::Device::current();
+    } catch (const runtime::CudaError &e) {
+      throw Error("cannot launch kernel '" + name + "': " + e.what());
+    }
+    runtime::Device &device = *current;
+    std::string target;
+    try {
+      target = targetOf(device);
+    } catch (const Error &e) {
+      throw Error("cannot launch kernel '" + name + "': " + e.what());
+    }
     std::string signature;
     for (size_t i = 0; i < numArgs; ++i)
       signature += (i ? "," : "") + args[i].signature();
-    std::shared_ptr<CacheEntry> entry = lookup(signature, constexprs, numWarps);
+    std::shared_ptr<CacheEntry> entry = lookup(signature, constexprs, numWarps, target);
     std::lock_guard<std::mutex> lock(mutex);
     try {
       if (!entry->module) {
         // Machine code from the disk cache when it is for this GPU; else
         // link the PTX to a cubin, and keep it in the cache entry.
-        runtime::Device &device = runtime::Device::current();
         std::string arch = "sm_" + std::to_string(device.computeCapability());
         std::unique_ptr<runtime::Module> module;
         if (!entry->cubin.empty() && entry->cubinArch == arch) {
@@ -779,8 +828,18 @@ int CompiledKernel::spillBytes() const {
   return e.module ? e.module->localBytesPerThread() : -1;
 }
 const std::string &CompiledKernel::cacheKey() const { return entryOf(impl_).diskKey; }
+const std::string &CompiledKernel::target() const { return entryOf(impl_).target; }
 std::vector<char> CompiledKernel::cubin() const {
   try {
+    const runtime::Device &device = runtime::Device::current();
+    std::string error;
+    std::optional<TargetInfo> target = TargetInfo::parse(this->target(), error);
+    if (target && !jit::targetRunsOn(*target, unsigned(device.computeCapability())))
+      throw Error("cannot make a cubin of kernel '" + entryOf(impl_).compiled->name +
+                  "' compiled for " + target->chip + " on the GPU " + device.name() +
+                  " (compute capability " + std::to_string(device.computeCapability() / 10) +
+                  "." + std::to_string(device.computeCapability() % 10) +
+                  "): compile it for " + targetOf(device) + ", or omit the target");
     return runtime::Module::linkPTXToCubin(ptx());
   } catch (const runtime::CudaError &e) {
     throw Error(e.what());
@@ -791,13 +850,34 @@ CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
                                const std::string &target) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, numWarps, target);
+  k.impl_ = impl_->lookup(signature, constexprs, numWarps,
+                          target.empty() ? defaultTarget() : target);
   return k;
 }
 
 std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx); }
 
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
+
+std::string knownTargets() { return TargetInfo::knownChips(); }
+
+std::string defaultTarget() {
+  if (!runtime::driverAvailable())
+    return "sm_90a";
+  return currentDeviceTarget();
+}
+
+bool targetRunsOnCurrentGPU(const std::string &target) {
+  std::string error;
+  std::optional<TargetInfo> t = TargetInfo::parse(target, error);
+  if (!t || !runtime::driverAvailable())
+    return false;
+  try {
+    return jit::targetRunsOn(*t, unsigned(runtime::Device::current().computeCapability()));
+  } catch (const std::exception &) {
+    return false;
+  }
+}
 
 const std::string &Kernel::name() const { return impl_->name; }
 
@@ -828,11 +908,12 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args,
     found += values[i] != nullptr;
   }
   if (found != constexprs.size()) {
-    // A name that is no constexpr parameter: let the compiler say so.
+    // A name that is no constexpr parameter: let the compiler say so (its
+    // front end does, before any target matters).
     std::string signature;
     for (size_t i = 0; i < args.size(); ++i)
       signature += (i ? "," : "") + args[i].signature();
-    impl.lookup(signature, constexprs, options.numWarps);
+    impl.lookup(signature, constexprs, options.numWarps, "sm_90a");
     throw Error("kernel '" + impl.name + "' has no such constexpr parameter");
   }
   impl.launch(grid, args.data(), args.size(), values, n, options);

@@ -9,7 +9,7 @@ and prints, as JSON, what each compile returned (from_cache, cache_key, the
 PTX) and what the recompile hook received.
 
 Tested: a miss then a hit with the same key and PTX; what changes the key
-(a callee's body, a used global's value, a constexpr) with the recompile log
+(a callee's body, a used global's value, a constexpr, the target) with the recompile log
 and hook naming the change and its line, and what does not (an unrelated
 function); damaged entries (truncated, a flipped payload byte, extra bytes,
 a bad header, an empty file) being reported and recompiled, then hit again;
@@ -72,10 +72,10 @@ results = []
 for job in json.loads(sys.argv[1]):
     fn = getattr(kmod, job.get("kernel", "kern"))
     c = fn.compile(job.get("sig", {sig!r}), num_warps=job.get("num_warps", 4),
-                   **job.get("constexprs", {{}}))
+                   target=job.get("target"), **job.get("constexprs", {{}}))
     results.append({{"from_cache": c.from_cache, "key": c.cache_key,
                     "ptx": c.asm["ptx"], "num_warps": c.num_warps,
-                    "shared": c.shared, "name": c.name}})
+                    "shared": c.shared, "name": c.name, "target": c.target}})
 print("RESULT " + json.dumps({{"results": results, "events": events}}), flush=True)
 # Removed before exit: test_recompile_hook_left_set_at_exit checks a hook
 # left in place on its own.
@@ -123,7 +123,7 @@ def parse(stdout, stderr):
 
 
 def run_jobs(tmp_path, jobs, cache_dir=None, **env):
-    """Compile `jobs` ([{kernel, sig, constexprs, num_warps}]) in a new
+    """Compile `jobs` ([{kernel, sig, constexprs, num_warps, target}]) in a new
     process; returns (results, hook events, stderr)."""
     cache_dir = cache_dir or tmp_path / "cache"
     r = subprocess.run([sys.executable, str(driver(tmp_path)), json.dumps(jobs)],
@@ -165,7 +165,8 @@ def test_miss_then_hit(tmp_path):
     assert first["from_cache"] is False
     key = first["key"]
     assert re.fullmatch(r"[0-9a-f]{32}", key), key
-    assert f"tilec: compiled 'kern' [{SIG}] into {key}" in stderr, stderr
+    target = first["target"]  # sm_90a without a GPU, else the GPU's
+    assert f"tilec: compiled 'kern' [{SIG}] for {target} into {key}" in stderr, stderr
     assert entry_path(cache_dir, key).is_file()
     assert events == []  # never compiled before: no recompile
 
@@ -174,7 +175,7 @@ def test_miss_then_hit(tmp_path):
     assert second["key"] == key
     assert second["ptx"] == first["ptx"]
     assert ".entry kern" in second["ptx"]
-    assert f"tilec: cache hit for 'kern' [{SIG}] {key}" in stderr, stderr
+    assert f"tilec: cache hit for 'kern' [{SIG}] {target} {key}" in stderr, stderr
     assert events == []
 
 
@@ -278,6 +279,34 @@ def test_signature_change_is_a_reason(tmp_path):
     assert len(events) == 1 and len(events[0][2]) == 1, events
     assert events[0][2][0].startswith("signature changed: "), events
     assert SIG in events[0][2][0] and "*fp32,*fp32:16,i32" in events[0][2][0], events
+
+
+def test_target_changes_the_key(tmp_path):
+    """Two targets are two specialisations: two keys, two entries, each
+    with its own PTX; the recompile log names the target; the process's
+    in-memory cache keeps both (going back to the first compiles nothing);
+    a new process finds each under its own key."""
+    write_module(tmp_path)
+    cache_dir = tmp_path / "cache"
+    jobs = [{"constexprs": {"BLOCK": 1024}, "target": "sm_80"},
+            {"constexprs": {"BLOCK": 1024}, "target": "sm_90a"}]
+    results, events, stderr = run_jobs(tmp_path, jobs + jobs[:1], TILEC_LOG="recompile")
+    sm80, sm90a, sm80_again = results
+    assert [r["target"] for r in results] == ["sm_80", "sm_90a", "sm_80"]
+    assert [r["from_cache"] for r in results] == [False, False, False]
+    assert sm80["key"] != sm90a["key"]
+    assert sm80_again["key"] == sm80["key"] and sm80_again["ptx"] == sm80["ptx"]
+    assert ".target sm_80\n" in sm80["ptx"] and ".target sm_90a\n" in sm90a["ptx"]
+    assert sorted(p.stem for p in entries(cache_dir)) == sorted([sm80["key"], sm90a["key"]])
+    assert "target changed: sm_80 -> sm_90a" in stderr, stderr
+    assert [e[2] for e in events] == [["target changed: sm_80 -> sm_90a"]], events
+
+    again, events, _ = run_jobs(tmp_path, list(reversed(jobs)))
+    assert [r["from_cache"] for r in again] == [True, True]
+    assert [r["key"] for r in again] == [sm90a["key"], sm80["key"]]
+    assert [r["ptx"] for r in again] == [sm90a["ptx"], sm80["ptx"]]
+    assert [r["target"] for r in again] == ["sm_90a", "sm_80"]
+    assert events == []
 
 
 def test_recompile_reason_from_an_earlier_process(tmp_path):

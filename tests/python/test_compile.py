@@ -113,6 +113,74 @@ def test_warmup_from_signature_entries_and_args():
     assert vector_add.add.warmup("*fp32", "*fp32", "*fp32", 1, BLOCK=256).signature.endswith("i32:1")
 
 
+SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16"
+KNOWN = ["sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a",
+         "sm_120", "sm_120a"]
+
+
+def test_known_and_default_targets():
+    assert tilec.known_targets() == KNOWN
+    if tilec.cuda_available()[0]:
+        assert tilec.default_target() in KNOWN  # the GPU's own
+    else:
+        assert tilec.default_target() == "sm_90a"
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_89", "sm_90a", "sm_120a"])
+def test_explicit_target_is_honoured(target):
+    """Whatever GPU the machine has, or none."""
+    k = vector_add.add.compile(SIG, target=target, BLOCK=1024)
+    ptx = k.asm["ptx"]
+    assert re.search(rf"^\.target {target}$", ptx, re.M), ptx[:400]
+    version = "8.7" if target.startswith("sm_120") else "8.6"
+    assert re.search(rf"^\.version {version}$", ptx, re.M), ptx[:400]
+    assert k.target == target and k.metadata["target"] == target
+    assert re.search(rf"^target:\s+{target}$", k.summary(), re.M), k.summary()
+    assert vector_add.add.asm["ptx"] == ptx  # the most recent compile
+
+
+def test_two_targets_are_two_compiles():
+    """One process keeps both: same signature and constexprs, one entry per
+    target (the in-memory cache keys on it too)."""
+    a = vector_add.add.compile(SIG, target="sm_80", BLOCK=512)
+    b = vector_add.add.compile(SIG, target="sm_90a", BLOCK=512)
+    again = vector_add.add.compile(SIG, target="sm_80", BLOCK=512)
+    assert ".target sm_80\n" in a.asm["ptx"] and ".target sm_90a\n" in b.asm["ptx"]
+    assert a.cache_key != b.cache_key
+    assert again.cache_key == a.cache_key and again.asm["ptx"] == a.asm["ptx"]
+
+
+def test_default_target():
+    """No target: the GPU's own when there is one (what a launch compiles),
+    else sm_90a."""
+    k = vector_add.add.compile(SIG, BLOCK=1024)
+    assert k.target == tilec.default_target()
+    assert f".target {k.target}\n" in k.asm["ptx"]
+    w = vector_add.add.warmup("*fp32:16", "*fp32:16", "*fp32:16", 4096, BLOCK=1024)
+    assert w.target == tilec.default_target() and w.cache_key == k.cache_key
+    w = vector_add.add.warmup("*fp32:16", "*fp32:16", "*fp32:16", 4096, BLOCK=1024,
+                              target="sm_86")
+    assert w.target == "sm_86" and ".target sm_86\n" in w.asm["ptx"]
+
+
+@pytest.mark.parametrize("target", ["sm_99", "sm_70", "compute_90", "SM_90A", "gfx942"])
+def test_unknown_target_is_a_clear_error(target):
+    with pytest.raises(tilec.Error) as e:
+        vector_add.add.compile(SIG, target=target, BLOCK=1024)
+    message = str(e.value)
+    assert f"unknown GPU target '{target}'" in message, message
+    assert "'add'" in message, message
+    for known in KNOWN:
+        assert known in message, message
+    with pytest.raises(tilec.Error, match=f"unknown GPU target '{target}'"):
+        vector_add.add.warmup("*fp32", "*fp32", "*fp32", 16, BLOCK=16, target=target)
+
+
+def test_empty_target_is_refused():
+    with pytest.raises(ValueError, match="target"):
+        vector_add.add.compile(SIG, target="", BLOCK=1024)
+
+
 class FakeCudaArray:
     """Something with __cuda_array_interface__ (CuPy, Numba) without a GPU."""
 

@@ -1,6 +1,8 @@
 """Launching kernels from Python on a GPU, with torch tensors and
 __cuda_array_interface__ objects. Every test here is marked gpu and skips
 itself (with the reason) where no CUDA driver or CUDA torch is present."""
+import re
+
 import pytest
 
 import tilec
@@ -131,6 +133,53 @@ def test_asm_after_launch_has_cubin(torch_cuda):
     assert set(asm) >= {"tile", "tilegpu", "llir", "ptx", "cubin"}
     assert isinstance(asm["cubin"], bytes) and len(asm["cubin"]) > 0
     assert x[0].item() == 2.0
+
+
+def _device_target(torch):
+    """sm_XY of the GPU, by torch's account: the target tilec must launch
+    (the arch-specific "a" variant where the architecture has one)."""
+    major, minor = torch.cuda.get_device_capability()
+    return f"sm_{major}{minor}" + ("a" if (major, minor) in ((9, 0), (10, 0), (12, 0)) else "")
+
+
+def test_launch_compiles_for_the_device(torch_cuda):
+    torch = torch_cuda
+    expected = _device_target(torch)
+    if expected not in tilec.known_targets():
+        pytest.skip(f"tilec has no target of its own for {expected}")
+    assert tilec.default_target() == expected
+    n = 300
+    x = torch.arange(n, device="cuda", dtype=torch.float32)
+    out = torch.full_like(x, float("nan"))
+    # An explicit compile for another target first: the launch must not use it.
+    other = "sm_80" if expected != "sm_80" else "sm_86"
+    assert vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target=other,
+                                  BLOCK=128).target == other
+    vector_add.add[(tilec.cdiv(n, 128),)](x, x, out, n, BLOCK=128)
+    torch.cuda.synchronize()
+    assert torch.equal(out, 2 * x)
+    asm = vector_add.add.asm  # the launched variant
+    assert re.search(rf"^\.target {expected}$", asm["ptx"], re.M), asm["ptx"][:400]
+    assert isinstance(asm["cubin"], bytes) and len(asm["cubin"]) > 0
+    # compile() without a target is the launch's own compile.
+    k = vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32", BLOCK=128)
+    assert k.target == expected and k.asm["ptx"] == asm["ptx"]
+
+
+def test_target_this_gpu_cannot_run(torch_cuda):
+    """Explicit targets are honoured on any GPU; a cubin is only made for
+    one this GPU can run."""
+    torch = torch_cuda
+    expected = _device_target(torch)
+    foreign = "sm_90a" if expected != "sm_90a" else "sm_100a"
+    k = vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target=foreign, BLOCK=128)
+    assert re.search(rf"^\.target {foreign}$", k.asm["ptx"], re.M)
+    assert "cubin" not in k.asm
+    with pytest.raises(tilec.Error, match=f"compiled for {foreign}"):
+        k._compiled.cubin()
+    portable = vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80",
+                                      BLOCK=128)
+    assert len(portable.asm["cubin"]) > 0  # sm_80 PTX runs on every GPU tilec knows
 
 
 def test_stream_argument(torch_cuda):

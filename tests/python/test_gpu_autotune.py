@@ -95,9 +95,13 @@ def test_sweep_report_files(torch_cuda, tmp_path):
     assert len(report.results) == 6 and all(r["ok"] for r in report.results)
     assert all(r["gb_per_s"] > 0 and r["registers"] > 0 for r in report.results)
     assert report.best is not None
+    # Compiled and timed for this GPU's own target, as launches are.
+    assert report.target == tilec.default_target()
+    assert f"({report.target})" in report.table().splitlines()[0]
     paths = report.write(str(tmp_path / "sweep"))
     data = json.loads(open(paths[1]).read())
     assert data["best"] >= 0 and len(data["results"]) == 6
+    assert data["target"] == report.target
     assert open(paths[2]).read().startswith("<svg")
     assert open(paths[0]).read().count("\n") == 7
 

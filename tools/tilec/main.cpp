@@ -1,7 +1,7 @@
 // tilec: the command-line compiler.
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
-//         [--num-warps N] [--target sm_90a] [--emit STAGE] [-o DIR] [--time]
+//         [--num-warps N] [--target CHIP] [--emit STAGE] [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
 //
@@ -25,9 +25,14 @@
 #include <sys/stat.h>
 
 namespace {
-const char *kUsage =
+/// What `tilec compile` targets without --target: compiling for inspection
+/// needs no GPU, so the default does not depend on the machine.
+const char *kDefaultTarget = "sm_90a";
+
+std::string usage() {
+  return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
-    "                     [--num-warps N] [--target sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
+    "                     [--num-warps N] [--target CHIP]\n"
     "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
@@ -39,9 +44,14 @@ const char *kUsage =
     "SIGNATURE lists the non-constexpr parameters in Triton's notation, e.g.\n"
     "'*fp32:16,*fp32:16,*fp32:16,i32:16' (':16' = 16-byte aligned pointer or\n"
     "integer divisible by 16, ':1' = integer equal to 1).\n"
+    "CHIP is the GPU target of the PTX, one of\n  ") +
+    tilec::knownTargets() + "\n"
+    "(default " + kDefaultTarget + " on every machine, with a GPU or without: compiling\n"
+    "needs none; launches and `tilec tune` compile for the GPU they run on).\n"
     "tune: SPEC is TYPE[N] (a device buffer of N random elements) or TYPE=VALUE\n"
     "(i32, i64, fp32, fp64), one per runtime parameter; a grid entry is an\n"
     "integer or N/NAME (ceil(N / the config's NAME)). Needs a GPU.\n";
+}
 
 /// -D NAME=VALUE: ints (decimal or 0x), floats, True/False, or a dtype name.
 tilec::Constexpr parseConstexpr(const std::string &text) {
@@ -59,7 +69,7 @@ tilec::Constexpr parseConstexpr(const std::string &text) {
 }
 
 int usageError(const std::string &message) {
-  std::cerr << "tilec: error: " << message << "\n\n" << kUsage;
+  std::cerr << "tilec: error: " << message << "\n\n" << usage();
   return 2;
 }
 
@@ -74,7 +84,7 @@ int compileCommand(int argc, char **argv) {
   bool haveSignature = false, time = false;
   tilec::Constexprs constexprs;
   unsigned numWarps = 4;
-  std::string target = "sm_90a";
+  std::string target = kDefaultTarget;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -101,8 +111,13 @@ int compileCommand(int argc, char **argv) {
       if (*end || n <= 0 || n > 1024)
         throw std::runtime_error("--num-warps needs a number, got '" + v + "'");
       numWarps = n;
-    } else if (arg == "--target")
+    } else if (arg == "--target") {
       target = value();
+      // Empty would mean "this machine's GPU" to Kernel::compile.
+      if (target.empty())
+        throw std::runtime_error("--target needs a GPU target, one of " +
+                                 tilec::knownTargets());
+    }
     else if (arg == "--emit")
       emit = value();
     else if (arg == "-o")
@@ -235,7 +250,7 @@ int cacheCommand(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::cerr << kUsage;
+    std::cerr << usage();
     return 2;
   }
   std::string command = argv[1];
@@ -244,7 +259,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "--help" || command == "-h") {
-    std::cout << kUsage;
+    std::cout << usage();
     return 0;
   }
   try {

@@ -151,6 +151,76 @@ TEST(Compiler, BadTargetAndWarpsAreErrors) {
   EXPECT_NE(r.errors[0].find("num_warps must be a power of two"), std::string::npos);
 }
 
+TEST(Compiler, EveryKnownTargetAssembles) {
+  // The same kernel for every chip: the PTX names it, and ptxas assembles
+  // it for that chip.
+  jit::ParsedSource parsed = jit::parseSource("t.py", kVectorAdd);
+  for (const char *chip : {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a",
+                           "sm_100", "sm_100a", "sm_120", "sm_120a"}) {
+    jit::CompileOptions options;
+    options.target = chip;
+    auto r = jit::compile(*parsed.function("add"), "*fp32:16,*fp32:16,*fp32:16,i32:16",
+                          {{"BLOCK", dsl::Value::ofInt(1024)}}, options);
+    ASSERT_TRUE(r.ok()) << chip << ": " << (r.errors.empty() ? "" : r.errors[0]);
+    EXPECT_NE(r.kernel->stages.ptx.find(std::string(".target ") + chip + "\n"),
+              std::string::npos)
+        << chip;
+    EXPECT_TRUE(ptxasAccepts(r.kernel->stages.ptx, chip)) << chip;
+  }
+}
+
+TEST(Compiler, TargetForDevice) {
+  struct Case {
+    unsigned cc;
+    const char *chip;
+  } cases[] = {{80, "sm_80"},   {86, "sm_86"},    {87, "sm_87"},
+               {89, "sm_89"},   {90, "sm_90a"},   {100, "sm_100a"},
+               {120, "sm_120a"}, {88, "sm_87"},   {130, "sm_120"}};
+  for (const Case &c : cases) {
+    std::string error;
+    std::optional<TargetInfo> t = jit::targetForDevice(c.cc, "GPU", error);
+    ASSERT_TRUE(t.has_value()) << c.cc << ": " << error;
+    EXPECT_EQ(t->chip, c.chip) << c.cc;
+  }
+  // Older than every target: a clear error, not PTX the driver rejects.
+  for (unsigned cc : {75u, 70u, 61u}) {
+    std::string error;
+    EXPECT_FALSE(jit::targetForDevice(cc, "Tesla T4", error).has_value()) << cc;
+    std::string version = std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+    EXPECT_NE(error.find("Tesla T4 has compute capability " + version), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("8.0 and newer"), std::string::npos) << error;
+  }
+}
+
+TEST(Compiler, TargetRunsOn) {
+  auto runs = [](const char *chip, unsigned cc) {
+    std::string error;
+    std::optional<TargetInfo> t = TargetInfo::parse(chip, error);
+    EXPECT_TRUE(t.has_value()) << error;
+    return t && jit::targetRunsOn(*t, cc);
+  };
+  // Portable PTX runs on its architecture and every newer one.
+  EXPECT_TRUE(runs("sm_80", 80));
+  EXPECT_TRUE(runs("sm_80", 86));
+  EXPECT_TRUE(runs("sm_80", 90));
+  EXPECT_TRUE(runs("sm_80", 120));
+  EXPECT_FALSE(runs("sm_80", 75));
+  EXPECT_FALSE(runs("sm_86", 80));
+  EXPECT_TRUE(runs("sm_90", 100));
+  // Arch-specific PTX runs on its own architecture only.
+  EXPECT_TRUE(runs("sm_90a", 90));
+  EXPECT_FALSE(runs("sm_90a", 89));
+  EXPECT_FALSE(runs("sm_90a", 100));
+  EXPECT_TRUE(runs("sm_100a", 100));
+  EXPECT_FALSE(runs("sm_100a", 120));
+  EXPECT_TRUE(runs("sm_120a", 120));
+  EXPECT_FALSE(runs("sm_120a", 121));
+  // What a launch picks always runs on the device it was picked for.
+  for (unsigned cc : {80u, 86u, 87u, 88u, 89u, 90u, 95u, 100u, 103u, 120u, 121u, 130u})
+    EXPECT_TRUE(jit::targetRunsOn(TargetInfo::forComputeCapability(cc), cc)) << cc;
+}
+
 TEST(Compiler, ErrorsAreLocatedWithCaret) {
   auto r = compileSource("import tilec.language as tl\n\ndef k(p):\n    tl.store(p, q)\n",
                          "k", "*fp32");
