@@ -81,12 +81,15 @@ struct TileToTileGPUPass
     SmallVector<tile::SliceLayoutOpInterface> ops;
     func.walk([&](tile::SliceLayoutOpInterface op) { ops.push_back(op); });
     for (tile::SliceLayoutOpInterface op : ops) {
+      SmallVector<Value> slicedTensors = op.getSlicedTensors();
+      if (slicedTensors.empty())
+        continue; // a reduction of 1-D tensors to scalars
       SmallVector<Value> full = op.getFullTensors();
       Attribute parent = cast<RankedTensorType>(full.front().getType()).getEncoding();
       auto slice =
           tilegpu::SliceEncodingAttr::get(&getContext(), op.getSliceDim(), parent);
       OpBuilder builder(op);
-      for (Value sliced : op.getSlicedTensors()) {
+      for (Value sliced : slicedTensors) {
         auto type = cast<RankedTensorType>(sliced.getType());
         if (type.getEncoding() == slice)
           continue;
