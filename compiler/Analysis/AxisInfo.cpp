@@ -392,20 +392,28 @@ public:
                                     ArrayRef<AxisInfoLattice *> argLattices,
                                     unsigned firstIndex) override {
     auto forOp = dyn_cast<scf::ForOp>(op);
-    if (!forOp || firstIndex == 0)
+    if (!forOp)
       return SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(
           op, successor, argLattices, firstIndex);
-    ProgramPoint *point = getProgramPointAfter(op);
-    const AxisInfoLattice *lb = getLatticeElementFor(point, forOp.getLowerBound());
-    const AxisInfoLattice *step = getLatticeElementFor(point, forOp.getStep());
-    if (lb->getValue().isUninitialized() || step->getValue().isUninitialized())
-      return;
-    AxisInfo iv = AxisInfo::unknown(1);
-    iv.divisibility[0] =
-        gcd(lb->getValue().divisibility[0], step->getValue().divisibility[0]);
-    propagateIfChanged(argLattices[0], argLattices[0]->join(iv));
-    setAllToEntryStates(argLattices.drop_front(
-        firstIndex + successor.getSuccessorInputs().size()));
+    ValueRange fed = successor.getSuccessorInputs();
+    for (AxisInfoLattice *lattice : argLattices) {
+      Value arg = lattice->getAnchor();
+      if (llvm::is_contained(fed, arg))
+        continue; // the control flow gives it its facts
+      if (arg != forOp.getInductionVar()) {
+        setToEntryState(lattice);
+        continue;
+      }
+      ProgramPoint *point = getProgramPointAfter(op);
+      const AxisInfoLattice *lb = getLatticeElementFor(point, forOp.getLowerBound());
+      const AxisInfoLattice *step = getLatticeElementFor(point, forOp.getStep());
+      if (lb->getValue().isUninitialized() || step->getValue().isUninitialized())
+        continue; // revisited once they are known
+      AxisInfo iv = AxisInfo::unknown(1);
+      iv.divisibility[0] =
+          gcd(lb->getValue().divisibility[0], step->getValue().divisibility[0]);
+      propagateIfChanged(lattice, lattice->join(iv));
+    }
   }
 
   /// Kernel arguments carry the specialisation's facts; any other value

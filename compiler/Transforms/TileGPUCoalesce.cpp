@@ -73,7 +73,8 @@ void relayout(IRRewriter &rewriter, Operation *op, Attribute layout) {
       results.push_back(fresh);
       continue;
     }
-    fresh.setType(withLayout(old.getType(), layout));
+    rewriter.modifyOpInPlace(
+        clone, [&] { fresh.setType(withLayout(old.getType(), layout)); });
     results.push_back(rewriter.create<tilegpu::ConvertLayoutOp>(
         op->getLoc(), old.getType(), fresh));
   }

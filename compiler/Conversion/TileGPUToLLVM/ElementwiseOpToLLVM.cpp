@@ -38,14 +38,18 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
       return rewriter.notifyMatchFailure(op, "result type not lowerable");
     unsigned n = tilegpu::getNumRegisters(resultType);
 
+    // Every tensor operand must hold as many registers as the result (one
+    // layout); checked before any IR is made.
+    for (Value original : op->getOperands())
+      if (auto type = dyn_cast<RankedTensorType>(original.getType()))
+        if (tilegpu::getNumRegisters(type) != n)
+          return rewriter.notifyMatchFailure(op, "operands differ in layout");
     SmallVector<SmallVector<Value>> perOperand;
     for (auto [original, converted] : llvm::zip(op->getOperands(), operands)) {
       if (isa<RankedTensorType>(original.getType()))
         perOperand.push_back(unpack(rewriter, loc, converted));
       else
         perOperand.push_back(SmallVector<Value>(n, converted));
-      if (perOperand.back().size() != n)
-        return rewriter.notifyMatchFailure(op, "operands differ in layout");
     }
     SmallVector<Value> results;
     for (unsigned r = 0; r < n; ++r) {

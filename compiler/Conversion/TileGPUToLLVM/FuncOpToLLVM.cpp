@@ -24,6 +24,13 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
         return rewriter.notifyMatchFailure(func, "argument type not lowerable");
       signature.addInputs(i, converted);
     }
+    // Every block argument of the body must convert too; checked before
+    // any IR is made.
+    for (Block &block : func.getBody())
+      for (BlockArgument arg : block.getArguments())
+        if (!getTypeConverter()->convertType(arg.getType()))
+          return rewriter.notifyMatchFailure(func, "block argument type not "
+                                                   "lowerable");
     auto llvmType = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(getContext()), signature.getConvertedTypes());
     auto kernel =
@@ -34,9 +41,9 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
                     rewriter.getDenseI32ArrayAttr(
                         {int32_t(context.numThreads()), 1, 1}));
     rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(), kernel.end());
-    if (failed(rewriter.convertRegionTypes(&kernel.getBody(),
-                                           *getTypeConverter(), &signature)))
-      return failure();
+    [[maybe_unused]] FailureOr<Block *> converted = rewriter.convertRegionTypes(
+        &kernel.getBody(), *getTypeConverter(), &signature);
+    assert(succeeded(converted) && "block argument types were checked above");
     rewriter.eraseOp(func);
     return success();
   }

@@ -147,8 +147,7 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
           result[r] = running;
           order.push_back(r);
         }
-        if (order.empty())
-          return rewriter.notifyMatchFailure(op, "a repetition without registers");
+        assert(!order.empty() && "every repetition of a line has registers");
         Values total = running;
         // 2. Across lanes.
         if (lanes > 1) {

@@ -142,3 +142,60 @@ TEST_F(LayoutsTest, SharedLinearRoundTripsALayout) {
   auto attr = SharedLinearEncodingAttr::get(&ctx, l);
   EXPECT_EQ(attr.toLinearLayout({16, 16}), l);
 }
+
+namespace {
+/// The element register r of (warp, lane) holds under layout `l`.
+LinearLayout::Image element(const LinearLayout &l, int r, int lane, int warp) {
+  return l.apply({{kRegister, r}, {kLane, lane}, {kWarp, warp}});
+}
+} // namespace
+
+TEST_F(LayoutsTest, RegisterPermutationMovesOnlyRegisters) {
+  auto a = BlockedEncodingAttr::get(&ctx, {2, 2}, {1, 32}, {1, 4}, {1, 0});
+  auto b = BlockedEncodingAttr::get(&ctx, {2, 2}, {1, 32}, {1, 4}, {0, 1});
+  LinearLayout src = toLinearLayout(tensor({2, 64}, a));
+  LinearLayout dst = toLinearLayout(tensor({2, 64}, b));
+  auto sources = registerPermutation(src, dst);
+  ASSERT_TRUE(sources);
+  EXPECT_EQ(*sources, (SmallVector<unsigned>{0, 2, 1, 3}));
+  for (int w = 0; w < 4; ++w)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int r = 0; r < 4; ++r)
+        EXPECT_EQ(element(dst, r, lane, w), element(src, (*sources)[r], lane, w));
+  // Different lanes: not a permutation of registers.
+  auto c = BlockedEncodingAttr::get(&ctx, {1, 1}, {4, 8}, {1, 4}, {0, 1});
+  auto d = BlockedEncodingAttr::get(&ctx, {1, 1}, {4, 8}, {1, 4}, {1, 0});
+  EXPECT_FALSE(registerPermutation(toLinearLayout(tensor({4, 8}, c)),
+                                   toLinearLayout(tensor({4, 8}, d))));
+}
+
+TEST_F(LayoutsTest, WarpShuffleFetchesEveryElementFromItsHolder) {
+  // Lanes along columns first, then along rows first; every warp holds a
+  // copy of the 4x8 tile.
+  auto a = BlockedEncodingAttr::get(&ctx, {1, 1}, {4, 8}, {1, 4}, {1, 0});
+  auto b = BlockedEncodingAttr::get(&ctx, {1, 1}, {4, 8}, {1, 4}, {0, 1});
+  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+    LinearLayout src = toLinearLayout(tensor({4, 8}, from));
+    LinearLayout dst = toLinearLayout(tensor({4, 8}, to));
+    std::optional<WarpShuffle> shuffle = warpShuffle(src, dst);
+    ASSERT_TRUE(shuffle);
+    for (int w = 0; w < 4; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < dst.getInDimSize(kRegister); ++r) {
+          int sourceLane =
+              shuffle->sourceLane.apply({{kRegister, r}, {kLane, lane}})[0];
+          EXPECT_EQ(element(dst, r, lane, w),
+                    element(src, shuffle->sourceRegister[r], sourceLane, w));
+        }
+  }
+  EXPECT_EQ(classifyConversion(tensor({4, 8}, a), tensor({4, 8}, b)),
+            ConversionKind::WarpShuffle);
+  // Rows spread over warps one way and columns the other: warps must
+  // exchange elements, through shared memory.
+  auto rows = BlockedEncodingAttr::get(&ctx, {1, 1}, {1, 32}, {4, 1}, {1, 0});
+  auto cols = BlockedEncodingAttr::get(&ctx, {1, 1}, {32, 1}, {1, 4}, {0, 1});
+  EXPECT_FALSE(warpShuffle(toLinearLayout(tensor({32, 32}, rows)),
+                           toLinearLayout(tensor({32, 32}, cols))));
+  EXPECT_EQ(classifyConversion(tensor({32, 32}, rows), tensor({32, 32}, cols)),
+            ConversionKind::SharedMemory);
+}
