@@ -1,11 +1,20 @@
-"""2-D tile kernels: a copy with strides, and out = x + y^T.
+"""2-D tile kernels: a copy with strides, a transpose, out = x + y^T, and
+a scaling that walks down the rows with loop-carried pointers.
 
-Each program handles one BLOCK_M x BLOCK_N tile. Rows and columns past the
-matrix are masked, so any shape works. `offs_m[:, None] * stride +
-offs_n[None, :]` is the 2-D address pattern every matrix kernel uses.
+Each program handles one BLOCK_M x BLOCK_N tile (scale_columns: a strip of
+BLOCK_N columns). Rows and columns past the matrix are masked, so any
+shape works. `offs_m[:, None] * stride + offs_n[None, :]` is the 2-D
+address pattern every matrix kernel uses.
 
-copy_2d moves 2 * M * N elements; transpose_add reads 2 * M * N and writes
-M * N. Shipped config: BLOCK_M=32, BLOCK_N=64, num_warps=4.
+Bytes moved: copy_2d, transpose and scale_columns read and write M * N
+elements each; transpose_add reads 2 * M * N and writes M * N. The
+transposing kernels read along one dimension and write along the other:
+the compiler loads and stores 16 bytes at a time on both sides and moves
+the tile between the two layouts through shared memory.
+
+Shipped configs: copy_2d BLOCK_M=32, BLOCK_N=64, num_warps=4; transpose
+and transpose_add BLOCK_M=BLOCK_N=64 (BLOCK=64), num_warps=4;
+scale_columns BLOCK_M=16, BLOCK_N=256, num_warps=4.
 """
 import tilec
 import tilec.language as tl
@@ -34,3 +43,33 @@ def transpose_add(x, y, out, N, stride, BLOCK: tl.constexpr):
     a = tl.load(x + rows[:, None] * stride + cols[None, :], mask=mask, other=0.0)
     b = tl.load(y + cols[None, :] * stride + rows[:, None], mask=mask, other=0.0)
     tl.store(out + rows[:, None] * stride + cols[None, :], a + b, mask=mask)
+
+
+@tilec.jit
+def transpose(x, out, M, N, stride_x, stride_out,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """out[j, i] = x[i, j] for an M x N matrix x (out is N x M)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tile = tl.load(x + rows[:, None] * stride_x + cols[None, :], mask=mask)
+    tl.store(out + cols[None, :] * stride_out + rows[:, None], tile, mask=mask)
+
+
+@tilec.jit
+def scale_columns(x, out, M, N, stride, alpha,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """out = alpha * x for an M x N matrix: each program takes BLOCK_N
+    columns and walks down the rows BLOCK_M at a time, advancing its
+    pointers each iteration (Triton's idiom)."""
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    xp = x + rows[:, None] * stride + cols[None, :]
+    op = out + rows[:, None] * stride + cols[None, :]
+    for start in range(0, M, BLOCK_M):
+        mask = ((start + rows)[:, None] < M) & (cols[None, :] < N)
+        tl.store(op, tl.load(xp, mask=mask) * alpha, mask=mask)
+        xp += BLOCK_M * stride
+        op += BLOCK_M * stride

@@ -55,6 +55,19 @@ step cli-summary "$bundle/bin/tilec" compile kernels/vector_add.py -k add \
 step cpp-runtime-tests "$bundle/bin/tilec-runtime-tests"
 step cpp-gpu-tests "$bundle/bin/tilec-gpu-tests"
 step cpp-example "$bundle/bin/tilec-example-vector-add"
+# Shared memory races and out-of-bounds accesses in the kernels whose tiles
+# change layout (through shared memory, by barriers the compiler placed)
+# and in the reductions across warps.
+if command -v compute-sanitizer > /dev/null; then
+  sanitize() { # tool
+    compute-sanitizer --tool "$1" --error-exitcode 1 "$bundle/bin/tilec-gpu-tests" \
+      --gtest_filter='*GpuLayoutKernels*:*SoftmaxMatchesFloat64/fp32_257x1000:*CumsumMatchesFloat64/fp32_257x1000'
+  }
+  export -f sanitize
+  export bundle
+  step sanitize-racecheck sanitize racecheck
+  step sanitize-memcheck sanitize memcheck
+fi
 
 if [ -f "$bundle/python/build_extension.sh" ]; then
   step py-build bash "$bundle/python/build_extension.sh" "$bundle"
@@ -74,6 +87,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/tune.py ]; then
     mkdir -p "$logs/tune"
     step tune-python python3 bench/tune.py --commit "$commit" --out "$logs/tune"
+  fi
+  if [ -f bench/transpose.py ]; then
+    step bench-transpose python3 bench/transpose.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
@@ -100,7 +116,7 @@ tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-vector-add; do
+for b in bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

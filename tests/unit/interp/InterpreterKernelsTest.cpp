@@ -137,6 +137,64 @@ TEST_P(TransposeAdd, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, TransposeAdd, ::testing::Values(1, 33, 64, 70));
 
+class Transpose : public ::testing::TestWithParam<Shape2> {};
+
+TEST_P(Transpose, MovesEveryElement) {
+  SCOPED_TRACE("TILEC_TEST_SEED=" + std::to_string(testSeed()));
+  auto [M, N] = GetParam();
+  std::mt19937_64 rng(testSeed() ^ uint64_t(M * 7919 + N));
+  int64_t strideX = N + 3, strideOut = M + 1; // padded rows
+  size_t xSize = size_t((M - 1) * strideX + N), outSize = size_t((N - 1) * strideOut + M);
+  auto vals = randomValues(rng, xSize, -1, 1);
+  std::vector<float> x(vals.begin(), vals.end()), out(outSize, kSentinel);
+  auto r = interpretKernelFile("tile_ops.py", "transpose", "*fp32,*fp32,i32,i32,i32,i32",
+                               ints({{"BLOCK_M", 64}, {"BLOCK_N", 32}}),
+                               {cdiv(M, 64), cdiv(N, 32), 1},
+                               {Arg::ofBuffer(x), Arg::ofBuffer(out), Arg::ofInt(M),
+                                Arg::ofInt(N), Arg::ofInt(strideX), Arg::ofInt(strideOut)});
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  size_t bad = 0;
+  for (int64_t j = 0; j < N; ++j)
+    for (int64_t i = 0; i < strideOut && j * strideOut + i < int64_t(outSize); ++i) {
+      float want = i < M ? x[size_t(i * strideX + j)] : kSentinel;
+      bad += out[size_t(j * strideOut + i)] != want;
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Transpose,
+                         ::testing::Values(Shape2{1, 1}, Shape2{1, 200}, Shape2{37, 100},
+                                           Shape2{64, 64}, Shape2{130, 5}));
+
+class ScaleColumns : public ::testing::TestWithParam<Shape2> {};
+
+TEST_P(ScaleColumns, WalksDownTheRows) {
+  SCOPED_TRACE("TILEC_TEST_SEED=" + std::to_string(testSeed()));
+  auto [M, N] = GetParam();
+  std::mt19937_64 rng(testSeed() ^ uint64_t(M * 131 + N));
+  int64_t stride = N + 5;
+  size_t size = size_t((M - 1) * stride + N);
+  auto vals = randomValues(rng, size, -1, 1);
+  std::vector<float> x(vals.begin(), vals.end()), out(size, kSentinel);
+  const float alpha = 1.5f;
+  auto r = interpretKernelFile("tile_ops.py", "scale_columns", "*fp32,*fp32,i32,i32,i32,fp32",
+                               ints({{"BLOCK_M", 16}, {"BLOCK_N", 64}}), {cdiv(N, 64), 1, 1},
+                               {Arg::ofBuffer(x), Arg::ofBuffer(out), Arg::ofInt(M),
+                                Arg::ofInt(N), Arg::ofInt(stride), Arg::ofFloat(alpha)});
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  size_t bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < stride && i * stride + j < int64_t(size); ++j) {
+      float want = j < N ? x[size_t(i * stride + j)] * alpha : kSentinel;
+      bad += out[size_t(i * stride + j)] != want;
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ScaleColumns,
+                         ::testing::Values(Shape2{1, 1}, Shape2{16, 64}, Shape2{37, 100},
+                                           Shape2{200, 3}));
+
 //===----------------------------------------------------------------------===//
 // softmax
 //===----------------------------------------------------------------------===//
