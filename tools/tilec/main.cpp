@@ -176,7 +176,10 @@ int compileCommand(int argc, char **argv) {
              {"tilegpu", ".tilegpu.mlir", compiled.tilegpu()},
              {"llvm", ".ll", compiled.llir()},
              {"ptx", ".ptx", compiled.ptx()},
-             {"summary", ".summary.txt", tilec::summarizePTX(compiled.ptx())}};
+             {"summary", ".summary.txt",
+              tilec::summarizePTX(compiled.ptx()) + "shared bytes:      " +
+                  std::to_string(compiled.sharedBytes()) +
+                  " per block (tilegpu-allocate-shared)\n"}};
   if (!outDir.empty())
     ::mkdir(outDir.c_str(), 0755);
   for (const Stage &stage : all) {
