@@ -7,7 +7,9 @@
 // a buffer lives from its local_alloc to the end of the last op, in the
 // alloc's block, that uses it (an op with regions uses it until its last
 // nested op, so a buffer read inside a loop lives through the whole loop);
-// a scratch lives during its op. Buffers are placed largest first, each at
+// a scratch lives during its op; a buffer handed to any other op (a yield,
+// a region argument) lives to the end of the kernel. Buffers are placed
+// largest first, each at
 // the lowest 16-byte-aligned offset that overlaps no placed buffer alive
 // at the same time. The total goes to the module's tilegpu.shared_bytes;
 // more than the target allows one block is an error naming the kernel.
@@ -66,9 +68,17 @@ public:
         Buffer buffer{op, bufferBytes(alloc.getType()), number_.lookup(op),
                       number_.lookup(op)};
         Block *block = op->getBlock();
-        for (Operation *user : alloc->getUsers())
+        for (Operation *user : alloc->getUsers()) {
+          // A buffer handed on (yielded, passed to a region) may be used
+          // anywhere after: it lives to the end of the kernel.
+          if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
+                   tilegpu::LocalDeallocOp>(user)) {
+            buffer.end = lastNumberIn(func);
+            continue;
+          }
           if (Operation *ancestor = block->findAncestorOpInBlock(*user))
             buffer.end = std::max(buffer.end, lastNumberIn(ancestor));
+        }
         buffers_.push_back(buffer);
         return;
       }
