@@ -7,9 +7,9 @@
 // a buffer lives from its local_alloc to the end of the last op, in the
 // alloc's block, that uses it (an op with regions uses it until its last
 // nested op, so a buffer read inside a loop lives through the whole loop);
-// a scratch lives during its op; a buffer handed to any other op (a yield,
-// a region argument) lives to the end of the kernel. Buffers are placed
-// largest first, each at
+// a scratch lives during its op. A buffer used by anything but local_load,
+// local_store and local_dealloc (a yield, a loop's iteration argument) is
+// an error. Buffers are placed largest first, each at
 // the lowest 16-byte-aligned offset that overlaps no placed buffer alive
 // at the same time. The total goes to the module's tilegpu.shared_bytes;
 // more than the target allows one block is an error naming the kernel.
@@ -62,29 +62,34 @@ public:
     return last;
   }
 
-  void collect(func::FuncOp func) {
-    func.walk([&](Operation *op) {
+  LogicalResult collect(func::FuncOp func) {
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
         Buffer buffer{op, bufferBytes(alloc.getType()), number_.lookup(op),
                       number_.lookup(op)};
         Block *block = op->getBlock();
         for (Operation *user : alloc->getUsers()) {
-          // A buffer handed on (yielded, passed to a region) may be used
-          // anywhere after: it lives to the end of the kernel.
+          // A buffer handed through control flow (yielded, carried by a
+          // loop) would need a lifetime, even several copies, this
+          // analysis does not model.
           if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
                    tilegpu::LocalDeallocOp>(user)) {
-            buffer.end = lastNumberIn(func);
-            continue;
+            user->emitError("a shared buffer can only be used by local_load, "
+                            "local_store and local_dealloc, not '")
+                << user->getName() << "'";
+            return WalkResult::interrupt();
           }
           if (Operation *ancestor = block->findAncestorOpInBlock(*user))
             buffer.end = std::max(buffer.end, lastNumberIn(ancestor));
         }
         buffers_.push_back(buffer);
-        return;
+        return WalkResult::advance();
       }
       if (int64_t bytes = getScratchBytes(op))
         buffers_.push_back({op, bytes, number_.lookup(op), lastNumberIn(op)});
+      return WalkResult::advance();
     });
+    return failure(walk.wasInterrupted());
   }
 
   /// Places every buffer; returns the bytes the arena needs.
@@ -148,7 +153,8 @@ struct TileGPUAllocateSharedPass
     int64_t moduleBytes = 0;
     for (auto func : module.getOps<func::FuncOp>()) {
       SharedAllocation allocation(func);
-      allocation.collect(func);
+      if (failed(allocation.collect(func)))
+        return signalPassFailure();
       int64_t bytes = allocation.place();
       if (bytes > target->maxSharedBytesPerBlock) {
         func.emitError() << "kernel '" << func.getName() << "' needs " << bytes

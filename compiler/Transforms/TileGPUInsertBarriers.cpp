@@ -10,8 +10,9 @@
 // op that writes a range read or written since, or reads a range written
 // since, gets a barrier before it, which empties both sets.
 //
-// Control flow: the two arms of an scf.if start from the state before it
-// and the state after is their union; a loop body starts from the union of
+// Control flow: the regions of an op that is not a loop (the arms of an
+// scf.if, the cases of an scf.index_switch) each start from the state
+// before it and the state after is their union with it; a loop body starts from the union of
 // the state before the loop and the state at the end of its body, found by
 // iterating to a fixpoint before any barrier is placed, so that a write at
 // the end of one iteration is ordered before a read at the start of the
@@ -94,15 +95,6 @@ public:
         state.clear();
         continue;
       }
-      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-        PendingAccesses after = walk(*ifOp.thenBlock(), state, place);
-        if (ifOp.elseBlock())
-          after.add(walk(*ifOp.elseBlock(), state, place));
-        else
-          after.add(state);
-        state = after;
-        continue;
-      }
       if (isa<LoopLikeOpInterface>(op) && op.getNumRegions() > 0) {
         // A loop may run its body any number of times, including none; its
         // regions run one after the other (scf.while: before, then after).
@@ -115,8 +107,10 @@ public:
             }
           return seen;
         };
+        // The sets only grow, and there are finitely many ranges: this
+        // reaches its fixpoint.
         PendingAccesses entry = state;
-        for (int i = 0; i < 16; ++i) {
+        for (;;) {
           PendingAccesses next = state;
           next.add(iteration(entry, /*placeHere=*/false));
           if (next == entry)
@@ -127,6 +121,16 @@ public:
         exit.add(iteration(entry, place));
         state = exit;
         continue;
+      }
+      if (op.getNumRegions() > 0) {
+        // scf.if, scf.execute_region, scf.index_switch, a reduction's
+        // combiner: each region may run (or not) from the state before the
+        // op; after it, any of them may have.
+        PendingAccesses after = state;
+        for (Region &region : op.getRegions())
+          for (Block &body : region)
+            after.add(walk(body, state, place));
+        state = after;
       }
       PendingAccesses accesses = accessesOf(op);
       if (accesses.reads.empty() && accesses.writes.empty())

@@ -26,9 +26,10 @@
 // gets its layout (the anchor's, the slice of its parent's, or the default
 // for its largest shape), and conversions between equal types fold away.
 //
-// Before that, cheap index chains feeding expand_dims are cloned per use,
+// Before that, cheap index chains used by several ops are cloned per use,
 // so the same tl.arange can be the rows of one tile and the columns of
-// another without a conversion. After it, a conversion that is left whose
+// another, and two accesses that share an index computation do not tie
+// each other's layouts, without a conversion. After it, a conversion that is left whose
 // operand is computed only from scalars by cheap pure ops (the pointers,
 // masks and `other` of an access that disagrees with its neighbours) is
 // replaced by the same computation done in the wanted layout.
@@ -93,20 +94,28 @@ Value cloneIndexChain(IRRewriter &rewriter, Value root, IRMapping &mapping,
   return rewriter.clone(*def, mapping)->getResult(0);
 }
 
-void rematerialiseForExpandDims(IRRewriter &rewriter, func::FuncOp func) {
-  SmallVector<tile::ExpandDimsOp> expands;
-  func.walk([&](tile::ExpandDimsOp op) { expands.push_back(op); });
-  for (tile::ExpandDimsOp op : expands) {
-    // Always clone: even a single-use operand may share producers (the
-    // same tl.arange for rows and columns) with another expand_dims.
-    Value src = op.getSrc();
-    if (!isRematerialisable(src.getDefiningOp()))
-      continue;
-    IRMapping mapping;
-    unsigned budget = 64; // ops per chain; longer chains are shared
-    rewriter.setInsertionPoint(op);
-    Value clone = cloneIndexChain(rewriter, src, mapping, budget);
-    rewriter.modifyOpInPlace(op, [&] { op.getSrcMutable().assign(clone); });
+/// A cheap index value that several ops use would tie all of them to one
+/// layout: give every user but the first its own copy of the chain (placed
+/// right after the original, so nothing moves into a loop). Copies that end
+/// up in the same layout are merged again by CSE after this pass.
+void rematerialiseSharedChains(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<Operation *> shared;
+  func.walk([&](Operation *op) {
+    if (isRematerialisable(op) && !op->getResult(0).hasOneUse())
+      shared.push_back(op);
+  });
+  for (Operation *def : shared) {
+    Value v = def->getResult(0);
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : v.getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      IRMapping mapping;
+      unsigned budget = 64; // ops per chain; longer chains are shared
+      rewriter.setInsertionPointAfter(def);
+      Value copy = cloneIndexChain(rewriter, v, mapping, budget);
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(copy); });
+    }
   }
 }
 
@@ -467,7 +476,7 @@ struct TileGPURemoveLayoutConversionsPass
     }
     IRRewriter rewriter(&getContext());
     for (auto func : module.getOps<func::FuncOp>()) {
-      rematerialiseForExpandDims(rewriter, func);
+      rematerialiseSharedChains(rewriter, func);
       if (failed(LayoutGroups(func, numWarps).run(rewriter)))
         return signalPassFailure();
       rematerialiseConversions(rewriter, func);

@@ -357,6 +357,12 @@ SmallVector<Value> tilec::lowering::loadFromShared(
 
 Value tilec::lowering::shuffle(OpBuilder &b, Location loc, Value v,
                                NVVM::ShflKind kind, Value lane) {
+  // Pointers travel as 64-bit integers.
+  if (isa<LLVM::LLVMPointerType>(v.getType())) {
+    Value bits = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), v);
+    return b.create<LLVM::IntToPtrOp>(loc, v.getType(),
+                                      shuffle(b, loc, bits, kind, lane));
+  }
   Type type = v.getType();
   Type i32 = b.getI32Type();
   unsigned bits = type.getIntOrFloatBitWidth();

@@ -112,7 +112,7 @@ inline bool isRepeatedRegister(const tilegpu::LinearLayout &layout, unsigned r) 
   return r & layout.getFreeVariableMask(tilegpu::kRegister);
 }
 
-/// shfl.sync of any scalar of up to 64 bits (wider ones as two words):
+/// shfl.sync of any scalar or pointer of up to 64 bits (64-bit ones as two words):
 /// `lane` is the lane mask (bfly), delta (up, down) or source lane (idx).
 mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                     mlir::NVVM::ShflKind kind, mlir::Value lane);

@@ -435,6 +435,14 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (!elementType.isIntOrFloat() && !isa<tilec::tile::PointerType>(elementType))
     return emitError() << "memdesc elements must be integers, floats or pointers";
+  if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding))
+    for (unsigned i = 0; i < linear.getNumBases(); ++i)
+      for (unsigned d = 0; d < shape.size(); ++d)
+        if (linear.getBasis(i)[d] >= shape[d])
+          return emitError() << "shared_linear offset bit " << i
+                             << " reaches coordinate " << linear.getBasis(i)[d]
+                             << " of dimension " << d << ", past its size "
+                             << shape[d];
   LinearLayout layout = shared.toLinearLayout(shape);
   int64_t elements = 1;
   for (int64_t s : shape)

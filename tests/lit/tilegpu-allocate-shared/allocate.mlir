@@ -66,3 +66,24 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_86"} {
     return
   }
 }
+
+// -----
+
+// A buffer carried through control flow would need a lifetime (and in a
+// loop, copies) the allocator does not model: an error, not aliasing.
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @yielded(%x: tensor<32x32xf32, #blocked>, %c: i1) {
+    %a = scf.if %c -> !tilegpu.memdesc<32x32xf32, #shared> {
+      %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+      // expected-error @+1 {{a shared buffer can only be used by local_load, local_store and local_dealloc, not 'scf.yield'}}
+      scf.yield %t : !tilegpu.memdesc<32x32xf32, #shared>
+    } else {
+      %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
+      scf.yield %t : !tilegpu.memdesc<32x32xf32, #shared>
+    }
+    %l = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #blocked>
+    return
+  }
+}

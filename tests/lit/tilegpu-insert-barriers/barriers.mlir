@@ -95,3 +95,41 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Regions of ops that are neither loops nor scf.if are walked too: a write
+// and a read inside scf.execute_region get a barrier between them, and a
+// write in a case of scf.index_switch waits for the read before it.
+#rows = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @regions
+  // CHECK: scf.execute_region
+  // CHECK: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK: scf.index_switch
+  // CHECK: case 1 {
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_alloc
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  func.func @regions(%x: tensor<32x32xf32, #rows>, %i: index) {
+    scf.execute_region {
+      %a = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+      %la = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #rows>
+      scf.yield
+    }
+    scf.index_switch %i
+    case 1 {
+      %b = tilegpu.local_alloc %x : (tensor<32x32xf32, #rows>) -> !tilegpu.memdesc<32x32xf32, #shared>
+      %lb = tilegpu.local_load %b : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #rows>
+      scf.yield
+    }
+    default {
+      scf.yield
+    }
+    return
+  }
+}

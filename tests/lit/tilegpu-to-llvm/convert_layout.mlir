@@ -64,3 +64,20 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Pointers move between lanes as 64-bit integers.
+#a = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @pointers
+  // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+  // CHECK-COUNT-2: nvvm.shfl.sync {{ *}}idx
+  // CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+  func.func @pointers(%x: tensor<4x8x!tile.ptr<f32>, #a>, %v: tensor<4x8xf32, #b>) {
+    %c = tilegpu.convert_layout %x : tensor<4x8x!tile.ptr<f32>, #a> -> tensor<4x8x!tile.ptr<f32>, #b>
+    tile.store %c, %v : tensor<4x8x!tile.ptr<f32>, #b>
+    return
+  }
+}

@@ -92,3 +92,11 @@ func.func @same_layout(%p: tensor<128x!tile.ptr<f32>, #blocked>,
   %q = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>, #blocked>, tensor<128xi32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
   return
 }
+
+// -----
+
+// Every coordinate of a shared_linear layout lies inside the buffer.
+// expected-error @+1 {{shared_linear offset bit 0 reaches coordinate 64 of dimension 0, past its size 32}}
+func.func @outside(%b: !tilegpu.memdesc<32x32xf32, #tilegpu.shared_linear<{rank = 2, offset = [[64, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}>, mutable>) {
+  return
+}

@@ -139,3 +139,18 @@ TEST(LinearLayoutTest, ReshapingHelpers) {
   EXPECT_EQ(l, mmaAccumulator());
   EXPECT_NE(l, t);
 }
+
+// The tested build keeps assertions on (TILEC_ASSERTIONS): the invariants
+// asserted in the compiler, like an image inside its output, really run.
+TEST(LinearLayoutDeathTest, BrokenInvariantsStopTheProcess) {
+#if defined(NDEBUG)
+#if defined(TILEC_EXPECT_ASSERTIONS)
+  FAIL() << "configured with TILEC_ASSERTIONS=ON, yet compiled with NDEBUG";
+#else
+  GTEST_SKIP() << "built without assertions (TILEC_ASSERTIONS=OFF)";
+#endif
+#else
+  EXPECT_DEATH(LinearLayout({{kRegister, {{5}}}}, {{"dim0", 4}}),
+               "an image lies outside its output dimension");
+#endif
+}

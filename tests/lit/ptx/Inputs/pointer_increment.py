@@ -36,3 +36,18 @@ def rows_increment(x_ptr, y_ptr, rows, stride, BLOCK_R: tl.constexpr,
         tl.store(yp, tl.load(xp) * 2.0)
         xp += BLOCK_R * stride
         yp += BLOCK_R * stride
+
+
+@tilec.jit
+def transpose_increment(x, out, n, B: tl.constexpr, C: tl.constexpr):
+    """n B x C tiles, one after the other, each stored transposed: the two
+    loop-carried pointers want different layouts, and share the index
+    computation of their columns."""
+    r = tl.arange(0, B)
+    c = tl.arange(0, C)
+    xp = x + r[:, None] * C + c[None, :]
+    op = out + c[None, :] * B + r[:, None]
+    for i in range(0, n):
+        tl.store(op, tl.load(xp))
+        xp += B * C
+        op += B * C
