@@ -70,8 +70,10 @@ def TileGPURemoveLayoutConversions
     RegionBranchOpInterface, SliceLayoutOpInterface), merges groups across
     each `tilegpu.convert_layout` unless they are anchored to different
     layouts, gives each group its layout and folds the conversions between
-    equal types. Cheap index chains feeding `expand_dims` are cloned per
-    use first. An op with tensors and no layout rule is an error.
+    equal types. Cheap index chains used by several ops are cloned per use
+    first; conversions left whose operand is cheap to recompute are
+    replaced by the computation in the wanted layout. An op with tensors
+    and no layout rule is an error.
   }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }
