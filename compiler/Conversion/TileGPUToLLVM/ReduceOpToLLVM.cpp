@@ -29,10 +29,7 @@ namespace {
 uint64_t keyOf(const LinearLayout &layout, unsigned r, unsigned axis) {
   LinearLayout::Image image = layout.applyOne(tilegpu::kRegister, r);
   image[axis] = 0;
-  uint64_t flat = 0;
-  for (unsigned d = 0; d < image.size(); ++d)
-    flat |= uint64_t(image[d]) << layout.outBitOffset(d);
-  return flat;
+  return layout.flattenOut(image);
 }
 
 struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
@@ -183,10 +180,7 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
         // back as zero.
         LinearLayout::Image image = sliced.applyOne(tilegpu::kRegister, r);
         image.insert(image.begin() + axis, 0);
-        uint64_t key = 0;
-        for (unsigned d = 0; d < image.size(); ++d)
-          key |= uint64_t(image[d]) << layout.outBitOffset(d);
-        auto it = partial.find(key);
+        auto it = partial.find(layout.flattenOut(image));
         assert(it != partial.end() && "every element of the slice has a partial");
         values.push_back(it->second[k]);
       }

@@ -97,10 +97,7 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
       tilegpu::LinearLayout::Image image = layout.applyOne(tilegpu::kRegister, r);
       int64_t part = image[axis];
       image[axis] = 0;
-      Key key = 0;
-      for (unsigned d = 0; d < image.size(); ++d)
-        key |= uint64_t(image[d]) << layout.outBitOffset(d);
-      Line &line = lines[key];
+      Line &line = lines[layout.flattenOut(image)];
       if (line.chunks.empty()) {
         line.chunks.resize(reps);
         line.firstRegister = r;

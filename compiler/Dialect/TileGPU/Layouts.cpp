@@ -86,22 +86,12 @@ tilec::tilegpu::registerPermutation(const LinearLayout &src,
     return std::nullopt;
   // Which register of src holds each element (the first, so that copies
   // map to the owner).
-  unsigned regIn = 0;
   llvm::DenseMap<uint64_t, unsigned> holder;
-  for (int32_t r = src.getInDimSize(kRegister) - 1; r >= 0; --r) {
-    uint64_t flat = 0;
-    for (unsigned b = 0; b < src.getInDimSizeLog2(kRegister); ++b)
-      if (r >> b & 1)
-        flat ^= src.flatImage(regIn, b);
-    holder[flat] = r;
-  }
+  for (int32_t r = src.getInDimSize(kRegister) - 1; r >= 0; --r)
+    holder[src.flattenOut(src.applyOne(kRegister, r))] = r;
   SmallVector<unsigned> sources;
   for (int32_t r = 0; r < dst.getInDimSize(kRegister); ++r) {
-    uint64_t flat = 0;
-    for (unsigned b = 0; b < dst.getInDimSizeLog2(kRegister); ++b)
-      if (r >> b & 1)
-        flat ^= dst.flatImage(regIn, b);
-    auto it = holder.find(flat);
+    auto it = holder.find(dst.flattenOut(dst.applyOne(kRegister, r)));
     if (it == holder.end())
       return std::nullopt;
     sources.push_back(it->second);

@@ -191,10 +191,7 @@ unsigned LinearLayout::inBitOffset(unsigned in) const {
 }
 
 uint64_t LinearLayout::flatImage(unsigned in, unsigned bit) const {
-  uint64_t flat = 0;
-  for (unsigned o = 0; o < outs_.size(); ++o)
-    flat |= uint64_t(ins_[in].bases[bit][o]) << outBitOffset(o);
-  return flat;
+  return flattenOut(ins_[in].bases[bit]);
 }
 
 LinearLayout::Image LinearLayout::unflattenOut(uint64_t flat) const {
@@ -202,6 +199,14 @@ LinearLayout::Image LinearLayout::unflattenOut(uint64_t flat) const {
   for (unsigned o = 0; o < outs_.size(); ++o)
     image[o] = int32_t((flat >> outBitOffset(o)) & uint64_t(outs_[o].size - 1));
   return image;
+}
+
+uint64_t LinearLayout::flattenOut(ArrayRef<int32_t> image) const {
+  assert(image.size() == outs_.size() && "one value per output dimension");
+  uint64_t flat = 0;
+  for (unsigned o = 0; o < outs_.size(); ++o)
+    flat |= uint64_t(image[o]) << outBitOffset(o);
+  return flat;
 }
 
 LinearLayout LinearLayout::operator*(const LinearLayout &rhs) const {

@@ -152,6 +152,9 @@ public:
   unsigned inBitOffset(unsigned in) const;
   /// A flat output vector split back into one value per output dimension.
   Image unflattenOut(uint64_t flat) const;
+  /// One value per output dimension packed into a flat output vector (a
+  /// key for maps of elements).
+  uint64_t flattenOut(llvm::ArrayRef<int32_t> image) const;
 
 private:
   int inIndex(llvm::StringRef name) const;
