@@ -52,11 +52,6 @@ Attribute coalescedLayout(Value ptr, const AxisInfoAnalysis &axisInfo,
                                    sizePerThread, order, numWarps);
 }
 
-RankedTensorType withLayout(Type type, Attribute layout) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), layout);
-}
-
 /// `op` rebuilt with every tensor in `layout`.
 void relayout(IRRewriter &rewriter, Operation *op, Attribute layout) {
   rewriter.setInsertionPoint(op);
@@ -64,7 +59,7 @@ void relayout(IRRewriter &rewriter, Operation *op, Attribute layout) {
   for (Value operand : op->getOperands())
     if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
       mapping.map(operand, rewriter.create<tilegpu::ConvertLayoutOp>(
-                               op->getLoc(), withLayout(type, layout), operand));
+                               op->getLoc(), type.cloneWithEncoding(layout), operand));
   Operation *clone = rewriter.clone(*op, mapping);
   SmallVector<Value> results;
   rewriter.setInsertionPointAfter(clone);
@@ -73,8 +68,9 @@ void relayout(IRRewriter &rewriter, Operation *op, Attribute layout) {
       results.push_back(fresh);
       continue;
     }
-    rewriter.modifyOpInPlace(
-        clone, [&] { fresh.setType(withLayout(old.getType(), layout)); });
+    rewriter.modifyOpInPlace(clone, [&] {
+      fresh.setType(cast<RankedTensorType>(old.getType()).cloneWithEncoding(layout));
+    });
     results.push_back(rewriter.create<tilegpu::ConvertLayoutOp>(
         op->getLoc(), old.getType(), fresh));
   }

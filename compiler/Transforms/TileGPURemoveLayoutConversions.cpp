@@ -158,11 +158,7 @@ public:
       mapping.map(operand.get(),
                   clone(rewriter, operand.get(), operandLayout(def, operand, layout)));
     Operation *copy = rewriter.clone(*def, mapping);
-    auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(), layout);
-    copy->getResult(0).setType(wanted);
-    if (auto constant = dyn_cast<arith::ConstantOp>(copy))
-      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-        constant.setValueAttr(dense.reshape(wanted));
+    tilegpu::setEncoding(copy->getResult(0), layout);
     done_[key] = copy->getResult(0);
     return copy->getResult(0);
   }
@@ -432,19 +428,11 @@ Attribute LayoutGroups::layoutOf(Value l) {
 
 void LayoutGroups::rewrite(IRRewriter &rewriter) {
   for (Value v : tensors_) {
-    RankedTensorType type = asTensor(v);
-    auto wanted = RankedTensorType::get(type.getShape(), type.getElementType(),
-                                        layoutOf(leader(v)));
-    if (wanted == type)
+    Attribute layout = layoutOf(leader(v));
+    if (asTensor(v).getEncoding() == layout)
       continue;
     Operation *owner = v.getDefiningOp();
-    auto update = [&] {
-      v.setType(wanted);
-      // Constants carry their type in their value too.
-      if (auto constant = dyn_cast_if_present<arith::ConstantOp>(owner))
-        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-          constant.setValueAttr(dense.reshape(wanted));
-    };
+    auto update = [&] { tilegpu::setEncoding(v, layout); };
     if (owner)
       rewriter.modifyOpInPlace(owner, update);
     else

@@ -27,19 +27,9 @@ using namespace tilec;
 
 namespace {
 
-RankedTensorType withLayout(RankedTensorType type, Attribute layout) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
-}
-
 struct TileToTileGPUPass
     : tilec::impl::TileToTileGPUBase<TileToTileGPUPass> {
   using TileToTileGPUBase::TileToTileGPUBase;
-
-  /// The default layout of a tensor type.
-  RankedTensorType defaultType(RankedTensorType type) {
-    return withLayout(type, tilegpu::getDefaultBlockedLayout(
-                                &getContext(), type.getShape(), numWarps));
-  }
 
   LogicalResult assignDefaults(func::FuncOp func) {
     for (BlockArgument arg : func.getArguments())
@@ -53,11 +43,8 @@ struct TileToTileGPUPass
         if (s <= 0 || !llvm::isPowerOf2_64(s))
           return emitError(v.getLoc())
                  << "tensor dimensions must be powers of two, got " << type;
-      v.setType(defaultType(type));
-      // Constants carry their type in their value too.
-      if (auto constant = v.getDefiningOp<arith::ConstantOp>())
-        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-          constant.setValueAttr(dense.reshape(cast<ShapedType>(v.getType())));
+      tilegpu::setEncoding(v, tilegpu::getDefaultBlockedLayout(
+                                  &getContext(), type.getShape(), numWarps));
       return success();
     };
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
@@ -93,7 +80,7 @@ struct TileToTileGPUPass
         auto type = cast<RankedTensorType>(sliced.getType());
         if (type.getEncoding() == slice)
           continue;
-        RankedTensorType wanted = withLayout(type, slice);
+        RankedTensorType wanted = type.cloneWithEncoding(slice);
         if (sliced.getDefiningOp() == op.getOperation()) {
           // A result: produce the slice, convert back for the users.
           sliced.setType(wanted);
@@ -135,14 +122,14 @@ struct TileToTileGPUPass
         if (!type || type.getEncoding() == layout)
           continue;
         operand.set(builder.create<tilegpu::ConvertLayoutOp>(
-            op->getLoc(), withLayout(type, layout), operand.get()));
+            op->getLoc(), type.cloneWithEncoding(layout), operand.get()));
       }
       builder.setInsertionPointAfter(op);
       for (Value result : op->getResults()) {
         auto type = dyn_cast<RankedTensorType>(result.getType());
         if (!type || type.getEncoding() == layout)
           continue;
-        result.setType(withLayout(type, layout));
+        result.setType(type.cloneWithEncoding(layout));
         auto convert =
             builder.create<tilegpu::ConvertLayoutOp>(op->getLoc(), type, result);
         result.replaceAllUsesExcept(convert, convert);

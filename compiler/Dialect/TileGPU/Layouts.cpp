@@ -1,5 +1,6 @@
 #include "compiler/Dialect/TileGPU/Layouts.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -65,6 +66,14 @@ LinearLayout tilec::tilegpu::renameOutDims(const LinearLayout &layout,
   for (auto [out, name] : llvm::zip(outs, names))
     out.name = name;
   return LinearLayout(SmallVector<LinearLayout::InDim>(layout.getInDims()), outs);
+}
+
+void tilec::tilegpu::setEncoding(Value v, Attribute layout) {
+  RankedTensorType type = cast<RankedTensorType>(v.getType()).cloneWithEncoding(layout);
+  v.setType(type);
+  if (auto constant = v.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+      constant.setValueAttr(dense.reshape(type));
 }
 
 unsigned tilec::tilegpu::getNumRegisters(Type type) {

@@ -58,6 +58,11 @@ enum class ConversionKind { Registers, WarpShuffle, SharedMemory };
 ConversionKind classifyConversion(mlir::RankedTensorType src,
                                   mlir::RankedTensorType dst);
 
+/// Gives tensor value `v` the encoding `layout` (same shape and element
+/// type); the dense value of a defining arith.constant follows, since a
+/// constant carries its type in its value too.
+void setEncoding(mlir::Value v, mlir::Attribute layout);
+
 /// Number of registers a thread holds for `type` (1 for a scalar).
 unsigned getNumRegisters(mlir::Type type);
 
