@@ -43,12 +43,6 @@ struct Buffer {
   int64_t offset = -1;
 };
 
-int64_t bufferBytes(tilegpu::MemDescType type) {
-  Type element = type.getElementType();
-  int64_t bytes = isa<tile::PointerType>(element) ? 8 : tile::getElementBytes(element);
-  return type.getNumElements() * bytes;
-}
-
 class SharedAllocation {
 public:
   explicit SharedAllocation(func::FuncOp func) {
@@ -65,7 +59,7 @@ public:
   LogicalResult collect(func::FuncOp func) {
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
-        Buffer buffer{op, bufferBytes(alloc.getType()), number_.lookup(op),
+        Buffer buffer{op, alloc.getType().getSizeInBytes(), number_.lookup(op),
                       number_.lookup(op)};
         Block *block = op->getBlock();
         for (Operation *user : alloc->getUsers()) {

@@ -156,9 +156,7 @@ private:
     if (!offset)
       return arena_;
     auto type = cast<tilegpu::MemDescType>(memdesc.getType());
-    Type element = type.getElementType();
-    int64_t bytes = isa<tile::PointerType>(element) ? 8 : tile::getElementBytes(element);
-    return {offset.getInt(), offset.getInt() + type.getNumElements() * bytes};
+    return {offset.getInt(), offset.getInt() + type.getSizeInBytes()};
   }
 
   PendingAccesses accessesOf(Operation &op) {

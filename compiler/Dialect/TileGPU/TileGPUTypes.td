@@ -30,6 +30,10 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
         n *= s;
       return n;
     }
+    /// Bytes the buffer takes in shared memory.
+    int64_t getSizeInBytes() const {
+      return getNumElements() * ::tilec::tile::getElementBytes(getElementType());
+    }
   }];
 }
 
