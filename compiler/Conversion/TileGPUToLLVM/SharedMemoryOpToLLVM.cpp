@@ -9,6 +9,18 @@ using namespace tilec;
 using namespace tilec::lowering;
 
 namespace {
+/// The registers of `packed` (a tensor of type `tensor`) written into the
+/// buffer of type `buffer` at `base`.
+void storeTensor(ConversionPatternRewriter &rewriter, Location loc,
+                 const TypeConverter &converter, RankedTensorType tensor,
+                 Value packed, tilegpu::MemDescType buffer, Value base,
+                 const LoweringContext &context) {
+  storeToShared(rewriter, loc, tilegpu::toLinearLayout(tensor),
+                tilegpu::toLinearLayout(buffer), base,
+                converter.convertType(tensor.getElementType()),
+                unpack(rewriter, loc, packed), context);
+}
+
 struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
   LocalAllocOpLowering(TileTypeConverter &converter,
                        const LoweringContext &context)
@@ -22,13 +34,10 @@ struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
           op, "has no offset: run tilegpu-allocate-shared first");
     Location loc = op.getLoc();
     Value base = sharedMemoryOf(rewriter, loc, op);
-    if (Value src = op.getSrc()) {
-      auto type = cast<RankedTensorType>(src.getType());
-      storeToShared(rewriter, loc, tilegpu::toLinearLayout(type),
-                    tilegpu::toLinearLayout(op.getType()), base,
-                    getTypeConverter()->convertType(type.getElementType()),
-                    unpack(rewriter, loc, adaptor.getSrc()), context);
-    }
+    if (Value src = op.getSrc())
+      storeTensor(rewriter, loc, *getTypeConverter(),
+                  cast<RankedTensorType>(src.getType()), adaptor.getSrc(),
+                  op.getType(), base, context);
     rewriter.replaceOp(op, base);
     return success();
   }
@@ -62,12 +71,8 @@ struct LocalStoreOpLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
   LogicalResult
   matchAndRewrite(tilegpu::LocalStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getSrc().getType();
-    storeToShared(rewriter, loc, tilegpu::toLinearLayout(type),
-                  tilegpu::toLinearLayout(op.getDst().getType()), adaptor.getDst(),
-                  getTypeConverter()->convertType(type.getElementType()),
-                  unpack(rewriter, loc, adaptor.getSrc()), context);
+    storeTensor(rewriter, op.getLoc(), *getTypeConverter(), op.getSrc().getType(),
+                adaptor.getSrc(), op.getDst().getType(), adaptor.getDst(), context);
     rewriter.eraseOp(op);
     return success();
   }
