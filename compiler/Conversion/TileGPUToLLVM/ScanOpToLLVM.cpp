@@ -109,18 +109,11 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     if (lanes > 1 || warps > 1) {
       ThreadIndex thread = threadIndex(rewriter, loc, context);
       lane = thread.lane;
-      // This lane's position along the axis among the distinct ones.
-      laneQ = rewriter.create<LLVM::AndOp>(
-          loc,
-          rewriter.create<LLVM::LShrOp>(
-              loc, lane, i32Constant(rewriter, loc, llvm::Log2_32(lanesBefore))),
-          i32Constant(rewriter, loc, lanes - 1));
-      Value warp = thread.warp;
-      warpPos = rewriter.create<LLVM::AndOp>(
-          loc,
-          rewriter.create<LLVM::LShrOp>(
-              loc, warp, i32Constant(rewriter, loc, llvm::Log2_32(warpsBefore))),
-          i32Constant(rewriter, loc, warps - 1));
+      // This lane's and warp's positions along the axis among the distinct
+      // ones.
+      laneQ = extractBits(rewriter, loc, lane, int32_t((lanes - 1) * lanesBefore));
+      warpPos = extractBits(rewriter, loc, thread.warp,
+                            int32_t((warps - 1) * warpsBefore));
     }
     auto atLeast = [&](Value pos, int64_t m) -> Value {
       return rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::uge, pos,
