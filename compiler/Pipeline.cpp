@@ -46,6 +46,7 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   layout.target = options.ptx.target.chip;
   pm.addPass(createTileToTileGPU(layout));
   pm.addPass(createTileGPUCoalesce());
+  pm.addPass(createTileGPUAccelerateMatmul());
   pm.addPass(createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -58,6 +58,8 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
     return *v;
   if (auto v = callReduction(name, call))
     return *v;
+  if (auto v = callDot(name, call))
+    return *v;
 
   if (name == "tl.program_id" || name == "tl.num_programs") {
     BuiltinArguments args(*this, call, name, {"axis"}, 0);

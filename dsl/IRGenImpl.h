@@ -91,6 +91,13 @@ public:
   std::vector<Value> reduce(const std::vector<Value> &srcs, int64_t axis,
                             bool keepDims, const CombinerBuilder &body,
                             SourceLoc at);
+  /// tl.dot (IRGenDot.cpp).
+  std::optional<Value> callDot(const std::string &name, const CallExpr &call);
+  /// `acc + a @ b` as a tile.dot, after Triton's checks; `acc` of kind
+  /// None starts from zeros.
+  Value dot(const Value &a, const Value &b, const Value &acc,
+            tile::InputPrecision precision, DType outDtype, SourceLoc at,
+            SourceLoc aLoc, SourceLoc bLoc, SourceLoc accLoc);
   /// tl.cumsum, tl.cumprod, tl.associative_scan (IRGenReduce.cpp).
   std::optional<Value> callScan(const std::string &name, const CallExpr &call);
   /// Inclusive scan of `srcs` along `axis`; results have the inputs' types.

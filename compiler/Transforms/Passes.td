@@ -61,6 +61,23 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUAccelerateMatmul : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
+  let summary = "Choose the instruction of every tile.dot and its layouts";
+  let description = [{
+    For each `tile.dot`: on a target with `mma.sync` (sm_80+), operands
+    f16, bf16, i8, or f32 with `tf32`/`tf32x3` precision, and K a multiple
+    of the instruction's K, the result and accumulator take an
+    `#tilegpu.mma` layout (warps spread over M and N in proportion to the
+    tile) and the operands `#tilegpu.dot_op` layouts of it. Otherwise
+    (`ieee` f32, or a K the instruction does not divide) the dot becomes
+    per-thread fused multiply-adds: a `#tilegpu.blocked` accumulator with
+    a block of elements per thread, and `#tilegpu.dot_op` operands of that
+    parent. Conversions join the new layouts to the old ones; later passes
+    remove those that need not stay.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
 def TileGPURemoveLayoutConversions
     : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Spread the accesses' layouts to their neighbours, removing conversions";

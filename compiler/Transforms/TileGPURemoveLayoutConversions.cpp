@@ -10,6 +10,9 @@
 //  - the values a region-branching op passes along (scf.for's initial
 //    values, iteration arguments, yields and results; scf.if's yields and
 //    results), read through RegionBranchOpInterface;
+//  - the accumulator and result of a tile::AccumulatorOpInterface op
+//    (dot), anchored to the layout tilegpu-accelerate-matmul chose; its
+//    other operands are anchored each on its own;
 //  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
 //    tensors, whose group is *derived*: its layout is the slice of the full
 //    tensors' group's layout.
@@ -283,6 +286,19 @@ LogicalResult LayoutGroups::collect() {
     }
     if (isa<RegionBranchTerminatorOpInterface>(op))
       return WalkResult::advance(); // tied through its parent above
+    if (auto accumulate = dyn_cast<tile::AccumulatorOpInterface>(op)) {
+      // The instruction fixed every layout: the accumulator shares the
+      // result's, each other operand keeps its own.
+      for (Value v : op->getOperands())
+        if (asTensor(v) && v != accumulate.getAccumulator()) {
+          tie(v);
+          anchors_.push_back({v, asTensor(v).getEncoding()});
+        }
+      Value result = op->getResult(0);
+      tie({accumulate.getAccumulator(), result});
+      anchors_.push_back({result, asTensor(result).getEncoding()});
+      return WalkResult::advance();
+    }
     if (auto slice = dyn_cast<tile::SliceLayoutOpInterface>(op)) {
       SmallVector<Value> full = slice.getFullTensors(),
                          sliced = slice.getSlicedTensors();
