@@ -131,15 +131,17 @@ def _builtin(name):
     return fn
 
 
-# Every builtin the front end knows (dsl/IRGenBuiltins.cpp), plus `range`
-# and `static_range` for loops.
+# Every builtin of `tl` the compiler implements (its table of builtins,
+# dsl/BuiltinTable.h); tests/python/test_language.py checks that this list
+# and the compiler's agree.
 _BUILTINS = [
     "program_id", "num_programs", "arange", "load", "store", "where",
     "minimum", "maximum", "zeros", "full", "cdiv", "multiple_of",
     "max_contiguous", "static_print", "static_assert", "range",
-    "static_range", "cast", "fma", "sum", "max", "min", "argmax", "argmin",
-    "reduce", "cumsum", "cumprod", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
-    "abs", "floor", "ceil", "erf", "tanh", "sigmoid",
+    "static_range", "cast", "fma", "div_rn", "fdiv", "sum", "max", "min",
+    "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan",
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs",
+    "floor", "ceil", "erf", "tanh", "sigmoid",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)
