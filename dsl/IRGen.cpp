@@ -651,6 +651,13 @@ Value Generator::genAttribute(const AttributeExpr &e) {
     }
     fail(e.loc, "module '" + base.text + "' cannot be used inside a kernel");
   }
+  if (base.kind == Value::Kind::Builtin && base.text == "tl.PropagateNan") {
+    // Triton's enumeration for tl.minimum / tl.maximum's propagate_nan.
+    if (e.attr == "NONE" || e.attr == "ALL")
+      return Value::ofEnum("PropagateNan." + e.attr);
+    fail(e.loc, "tl.PropagateNan has no member '" + e.attr +
+                    "' (it has NONE and ALL)");
+  }
   if (base.isIR()) {
     if (e.attr == "dtype")
       return Value::ofDType(base.type.element);

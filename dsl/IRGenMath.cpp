@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <cmath>
 
 namespace tilec::dsl {
 
@@ -115,21 +116,41 @@ Value unaryMath(Generator &g, MathOp op, const Value &input, SourceLoc inputLoc,
   return g.cast(Value::ofIR(out, v.type), resultType, at);
 }
 
-/// tl.minimum(x, y) and tl.maximum(x, y).
+/// tl.minimum(x, y, propagate_nan=tl.PropagateNan.NONE) and tl.maximum.
 Value minimumMaximum(Generator &g, const BuiltinArguments &args, bool isMin) {
-  return g.minMax(isMin, args["x"], args["y"], args.at(), args.function());
+  bool propagateNan = false;
+  if (args.has("propagate_nan")) {
+    const Value &p = args["propagate_nan"];
+    if (p.kind != Value::Kind::Enum ||
+        (p.text != "PropagateNan.NONE" && p.text != "PropagateNan.ALL"))
+      fail(args.loc("propagate_nan"), "propagate_nan must be "
+                                      "tl.PropagateNan.NONE or "
+                                      "tl.PropagateNan.ALL, got " +
+                                          p.describe());
+    propagateNan = p.text == "PropagateNan.ALL";
+  }
+  return g.minMax(isMin, args["x"], args["y"], propagateNan, args.at(),
+                  args.function());
+}
+
+bool isNan(const Value &v) {
+  return v.kind == Value::Kind::Float && std::isnan(v.floatValue);
 }
 } // namespace
 
 Value Generator::minMax(bool isMin, const Value &x, const Value &y,
-                        SourceLoc at, const std::string &what) {
+                        bool propagateNan, SourceLoc at, const std::string &what) {
+  bool numbers = (x.isIR() || x.isNumber()) && (y.isIR() || y.isNumber());
+  if (!numbers)
+    fail(at, what + " needs numbers or tensors, got " + x.describe() + " and " +
+                 y.describe());
   if (x.isConstexpr() && y.isConstexpr()) {
+    // As the IR would: a NaN loses to a number, unless NaNs propagate.
+    if (isNan(x) || isNan(y))
+      return isNan(x) == propagateNan ? x : y;
     Value less = compare(CompareOp::Lt, x, y, at);
     return (less.boolValue == isMin) ? x : y;
   }
-  if (!(x.isIR() || x.isNumber()) || !(y.isIR() || y.isNumber()))
-    fail(at, what + " needs numbers or tensors, got " + x.describe() + " and " +
-                 y.describe());
   Promotion p = promoteArithmetic(promotionOperand(x), promotionOperand(y));
   if (!p.type || p.type->isBool())
     fail(at, what + " needs numbers, got " + x.describe() + " and " +
@@ -139,7 +160,10 @@ Value Generator::minMax(bool isMin, const Value &x, const Value &y,
   broadcastPair(a, b, at);
   mlir::Location where = loc(at);
   mlir::Value out;
-  if (type.isFloat())
+  if (type.isFloat() && propagateNan)
+    out = isMin ? b_.create<arith::MinimumFOp>(where, a.ir, b.ir).getResult()
+                : b_.create<arith::MaximumFOp>(where, a.ir, b.ir).getResult();
+  else if (type.isFloat())
     out = isMin ? b_.create<arith::MinNumFOp>(where, a.ir, b.ir).getResult()
                 : b_.create<arith::MaxNumFOp>(where, a.ir, b.ir).getResult();
   else if (type.isSigned())

@@ -11,10 +11,13 @@ a kernel file imports and its annotations (`BLOCK: tl.constexpr`) evaluate.
   module-level constants.
 - the builtins (`tl.program_id`, `tl.load`, ...): calling one outside a
   kernel raises an error that says so.
+- `PropagateNan.NONE` / `.ALL`: `propagate_nan=` of `tl.minimum` and
+  `tl.maximum`.
 """
+import enum
 
 __all__ = [
-    "constexpr", "dtype", "pointer_type",
+    "constexpr", "dtype", "pointer_type", "PropagateNan",
     "int1", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64",
@@ -98,6 +101,18 @@ class pointer_type:
 
     def __repr__(self):
         return f"pointer<{self.element_ty!r}>"
+
+
+class PropagateNan(enum.Enum):
+    """Whether tl.minimum and tl.maximum of floats return NaN when an
+    operand is NaN (ALL) or the other operand (NONE, the default)."""
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+# A kernel that names the class through a global (`from tilec.language
+# import PropagateNan`) reaches the compiler's tl.PropagateNan.
+PropagateNan._tilec_builtin = "PropagateNan"
 
 
 int1 = dtype("i1", "int1", 1)

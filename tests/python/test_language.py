@@ -11,7 +11,7 @@ from tilec import _tilec
 
 # What language.py's __all__ holds besides the builtins: classes for
 # annotations and host-side values, and the dtypes.
-CLASSES = {"constexpr", "dtype", "pointer_type"}
+CLASSES = {"constexpr", "dtype", "pointer_type", "PropagateNan"}
 
 
 def compiler_names():
@@ -62,3 +62,10 @@ def test_python_builtins_are_pythons():
     assert {"min", "max", "abs", "range", "len"} <= set(python), python
     for name in python:
         assert hasattr(builtins, name), name
+
+
+def test_propagate_nan():
+    # Triton's enumeration, with Triton's values; the compiler knows its
+    # members as tl.PropagateNan.NONE and tl.PropagateNan.ALL.
+    assert tl.PropagateNan.NONE.value == 0 and tl.PropagateNan.ALL.value == 0xFFFF
+    assert [m.name for m in tl.PropagateNan] == ["NONE", "ALL"]
