@@ -78,12 +78,17 @@ public:
   /// in the table of builtins (BuiltinTable.cpp).
   Value callBuiltin(const std::string &name, const CallExpr &call);
   /// Elementwise minimum or maximum of numbers or tensors (tl.minimum,
-  /// tl.maximum), promoted and broadcast as arithmetic is. Of floats, the
-  /// non-NaN operand unless `propagateNan` (tl.PropagateNan.ALL). Two
-  /// compile-time numbers fold. `what` names the builtin in messages
-  /// (IRGenMath.cpp).
+  /// tl.maximum, min() and max() of runtime values), promoted and
+  /// broadcast as arithmetic is. Of floats, the non-NaN operand unless
+  /// `propagateNan` (tl.PropagateNan.ALL). Two compile-time numbers fold.
+  /// `what` names the builtin in messages (IRGenMath.cpp).
   Value minMax(bool isMin, const Value &x, const Value &y, bool propagateNan,
                SourceLoc at, const std::string &what);
+  /// |x| of a number or tensor (`x`, at `xLoc`), as IR: tl.abs, and abs()
+  /// of runtime values. Signed integers negate, unsigned ones and booleans
+  /// are unchanged, floats clear the sign (IRGenMath.cpp).
+  Value absolute(const Value &x, SourceLoc xLoc, SourceLoc at,
+                 const std::string &what);
   /// Reduce `srcs` (tensors of one shape) along `axis` with the combiner
   /// `body` builds from 2N scalar block arguments; results keep the
   /// reduced dimension as size 1 when `keepDims`.

@@ -1,7 +1,8 @@
 // Math builtins: tl.exp, tl.log, tl.sqrt, ... Computed in the operand's
 // float type, fp16 and bf16 going through fp32 (and back), integers
 // through fp32. They lower to libdevice calls or PTX instructions. Also
-// the elementwise tl.minimum and tl.maximum.
+// the elementwise tl.minimum and tl.maximum; Python's min, max and abs of
+// runtime values (IRGenPython.cpp) are these and tl.abs.
 #include "dsl/BuiltinTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -137,6 +138,11 @@ bool isNan(const Value &v) {
   return v.kind == Value::Kind::Float && std::isnan(v.floatValue);
 }
 } // namespace
+
+Value Generator::absolute(const Value &x, SourceLoc xLoc, SourceLoc at,
+                          const std::string &what) {
+  return unaryMath(*this, MathOp::Abs, x, xLoc, at, what);
+}
 
 Value Generator::minMax(bool isMin, const Value &x, const Value &y,
                         bool propagateNan, SourceLoc at, const std::string &what) {

@@ -1,6 +1,7 @@
-// The Python builtins a kernel may call: min, max, abs, len, int, float
-// and bool of compile-time values, and range and print, which only name
-// what to use.
+// The Python builtins a kernel may call: min, max and abs (of compile-time
+// values as in Python, of runtime values elementwise as tl.minimum,
+// tl.maximum and tl.abs, as Triton has them), len, int, float and bool of
+// compile-time values, and range and print, which only name what to use.
 #include "dsl/BuiltinTable.h"
 
 #include <cctype>
@@ -10,24 +11,69 @@
 namespace tilec::dsl {
 
 namespace {
-/// min(a, b, ...) and max(a, b, ...) of compile-time values.
-Value pythonMinMax(Generator &g, const BuiltinArguments &args, bool isMin) {
+/// The values min() or max() chooses among: its arguments, or the
+/// elements of a lone tuple (Python's min(iterable)).
+std::vector<Value> minMaxCandidates(const BuiltinArguments &args) {
   const std::string &name = args.function();
-  SourceLoc at = args.at();
   const std::vector<Value> &values = args.variadic();
-  if (values.size() < 2)
-    fail(at, name + "() takes two or more positional arguments here");
+  if (values.empty())
+    fail(args.at(), name + "() expected at least 1 argument, got 0");
+  if (values.size() > 1)
+    return values;
+  const Value &only = values[0];
+  SourceLoc l = args.variadicLoc(0);
+  if (only.kind == Value::Kind::Tuple) {
+    if (only.elements.empty())
+      fail(l, name + "() arg is an empty sequence");
+    return only.elements;
+  }
+  if (only.isIR() && only.type.isTensor())
+    fail(l, name + "() of one tensor is not a reduction: use tl." + name +
+                "(x, axis) to reduce it, or " + name +
+                "(x, y) for the elementwise " +
+                (name == "min" ? "minimum" : "maximum"));
+  fail(l, name + "() needs two or more values, or a tuple; got only " +
+              only.describe());
+}
+
+/// min(a, b, ...) and max(a, b, ...): as Python between compile-time
+/// values (the first of equal ones wins), else elementwise as tl.minimum
+/// and tl.maximum, left to right.
+Value pythonMinMax(Generator &g, const BuiltinArguments &args, bool isMin) {
+  std::vector<Value> values = minMaxCandidates(args);
+  SourceLoc at = args.at();
   Value best = values[0];
   for (size_t i = 1; i < values.size(); ++i) {
     const Value &v = values[i];
-    if (!best.isConstexpr() || !v.isConstexpr())
-      fail(at, name + "() works on compile-time values; use tl.minimum / "
-                      "tl.maximum for runtime values");
-    Value less = g.compare(CompareOp::Lt, v, best, at);
-    if (less.boolValue == isMin)
-      best = v;
+    if (best.isConstexpr() && v.isConstexpr()) {
+      Value better = g.compare(isMin ? CompareOp::Lt : CompareOp::Gt, v, best, at);
+      if (better.boolValue)
+        best = v;
+      continue;
+    }
+    best = g.minMax(isMin, best, v, /*propagateNan=*/false, at,
+                    args.function() + "()");
   }
   return best;
+}
+
+/// abs(x): Python's of a compile-time number, tl.abs of a runtime value.
+Value pythonAbs(Generator &g, const BuiltinArguments &args) {
+  const Value &v = args["x"];
+  SourceLoc l = args.loc("x");
+  if (v.isIR()) {
+    if (v.type.element.isPointer)
+      fail(l, "bad operand for abs(): " + v.describe());
+    return g.absolute(v, l, args.at(), "abs()");
+  }
+  if (!v.isNumber())
+    fail(l, "bad operand for abs(): " + v.describe());
+  if (v.kind == Value::Kind::Float)
+    return Value::ofFloat(std::fabs(v.floatValue));
+  int64_t i = v.kind == Value::Kind::Int ? v.intValue : v.boolValue;
+  if (i == INT64_MIN)
+    fail(args.at(), "integer overflow in constant expression");
+  return Value::ofInt(i < 0 ? -i : i);
 }
 
 Value pythonLen(Generator &, const BuiltinArguments &args) {
@@ -47,7 +93,7 @@ Value pythonBool(Generator &, const BuiltinArguments &args) {
   return Value::ofBool(*truth);
 }
 
-/// The number abs(), int() or float() converts, or a located error.
+/// The number int() or float() converts, or a located error.
 double compileTimeNumber(const BuiltinArguments &args) {
   const Value &v = args["x"];
   if (!v.isNumber())
@@ -57,17 +103,6 @@ double compileTimeNumber(const BuiltinArguments &args) {
   return v.kind == Value::Kind::Float ? v.floatValue
          : v.kind == Value::Kind::Int ? double(v.intValue)
                                       : double(v.boolValue);
-}
-
-Value pythonAbs(Generator &, const BuiltinArguments &args) {
-  double d = compileTimeNumber(args);
-  const Value &v = args["x"];
-  if (v.kind == Value::Kind::Float)
-    return Value::ofFloat(std::fabs(d));
-  int64_t i = v.kind == Value::Kind::Int ? v.intValue : v.boolValue;
-  if (i == INT64_MIN)
-    fail(args.at(), "integer overflow in constant expression");
-  return Value::ofInt(i < 0 ? -i : i);
 }
 
 Value pythonInt(Generator &, const BuiltinArguments &args) {
@@ -106,6 +141,8 @@ Value pythonPrint(Generator &, const BuiltinArguments &args) {
 } // namespace
 
 void addPythonBuiltins(BuiltinTable &t) {
+  // min(*args) and max(*args); Python's keyword-only key= and default= are
+  // not accepted.
   t.add("min", {{}, 0, /*variadic=*/true},
         [](Generator &g, const BuiltinArguments &a) { return pythonMinMax(g, a, true); });
   t.add("max", {{}, 0, /*variadic=*/true},
