@@ -16,6 +16,9 @@
 // `std::optional<Value> Generator::callX(name, call)` converts by moving
 // each `BuiltinArguments args(*this, call, name, {params}, n)` into its
 // entry's signature and the rest of the branch into its generator.
+//
+// A new `tl.X` also goes into python/tilec/language.py's _BUILTINS:
+// tests/python/test_language.py compares the two lists.
 #pragma once
 
 #include "dsl/IRGenImpl.h"
