@@ -1,6 +1,6 @@
 // tl.dot and `a @ b`: the checks Triton makes on a matrix product, as
 // located errors, and the tile.dot they build.
-#include "dsl/IRGenImpl.h"
+#include "dsl/BuiltinTable.h"
 
 namespace tilec::dsl {
 
@@ -100,14 +100,8 @@ Value Generator::dot(const Value &a, const Value &b, const Value &acc,
   return Value::ofIR(op, resultType);
 }
 
-std::optional<Value> Generator::callDot(const std::string &name,
-                                        const CallExpr &call) {
-  if (name != "tl.dot")
-    return std::nullopt;
-  BuiltinArguments args(*this, call, name,
-                        {"input", "other", "acc", "input_precision",
-                         "max_num_imprecise_acc", "out_dtype"},
-                        2);
+namespace {
+Value dotBuiltin(Generator &g, const BuiltinArguments &args) {
   auto precision = tile::InputPrecision::tf32; // Triton's default
   if (args.has("input_precision")) {
     std::string text = args.text("input_precision");
@@ -125,9 +119,9 @@ std::optional<Value> Generator::callDot(const std::string &name,
   if (args.has("max_num_imprecise_acc")) {
     // Only fp8 products accumulate imprecisely, and tilec has no fp8 yet:
     // any count is met.
-    int64_t count = constInt(args["max_num_imprecise_acc"],
-                             args.loc("max_num_imprecise_acc"),
-                             "max_num_imprecise_acc");
+    int64_t count = g.constInt(args["max_num_imprecise_acc"],
+                               args.loc("max_num_imprecise_acc"),
+                               "max_num_imprecise_acc");
     if (count < 0)
       fail(args.loc("max_num_imprecise_acc"),
            "max_num_imprecise_acc must not be negative");
@@ -135,8 +129,17 @@ std::optional<Value> Generator::callDot(const std::string &name,
   DType out{ScalarKind::Float32, false};
   if (args.has("out_dtype"))
     out = dtypeArg(args["out_dtype"], args.loc("out_dtype"), "out_dtype");
-  return dot(args["input"], args["other"], args["acc"], precision, out, call.loc,
-             args.loc("input"), args.loc("other"), args.loc("acc"));
+  return g.dot(args["input"], args["other"], args["acc"], precision, out,
+               args.at(), args.loc("input"), args.loc("other"), args.loc("acc"));
+}
+} // namespace
+
+void addDotBuiltins(BuiltinTable &t) {
+  t.add("tl.dot",
+        {{"input", "other", "acc", "input_precision", "max_num_imprecise_acc",
+          "out_dtype"},
+         2},
+        dotBuiltin);
 }
 
 } // namespace tilec::dsl
