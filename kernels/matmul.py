@@ -116,19 +116,41 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def matmul_configs():
-    """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps) tried by `matmul`."""
-    return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-            (64, 64, 32, 8, 4), (128, 256, 32, 8, 8)]
+# Per operand type: BLOCK_K holds 64 bytes of K per tile row. Until the
+# operands are read from shared memory one MMA step at a time, a thread
+# holds its whole share of both operand tiles in registers, which rules out
+# the 128 x 256 tile for 4-byte and 1-byte operands (ptxas spills).
+_CONFIGS = {
+    "float16": [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
+                (64, 64, 32, 8, 4), (128, 256, 32, 8, 8)],
+    "float32": [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 8, 4),
+                (64, 64, 16, 8, 4)],
+    "int8": [(128, 128, 64, 8, 8), (128, 64, 32, 8, 4), (64, 128, 64, 8, 4),
+             (64, 64, 64, 8, 4)],
+}
+_CONFIGS["bfloat16"] = _CONFIGS["float16"]
+
+
+def matmul_configs(dtype="float16"):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps) tried by the
+    benchmarks and tests for operands of `dtype` ("float16", "bfloat16",
+    "float32", "int8"); each assembles without spills (tested)."""
+    return list(_CONFIGS[dtype])
+
+
+def _dtype_name(t):
+    name = str(t.dtype).replace("torch.", "")
+    return {"half": "float16"}.get(name, name)
 
 
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
-           config=(128, 128, 32, 8, 8)):
-    """C = act(A @ B + bias) for 2-D torch tensors or numpy arrays."""
+           config=None):
+    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides);
+    `config` is one of matmul_configs(), by default its first."""
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
-    bm, bn, bk, gm, warps = config
+    bm, bn, bk, gm, warps = config or matmul_configs(_dtype_name(a))[0]
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
     s = lambda t, i: t.stride(i) if hasattr(t, "stride") and callable(t.stride) \
         else t.strides[i] // t.itemsize
