@@ -116,31 +116,37 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-# Per operand type: BLOCK_K holds 64 bytes of K per tile row. Until the
-# operands are read from shared memory one MMA step at a time, a thread
-# holds its whole share of both operand tiles in registers, which rules out
-# the 128 x 256 tile for 4-byte and 1-byte operands (ptxas spills).
-_CONFIGS = {
-    "float16": [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-                (64, 64, 32, 8, 4), (128, 256, 32, 8, 8)],
-    "float32": [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 8, 4),
-                (64, 64, 16, 8, 4)],
-    "int8": [(128, 128, 64, 8, 8), (128, 64, 32, 8, 4), (64, 128, 64, 8, 4),
-             (64, 64, 64, 8, 4)],
-}
-_CONFIGS["bfloat16"] = _CONFIGS["float16"]
-
-
 def matmul_configs(dtype="float16"):
     """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps) tried by the
     benchmarks and tests for operands of `dtype` ("float16", "bfloat16",
-    "float32", "int8"); each assembles without spills (tested)."""
-    return list(_CONFIGS[dtype])
+    "float32", "int8"); each assembles without spills (tested).
+
+    BLOCK_K holds 64 bytes of K per tile row. A thread holds its whole share
+    of both operand tiles in registers, which rules out the 128 x 256 tile
+    for 4-byte and 1-byte operands (ptxas spills)."""
+    if dtype == "float32":
+        return [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 8, 4),
+                (64, 64, 16, 8, 4)]
+    if dtype == "int8":
+        return [(128, 128, 64, 8, 8), (128, 64, 32, 8, 4), (64, 128, 64, 8, 4),
+                (64, 64, 64, 8, 4)]
+    return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
+            (64, 64, 32, 8, 4), (128, 256, 32, 8, 8)]
 
 
+# The host helpers below stay within the kernel language's syntax: the C++
+# front end reads this whole file.
 def _dtype_name(t):
     name = str(t.dtype).replace("torch.", "")
-    return {"half": "float16"}.get(name, name)
+    if name == "half":
+        return "float16"
+    return name
+
+
+def _stride(t, i):
+    if hasattr(t, "stride") and callable(t.stride):
+        return t.stride(i)
+    return t.strides[i] // t.itemsize
 
 
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
@@ -152,8 +158,7 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     assert K == K2, "inner dimensions differ"
     bm, bn, bk, gm, warps = config or matmul_configs(_dtype_name(a))[0]
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
-    s = lambda t, i: t.stride(i) if hasattr(t, "stride") and callable(t.stride) \
-        else t.strides[i] // t.itemsize
+    s = _stride
     matmul_kernel[grid](a, b, c, bias if bias is not None else c, M, N, K,
                         s(a, 0), s(a, 1), s(b, 0), s(b, 1), s(c, 0), s(c, 1),
                         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,

@@ -101,7 +101,11 @@ def test_matmul_4096_cubed(torch_cuda):
     matmul.matmul(a, b, c)
     want = a.double() @ b.double()
     err = (c.double() - want).abs().max().item() / 64.0
-    assert err <= ref.TOLERANCE[("float16", "tf32", "float32")]
+    # Tensor cores do not round their f32 sums to nearest (they truncate),
+    # so the sum's error grows with K like a random walk of one-ulp steps:
+    # the small-K tolerance (K <= 256) times sqrt(K / 256).
+    tol = ref.TOLERANCE[("float16", "tf32", "float32")] * (4096 / 256) ** 0.5
+    assert err <= tol
 
 
 def test_batched_matmul(torch_cuda):
