@@ -67,7 +67,7 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages for Triton)
 CANDIDATES = [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-              (128, 256, 32, 8, 8), (64, 64, 32, 8, 4)]
+              (64, 64, 32, 8, 4)]
 
 
 def launch_tilec(a, b, c, cfg):

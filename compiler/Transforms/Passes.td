@@ -18,6 +18,20 @@ def TileInline : Pass<"tile-inline", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
+  let summary = "Load the next iteration's dot operands while this one computes";
+  let description = [{
+    In an `scf.for` whose `tile.load`s feed a `tile.dot`, each such load
+    whose pointer, mask and `other` can be recomputed for the next
+    iteration from invariants, the induction variable and the iteration
+    arguments (through pure ops) moves one iteration ahead: the loop
+    carries the loaded tile, the first is loaded before the loop and the
+    next at the top of each iteration, masked off when that iteration does
+    not run. Two stages of software pipelining, through registers.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileAxisInfo : Pass<"tile-axis-info", "mlir::ModuleOp"> {
   let summary = "Report the axis-info analysis of every integer and pointer value";
   let description = [{

@@ -104,7 +104,9 @@ Value cloneIndexChain(IRRewriter &rewriter, Value root, IRMapping &mapping,
 void rematerialiseSharedChains(IRRewriter &rewriter, func::FuncOp func) {
   SmallVector<Operation *> shared;
   func.walk([&](Operation *op) {
-    if (isRematerialisable(op) && !op->getResult(0).hasOneUse())
+    // Unused values (dead code earlier passes left) have nothing to share.
+    Value v = op->getNumResults() == 1 ? op->getResult(0) : Value();
+    if (isRematerialisable(op) && !v.use_empty() && !v.hasOneUse())
       shared.push_back(op);
   });
   for (Operation *def : shared) {
