@@ -14,13 +14,11 @@ triton.testing.do_bench (median, warmup 25 ms, rep 100 ms); the spread of
 the three is reported as run-to-run noise. TFLOP/s = 2 M N K / time.
 Results: bench/results/matmul-DATE.json.
 """
-import argparse
 import datetime
 import json
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 
 import torch
@@ -30,6 +28,8 @@ import triton.language as tl
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402,F401
+import common  # noqa: E402  bench/common.py
+from common import bench  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 
@@ -84,10 +84,6 @@ def launch_triton(a, b, c, cfg, stages=3):
                         BLOCK_K=bk, GROUP_M=gm, num_warps=warps, num_stages=stages)
 
 
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
 def error(c, ref, k):
     return (c.double() - ref.double()).abs().max().item() / k ** 0.5
 
@@ -112,18 +108,8 @@ def best(launch, a, b, ref, candidates):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--commit", default=None)
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = common.parse_args()
     commit = args.commit
-    if commit is None:
-        try:
-            commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"],
-                                             cwd=ROOT, text=True).strip()
-        except Exception:
-            commit = "unknown"
     shapes = [(1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3,
               (3000, 5000, 1000), (4096, 4096, 512)]
     if args.quick:
