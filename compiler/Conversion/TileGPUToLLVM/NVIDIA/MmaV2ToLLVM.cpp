@@ -159,13 +159,21 @@ tilec::lowering::lowerMmaV2Dot(OpBuilder &b, Location loc, const DotRegisters &d
   std::string inType = ptxType(operand, isTF32);
   std::string types = accType + "." + inType + "." + inType + "." + accType;
 
-  SmallVector<Value> result(dot.cRegs.begin(), dot.cRegs.end());
-  for (unsigned first = 0; first < dot.cRegs.size(); first += cGroup) {
-    LinearLayout::Image at = dot.c.applyOne(tilegpu::kRegister, first);
-    SmallVector<Value> acc =
-        accumulatorWords(b, loc, ArrayRef<Value>(result).slice(first, cGroup));
-    for (int32_t k = 0; k < dot.k; k += instrK) {
-      LinearLayout::Image aAt(at), bAt(at);
+  // K outermost: the operand registers of one K step are dead once every
+  // accumulator tile has used them, so ptxas needs to keep only one step's
+  // operands live (the whole tile's would not fit beside the accumulators
+  // of a large block).
+  unsigned numGroups = dot.cRegs.size() / cGroup;
+  SmallVector<SmallVector<Value>> acc;
+  SmallVector<LinearLayout::Image> origin;
+  for (unsigned g = 0; g < numGroups; ++g) {
+    origin.push_back(dot.c.applyOne(tilegpu::kRegister, g * cGroup));
+    acc.push_back(accumulatorWords(
+        b, loc, ArrayRef<Value>(dot.cRegs).slice(g * cGroup, cGroup)));
+  }
+  for (int32_t k = 0; k < dot.k; k += instrK) {
+    for (unsigned g = 0; g < numGroups; ++g) {
+      LinearLayout::Image aAt(origin[g]), bAt(origin[g]);
       aAt[rank - 1] = k;
       bAt[rank - 2] = k;
       std::optional<unsigned> ra = aIndex.find(aAt), rb = bIndex.find(bAt);
@@ -180,16 +188,17 @@ tilec::lowering::lowerMmaV2Dot(OpBuilder &b, Location loc, const DotRegisters &d
       if (split) {
         // The small terms first, so that they are not lost against the
         // large one: a_lo b_hi, a_hi b_lo, then a_hi b_hi.
-        acc = emitMma(b, loc, shape, types, words(dot.aRegs, *ra, aGroup, true),
-                      bHigh, acc);
-        acc = emitMma(b, loc, shape, types, aHigh,
-                      words(dot.bRegs, *rb, bGroup, true), acc);
+        acc[g] = emitMma(b, loc, shape, types,
+                         words(dot.aRegs, *ra, aGroup, true), bHigh, acc[g]);
+        acc[g] = emitMma(b, loc, shape, types, aHigh,
+                         words(dot.bRegs, *rb, bGroup, true), acc[g]);
       }
-      acc = emitMma(b, loc, shape, types, aHigh, bHigh, acc);
+      acc[g] = emitMma(b, loc, shape, types, aHigh, bHigh, acc[g]);
     }
-    SmallVector<Value> c = fromAccumulatorWords(b, loc, acc, dot.accumulatorElement);
-    for (unsigned i = 0; i < cGroup; ++i)
-      result[first + i] = c[i];
   }
+  SmallVector<Value> result;
+  for (unsigned g = 0; g < numGroups; ++g)
+    llvm::append_range(result, fromAccumulatorWords(b, loc, acc[g],
+                                                    dot.accumulatorElement));
   return result;
 }
