@@ -2,11 +2,13 @@
 // tilegpu-allocate-shared gave it, local_load / local_store move registers
 // through the composition of the tensor's layout with the inverse of the
 // buffer's (as wide as both allow), and tilegpu.barrier is bar.sync 0.
+#include "compiler/Conversion/TileGPUToLLVM/LdMatrix.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::lowering;
+using tilegpu::LinearLayout;
 
 namespace {
 /// The registers of `packed` (a tensor of type `tensor`) written into the
@@ -53,10 +55,15 @@ struct LocalLoadOpLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    SmallVector<Value> values = loadFromShared(
-        rewriter, loc, tilegpu::toLinearLayout(type),
-        tilegpu::toLinearLayout(op.getSrc().getType()), adaptor.getSrc(),
-        getTypeConverter()->convertType(type.getElementType()), context);
+    LinearLayout regs = tilegpu::toLinearLayout(type);
+    LinearLayout shared = tilegpu::toLinearLayout(op.getSrc().getType());
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    std::optional<SmallVector<Value>> matrices = loadWithLdMatrix(
+        rewriter, loc, regs, shared, adaptor.getSrc(), element, context);
+    SmallVector<Value> values =
+        matrices ? std::move(*matrices)
+                 : loadFromShared(rewriter, loc, regs, shared, adaptor.getSrc(),
+                                  element, context);
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type),
                                 values));
     return success();
