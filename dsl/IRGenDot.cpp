@@ -13,44 +13,43 @@ std::string dtypeList(std::initializer_list<ScalarKind> kinds) {
 }
 
 /// The accumulator type of a dot of `operand`s when the caller asked for
-/// `requested` (tl.float32 unless given), or an error.
+/// `requested` (tl.float32 unless given), or an error. As in Triton:
+/// integers sum in i32 and fp32/bf16 in fp32 whatever `out_dtype` says;
+/// only fp16 operands may accumulate in fp16; bf16 is never an
+/// accumulator.
 DType accumulatorType(DType operand, DType requested, SourceLoc l) {
+  if (requested.scalar == ScalarKind::BFloat16)
+    fail(l, "out_dtype=bfloat16 is not supported; accumulate in float32 and "
+            "cast the result with .to(tl.bfloat16)");
   switch (operand.scalar) {
   case ScalarKind::Int8:
-    return DType{ScalarKind::Int32, false}; // integers always sum in i32
+    return DType{ScalarKind::Int32, false};
+  case ScalarKind::BFloat16:
+  case ScalarKind::Float32:
+    return DType{ScalarKind::Float32, false};
   case ScalarKind::Float16:
     if (requested.scalar == ScalarKind::Float16 ||
         requested.scalar == ScalarKind::Float32)
       return requested;
-    break;
-  case ScalarKind::BFloat16:
-  case ScalarKind::Float32:
-    if (requested.scalar == ScalarKind::Float32)
-      return requested;
-    break;
+    fail(l, "tl.dot of fp16 operands cannot accumulate in " + requested.name() +
+                " (fp32 or fp16)");
   default:
     fail(l, "tl.dot does not support " + operand.name() + " operands (it takes " +
                 dtypeList({ScalarKind::Float16, ScalarKind::BFloat16,
                            ScalarKind::Float32, ScalarKind::Int8}) + ")");
   }
-  if (requested.scalar == ScalarKind::BFloat16)
-    fail(l, "out_dtype=bfloat16 is not supported; accumulate in float32 and "
-            "cast the result with .to(tl.bfloat16)");
-  fail(l, "tl.dot of " + operand.name() + " operands cannot accumulate in " +
-              requested.name() +
-              (operand.scalar == ScalarKind::Float16 ? " (fp32 or fp16)" : " (fp32)"));
 }
 } // namespace
 
 Value Generator::dot(const Value &a, const Value &b, const Value &acc,
                      tile::InputPrecision precision, DType outDtype,
                      SourceLoc at, SourceLoc aLoc, SourceLoc bLoc,
-                     SourceLoc accLoc) {
+                     SourceLoc accLoc, const char *spelling) {
   for (auto [v, l, which] : {std::tuple{&a, aLoc, "first"},
                              std::tuple{&b, bLoc, "second"}}) {
     if (!v->isIR() || !v->type.isTensor())
-      fail(l, std::string("the ") + which + " operand of tl.dot must be a "
-                 "tensor, got " + v->describe());
+      fail(l, std::string("the ") + which + " operand of " + spelling +
+                 " must be a tensor, got " + v->describe());
     if (v->type.element.isPointer)
       fail(l, std::string("the ") + which + " operand of tl.dot is a tensor of "
                  "pointers (" + v->type.str() + "); load it first");

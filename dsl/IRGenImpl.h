@@ -102,7 +102,8 @@ public:
   /// None starts from zeros (IRGenDot.cpp).
   Value dot(const Value &a, const Value &b, const Value &acc,
             tile::InputPrecision precision, DType outDtype, SourceLoc at,
-            SourceLoc aLoc, SourceLoc bLoc, SourceLoc accLoc);
+            SourceLoc aLoc, SourceLoc bLoc, SourceLoc accLoc,
+            const char *spelling = "tl.dot");
   /// Inclusive scan of `srcs` along `axis`; results have the inputs' types.
   std::vector<Value> scan(const std::vector<Value> &srcs, int64_t axis,
                           const CombinerBuilder &body, SourceLoc at);

@@ -368,7 +368,7 @@ Value Generator::binary(BinaryOp op, const Value &l, const Value &r,
     return constantBinary(op, l, r, at);
   if (op == BinaryOp::MatMul) // Triton's defaults: tf32, fp32 accumulator
     return dot(l, r, Value(), tile::InputPrecision::tf32,
-               DType{ScalarKind::Float32, false}, at, at, at, at);
+               DType{ScalarKind::Float32, false}, at, at, at, at, "'@'");
   for (const Value *v : {&l, &r})
     if (!v->isIR() && !v->isNumber())
       fail(at, std::string("unsupported operand types for '") + spelling(op) +

@@ -4,6 +4,9 @@
 // instead of stalling at its start (software pipelining through
 // registers: two stages).
 //
+// A loop that may write memory (a store, an atomic) is left alone: a load
+// moved ahead of a store could miss what the store writes.
+//
 // A candidate load's pointer, mask and `other` must be computable at the
 // top of the body for the next iteration: from loop invariants, the
 // induction variable and the iteration arguments, through pure ops without
@@ -46,10 +49,23 @@ public:
   /// iteration arguments through pure ops without regions (`next` asks the
   /// same of the next iteration's `v`, whose iteration arguments are this
   /// iteration's yields).
-  static bool computable(scf::ForOp loop, Value v, bool next = false,
+  using Memo = llvm::DenseMap<std::pair<Value, unsigned>, bool>;
+  static bool computable(scf::ForOp loop, Value v, Memo &memo, bool next = false,
                          unsigned depth = 0) {
     if (depth > 64)
       return false;
+    // Shared subexpressions are asked about many times: answer each once.
+    auto known = memo.find({v, unsigned(next)});
+    if (known != memo.end())
+      return known->second;
+    bool result = computableUncached(loop, v, memo, next, depth);
+    memo[{v, unsigned(next)}] = result;
+    return result;
+  }
+
+private:
+  static bool computableUncached(scf::ForOp loop, Value v, Memo &memo, bool next,
+                                 unsigned depth) {
     if (!loop.getBody()->getParent()->isAncestor(v.getParentRegion()))
       return true; // defined outside: invariant
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -59,16 +75,18 @@ public:
         return true;
       Value yielded = loop.getBody()->getTerminator()->getOperand(
           arg.getArgNumber() - 1);
-      return computable(loop, yielded, /*next=*/false, depth + 1);
+      return computable(loop, yielded, memo, /*next=*/false, depth + 1);
     }
     Operation *def = v.getDefiningOp();
     if (def->getBlock() != loop.getBody() || !isPure(def) ||
         def->getNumRegions() != 0)
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
-      return computable(loop, operand, next, depth + 1);
+      return computable(loop, operand, memo, next, depth + 1);
     });
   }
+
+public:
 
   Value at(OpBuilder &b, Value v) {
     if (!loop_.getBody()->getParent()->isAncestor(v.getParentRegion()))
@@ -125,14 +143,36 @@ bool feedsDot(tile::LoadOp load) {
   return llvm::any_of(slice, [](Operation *op) { return isa<tile::DotOp>(op); });
 }
 
+/// True when something in the loop may write memory (a store, an atomic,
+/// an op whose effects are unknown): a load moved ahead of it could read
+/// what it has not written yet.
+bool writesMemory(scf::ForOp loop) {
+  WalkResult walk = loop.getBody()->walk([](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance(); // its nested ops are visited
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->getNumRegions() || isa<scf::YieldOp>(op) ? WalkResult::advance()
+                                                           : WalkResult::interrupt();
+    if (effects.hasEffect<MemoryEffects::Write>() ||
+        effects.hasEffect<MemoryEffects::Free>())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
 void prefetch(IRRewriter &rewriter, scf::ForOp loop) {
+  if (writesMemory(loop))
+    return;
+  IterationValues::Memo memo;
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<tile::LoadOp>(&op);
     if (!load || load.getIsVolatile() || !feedsDot(load))
       continue;
     if (llvm::all_of(load->getOperands(), [&](Value v) {
-          return IterationValues::computable(loop, v, /*next=*/true);
+          return IterationValues::computable(loop, v, memo, /*next=*/true);
         }))
       loads.push_back(load);
   }

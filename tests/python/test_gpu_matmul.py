@@ -139,5 +139,6 @@ def test_matmul_matches_interpreter(torch_cuda, dtype, precision):
         ia, ib, ic, ic, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32, BLOCK_N=32,
         BLOCK_K=16, GROUP_M=8, HAS_BIAS=False, ACTIVATION="",
         INPUT_PRECISION=precision)
-    tol = ref.TOLERANCE[(dtype, precision, OUT_DTYPE[dtype])]
-    assert ref.error(got, ic.astype(np.float64), k) <= tol
+    # Both round tf32 inputs alike (cvt.rna), int8 sums are exact: only the
+    # order of f32 additions differs, a few ulps.
+    assert ref.error(got, ic.astype(np.float64), k) <= (0 if dtype == "int8" else 1e-5)

@@ -71,6 +71,34 @@ SmallVector<Value> tilec::lowering::lowerFmaDot(OpBuilder &b, Location loc,
 }
 
 namespace {
+/// Registers are paired by their coordinates in lane 0 of warp 0, so every
+/// other thread must hold the same rows of A and C, and columns of B and C:
+/// A's warp bits reach the M coordinates C's do, B's the N coordinates
+/// (operands hold copies along the dimension they lack). For multiply-adds
+/// the lanes must agree the same way; an MMA instruction distributes its
+/// fragments over the lanes itself.
+bool operandsFollowAccumulator(const DotRegisters &dot, bool lanesToo) {
+  unsigned rank = dot.c.getOutDims().size();
+  unsigned m = rank - 2, n = rank - 1;
+  auto agree = [&](const LinearLayout &operand, unsigned operandDim,
+                   unsigned accDim, StringRef in) {
+    ArrayRef<LinearLayout::Image> x = operand.getBases(in), c = dot.c.getBases(in);
+    if (x.size() != c.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i][operandDim] != c[i][accDim] || (rank == 3 && x[i][0] != c[i][0]))
+        return false;
+    return true;
+  };
+  SmallVector<StringRef> ins{tilegpu::kWarp};
+  if (lanesToo)
+    ins.push_back(tilegpu::kLane);
+  for (StringRef in : ins)
+    if (!agree(dot.a, m, m, in) || !agree(dot.b, n, n, in))
+      return false;
+  return true;
+}
+
 struct DotOpLowering : OpConversionPattern<tile::DotOp> {
   DotOpLowering(TileTypeConverter &converter, const LoweringContext &context)
       : OpConversionPattern(converter, &converter.getContext()), context(context) {}
@@ -99,8 +127,13 @@ struct DotOpLowering : OpConversionPattern<tile::DotOp> {
                      dType.getElementType(),
                      aType.getShape().back(),
                      op.getInputPrecision()};
+    bool isMma = isa<tilegpu::MmaEncodingAttr>(dType.getEncoding());
+    if (!operandsFollowAccumulator(dot, /*lanesToo=*/!isMma))
+      return op.emitOpError("has operand layouts whose warps (or, for "
+                            "multiply-adds, lanes) do not hold the rows and "
+                            "columns of the accumulator they feed");
     SmallVector<Value> result;
-    if (isa<tilegpu::MmaEncodingAttr>(dType.getEncoding())) {
+    if (isMma) {
       if (context.target.computeCapability < 80)
         return op.emitOpError("mma.sync needs sm_80 or newer, the target is ")
                << context.target.chip;

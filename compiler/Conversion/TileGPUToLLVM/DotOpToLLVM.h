@@ -23,10 +23,12 @@ struct DotRegisters {
 };
 
 /// The registers of `layout` found by the coordinates of the elements they
-/// hold in lane 0 of warp 0 (other threads add the same lane and warp
-/// offsets to a, b and c alike, since the dot-operand layouts share the
-/// accumulator's lane and warp bits). Registers of a `group` that an
-/// instruction reads together are found by the coordinates of the first.
+/// hold in lane 0 of warp 0. Other threads hold the same pairing because
+/// the lowering checks that the operands' warp bits (and for multiply-adds
+/// their lane bits) reach the accumulator's rows and columns, while an MMA
+/// instruction spreads its fragments over the lanes itself. Registers of a
+/// `group` that an instruction reads together are found by the coordinates
+/// of the first.
 class RegisterIndex {
 public:
   RegisterIndex(const tilegpu::LinearLayout &layout, unsigned group);

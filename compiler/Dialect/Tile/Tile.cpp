@@ -410,7 +410,10 @@ struct FoldAddIntoDot : OpRewritePattern<AddOp> {
     for (unsigned i = 0; i < 2; ++i) {
       auto dot = add->getOperand(i).template getDefiningOp<DotOp>();
       Value other = add->getOperand(1 - i);
-      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType())
+      // Only where the dot is: moving it to an add inside a loop would
+      // recompute the product on every iteration.
+      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType() ||
+          dot->getBlock() != add->getBlock())
         continue;
       bool zero = matchPattern(dot.getC(), m_AnyZeroFloat()) ||
                   matchPattern(dot.getC(), m_Zero());

@@ -73,3 +73,22 @@ func.func @indirect(%pi: !tile.ptr<i32>, %pa: !tile.ptr<f16>, %b: tensor<16x16xf
   tile.store %po, %r : tensor<16x16x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A loop that stores may read back what it stored: nothing moves ahead.
+// CHECK-LABEL: func.func @stores
+// CHECK: scf.for
+// CHECK-NEXT: tile.load
+// CHECK-NOT: iter_args({{.*}}, {{.*}}, {{.*}})
+func.func @stores(%pa: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %b: tensor<16x16xf16>, %lb: i32, %ub: i32, %step: i32) {
+  %pas = tile.splat %pa : tensor<16x16x!tile.ptr<f16>>
+  %pcs = tile.splat %pc : tensor<16x16x!tile.ptr<f32>>
+  scf.for %i = %lb to %ub step %step : i32 {
+    %a = tile.load %pas : tensor<16x16x!tile.ptr<f16>>
+    %c = tile.load %pcs : tensor<16x16x!tile.ptr<f32>>
+    %d = tile.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    tile.store %pcs, %d : tensor<16x16x!tile.ptr<f32>>
+  }
+  return
+}

@@ -62,7 +62,7 @@ def int64_operands(p):
 
 def scalar_matmul(n):
     c = n @ n
-# SCALAR: dot.py:[[@LINE-1]]:9: error: the first operand of tl.dot must be a tensor, got
+# SCALAR: dot.py:[[@LINE-1]]:9: error: the first operand of '@' must be a tensor, got
 
 
 def good(p, q):
