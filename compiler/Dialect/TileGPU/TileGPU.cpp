@@ -26,7 +26,7 @@ using namespace tilec::tilegpu;
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
 
 namespace {
-/// Layouts print as aliases (#blocked, #slice, #shared) at the top of a
+/// Layouts print as aliases (#blocked, #slice, #linear, #shared) at the top of a
 /// module, so that tensor types stay readable.
 struct TileGPUAsmInterface : OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
@@ -37,6 +37,10 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
     }
     if (isa<SliceEncodingAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<LinearEncodingAttr>(attr)) {
+      os << "linear";
       return AliasResult::FinalAlias;
     }
     if (isa<SwizzledSharedEncodingAttr, SharedLinearEncodingAttr>(attr)) {
