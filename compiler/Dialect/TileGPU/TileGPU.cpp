@@ -51,6 +51,24 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
   }
 };
 
+/// What the tile dialect's rearranging ops (trans, reshape) ask of the
+/// layouts they carry (Layouts.h).
+struct TileGPUInferLayoutInterface : tilec::tile::DialectInferLayoutInterface {
+  using DialectInferLayoutInterface::DialectInferLayoutInterface;
+  Attribute inferTransEncoding(Attribute src, ArrayRef<int64_t> srcShape,
+                               ArrayRef<int32_t> order) const override {
+    return tilec::tilegpu::inferTransEncoding(src, srcShape, order);
+  }
+  Attribute inferReshapeEncoding(Attribute src, ArrayRef<int64_t> srcShape,
+                                 ArrayRef<int64_t> dstShape) const override {
+    return tilec::tilegpu::inferReshapeEncoding(src, srcShape, dstShape);
+  }
+  bool isSameLayout(Attribute a, Attribute b,
+                    ArrayRef<int64_t> shape) const override {
+    return tilec::tilegpu::isSameLayout(a, b, shape);
+  }
+};
+
 unsigned product(ArrayRef<unsigned> values) {
   unsigned p = 1;
   for (unsigned v : values)
@@ -97,7 +115,7 @@ void TileGPUDialect::initialize() {
 #define GET_OP_LIST
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
       >();
-  addInterfaces<TileGPUAsmInterface>();
+  addInterfaces<TileGPUAsmInterface, TileGPUInferLayoutInterface>();
 }
 
 unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {
