@@ -12,7 +12,11 @@
 //    results), read through RegionBranchOpInterface;
 //  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
 //    tensors, whose group is *derived*: its layout is the slice of the full
-//    tensors' group's layout.
+//    tensors' group's layout;
+//  - the operand and result of a tile::RearrangeLayoutOpInterface op
+//    (trans, reshape): the result's group is derived, its layout the
+//    operand's rearranged. Each such result is first given a group of its
+//    own (a conversion to its users), so that nothing else constrains it.
 // An op with tensors and none of these rules is an error: nothing is tied
 // by default. A group holding a memory access is *anchored* to that
 // access's layout, unless the layout buys nothing (one element per thread
@@ -21,10 +25,15 @@
 // Each tilegpu.convert_layout is then a candidate merge of the groups of
 // its operand and result, taken in order of decreasing rank and size (so
 // that a slice is decided after the tensor it slices) unless the two
-// groups are constrained differently (two anchors, two different slices,
-// an anchor and a slice that are not the same layout). Finally every group
-// gets its layout (the anchor's, the slice of its parent's, or the default
-// for its largest shape), and conversions between equal types fold away.
+// groups are constrained differently (two anchors, two different
+// derivations, an anchor and a derived layout that are not the same
+// layout), or one derives from the other. A group rearranged from a group
+// that nothing constrains can turn the derivation round (the operand's
+// layout then follows from the result's, through the inverse rule), so
+// that a transposed tile takes the layout of the store it feeds. Finally
+// every group gets its layout (the anchor's, derived from its parent's, or
+// the default for its largest shape), and conversions between equal types
+// fold away.
 //
 // Before that, cheap index chains used by several ops are cloned per use,
 // so the same tl.arange can be the rows of one tile and the columns of
@@ -72,8 +81,9 @@ bool isRematerialisable(Operation *op) {
       !isPure(op) || op->getNumRegions() != 0)
     return false;
   if (isa<tile::MakeRangeOp, tile::SplatOp, tile::BroadcastOp,
-          tile::ExpandDimsOp, tile::AssumeMultipleOp, tile::AssumeContiguousOp,
-          tile::AddPtrOp, arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
+          tile::ExpandDimsOp, tile::TransOp, tile::ReshapeOp,
+          tile::AssumeMultipleOp, tile::AssumeContiguousOp, tile::AddPtrOp,
+          arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
     return true;
   return isa<arith::ArithDialect>(op->getDialect());
 }
@@ -137,9 +147,11 @@ public:
     if (!isRematerialisable(def) || budget_ == 0)
       return false;
     --budget_;
-    for (OpOperand &operand : def->getOpOperands())
-      if (!feasible(operand.get(), operandLayout(def, operand, layout)))
+    for (OpOperand &operand : def->getOpOperands()) {
+      Attribute wanted = operandLayout(def, operand, layout);
+      if (!wanted || !feasible(operand.get(), wanted))
         return false;
+    }
     return true;
   }
 
@@ -170,6 +182,8 @@ private:
     if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
       return tilegpu::SliceEncodingAttr::get(def->getContext(), expand.getAxis(),
                                              layout);
+    if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(def))
+      return rearrange.inferSourceEncoding(layout);
     return layout;
   }
 
@@ -188,6 +202,23 @@ void rematerialiseConversions(IRRewriter &rewriter, func::FuncOp func) {
     rewriter.setInsertionPoint(op);
     Rematerialisation remat(/*budget=*/64);
     rewriter.replaceOp(op, remat.clone(rewriter, op.getSrc(), layout));
+  }
+}
+
+/// Every trans and reshape result gets a group of its own: its only use
+/// is a conversion (of no effect, until the groups on its two sides are
+/// known to differ), so that its group is constrained by the op alone.
+void isolateRearrangedResults(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<tile::RearrangeLayoutOpInterface> ops;
+  func.walk([&](tile::RearrangeLayoutOpInterface op) { ops.push_back(op); });
+  for (tile::RearrangeLayoutOpInterface op : ops) {
+    Value result = op.getResult();
+    if (result.hasOneUse() && isa<tilegpu::ConvertLayoutOp>(*result.user_begin()))
+      continue;
+    rewriter.setInsertionPointAfter(op);
+    auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(op.getLoc(),
+                                                             result.getType(), result);
+    rewriter.replaceAllUsesExcept(result, convert, convert);
   }
 }
 
@@ -210,17 +241,32 @@ private:
     /// per thread along the only dimension): used when nothing else
     /// decides, never a reason to keep a conversion.
     Attribute weakAnchor;
-    /// The group is the slice, along `sliceDim`, of the group of `parent`.
+    /// The group's layout follows from the group of `parent`: its slice
+    /// along `sliceDim`, or, when `rearrange` is set, through that op
+    /// (from its operand's layout to its result's, or the inverse when
+    /// `backward`).
     Value parent;
     unsigned sliceDim = 0;
+    Operation *rearrange = nullptr;
+    bool backward = false;
   };
 
   void tie(ValueRange values);
   LogicalResult collect();
   void mergeThroughConversions();
-  bool canMerge(Value a, Value b);
+  bool canMerge(Value a, Value b, RankedTensorType type);
+  bool reverseToMerge(Value x, Value y, RankedTensorType type);
+  /// True when group `a`'s layout follows (through one parent or more)
+  /// from group `b`'s.
+  bool derivesFrom(Value a, Value b);
+  bool sameDerivation(const Constraint &x, const Constraint &y);
+  /// The layout of a group derived by `c` from its parent's `parent`.
+  Attribute derive(const Constraint &c, Attribute parent);
   /// The layout a group must have, when it is already known.
   Attribute resolved(Value leader);
+  /// The layout a group would have if nothing else were decided: the
+  /// resolved one, else what the weak anchors of it or its parents say.
+  Attribute tentative(Value leader);
   Attribute layoutOf(Value leader);
   void rewrite(IRRewriter &rewriter);
 
@@ -233,6 +279,7 @@ private:
   SmallVector<tilegpu::ConvertLayoutOp> conversions_;
   SmallVector<std::pair<Value, Attribute>> anchors_;  // value, its layout
   SmallVector<std::tuple<Value, Value, unsigned>> slices_; // sliced, full, dim
+  SmallVector<tile::RearrangeLayoutOpInterface> rearranges_;
   llvm::DenseMap<Value, Constraint> constraints_;     // by leader
   llvm::DenseMap<Value, Attribute> layouts_;          // by leader
 };
@@ -283,6 +330,11 @@ LogicalResult LayoutGroups::collect() {
     }
     if (isa<RegionBranchTerminatorOpInterface>(op))
       return WalkResult::advance(); // tied through its parent above
+    if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(op)) {
+      tie(rearrange.getSrc());
+      rearranges_.push_back(rearrange);
+      return WalkResult::advance();
+    }
     if (auto slice = dyn_cast<tile::SliceLayoutOpInterface>(op)) {
       SmallVector<Value> full = slice.getFullTensors(),
                          sliced = slice.getSlicedTensors();
@@ -341,7 +393,23 @@ LogicalResult LayoutGroups::collect() {
     c.parent = full;
     c.sliceDim = dim;
   }
+  for (tile::RearrangeLayoutOpInterface op : rearranges_) {
+    // The result is alone in its group (isolateRearrangedResults).
+    Constraint &c = constraints_[leader(op.getResult())];
+    c.parent = op.getSrc();
+    c.rearrange = op;
+  }
   return success();
+}
+
+Attribute LayoutGroups::derive(const Constraint &c, Attribute parent) {
+  if (!c.rearrange)
+    return tilegpu::SliceEncodingAttr::get(parent.getContext(), c.sliceDim, parent);
+  auto op = cast<tile::RearrangeLayoutOpInterface>(c.rearrange);
+  Attribute layout = c.backward ? op.inferSourceEncoding(parent)
+                                : op.inferResultEncoding(parent);
+  assert(layout && "tilegpu layouts can always be rearranged");
+  return layout;
 }
 
 Attribute LayoutGroups::resolved(Value l) {
@@ -353,23 +421,122 @@ Attribute LayoutGroups::resolved(Value l) {
     return c.anchor;
   if (c.parent)
     if (Attribute parent = resolved(leader(c.parent)))
-      return tilegpu::SliceEncodingAttr::get(parent.getContext(), c.sliceDim,
-                                             parent);
+      return derive(c, parent);
   return Attribute();
 }
 
-bool LayoutGroups::canMerge(Value a, Value b) {
+Attribute LayoutGroups::tentative(Value l) {
+  Constraint c = constraints_.lookup(l);
+  if (c.anchor)
+    return c.anchor;
+  if (c.parent) {
+    Attribute parent = tentative(leader(c.parent));
+    return parent ? derive(c, parent) : Attribute();
+  }
+  return c.weakAnchor;
+}
+
+/// Whether a 1-D tensor of `shape` in `layout` is accessed as coalesced as
+/// in a weak anchor's layout: the lanes that hold distinct elements hold
+/// consecutive runs of a thread's consecutive registers, so that a warp
+/// touches one contiguous range per register. Slices of row- and
+/// column-major layouts are; the flattened transpose of a tile, whose
+/// lanes are a row apart, is not.
+bool keepsAccessesCoalesced(Attribute layout, ArrayRef<int64_t> shape) {
+  if (shape.size() != 1)
+    return true;
+  tilegpu::LinearLayout l = cast<tilegpu::DistributedEncodingAttrInterface>(layout)
+                       .toLinearLayout(shape);
+  unsigned next = l.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(0));
+  for (const tilegpu::LinearLayout::Image &image : l.getBases(tilegpu::kLane)) {
+    if (!image[0])
+      continue; // a copy
+    if (image[0] != int32_t(1) << next)
+      return false;
+    ++next;
+  }
+  return true;
+}
+
+bool LayoutGroups::derivesFrom(Value a, Value b) {
+  for (Constraint c = constraints_.lookup(a); c.parent;) {
+    Value parent = leader(c.parent);
+    if (parent == b)
+      return true;
+    c = constraints_.lookup(parent);
+  }
+  return false;
+}
+
+bool LayoutGroups::sameDerivation(const Constraint &x, const Constraint &y) {
+  if (leader(x.parent) != leader(y.parent))
+    return false;
+  if (!x.rearrange || !y.rearrange)
+    return !x.rearrange && !y.rearrange && x.sliceDim == y.sliceDim;
+  // Two ops of one kind, attributes and shapes rearrange alike.
+  Operation *p = x.rearrange, *q = y.rearrange;
+  return x.backward == y.backward && p->getName() == q->getName() &&
+         p->getAttrDictionary() == q->getAttrDictionary() &&
+         asTensor(p->getOperand(0)).getShape() == asTensor(q->getOperand(0)).getShape() &&
+         asTensor(p->getResult(0)).getShape() == asTensor(q->getResult(0)).getShape();
+}
+
+bool LayoutGroups::canMerge(Value a, Value b, RankedTensorType type) {
   if (a == b)
     return true;
+  // A group merged into one it derives from would derive from itself.
+  if (derivesFrom(a, b) || derivesFrom(b, a))
+    return false;
   Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
   bool constrainedA = ca.anchor || ca.parent, constrainedB = cb.anchor || cb.parent;
-  if (!constrainedA || !constrainedB)
+  if (!constrainedA || !constrainedB) {
+    // A weak anchor follows its neighbour's layout unless that would
+    // scatter its accesses (the flattened transpose of a tile).
+    const Constraint &free = constrainedA ? cb : ca;
+    if (free.weakAnchor)
+      if (Attribute layout = tentative(constrainedA ? a : b))
+        return keepsAccessesCoalesced(layout, type.getShape());
     return true;
+  }
   if (ca.parent && cb.parent && !ca.anchor && !cb.anchor)
-    return ca.sliceDim == cb.sliceDim && leader(ca.parent) == leader(cb.parent);
-  // Otherwise both layouts must be known already, and equal.
+    return sameDerivation(ca, cb);
+  // Otherwise both layouts must be known already, and the same.
   Attribute ra = resolved(a), rb = resolved(b);
-  return ra && ra == rb;
+  return ra && rb && tilegpu::isSameLayout(ra, rb, type.getShape());
+}
+
+/// Group `x`, rearranged from a group `p` that nothing constrains, cannot
+/// merge with `y`: let `p`'s layout follow from `x`'s instead (the inverse
+/// rule), which frees `x`. Kept only when the merge then succeeds.
+bool LayoutGroups::reverseToMerge(Value x, Value y, RankedTensorType type) {
+  auto it = constraints_.find(x);
+  if (it == constraints_.end() || it->second.anchor || !it->second.rearrange)
+    return false;
+  Constraint cx = it->second;
+  Value p = leader(cx.parent);
+  Constraint cp = constraints_.lookup(p);
+  if (cp.anchor || cp.parent)
+    return false;
+  auto op = cast<tile::RearrangeLayoutOpInterface>(cx.rearrange);
+  Constraint reversed = cp, freed;
+  reversed.parent = cx.backward ? op.getSrc() : op.getResult(); // in x's group
+  reversed.rearrange = cx.rearrange;
+  reversed.backward = !cx.backward;
+  freed.weakAnchor = cx.weakAnchor;
+  constraints_[p] = reversed;
+  constraints_[x] = freed;
+  // `p`'s weak anchor yields to the reversed layout only if its accesses
+  // stay coalesced.
+  Attribute merged = tentative(y);
+  Value inP = cx.backward ? op.getResult() : op.getSrc();
+  bool keepsWeak = !cp.weakAnchor || !merged ||
+                   keepsAccessesCoalesced(derive(reversed, merged),
+                                          asTensor(inP).getShape());
+  if (keepsWeak && canMerge(x, y, type))
+    return true;
+  constraints_[p] = cp;
+  constraints_[x] = cx;
+  return false;
 }
 
 void LayoutGroups::mergeThroughConversions() {
@@ -385,7 +552,9 @@ void LayoutGroups::mergeThroughConversions() {
                    });
   for (tilegpu::ConvertLayoutOp convert : order) {
     Value a = leader(convert.getSrc()), b = leader(convert.getResult());
-    if (!canMerge(a, b))
+    RankedTensorType type = convert.getType();
+    if (!canMerge(a, b, type) && !reverseToMerge(a, b, type) &&
+        !reverseToMerge(b, a, type))
       continue;
     Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
     constraints_.erase(a);
@@ -394,8 +563,11 @@ void LayoutGroups::mergeThroughConversions() {
     Constraint merged;
     merged.anchor = ca.anchor ? ca.anchor : cb.anchor;
     merged.weakAnchor = ca.weakAnchor ? ca.weakAnchor : cb.weakAnchor;
-    merged.parent = ca.parent ? ca.parent : cb.parent;
-    merged.sliceDim = ca.parent ? ca.sliceDim : cb.sliceDim;
+    const Constraint &derived = ca.parent ? ca : cb;
+    merged.parent = derived.parent;
+    merged.sliceDim = derived.sliceDim;
+    merged.rearrange = derived.rearrange;
+    merged.backward = derived.backward;
     if (merged.anchor || merged.weakAnchor || merged.parent)
       constraints_[leader(a)] = merged;
   }
@@ -409,8 +581,7 @@ Attribute LayoutGroups::layoutOf(Value l) {
   if (c.anchor) {
     layout = c.anchor;
   } else if (c.parent) {
-    layout = tilegpu::SliceEncodingAttr::get(l.getContext(), c.sliceDim,
-                                             layoutOf(leader(c.parent)));
+    layout = derive(c, layoutOf(leader(c.parent)));
   } else if (c.weakAnchor) {
     layout = c.weakAnchor;
   } else {
@@ -465,6 +636,7 @@ struct TileGPURemoveLayoutConversionsPass
     IRRewriter rewriter(&getContext());
     for (auto func : module.getOps<func::FuncOp>()) {
       rematerialiseSharedChains(rewriter, func);
+      isolateRearrangedResults(rewriter, func);
       if (failed(LayoutGroups(func, numWarps).run(rewriter)))
         return signalPassFailure();
       rematerialiseConversions(rewriter, func);
