@@ -56,6 +56,8 @@ Value Generator::callBuiltin(const std::string &name, const CallExpr &call) {
     return *v;
   if (auto v = callScan(name, call))
     return *v;
+  if (auto v = callShape(name, call))
+    return *v;
   if (auto v = callReduction(name, call))
     return *v;
 

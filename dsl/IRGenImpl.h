@@ -93,6 +93,19 @@ public:
                             SourceLoc at);
   /// tl.cumsum, tl.cumprod, tl.associative_scan (IRGenReduce.cpp).
   std::optional<Value> callScan(const std::string &name, const CallExpr &call);
+  /// tl.trans, tl.permute, tl.reshape, tl.ravel, tl.broadcast_to,
+  /// tl.broadcast, tl.expand_dims (IRGenShape.cpp); null optional when
+  /// `name` is not one of them.
+  std::optional<Value> callShape(const std::string &name, const CallExpr &call);
+  /// x.trans(...), x.permute(...), x.reshape(...), x.ravel(),
+  /// x.broadcast_to(...), x.expand_dims(...); null optional for other
+  /// methods.
+  std::optional<Value> callShapeMethod(const Value &method, const CallExpr &call);
+  /// `x` with its dimensions permuted (result dimension i is dimension
+  /// dims[i] of x), checked as tl.permute checks them; `what` names the
+  /// call in messages.
+  Value permute(const Value &x, const std::vector<int64_t> &dims, SourceLoc at,
+                const std::string &what);
   /// Inclusive scan of `srcs` along `axis`; results have the inputs' types.
   std::vector<Value> scan(const std::vector<Value> &srcs, int64_t axis,
                           const CombinerBuilder &body, SourceLoc at);
@@ -234,6 +247,9 @@ private:
   std::vector<bool> given_;
 };
 
+
+/// True for the tensor methods that are shape builtins (x.reshape, ...).
+bool isShapeMethod(const std::string &name);
 
 /// A dtype argument (tl.float16, ...), or a located error naming `what`.
 inline DType dtypeArg(const Value &v, SourceLoc l, const std::string &what) {

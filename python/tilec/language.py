@@ -140,6 +140,8 @@ _BUILTINS = [
     "static_range", "cast", "fma", "sum", "max", "min", "argmax", "argmin",
     "reduce", "cumsum", "cumprod", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
     "abs", "floor", "ceil", "erf", "tanh", "sigmoid",
+    "trans", "permute", "reshape", "ravel", "broadcast_to", "broadcast",
+    "expand_dims",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)
