@@ -7,6 +7,8 @@
 // expand_dims takes negative axes (counted in the result).
 #include "dsl/IRGenImpl.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 #include <map>
 
@@ -45,6 +47,10 @@ public:
     for (size_t i = next; i < call.args.size(); ++i)
       positional.push_back(gen.gen(*call.args[i]));
     if (next < call.args.size()) {
+      if (listName.empty())
+        fail(call.args[next]->loc, function + " takes no other positional "
+                                              "argument (keywords: " +
+                                       llvm::join(keywords, ", ") + ")");
       listLoc_ = call.args[next]->loc;
       setList(positional);
     }

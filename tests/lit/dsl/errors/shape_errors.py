@@ -20,6 +20,7 @@
 # RUN: not tilec compile %s -k expand_twice -s '*fp32' 2>&1 | FileCheck %s --check-prefix=EXPAND_TWICE
 # RUN: not tilec compile %s -k expand_no_axis -s '*fp32' 2>&1 | FileCheck %s --check-prefix=EXPAND_NO_AXIS
 # RUN: not tilec compile %s -k unknown_keyword -s '*fp32' 2>&1 | FileCheck %s --check-prefix=UNKNOWN_KEYWORD
+# RUN: not tilec compile %s -k ravel_positional -s '*fp32' 2>&1 | FileCheck %s --check-prefix=RAVEL_POSITIONAL
 import tilec.language as tl
 
 
@@ -110,3 +111,8 @@ def unknown_keyword(p):
     t = tl.load(p + tl.arange(0, 16))
     tl.store(p, tl.sum(tl.reshape(t, (4, 4), order="F")))
 # UNKNOWN_KEYWORD: shape_errors.py:[[@LINE-1]]:46: error: tl.reshape() got an unexpected keyword argument 'order'
+
+def ravel_positional(p):
+    t = tl.load(p + tl.arange(0, 8)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    tl.store(p + tl.arange(0, 32), tl.ravel(t, True))
+# RAVEL_POSITIONAL: shape_errors.py:[[@LINE-1]]:48: error: tl.ravel() takes no other positional argument (keywords: can_reorder)
