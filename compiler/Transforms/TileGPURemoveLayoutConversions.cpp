@@ -41,7 +41,9 @@
 // each other's layouts, without a conversion. After it, a conversion that is left whose
 // operand is computed only from scalars by cheap pure ops (the pointers,
 // masks and `other` of an access that disagrees with its neighbours) is
-// replaced by the same computation done in the wanted layout.
+// replaced by the same computation done in the wanted layout. A scan left
+// in a layout its lowering cannot run along converts around itself.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -249,12 +251,18 @@ private:
     unsigned sliceDim = 0;
     Operation *rearrange = nullptr;
     bool backward = false;
+    /// The scans in the group: its layout must run along their axes as
+    /// their lowering needs (ScanAxis).
+    SmallVector<tile::ScanOp, 1> scans;
   };
 
   void tie(ValueRange values);
   LogicalResult collect();
   void mergeThroughConversions();
   bool canMerge(Value a, Value b, RankedTensorType type);
+  bool layoutsAgree(Value a, Value b, RankedTensorType type);
+  /// What the groups' constraints are once merged.
+  Constraint combine(const Constraint &a, const Constraint &b);
   bool reverseToMerge(Value x, Value y, RankedTensorType type);
   /// True when group `a`'s layout follows (through one parent or more)
   /// from group `b`'s.
@@ -267,6 +275,7 @@ private:
   /// The layout a group would have if nothing else were decided: the
   /// resolved one, else what the weak anchors of it or its parents say.
   Attribute tentative(Value leader);
+  Attribute tentative(const Constraint &c);
   Attribute layoutOf(Value leader);
   void rewrite(IRRewriter &rewriter);
 
@@ -280,6 +289,7 @@ private:
   SmallVector<std::pair<Value, Attribute>> anchors_;  // value, its layout
   SmallVector<std::tuple<Value, Value, unsigned>> slices_; // sliced, full, dim
   SmallVector<tile::RearrangeLayoutOpInterface> rearranges_;
+  SmallVector<tile::ScanOp> scans_;
   llvm::DenseMap<Value, Constraint> constraints_;     // by leader
   llvm::DenseMap<Value, Attribute> layouts_;          // by leader
 };
@@ -369,6 +379,8 @@ LogicalResult LayoutGroups::collect() {
         return WalkResult::interrupt();
       }
     tie(tensorValues);
+    if (auto scan = dyn_cast<tile::ScanOp>(op))
+      scans_.push_back(scan);
     // An op that touches memory keeps the layout it has: tilegpu-coalesce
     // (or whoever built it) chose it for the access.
     if (!isMemoryEffectFree(op))
@@ -399,6 +411,8 @@ LogicalResult LayoutGroups::collect() {
     c.parent = op.getSrc();
     c.rearrange = op;
   }
+  for (tile::ScanOp scan : scans_)
+    constraints_[leader(scan.getSrcs()[0])].scans.push_back(scan);
   return success();
 }
 
@@ -426,7 +440,10 @@ Attribute LayoutGroups::resolved(Value l) {
 }
 
 Attribute LayoutGroups::tentative(Value l) {
-  Constraint c = constraints_.lookup(l);
+  return tentative(constraints_.lookup(l));
+}
+
+Attribute LayoutGroups::tentative(const Constraint &c) {
   if (c.anchor)
     return c.anchor;
   if (c.parent) {
@@ -481,9 +498,44 @@ bool LayoutGroups::sameDerivation(const Constraint &x, const Constraint &y) {
          asTensor(p->getResult(0)).getShape() == asTensor(q->getResult(0)).getShape();
 }
 
+LayoutGroups::Constraint LayoutGroups::combine(const Constraint &a,
+                                              const Constraint &b) {
+  Constraint merged;
+  merged.anchor = a.anchor ? a.anchor : b.anchor;
+  merged.weakAnchor = a.weakAnchor ? a.weakAnchor : b.weakAnchor;
+  const Constraint &derived = a.parent ? a : b;
+  merged.parent = derived.parent;
+  merged.sliceDim = derived.sliceDim;
+  merged.rearrange = derived.rearrange;
+  merged.backward = derived.backward;
+  merged.scans = a.scans;
+  merged.scans.append(b.scans.begin(), b.scans.end());
+  return merged;
+}
+
 bool LayoutGroups::canMerge(Value a, Value b, RankedTensorType type) {
   if (a == b)
     return true;
+  if (!layoutsAgree(a, b, type))
+    return false;
+  // Every layout the compiler writes as #blocked or #slice suits a scan;
+  // a derived #linear may not (a flattened transpose). Its group then
+  // keeps out of the scan's, which keeps a layout the scan can run along.
+  Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
+  if (merged.scans.empty())
+    return true;
+  Attribute layout = tentative(merged);
+  if (!layout)
+    return true; // decided later; convertAroundScans is the last resort
+  for (tile::ScanOp scan : merged.scans)
+    if (!ScanAxis::of(tilegpu::toLinearLayout(
+                          asTensor(scan.getSrcs()[0]).cloneWithEncoding(layout)),
+                      scan.getAxis()))
+      return false;
+  return true;
+}
+
+bool LayoutGroups::layoutsAgree(Value a, Value b, RankedTensorType type) {
   // A group merged into one it derives from would derive from itself.
   if (derivesFrom(a, b) || derivesFrom(b, a))
     return false;
@@ -523,6 +575,7 @@ bool LayoutGroups::reverseToMerge(Value x, Value y, RankedTensorType type) {
   reversed.rearrange = cx.rearrange;
   reversed.backward = !cx.backward;
   freed.weakAnchor = cx.weakAnchor;
+  freed.scans = cx.scans;
   constraints_[p] = reversed;
   constraints_[x] = freed;
   // `p`'s weak anchor yields to the reversed layout only if its accesses
@@ -556,19 +609,11 @@ void LayoutGroups::mergeThroughConversions() {
     if (!canMerge(a, b, type) && !reverseToMerge(a, b, type) &&
         !reverseToMerge(b, a, type))
       continue;
-    Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
+    Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
     constraints_.erase(a);
     constraints_.erase(b);
     groups_.unionSets(a, b);
-    Constraint merged;
-    merged.anchor = ca.anchor ? ca.anchor : cb.anchor;
-    merged.weakAnchor = ca.weakAnchor ? ca.weakAnchor : cb.weakAnchor;
-    const Constraint &derived = ca.parent ? ca : cb;
-    merged.parent = derived.parent;
-    merged.sliceDim = derived.sliceDim;
-    merged.rearrange = derived.rearrange;
-    merged.backward = derived.backward;
-    if (merged.anchor || merged.weakAnchor || merged.parent)
+    if (merged.anchor || merged.weakAnchor || merged.parent || !merged.scans.empty())
       constraints_[leader(a)] = merged;
   }
 }
@@ -622,6 +667,36 @@ LogicalResult LayoutGroups::run(IRRewriter &rewriter) {
   return success();
 }
 
+/// A scan runs along its axis as a thread's registers, consecutive lanes,
+/// consecutive warps and repetitions (ScanAxis), which every blocked
+/// layout and slice does. A group that ends up in another layout (a tile
+/// transposed and reshaped) converts around each of its scans, to and from
+/// the default layout of the scan's shape.
+void convertAroundScans(IRRewriter &rewriter, func::FuncOp func, unsigned numWarps) {
+  SmallVector<tile::ScanOp> scans;
+  func.walk([&](tile::ScanOp op) { scans.push_back(op); });
+  for (tile::ScanOp scan : scans) {
+    RankedTensorType type = asTensor(scan.getSrcs()[0]);
+    if (ScanAxis::of(tilegpu::toLinearLayout(type), scan.getAxis()))
+      continue;
+    Attribute layout =
+        tilegpu::getDefaultBlockedLayout(func.getContext(), type.getShape(), numWarps);
+    rewriter.setInsertionPoint(scan);
+    for (OpOperand &operand : scan->getOpOperands()) {
+      auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(
+          scan.getLoc(), asTensor(operand.get()).cloneWithEncoding(layout), operand.get());
+      rewriter.modifyOpInPlace(scan, [&] { operand.set(convert); });
+    }
+    rewriter.setInsertionPointAfter(scan);
+    for (Value result : scan.getResults()) {
+      Type old = result.getType();
+      rewriter.modifyOpInPlace(scan, [&] { tilegpu::setEncoding(result, layout); });
+      auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(scan.getLoc(), old, result);
+      rewriter.replaceAllUsesExcept(result, convert, convert);
+    }
+  }
+}
+
 struct TileGPURemoveLayoutConversionsPass
     : tilec::impl::TileGPURemoveLayoutConversionsBase<
           TileGPURemoveLayoutConversionsPass> {
@@ -640,6 +715,7 @@ struct TileGPURemoveLayoutConversionsPass
       if (failed(LayoutGroups(func, numWarps).run(rewriter)))
         return signalPassFailure();
       rematerialiseConversions(rewriter, func);
+      convertAroundScans(rewriter, func, numWarps);
     }
     // The originals of cloned index chains are often dead now.
     module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {

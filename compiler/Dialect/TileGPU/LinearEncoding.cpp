@@ -72,9 +72,17 @@ unsigned LinearEncodingAttr::getNumWarps() const {
 
 LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   assert(shape.size() == getRank() && "linear layout of the wrong rank");
+  // A tensor's shape holds every image (verifyEncoding). A smaller one is
+  // asked as the parent of a slice, with 1 at the sliced dimension: as a
+  // blocked layout does, coordinates wrap, and the bits along it go free.
   SmallVector<LinearLayout::InDim> ins;
-  for (const char *in : {kRegister, kLane, kWarp})
-    ins.push_back({in, getBases(in)});
+  for (const char *in : {kRegister, kLane, kWarp}) {
+    SmallVector<LinearLayout::Image> images = getBases(in);
+    for (LinearLayout::Image &image : images)
+      for (unsigned d = 0; d < getRank(); ++d)
+        image[d] &= int32_t(shape[d] - 1);
+    ins.push_back({in, std::move(images)});
+  }
   SmallVector<LinearLayout::OutDim> outs;
   for (unsigned d = 0; d < getRank(); ++d)
     outs.push_back({outDimName(d), int32_t(shape[d])});

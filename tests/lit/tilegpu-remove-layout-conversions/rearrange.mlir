@@ -129,3 +129,70 @@ func.func @permute3d(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
   tile.store %yp, %t : tensor<16x4x8x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A scan runs along its axis as registers, consecutive lanes, consecutive
+// warps, repetitions; the flattened transpose does not (its lanes are a
+// row apart). The scan's group keeps out of the transposed one and takes
+// the store's layout: one conversion, before the scan.
+// CHECK: // -----
+// CHECK-DAG: #[[V:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[L:linear[0-9]*]] = #tilegpu.linear<
+// CHECK-LABEL: func.func @scan_flat_transpose
+// CHECK: %[[F:.*]] = tile.reshape %{{.*}} : tensor<64x32xf32, #{{.*}}> -> tensor<2048xf32, #[[L]]>
+// CHECK-NEXT: %[[C:.*]] = tilegpu.convert_layout %[[F]] : tensor<2048xf32, #[[L]]> -> tensor<2048xf32, #[[V]]>
+// CHECK-NEXT: %[[S:.*]] = tile.scan %[[C]] {axis = 0 : i32} : tensor<2048xf32, #[[V]]> -> tensor<2048xf32, #[[V]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.store %{{.*}}, %[[S]] : tensor<2048x!tile.ptr<f32>, #[[V]]>
+func.func @scan_flat_transpose(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                               %y: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %xs = tile.splat %x : tensor<2048x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<2048x!tile.ptr<f32>>, tensor<2048xi32>
+  %v = tile.load %xp : tensor<2048x!tile.ptr<f32>>
+  %m = tile.reshape %v : tensor<2048xf32> -> tensor<32x64xf32>
+  %t = tile.trans %m {order = array<i32: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+  %f = tile.reshape %t : tensor<64x32xf32> -> tensor<2048xf32>
+  %c = tile.scan %f {axis = 0 : i32} : tensor<2048xf32> -> tensor<2048xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.scan.return %s : f32
+  }
+  %ys = tile.splat %y : tensor<2048x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %r : tensor<2048x!tile.ptr<f32>>, tensor<2048xi32>
+  tile.store %yp, %c : tensor<2048x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// When nothing decides a layout before the groups meet, the scan can end
+// up in the transposed one; it then converts around itself to the default
+// layout of its shape.
+// CHECK: // -----
+// CHECK-DAG: #[[D:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[L:linear[0-9]*]] = #tilegpu.linear<
+// CHECK-LABEL: func.func @scan_of_range
+// CHECK: %[[F:.*]] = tile.reshape %{{.*}} -> tensor<2048xi32, #[[L]]>
+// CHECK-NEXT: %[[C:.*]] = tilegpu.convert_layout %[[F]] : tensor<2048xi32, #[[L]]> -> tensor<2048xi32, #[[D]]>
+// CHECK-NEXT: %[[S:.*]] = tile.scan %[[C]] {axis = 0 : i32} : tensor<2048xi32, #[[D]]> -> tensor<2048xi32, #[[D]]>
+// CHECK: tilegpu.convert_layout %[[S]] : tensor<2048xi32, #[[D]]> -> tensor<2048xi32, #[[L]]>
+func.func @scan_of_range(%y: !tile.ptr<i32>) {
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %m = tile.reshape %r : tensor<2048xi32> -> tensor<32x64xi32>
+  %t = tile.trans %m {order = array<i32: 1, 0>} : tensor<32x64xi32> -> tensor<64x32xi32>
+  %f = tile.reshape %t : tensor<64x32xi32> -> tensor<2048xi32>
+  %c = tile.scan %f {axis = 0 : i32} : tensor<2048xi32> -> tensor<2048xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %s = arith.addi %a, %b : i32
+    tile.scan.return %s : i32
+  }
+  %max = tile.reduce %c {axis = 0 : i32} : tensor<2048xi32> -> i32 {
+  ^bb0(%a: i32, %b: i32):
+    %s = arith.maxsi %a, %b : i32
+    tile.reduce.return %s : i32
+  }
+  tile.store %y, %max : !tile.ptr<i32>
+  return
+}

@@ -163,3 +163,25 @@ TEST_F(RearrangeLayoutsTest, ReshapeKeepsCopiesCopies) {
   EXPECT_EQ(l.getFreeVariableMask(kLane), 0b10000);
   EXPECT_EQ(l.getFreeVariableMask(kWarp), 0b11);
 }
+
+TEST_F(RearrangeLayoutsTest, SliceOfALinearLayout) {
+  // What a reduction of a flattened transpose refolded to 16 x 128 gives:
+  // the slice keeps each thread's elements of the other dimension, and
+  // the bits along the reduced one go free (registers holding only them
+  // are dropped).
+  auto rows = BlockedEncodingAttr::get(&ctx, {1, 4}, {4, 8}, {4, 1}, {1, 0});
+  Attribute t = inferTransEncoding(rows, {32, 64}, {1, 0});
+  Attribute folded = inferReshapeEncoding(
+      inferReshapeEncoding(t, {64, 32}, {2048}), {2048}, {16, 128});
+  ASSERT_TRUE(isa_and_present<LinearEncodingAttr>(folded));
+  LinearLayout full = layoutOf(folded, {16, 128});
+  for (unsigned dim : {0u, 1u}) {
+    auto slice = SliceEncodingAttr::get(&ctx, dim, folded);
+    int64_t kept = dim ? 16 : 128;
+    EXPECT_TRUE(verifies(slice, {kept}));
+    LinearLayout sliced = layoutOf(slice, {kept});
+    LinearLayout expected = renameOutDims(full.dropOutDim(outDimName(dim)), {"dim0"})
+                                .removeZeroBases(kRegister);
+    EXPECT_EQ(sliced, expected) << dim;
+  }
+}
