@@ -11,13 +11,11 @@ and written (2 * 8192 * N * element size) over the time. tilec's config
 the same run; Triton runs the tutorial kernel (one row per program, block
 = next power of two, warps by size). Results: bench/results/softmax-DATE.json.
 """
-import argparse
 import datetime
 import json
 import math
 import os
 import pathlib
-import subprocess
 import sys
 
 import torch
@@ -27,6 +25,8 @@ import triton.language as tl
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402
+import common  # noqa: E402  bench/common.py
+from common import bench  # noqa: E402
 import softmax as tilec_softmax  # noqa: E402  kernels/softmax.py
 
 
@@ -84,23 +84,9 @@ def rel_error(out, ref):
     return float(d) if torch.isfinite(d) else float("inf")
 
 
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--commit", default=None)
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = common.parse_args()
     commit = args.commit
-    if commit is None:
-        try:
-            commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"],
-                                             cwd=ROOT, text=True).strip()
-        except Exception:
-            commit = "unknown"
     m = 8192
     ns = [128, 512, 1024, 2048, 4096, 8192, 16384, 32768]
     rows = []

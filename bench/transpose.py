@@ -14,13 +14,11 @@ the three is reported as the run-to-run noise. tilec and Triton both run
 the best of the same block/warps candidates, timed in the same run.
 GB/s = 2 * M * N * element size / time. Results: bench/results/transpose-DATE.json.
 """
-import argparse
 import datetime
 import json
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 
 import torch
@@ -30,6 +28,8 @@ import triton.language as tl
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402,F401
+import common  # noqa: E402  bench/common.py
+from common import bench  # noqa: E402
 import tile_ops  # noqa: E402  kernels/tile_ops.py
 
 
@@ -56,10 +56,6 @@ def launch(kernel, x, out, cfg):
                  num_warps=warps)
 
 
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
-
-
 def best_config(kernel, x, ref, candidates):
     best = None
     for cfg in candidates:
@@ -76,18 +72,8 @@ def best_config(kernel, x, ref, candidates):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--commit", default=None)
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = common.parse_args()
     commit = args.commit
-    if commit is None:
-        try:
-            commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"],
-                                             cwd=ROOT, text=True).strip()
-        except Exception:
-            commit = "unknown"
     shapes = [(4096, 4096), (8192, 8192)] if not args.quick else [(8192, 8192)]
     candidates = CANDIDATES[:3] if args.quick else CANDIDATES
     rows = []

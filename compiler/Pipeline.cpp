@@ -44,8 +44,10 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TileToTileGPUOptions layout;
   layout.numWarps = options.numWarps;
   layout.target = options.ptx.target.chip;
+  pm.addPass(createTilePrefetchLoads());
   pm.addPass(createTileToTileGPU(layout));
   pm.addPass(createTileGPUCoalesce());
+  pm.addPass(createTileGPUAccelerateMatmul());
   pm.addPass(createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -1,4 +1,5 @@
 // Statements, expressions and calls of the kernel language → tile IR.
+#include "dsl/Builtins.h"
 #include "dsl/IRGenImpl.h"
 #include "dsl/Sema.h"
 
@@ -623,11 +624,8 @@ Value Generator::genName(const NameExpr &e) {
   }
   if (const Value *v = scope().lookup(e.id))
     return *v;
-  static const char *pythonBuiltins[] = {"range", "min", "max", "len", "int",
-                                         "float", "bool", "abs", "print"};
-  for (const char *name : pythonBuiltins)
-    if (e.id == name)
-      return Value::ofBuiltin(name);
+  if (isPythonBuiltin(e.id))
+    return Value::ofBuiltin(e.id);
   fail(e.loc, "name '" + e.id + "' is not defined");
 }
 
@@ -652,6 +650,13 @@ Value Generator::genAttribute(const AttributeExpr &e) {
                       "' usable in a kernel");
     }
     fail(e.loc, "module '" + base.text + "' cannot be used inside a kernel");
+  }
+  if (base.kind == Value::Kind::Builtin && base.text == "tl.PropagateNan") {
+    // Triton's enumeration for tl.minimum / tl.maximum's propagate_nan.
+    if (e.attr == "NONE" || e.attr == "ALL")
+      return Value::ofEnum("PropagateNan." + e.attr);
+    fail(e.loc, "tl.PropagateNan has no member '" + e.attr +
+                    "' (it has NONE and ALL)");
   }
   if (base.isIR()) {
     if (e.attr == "dtype")

@@ -34,7 +34,7 @@ public:
   Value evaluate(const Expr &expr, const Scope &scope);
 
   //===--------------------------------------------------------------------===//
-  // Used by the builtins (IRGenBuiltins.cpp)
+  // Used by the builtins (BuiltinTable.h and the families' IRGen*.cpp)
   //===--------------------------------------------------------------------===//
 
   mlir::Location loc(SourceLoc l) const;
@@ -74,14 +74,21 @@ public:
   std::vector<int64_t> constShape(const Value &v, SourceLoc l,
                                   const std::string &what);
 
-  /// tl.* and Python builtins (IRGenBuiltins.cpp).
+  /// A call of a builtin: a member of `tl` or a Python builtin, looked up
+  /// in the table of builtins (BuiltinTable.cpp).
   Value callBuiltin(const std::string &name, const CallExpr &call);
-  /// tl.exp, tl.sqrt, ... (IRGenMath.cpp); null optional when `name` is not
-  /// a math function.
-  std::optional<Value> callMath(const std::string &name, const CallExpr &call);
-  /// tl.sum, tl.max, tl.argmax, tl.reduce, ... (IRGenReduce.cpp).
-  std::optional<Value> callReduction(const std::string &name,
-                                     const CallExpr &call);
+  /// Elementwise minimum or maximum of numbers or tensors (tl.minimum,
+  /// tl.maximum, min() and max() of runtime values), promoted and
+  /// broadcast as arithmetic is. Of floats, the non-NaN operand unless
+  /// `propagateNan` (tl.PropagateNan.ALL). Two compile-time numbers fold.
+  /// `what` names the builtin in messages (IRGenMath.cpp).
+  Value minMax(bool isMin, const Value &x, const Value &y, bool propagateNan,
+               SourceLoc at, const std::string &what);
+  /// |x| of a number or tensor (`x`, at `xLoc`), as IR: tl.abs, and abs()
+  /// of runtime values. Signed integers negate, unsigned ones and booleans
+  /// are unchanged, floats clear the sign (IRGenMath.cpp).
+  Value absolute(const Value &x, SourceLoc xLoc, SourceLoc at,
+                 const std::string &what);
   /// Reduce `srcs` (tensors of one shape) along `axis` with the combiner
   /// `body` builds from 2N scalar block arguments; results keep the
   /// reduced dimension as size 1 when `keepDims`.
@@ -91,21 +98,20 @@ public:
   std::vector<Value> reduce(const std::vector<Value> &srcs, int64_t axis,
                             bool keepDims, const CombinerBuilder &body,
                             SourceLoc at);
-  /// tl.cumsum, tl.cumprod, tl.associative_scan (IRGenReduce.cpp).
-  std::optional<Value> callScan(const std::string &name, const CallExpr &call);
-  /// tl.trans, tl.permute, tl.reshape, tl.ravel, tl.broadcast_to,
-  /// tl.broadcast, tl.expand_dims (IRGenShape.cpp); null optional when
-  /// `name` is not one of them.
-  std::optional<Value> callShape(const std::string &name, const CallExpr &call);
   /// x.trans(...), x.permute(...), x.reshape(...), x.ravel(),
   /// x.broadcast_to(...), x.expand_dims(...); null optional for other
-  /// methods.
+  /// methods (IRGenShape.cpp).
   std::optional<Value> callShapeMethod(const Value &method, const CallExpr &call);
   /// `x` with its dimensions permuted (result dimension i is dimension
   /// dims[i] of x), checked as tl.permute checks them; `what` names the
   /// call in messages.
   Value permute(const Value &x, const std::vector<int64_t> &dims, SourceLoc at,
                 const std::string &what);
+  /// `acc + a @ b` as a tile.dot, after Triton's checks; `acc` of kind
+  /// None starts from zeros (IRGenDot.cpp).
+  Value dot(const Value &a, const Value &b, const Value &acc,
+            tile::InputPrecision precision, DType outDtype, SourceLoc at,
+            SourceLoc aLoc, SourceLoc bLoc, SourceLoc accLoc);
   /// Inclusive scan of `srcs` along `axis`; results have the inputs' types.
   std::vector<Value> scan(const std::vector<Value> &srcs, int64_t axis,
                           const CombinerBuilder &body, SourceLoc at);
@@ -120,9 +126,6 @@ public:
   std::vector<Value> callJitValues(const JitFunction &fn,
                                    const std::vector<Value> &args, SourceLoc at);
   Value callMethod(const Value &method, const CallExpr &call);
-  /// The `mask=` of tl.load / tl.store as an i1 of `ptr`'s shape (both
-  /// broadcast to their common shape); not IR when there is none.
-  Value maskArgument(const class BuiltinArguments &args, Value &ptr);
 
   void staticPrint(const std::string &text) const;
 
@@ -179,83 +182,7 @@ private:
   unsigned nextHelperId_ = 0;
 };
 
-/// Arguments of a builtin call, bound to its parameter names Python-style.
-class BuiltinArguments {
-public:
-  BuiltinArguments(Generator &gen, const CallExpr &call, const std::string &function,
-            std::vector<std::string> params, size_t required)
-      : call_(call), function_(function), params_(std::move(params)) {
-    values_.resize(params_.size());
-    locs_.resize(params_.size(), call.loc);
-    given_.resize(params_.size(), false);
-    if (call.args.size() > params_.size())
-      fail(call.loc, function + "() takes at most " +
-                         std::to_string(params_.size()) + " arguments, got " +
-                         std::to_string(call.args.size()));
-    for (size_t i = 0; i < call.args.size(); ++i) {
-      values_[i] = gen.gen(*call.args[i]);
-      locs_[i] = call.args[i]->loc;
-      given_[i] = true;
-    }
-    for (const Keyword &k : call.keywords) {
-      size_t i = indexOf(k.name);
-      if (i == params_.size())
-        fail(k.loc, function + "() got an unexpected keyword argument '" +
-                        k.name + "'");
-      if (given_[i])
-        fail(k.loc, function + "() got multiple values for '" + k.name + "'");
-      values_[i] = gen.gen(*k.value);
-      locs_[i] = k.value->loc;
-      given_[i] = true;
-    }
-    for (size_t i = 0; i < required; ++i)
-      if (!given_[i])
-        fail(call.loc, function + "() missing required argument '" +
-                           params_[i] + "'");
-  }
-
-  bool has(const std::string &name) const {
-    size_t i = indexOf(name);
-    return given_[i] && values_[i].kind != Value::Kind::None;
-  }
-  const Value &operator[](const std::string &name) const {
-    return values_[indexOf(name)];
-  }
-  SourceLoc loc(const std::string &name) const { return locs_[indexOf(name)]; }
-  /// A string argument (cache_modifier="...") or "" when absent.
-  std::string text(const std::string &name) const {
-    if (!has(name))
-      return "";
-    const Value &v = (*this)[name];
-    if (v.kind != Value::Kind::String)
-      fail(loc(name), function_ + "(): '" + name + "' must be a string");
-    return v.text;
-  }
-
-private:
-  size_t indexOf(const std::string &name) const {
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (params_[i] == name)
-        return i;
-    return params_.size();
-  }
-  const CallExpr &call_;
-  std::string function_;
-  std::vector<std::string> params_;
-  std::vector<Value> values_;
-  std::vector<SourceLoc> locs_;
-  std::vector<bool> given_;
-};
-
-
 /// True for the tensor methods that are shape builtins (x.reshape, ...).
 bool isShapeMethod(const std::string &name);
-
-/// A dtype argument (tl.float16, ...), or a located error naming `what`.
-inline DType dtypeArg(const Value &v, SourceLoc l, const std::string &what) {
-  if (v.kind != Value::Kind::DType)
-    fail(l, what + " must be a dtype such as tl.float32, got " + v.describe());
-  return v.dtype;
-}
 
 } // namespace tilec::dsl

@@ -334,7 +334,7 @@ Value Generator::constantBinary(BinaryOp op, const Value &l, const Value &r,
   case BinaryOp::BitOr: out = a | b; break;
   case BinaryOp::BitXor: out = a ^ b; break;
   case BinaryOp::MatMul:
-    fail(at, "'@' is not supported");
+    fail(at, "'@' needs tensors (it is a matrix product), got " + l.describe() + " and " + r.describe());
   }
   if (l.kind == Value::Kind::Bool && r.kind == Value::Kind::Bool &&
       (op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor))
@@ -366,6 +366,9 @@ Value Generator::binary(BinaryOp op, const Value &l, const Value &r,
                         SourceLoc at) {
   if (l.isConstexpr() && r.isConstexpr())
     return constantBinary(op, l, r, at);
+  if (op == BinaryOp::MatMul) // Triton's defaults: tf32, fp32 accumulator
+    return dot(l, r, Value(), tile::InputPrecision::tf32,
+               DType{ScalarKind::Float32, false}, at, at, at, at);
   for (const Value *v : {&l, &r})
     if (!v->isIR() && !v->isNumber())
       fail(at, std::string("unsupported operand types for '") + spelling(op) +
@@ -407,8 +410,6 @@ Value Generator::binary(BinaryOp op, const Value &l, const Value &r,
                  r.describe());
   if (op == BinaryOp::Pow)
     fail(at, "'**' on runtime values is not supported; use tl.exp and tl.log");
-  if (op == BinaryOp::MatMul)
-    fail(at, "'@' is not supported; use tl.dot");
 
   Value a = cast(toIR(l, at, type), type, at);
   Value b = cast(toIR(r, at, type), type, at);

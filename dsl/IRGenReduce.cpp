@@ -1,6 +1,6 @@
 // Reductions: tl.sum, tl.max, tl.min, tl.argmax, tl.argmin and tl.reduce
 // with a user's @jit combiner, over one axis or all of them.
-#include "dsl/IRGenImpl.h"
+#include "dsl/BuiltinTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -137,66 +137,91 @@ std::vector<Value> Generator::scan(const std::vector<Value> &srcs, int64_t axis,
   return results;
 }
 
-std::optional<Value> Generator::callScan(const std::string &name,
-                                         const CallExpr &call) {
-  bool sum = name == "tl.cumsum", product = name == "tl.cumprod";
-  bool user = name == "tl.associative_scan";
-  if (!sum && !product && !user)
-    return std::nullopt;
-  SourceLoc at = call.loc;
-  std::vector<std::string> params = {"input", "axis"};
-  if (user)
-    params.push_back("combine_fn");
-  params.push_back("reverse");
-  if (!user)
-    params.push_back("dtype");
-  BuiltinArguments args(*this, call, name, params, user ? 3 : 1);
-  if (args.has("reverse")) {
-    const Value &r = args["reverse"];
-    if (r.kind != Value::Kind::Bool)
-      fail(args.loc("reverse"), "reverse must be True or False");
-    if (r.boolValue)
-      fail(args.loc("reverse"), name + "(reverse=True) is not supported yet");
-  }
+namespace {
+/// The combiner of tl.reduce and tl.associative_scan: the user's @jit
+/// function `combine_fn`, of 2N scalars returning N.
+Generator::CombinerBuilder userCombiner(Generator &g, const BuiltinArguments &args) {
+  const Value &fn = args["combine_fn"];
+  if (fn.kind != Value::Kind::Function)
+    fail(args.loc("combine_fn"),
+         "combine_fn must be a @jit function, got " + fn.describe());
+  auto function = fn.function;
+  SourceLoc at = args.at();
+  return [&g, function, at](const std::vector<Value> &l,
+                            const std::vector<Value> &r) {
+    std::vector<Value> all = l;
+    all.insert(all.end(), r.begin(), r.end());
+    return g.callJitValues(*function, all, at);
+  };
+}
+
+/// The tensors a reduction or scan works on: `input`, or the tensors of a
+/// tuple `input` when `tuples` (a user's combiner takes several).
+std::vector<Value> inputTensors(const BuiltinArguments &args, bool tuples) {
   std::vector<Value> inputs;
   const Value &input = args["input"];
-  if (input.kind == Value::Kind::Tuple && user)
+  if (input.kind == Value::Kind::Tuple && tuples)
     inputs = input.elements;
   else
     inputs.push_back(input);
   for (const Value &v : inputs) {
     if (!v.isIR() || !v.type.isTensor())
-      fail(args.loc("input"), name + " needs a tensor, got " + v.describe());
+      fail(args.loc("input"), args.function() + " needs a tensor, got " + v.describe());
     if (v.type.element.isPointer)
-      fail(args.loc("input"), name + " of pointers is not supported");
+      fail(args.loc("input"), args.function() + " of pointers is not supported");
   }
-  int64_t axis = args.has("axis") ? constInt(args["axis"], args.loc("axis"), "axis") : 0;
+  return inputs;
+}
 
-  CombinerBuilder body;
-  if (user) {
-    const Value &fn = args["combine_fn"];
-    if (fn.kind != Value::Kind::Function)
-      fail(args.loc("combine_fn"),
-           "combine_fn must be a @jit function, got " + fn.describe());
-    auto function = fn.function;
-    body = [this, function, at](const std::vector<Value> &l,
-                                const std::vector<Value> &r) {
-      std::vector<Value> all = l;
-      all.insert(all.end(), r.begin(), r.end());
-      return callJitValues(*function, all, at);
-    };
+/// A True/False argument, false when absent.
+bool flagArgument(const BuiltinArguments &args, const std::string &name) {
+  if (!args.has(name))
+    return false;
+  const Value &v = args[name];
+  if (v.kind != Value::Kind::Bool)
+    fail(args.loc(name), name + " must be True or False");
+  return v.boolValue;
+}
+
+/// tl.cumsum and tl.cumprod (`op` Add or Mul), and tl.associative_scan
+/// (no `op`: the user's combiner).
+Value scanBuiltin(Generator &g, const BuiltinArguments &args,
+                  std::optional<BinaryOp> op) {
+  SourceLoc at = args.at();
+  if (flagArgument(args, "reverse"))
+    fail(args.loc("reverse"), args.function() + "(reverse=True) is not supported yet");
+  std::vector<Value> inputs = inputTensors(args, /*tuples=*/!op);
+  int64_t axis = args.has("axis") ? g.constInt(args["axis"], args.loc("axis"), "axis") : 0;
+  Generator::CombinerBuilder body;
+  if (!op) {
+    body = userCombiner(g, args);
   } else {
     // As tl.sum: narrow integers accumulate in 32 bits, fp16/bf16 in fp32.
-    inputs[0] = cast(inputs[0], accumulatorType(args, inputs[0].type.element), at);
-    BinaryOp op = sum ? BinaryOp::Add : BinaryOp::Mul;
-    body = [this, op, at](const std::vector<Value> &l, const std::vector<Value> &r) {
-      return std::vector<Value>{binary(op, l[0], r[0], at)};
+    inputs[0] = g.cast(inputs[0], accumulatorType(args, inputs[0].type.element), at);
+    body = [&g, op, at](const std::vector<Value> &l, const std::vector<Value> &r) {
+      return std::vector<Value>{g.binary(*op, l[0], r[0], at)};
     };
   }
-  std::vector<Value> out = scan(inputs, axis, body, at);
+  std::vector<Value> out = g.scan(inputs, axis, body, at);
   if (out.size() == 1)
     return out[0];
   return Value::ofTuple(out);
+}
+} // namespace
+
+void addScanBuiltins(BuiltinTable &t) {
+  t.add("tl.cumsum", {{"input", "axis", "reverse", "dtype"}, 1},
+        [](Generator &g, const BuiltinArguments &a) {
+          return scanBuiltin(g, a, BinaryOp::Add);
+        });
+  t.add("tl.cumprod", {{"input", "axis", "reverse", "dtype"}, 1},
+        [](Generator &g, const BuiltinArguments &a) {
+          return scanBuiltin(g, a, BinaryOp::Mul);
+        });
+  t.add("tl.associative_scan", {{"input", "axis", "combine_fn", "reverse"}, 3},
+        [](Generator &g, const BuiltinArguments &a) {
+          return scanBuiltin(g, a, std::nullopt);
+        });
 }
 
 std::vector<Value> Generator::callJitValues(const JitFunction &fn,
@@ -225,169 +250,151 @@ std::vector<Value> Generator::callJitValues(const JitFunction &fn,
 
 namespace {
 enum class Reduction { Sum, Max, Min, ArgMax, ArgMin };
-} // namespace
 
-std::optional<Value> Generator::callReduction(const std::string &name,
-                                              const CallExpr &call) {
-  SourceLoc at = call.loc;
-  std::optional<Reduction> kind;
-  if (name == "tl.sum") kind = Reduction::Sum;
-  else if (name == "tl.max") kind = Reduction::Max;
-  else if (name == "tl.min") kind = Reduction::Min;
-  else if (name == "tl.argmax") kind = Reduction::ArgMax;
-  else if (name == "tl.argmin") kind = Reduction::ArgMin;
-  if (!kind && name != "tl.reduce")
-    return std::nullopt;
+/// The combiner of a builtin reduction of elements of `type`; argmax and
+/// argmin combine (value, index) pairs.
+Generator::CombinerBuilder builtinCombiner(Generator &g, Reduction r, DType type,
+                                           SourceLoc at) {
+  return [&g, r, type, at](const std::vector<Value> &l,
+                           const std::vector<Value> &rr) {
+    switch (r) {
+    case Reduction::Sum:
+      return std::vector<Value>{g.binary(BinaryOp::Add, l[0], rr[0], at)};
+    case Reduction::Max:
+    case Reduction::Min: {
+      mlir::OpBuilder &b = g.builder();
+      mlir::Location where = g.loc(at);
+      mlir::Value x = l[0].ir, y = rr[0].ir, out;
+      bool wantMax = r == Reduction::Max;
+      if (type.isFloat())
+        out = wantMax ? b.create<arith::MaxNumFOp>(where, x, y).getResult()
+                      : b.create<arith::MinNumFOp>(where, x, y).getResult();
+      else if (type.isSigned())
+        out = wantMax ? b.create<arith::MaxSIOp>(where, x, y).getResult()
+                      : b.create<arith::MinSIOp>(where, x, y).getResult();
+      else
+        out = wantMax ? b.create<arith::MaxUIOp>(where, x, y).getResult()
+                      : b.create<arith::MinUIOp>(where, x, y).getResult();
+      return std::vector<Value>{Value::ofIR(out, l[0].type)};
+    }
+    case Reduction::ArgMax:
+    case Reduction::ArgMin: {
+      // The better value wins; on a tie the smaller index, so the
+      // combination is commutative and the result deterministic.
+      bool wantMax = r == Reduction::ArgMax;
+      Value better = g.compare(wantMax ? CompareOp::Gt : CompareOp::Lt, l[0], rr[0], at);
+      Value equal = g.compare(CompareOp::Eq, l[0], rr[0], at);
+      Value smaller = g.compare(CompareOp::Lt, l[1], rr[1], at);
+      Value takeLeft = g.binary(BinaryOp::BitOr, better,
+                                g.binary(BinaryOp::BitAnd, equal, smaller, at), at);
+      return std::vector<Value>{g.where(takeLeft, l[0], rr[0], at),
+                                g.where(takeLeft, l[1], rr[1], at)};
+    }
+    }
+    return std::vector<Value>{};
+  };
+}
 
-  std::vector<std::string> params = {"input", "axis"};
-  if (name == "tl.reduce")
-    params.push_back("combine_fn");
-  params.push_back("keep_dims");
-  if (kind == Reduction::Sum)
-    params.push_back("dtype");
-  if (kind == Reduction::Max || kind == Reduction::Min)
-    params.push_back("return_indices");
-  BuiltinArguments args(*this, call, name, params,
-                        name == "tl.reduce" ? 3 : 1);
-  bool keepDims = false;
-  if (args.has("keep_dims")) {
-    const Value &k = args["keep_dims"];
-    if (k.kind != Value::Kind::Bool)
-      fail(args.loc("keep_dims"), "keep_dims must be True or False");
-    keepDims = k.boolValue;
+/// The index of each element of `src` along `axis`, as an i32 tensor of
+/// `src`'s shape.
+Value indicesAlong(Generator &g, const Value &src, int64_t axis, SourceLoc at) {
+  const std::vector<int64_t> &shape = src.type.shape;
+  int64_t rank = shape.size();
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    fail(at, "axis " + std::to_string(axis) + " is out of range");
+  mlir::OpBuilder &b = g.builder();
+  mlir::MLIRContext *ctx = b.getContext();
+  int64_t extent = shape[a];
+  ValueType rangeType = g.tensorType(DType{ScalarKind::Int32, false}, {extent}, at);
+  Value index = Value::ofIR(b.create<tile::MakeRangeOp>(
+                                g.loc(at), rangeType.toMLIR(ctx), 0, int32_t(extent)),
+                            rangeType);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == a)
+      continue;
+    std::vector<int64_t> expanded = index.type.shape;
+    int64_t position = d < a ? 0 : int64_t(expanded.size());
+    expanded.insert(expanded.begin() + position, 1);
+    ValueType t{index.type.element, expanded};
+    index = Value::ofIR(b.create<tile::ExpandDimsOp>(
+                            g.loc(at), t.toMLIR(ctx), index.ir,
+                            b.getI32IntegerAttr(int32_t(position))),
+                        t);
   }
-  if (args.has("return_indices") && args["return_indices"].kind == Value::Kind::Bool &&
+  return g.broadcastTo(index, shape, at);
+}
+
+/// The axes to reduce, in order: `axis`, or every axis innermost first
+/// when it is None (argmax and argmin need one unless the tensor is 1-D).
+std::vector<int64_t> reductionAxes(Generator &g, const BuiltinArguments &args,
+                                   int64_t rank, bool needsAxis) {
+  if (args.has("axis"))
+    return {g.constInt(args["axis"], args.loc("axis"), "axis")};
+  if (needsAxis) {
+    if (rank != 1)
+      fail(args.at(), args.function() + " needs an axis for a tensor of rank " +
+                          std::to_string(rank));
+    return {0};
+  }
+  std::vector<int64_t> axes;
+  for (int64_t a = rank - 1; a >= 0; --a)
+    axes.push_back(a);
+  return axes;
+}
+
+/// tl.sum, tl.max, tl.min, tl.argmax, tl.argmin (`kind`) and tl.reduce
+/// (no `kind`: the user's combiner).
+Value reduction(Generator &g, const BuiltinArguments &args,
+                std::optional<Reduction> kind) {
+  SourceLoc at = args.at();
+  bool keepDims = flagArgument(args, "keep_dims");
+  if ((kind == Reduction::Max || kind == Reduction::Min) &&
+      args.has("return_indices") && args["return_indices"].kind == Value::Kind::Bool &&
       args["return_indices"].boolValue)
     kind = *kind == Reduction::Max ? Reduction::ArgMax : Reduction::ArgMin;
-
-  // Inputs: one tensor, or a tuple of tensors for tl.reduce.
-  std::vector<Value> inputs;
-  const Value &input = args["input"];
-  if (input.kind == Value::Kind::Tuple && name == "tl.reduce")
-    inputs = input.elements;
-  else
-    inputs.push_back(input);
-  for (Value &v : inputs) {
-    if (!v.isIR() || !v.type.isTensor())
-      fail(args.loc("input"), name + " needs a tensor, got " + v.describe());
-    if (v.type.element.isPointer)
-      fail(args.loc("input"), name + " of pointers is not supported");
-  }
-
+  std::vector<Value> current = inputTensors(args, /*tuples=*/!kind);
   // The accumulation type: sums of narrow integers in i32, of fp16/bf16 in
   // fp32 (the result has that type too).
   if (kind == Reduction::Sum)
-    inputs[0] = cast(inputs[0], accumulatorType(args, inputs[0].type.element), at);
-
-  // Which axes: one, or all (innermost first) when axis is None.
-  std::vector<int64_t> axes;
-  int64_t rank = inputs[0].type.shape.size();
-  if (!args.has("axis")) {
-    if (kind == Reduction::ArgMax || kind == Reduction::ArgMin) {
-      if (rank != 1)
-        fail(at, name + " needs an axis for a tensor of rank " +
-                     std::to_string(rank));
-      axes.push_back(0);
-    } else {
-      for (int64_t a = rank - 1; a >= 0; --a)
-        axes.push_back(a);
-    }
-  } else {
-    axes.push_back(constInt(args["axis"], args.loc("axis"), "axis"));
-  }
-
-  mlir::OpBuilder &b = builder();
-  auto combineFor = [&](Reduction r, DType type) -> CombinerBuilder {
-    return [this, r, type, at, &b](const std::vector<Value> &l,
-                                   const std::vector<Value> &rr) {
-      mlir::Location where = loc(at);
-      auto pick = [&](bool wantMax, mlir::Value x, mlir::Value y) -> mlir::Value {
-        if (type.isFloat())
-          return wantMax ? b.create<arith::MaxNumFOp>(where, x, y).getResult()
-                         : b.create<arith::MinNumFOp>(where, x, y).getResult();
-        if (type.isSigned())
-          return wantMax ? b.create<arith::MaxSIOp>(where, x, y).getResult()
-                         : b.create<arith::MinSIOp>(where, x, y).getResult();
-        return wantMax ? b.create<arith::MaxUIOp>(where, x, y).getResult()
-                       : b.create<arith::MinUIOp>(where, x, y).getResult();
-      };
-      switch (r) {
-      case Reduction::Sum:
-        return std::vector<Value>{binary(BinaryOp::Add, l[0], rr[0], at)};
-      case Reduction::Max:
-      case Reduction::Min:
-        return std::vector<Value>{
-            Value::ofIR(pick(r == Reduction::Max, l[0].ir, rr[0].ir), l[0].type)};
-      case Reduction::ArgMax:
-      case Reduction::ArgMin: {
-        // The better value wins; on a tie the smaller index, so the
-        // combination is commutative and the result deterministic.
-        bool wantMax = r == Reduction::ArgMax;
-        Value better = compare(wantMax ? CompareOp::Gt : CompareOp::Lt, l[0], rr[0], at);
-        Value equal = compare(CompareOp::Eq, l[0], rr[0], at);
-        Value smaller = compare(CompareOp::Lt, l[1], rr[1], at);
-        Value takeLeft = binary(BinaryOp::BitOr, better,
-                                binary(BinaryOp::BitAnd, equal, smaller, at), at);
-        return std::vector<Value>{this->where(takeLeft, l[0], rr[0], at),
-                                  this->where(takeLeft, l[1], rr[1], at)};
-      }
-      }
-      return std::vector<Value>{};
-    };
-  };
-
-  std::vector<Value> current = inputs;
+    current[0] = g.cast(current[0], accumulatorType(args, current[0].type.element), at);
+  bool arg = kind == Reduction::ArgMax || kind == Reduction::ArgMin;
+  std::vector<int64_t> axes =
+      reductionAxes(g, args, current[0].type.shape.size(), arg);
   for (int64_t axis : axes) {
-    CombinerBuilder body;
-    if (name == "tl.reduce") {
-      const Value &fn = args["combine_fn"];
-      if (fn.kind != Value::Kind::Function)
-        fail(args.loc("combine_fn"), "combine_fn must be a @jit function, got " +
-                                         fn.describe());
-      auto function = fn.function;
-      body = [this, function, at](const std::vector<Value> &l,
-                                  const std::vector<Value> &r) {
-        std::vector<Value> all = l;
-        all.insert(all.end(), r.begin(), r.end());
-        return callJitValues(*function, all, at);
-      };
-      current = reduce(current, axis, keepDims, body, at);
+    if (!kind) {
+      current = g.reduce(current, axis, keepDims, userCombiner(g, args), at);
       continue;
     }
-    DType type = current[0].type.element;
-    if (kind == Reduction::ArgMax || kind == Reduction::ArgMin) {
+    Generator::CombinerBuilder body =
+        builtinCombiner(g, *kind, current[0].type.element, at);
+    if (arg) {
       // Pair each value with its index along the axis.
-      int64_t a = axis < 0 ? axis + int64_t(current[0].type.shape.size()) : axis;
-      if (a < 0 || a >= int64_t(current[0].type.shape.size()))
-        fail(at, "axis " + std::to_string(axis) + " is out of range");
-      int64_t extent = current[0].type.shape[a];
-      ValueType rangeType = tensorType(DType{ScalarKind::Int32, false}, {extent}, at);
-      Value index = Value::ofIR(
-          b.create<tile::MakeRangeOp>(loc(at), rangeType.toMLIR(&ctx_), 0,
-                                      int32_t(extent)),
-          rangeType);
-      for (int64_t d = 0; d < int64_t(current[0].type.shape.size()); ++d) {
-        if (d == a)
-          continue;
-        std::vector<int64_t> shape = index.type.shape;
-        int64_t at_ = d < a ? 0 : int64_t(shape.size());
-        shape.insert(shape.begin() + at_, 1);
-        ValueType t{index.type.element, shape};
-        index = Value::ofIR(b.create<tile::ExpandDimsOp>(
-                                loc(at), t.toMLIR(&ctx_), index.ir,
-                                b.getI32IntegerAttr(int32_t(at_))),
-                            t);
-      }
-      index = broadcastTo(index, current[0].type.shape, at);
-      std::vector<Value> pair = {current[0], index};
-      std::vector<Value> out = reduce(pair, axis, keepDims, combineFor(*kind, type), at);
-      return out[1];
+      std::vector<Value> pair = {current[0], indicesAlong(g, current[0], axis, at)};
+      return g.reduce(pair, axis, keepDims, body, at)[1];
     }
-    current = reduce(current, axis, keepDims, combineFor(*kind, type), at);
+    current = g.reduce(current, axis, keepDims, body, at);
   }
   if (current.size() == 1)
     return current[0];
   return Value::ofTuple(current);
+}
+} // namespace
+
+void addReductionBuiltins(BuiltinTable &t) {
+  auto add = [&t](const char *name, std::vector<std::string> params,
+                  size_t required, std::optional<Reduction> kind) {
+    t.add(name, {std::move(params), required},
+          [kind](Generator &g, const BuiltinArguments &a) {
+            return reduction(g, a, kind);
+          });
+  };
+  add("tl.sum", {"input", "axis", "keep_dims", "dtype"}, 1, Reduction::Sum);
+  add("tl.max", {"input", "axis", "keep_dims", "return_indices"}, 1, Reduction::Max);
+  add("tl.min", {"input", "axis", "keep_dims", "return_indices"}, 1, Reduction::Min);
+  add("tl.argmax", {"input", "axis", "keep_dims"}, 1, Reduction::ArgMax);
+  add("tl.argmin", {"input", "axis", "keep_dims"}, 1, Reduction::ArgMin);
+  add("tl.reduce", {"input", "axis", "combine_fn", "keep_dims"}, 3, std::nullopt);
 }
 
 } // namespace tilec::dsl

@@ -4,13 +4,13 @@
 // be one tuple or one argument each (`tl.trans(x, 1, 0)`), permutations
 // list each dimension once (no negative entries), reshape keeps the
 // row-major order and the element count, broadcast_to keeps the rank, and
-// expand_dims takes negative axes (counted in the result).
-#include "dsl/IRGenImpl.h"
-
-#include "llvm/ADT/StringExtras.h"
+// expand_dims takes negative axes (counted in the result). The tl.X forms
+// are registered in the builtins table (addShapeBuiltins); the methods bind
+// their arguments the same way, the receiver standing for `input`.
+#include "dsl/BuiltinTable.h"
 
 #include <algorithm>
-#include <map>
+#include <cassert>
 
 namespace tilec::dsl {
 
@@ -22,100 +22,74 @@ std::string tupleString(const std::vector<int64_t> &v) {
   return s + (v.size() == 1 ? ",)" : ")");
 }
 
-/// The arguments of a shape builtin: its tensor (the receiver of a method
-/// call, else the first argument or `input=`), then integers given as one
-/// tuple or as one argument each (Triton's `*dims`, `*shape`; also
-/// accepted by keyword under `listName`), then other keywords.
-class ShapeArguments {
-public:
-  ShapeArguments(Generator &gen, const CallExpr &call, const std::string &function,
-                 const Value *self, const std::string &listName,
-                 std::vector<std::string> keywords)
-      : function_(function), listName_(listName) {
+/// The arguments of a shape builtin, from its table binding: its tensor
+/// (the receiver of a method call, else the first positional argument or
+/// `input=`), then integers given as one tuple or as one argument each
+/// (Triton's `*dims`, `*shape`; also accepted by keyword under `listName`).
+/// Other keywords stay in the binding.
+struct ShapeArguments {
+  ShapeArguments(const BuiltinArguments &args, const Value *self,
+                 const std::string &listName, const std::string &keywords)
+      : function(args.function() + "()"), listName(listName) {
+    const std::vector<Value> &positional = args.variadic();
     size_t next = 0;
-    inputLoc_ = call.loc;
+    inputLoc = args.at();
     if (self) {
-      input_ = *self;
-      hasInput_ = true;
-    } else if (!call.args.empty()) {
-      input_ = gen.gen(*call.args[0]);
-      inputLoc_ = call.args[0]->loc;
-      hasInput_ = true;
+      input = *self;
+    } else if (!positional.empty()) {
+      if (args.has("input"))
+        fail(args.loc("input"), function + " got multiple values for 'input'");
+      input = positional[0];
+      inputLoc = args.variadicLoc(0);
       next = 1;
+    } else if (args.has("input")) {
+      input = args["input"];
+      inputLoc = args.loc("input");
+    } else {
+      fail(args.at(), function + " missing required argument 'input'");
     }
-    std::vector<Value> positional;
-    for (size_t i = next; i < call.args.size(); ++i)
-      positional.push_back(gen.gen(*call.args[i]));
-    if (next < call.args.size()) {
+    if (next < positional.size()) {
       if (listName.empty())
-        fail(call.args[next]->loc, function + " takes no other positional "
-                                              "argument (keywords: " +
-                                       llvm::join(keywords, ", ") + ")");
-      listLoc_ = call.args[next]->loc;
-      setList(positional);
+        fail(args.variadicLoc(next), function + " takes no other positional "
+                                                "argument (keywords: " +
+                                         keywords + ")");
+      if (args.has(listName))
+        fail(args.loc(listName),
+             function + " got multiple values for '" + listName + "'");
+      listLoc = args.variadicLoc(next);
+      setList({positional.begin() + next, positional.end()});
+    } else if (!listName.empty() && args.has(listName)) {
+      listLoc = args.loc(listName);
+      setList({args[listName]});
     }
-    for (const Keyword &k : call.keywords) {
-      Value v = gen.gen(*k.value);
-      if (k.name == "input" && !self) {
-        if (hasInput_)
-          fail(k.loc, function + " got multiple values for 'input'");
-        input_ = v;
-        inputLoc_ = k.value->loc;
-        hasInput_ = true;
-      } else if (k.name == listName && !listName.empty()) {
-        if (hasList_)
-          fail(k.loc, function + " got multiple values for '" + listName + "'");
-        listLoc_ = k.value->loc;
-        setList({v});
-      } else if (std::find(keywords.begin(), keywords.end(), k.name) !=
-                 keywords.end()) {
-        keywords_[k.name] = {v, k.value->loc};
-      } else {
-        fail(k.loc, function + " got an unexpected keyword argument '" + k.name + "'");
-      }
-    }
-    if (!hasInput_)
-      fail(call.loc, function + " missing required argument 'input'");
   }
 
-  const Value &input() const { return input_; }
-  SourceLoc inputLoc() const { return inputLoc_; }
-  bool hasList() const { return hasList_; }
-  SourceLoc listLoc() const { return listLoc_; }
   /// The integers, each a compile-time int.
   std::vector<int64_t> ints(Generator &gen) const {
     std::vector<int64_t> out;
-    for (const Value &v : list_)
-      out.push_back(gen.constInt(v, listLoc_, "each entry of the " + listName_ +
-                                                  " of " + function_));
+    for (const Value &v : list)
+      out.push_back(gen.constInt(v, listLoc, "each entry of the " + listName +
+                                                 " of " + function));
     return out;
   }
-  const Value *keyword(const std::string &name) const {
-    auto it = keywords_.find(name);
-    return it == keywords_.end() ? nullptr : &it->second.first;
-  }
-  SourceLoc keywordLoc(const std::string &name) const {
-    return keywords_.at(name).second;
-  }
+
+  /// The call as messages name it: "tl.trans()", "x.reshape()".
+  std::string function, listName;
+  Value input;
+  SourceLoc inputLoc;
+  std::vector<Value> list;
+  SourceLoc listLoc;
+  bool hasList = false;
 
 private:
   /// One tuple stands for its elements; several values for themselves.
   void setList(const std::vector<Value> &values) {
-    hasList_ = true;
+    hasList = true;
     if (values.size() == 1 && values[0].kind == Value::Kind::Tuple)
-      list_ = values[0].elements;
+      list = values[0].elements;
     else
-      list_ = values;
+      list = values;
   }
-
-  std::string function_, listName_;
-  Value input_;
-  SourceLoc inputLoc_;
-  bool hasInput_ = false;
-  std::vector<Value> list_;
-  SourceLoc listLoc_;
-  bool hasList_ = false;
-  std::map<std::string, std::pair<Value, SourceLoc>> keywords_;
 };
 
 /// `x` must be a tensor (not a scalar or a compile-time value).
@@ -255,89 +229,119 @@ Value expandDims(Generator &gen, const Value &input, std::vector<int64_t> axes,
 } // namespace
 
 namespace {
+/// How tl.OP binds its arguments (`method`: how x.OP does, the receiver
+/// standing for `input`). `*dims`, `*shape` and ravel's keyword-only
+/// can_reorder make most of them variadic: the positional arguments are
+/// the tensor, then the list (ShapeArguments sorts them out).
+BuiltinSignature shapeSignature(const std::string &op, bool method) {
+  auto sig = [&](std::vector<std::string> params, size_t required,
+                 bool variadic) {
+    if (!method)
+      params.insert(params.begin(), "input");
+    else if (required)
+      --required;
+    return BuiltinSignature{std::move(params), required, variadic};
+  };
+  if (op == "trans" || op == "permute")
+    return sig({"dims"}, 0, true);
+  if (op == "reshape")
+    return sig({"shape", "can_reorder"}, 0, true);
+  if (op == "ravel")
+    return sig({"can_reorder"}, 0, true);
+  if (op == "broadcast_to")
+    return sig({"shape"}, 0, true);
+  assert(op == "expand_dims" && "not a shape method");
+  return sig({"axis"}, 2, false);
+}
+
 /// tl.OP(x, ...) when `self` is null, x.OP(...) when it is x: the shape
-/// builtins that are also tensor methods. `what` names the call in
-/// messages.
-Value shapeCall(Generator &gen, const std::string &op, const CallExpr &call,
-                const Value *self, const std::string &what) {
-  SourceLoc at = call.loc;
+/// builtins that are also tensor methods, from their bound arguments.
+Value shapeCall(Generator &gen, const std::string &op,
+                const BuiltinArguments &bound, const Value *self) {
+  SourceLoc at = bound.at();
   if (op == "trans" || op == "permute") {
-    ShapeArguments args(gen, call, what, self, "dims", {});
-    if (args.hasList())
-      return gen.permute(args.input(), args.ints(gen), args.listLoc(), what);
+    ShapeArguments args(bound, self, "dims", "");
+    const std::string &what = args.function;
+    if (args.hasList)
+      return gen.permute(args.input, args.ints(gen), args.listLoc, what);
     if (op == "permute")
       fail(at, what + " needs dims, the order of the dimensions");
     // Without dims, trans swaps the two dimensions of a 2-D tensor, as
     // Triton's does.
-    requireTensor(args.input(), args.inputLoc(), what);
-    if (args.input().type.shape.size() != 2)
+    requireTensor(args.input, args.inputLoc, what);
+    if (args.input.type.shape.size() != 2)
       fail(at, what + " without dims swaps the dimensions of a 2-D tensor; "
                       "give the order of the dimensions of " +
-                   args.input().describe());
-    return gen.permute(args.input(), {1, 0}, at, what);
+                   args.input.describe());
+    return gen.permute(args.input, {1, 0}, at, what);
   }
   if (op == "reshape" || op == "ravel") {
     bool ravel = op == "ravel";
-    ShapeArguments args(gen, call, what, self, ravel ? "" : "shape",
-                        {"can_reorder"});
+    ShapeArguments args(bound, self, ravel ? "" : "shape", "can_reorder");
+    const std::string &what = args.function;
     // can_reorder=True lets the compiler pick any order; tilec's is always
     // the row-major one, which needs no data to move.
-    if (const Value *v = args.keyword("can_reorder"))
-      if (!v->isConstexpr())
-        fail(args.keywordLoc("can_reorder"),
-             "can_reorder must be a compile-time boolean, got " + v->describe());
-    requireTensor(args.input(), args.inputLoc(), what);
+    if (bound.has("can_reorder") && !bound["can_reorder"].isConstexpr())
+      fail(bound.loc("can_reorder"),
+           "can_reorder must be a compile-time boolean, got " +
+               bound["can_reorder"].describe());
+    requireTensor(args.input, args.inputLoc, what);
     if (ravel) {
       int64_t n = 1;
-      for (int64_t d : args.input().type.shape)
+      for (int64_t d : args.input.type.shape)
         n *= d;
-      return reshape(gen, args.input(), {n}, at, at, what);
+      return reshape(gen, args.input, {n}, at, at, what);
     }
-    if (!args.hasList())
+    if (!args.hasList)
       fail(at, what + " missing required argument 'shape'");
-    return reshape(gen, args.input(), args.ints(gen), at, args.listLoc(), what);
+    return reshape(gen, args.input, args.ints(gen), at, args.listLoc, what);
   }
   if (op == "broadcast_to") {
-    ShapeArguments args(gen, call, what, self, "shape", {});
-    if (!args.hasList())
-      fail(at, what + " missing required argument 'shape'");
-    return broadcastShape(gen, args.input(), args.ints(gen), at, args.listLoc(),
-                          what);
+    ShapeArguments args(bound, self, "shape", "");
+    if (!args.hasList)
+      fail(at, args.function + " missing required argument 'shape'");
+    return broadcastShape(gen, args.input, args.ints(gen), at, args.listLoc,
+                          args.function);
   }
   assert(op == "expand_dims" && "not a shape method");
-  ShapeArguments args(gen, call, what, self, "axis", {});
-  if (!args.hasList())
-    fail(at, what + " missing required argument 'axis'");
-  return expandDims(gen, args.input(), args.ints(gen), at, args.listLoc(), what);
+  ShapeArguments args(bound, self, "axis", "");
+  return expandDims(gen, args.input, args.ints(gen), at, args.listLoc,
+                    args.function);
+}
+
+/// tl.broadcast: two values broadcast to their common shape (numpy's
+/// rules).
+Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
+  std::string what = args.function() + "()";
+  g.requireIR(args.at(), args.function().c_str());
+  for (const char *param : {"input", "other"})
+    if (!args[param].isIR() && !args[param].isNumber())
+      fail(args.loc(param),
+           what + " needs tensors or numbers, got " + args[param].describe());
+  Value a = g.toIR(args["input"], args.loc("input")),
+        b = g.toIR(args["other"], args.loc("other"));
+  g.broadcastPair(a, b, args.at());
+  return Value::ofTuple({a, b});
 }
 } // namespace
 
-std::optional<Value> Generator::callShape(const std::string &name,
-                                          const CallExpr &call) {
-  if (name.rfind("tl.", 0) == 0 && isShapeMethod(name.substr(3)))
-    return shapeCall(*this, name.substr(3), call, nullptr, name + "()");
-  if (name == "tl.broadcast") {
-    // Two values broadcast to their common shape (numpy's rules).
-    BuiltinArguments args(*this, call, name, {"input", "other"}, 2);
-    requireIR(call.loc, name.c_str());
-    for (const char *param : {"input", "other"})
-      if (!args[param].isIR() && !args[param].isNumber())
-        fail(args.loc(param), name + "() needs tensors or numbers, got " +
-                                  args[param].describe());
-    Value a = toIR(args["input"], args.loc("input")),
-          b = toIR(args["other"], args.loc("other"));
-    broadcastPair(a, b, call.loc);
-    return Value::ofTuple({a, b});
-  }
-  return std::nullopt;
+void addShapeBuiltins(BuiltinTable &t) {
+  for (const char *op :
+       {"trans", "permute", "reshape", "ravel", "broadcast_to", "expand_dims"})
+    t.add(std::string("tl.") + op, shapeSignature(op, /*method=*/false),
+          [op = std::string(op)](Generator &g, const BuiltinArguments &args) {
+            return shapeCall(g, op, args, nullptr);
+          });
+  t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
 }
 
 std::optional<Value> Generator::callShapeMethod(const Value &method,
                                                 const CallExpr &call) {
   if (!isShapeMethod(method.text))
     return std::nullopt;
-  return shapeCall(*this, method.text, call, method.self.get(),
-                   "x." + method.text + "()");
+  BuiltinArguments args(*this, call, "x." + method.text,
+                        shapeSignature(method.text, /*method=*/true));
+  return shapeCall(*this, method.text, args, method.self.get());
 }
 
 } // namespace tilec::dsl

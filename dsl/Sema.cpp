@@ -1,5 +1,7 @@
 #include "dsl/Sema.h"
 
+#include "dsl/Builtins.h"
+
 #include "llvm/Support/Casting.h"
 
 #include <set>
@@ -10,9 +12,6 @@ using llvm::dyn_cast;
 namespace tilec::dsl {
 
 namespace {
-const char *kPythonBuiltins[] = {"range", "min", "max", "len", "int",
-                                 "float", "bool", "abs", "print"};
-
 class FunctionChecker {
 public:
   FunctionChecker(const JitFunction &fn) : fn_(fn) {}
@@ -158,9 +157,8 @@ private:
       const std::string &id = cast<NameExpr>(e).id;
       if (locals_.count(id) || fn_.scope->lookup(id))
         return;
-      for (const char *b : kPythonBuiltins)
-        if (id == b)
-          return;
+      if (isPythonBuiltin(id))
+        return;
       fail(e.loc, "name '" + id + "' is not defined");
     }
     case Expr::Kind::Tuple:

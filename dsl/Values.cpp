@@ -27,6 +27,7 @@ Value Value::ofMethod(std::string name, Value self) {
   v.self = std::make_shared<Value>(std::move(self));
   return v;
 }
+Value Value::ofEnum(std::string member) { Value v; v.kind = Kind::Enum; v.text = std::move(member); return v; }
 Value Value::ofIR(mlir::Value ir, ValueType type) {
   Value v;
   v.kind = Kind::IR;
@@ -58,6 +59,7 @@ std::string Value::describe() const {
   case Kind::Module: return "module '" + text + "'";
   case Kind::Builtin: return "builtin '" + text + "'";
   case Kind::Method: return "method '" + text + "'";
+  case Kind::Enum: return "tl." + text;
   case Kind::IR:
     return (type.isTensor() ? "a tensor of type " : "a value of type ") +
            type.str();
@@ -91,6 +93,7 @@ std::string Value::repr() const {
   case Kind::Module: return "<module " + text + ">";
   case Kind::Builtin: return "<builtin " + text + ">";
   case Kind::Method: return "<method " + text + ">";
+  case Kind::Enum: return text; // as Python's str() of an Enum member
   case Kind::IR: return "<" + type.str() + ">";
   }
   return "?";
@@ -106,7 +109,8 @@ bool Value::sameAs(const Value &o) const {
   case Kind::Float: return floatValue == o.floatValue;
   case Kind::String:
   case Kind::Module:
-  case Kind::Builtin: return text == o.text;
+  case Kind::Builtin:
+  case Kind::Enum: return text == o.text;
   case Kind::DType: return dtype == o.dtype;
   case Kind::Tuple:
     if (elements.size() != o.elements.size())
@@ -134,7 +138,8 @@ std::optional<bool> Value::truthiness() const {
   case Kind::Function:
   case Kind::Module:
   case Kind::Builtin:
-  case Kind::Method: return true;
+  case Kind::Method:
+  case Kind::Enum: return true;
   case Kind::IR: return std::nullopt;
   }
   return std::nullopt;

@@ -1,6 +1,7 @@
 // What a name or an expression denotes while a kernel is generated:
 // a compile-time value (int, float, bool, None, string, dtype, tuple, a
-// function, the `tl` module) or an IR value with its kernel-language type.
+// function, the `tl` module, a member of a `tl` enumeration) or an IR
+// value with its kernel-language type.
 #pragma once
 
 #include "dsl/AST.h"
@@ -35,13 +36,16 @@ struct Value {
     Module,   ///< `tl`, `triton`, or a module the kernel cannot use
     Builtin,  ///< a member of `tl` or a Python builtin (range, min, ...)
     Method,   ///< `x.to` bound to x
+    Enum,     ///< a member of an enumeration of `tl` (tl.PropagateNan.ALL)
     IR,
   };
   Kind kind = Kind::None;
   bool boolValue = false;
   int64_t intValue = 0;
   double floatValue = 0;
-  std::string text; ///< String, Module or Builtin/Method name
+  /// String; Module, Builtin or Method name; Enum member as
+  /// "PropagateNan.ALL"
+  std::string text;
   DType dtype;      ///< DType
   std::vector<Value> elements;               ///< Tuple
   std::shared_ptr<const JitFunction> function; ///< Function
@@ -60,6 +64,8 @@ struct Value {
   static Value ofModule(std::string name);
   static Value ofBuiltin(std::string name);
   static Value ofMethod(std::string name, Value self);
+  /// `member` is qualified by its enumeration: "PropagateNan.ALL".
+  static Value ofEnum(std::string member);
   static Value ofIR(mlir::Value v, ValueType type);
 
   bool isIR() const { return kind == Kind::IR; }

@@ -7,6 +7,7 @@
 // walk over blocks is ours, and InterpreterError propagates through our
 // frames only.
 #include "runtime/Interpreter.h"
+#include "runtime/InterpreterDot.h"
 
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/RenderLocation.h"
@@ -402,6 +403,7 @@ private:
   void constant(arith::ConstantOp op);
   void cast(Operation *op);
   void fma(math::FmaOp op);
+  void dot(tile::DotOp op);
   void absi(math::AbsIOp op);
 
   void makeRange(tile::MakeRangeOp op);
@@ -815,6 +817,36 @@ void Machine::splat(tile::SplatOp op) {
   for (size_t k = 0; k < n; ++k)
     copyElem(r, k, a, 0);
   set(op.getResult(), std::move(r));
+}
+
+void Machine::dot(tile::DotOp op) {
+  const Tensor &a = operand(op, 0), &b = operand(op, 1), &c = operand(op, 2);
+  size_t rank = a.shape.size();
+  int64_t batch = rank == 3 ? a.shape[0] : 1;
+  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
+  Tensor d = c; // the accumulator, updated in place
+  if (a.elem.kind == Kind::Int) {
+    dotInt(a.i, b.i, d.i, batch, m, n, k);
+  } else {
+    DotArithmetic arithmetic = DotArithmetic::Exact16;
+    if (a.elem.fmt == Fmt::F32) {
+      switch (op.getInputPrecision()) {
+      case tile::InputPrecision::tf32:
+        arithmetic = DotArithmetic::TF32;
+        break;
+      case tile::InputPrecision::tf32x3:
+        arithmetic = DotArithmetic::TF32x3;
+        break;
+      case tile::InputPrecision::ieee:
+        arithmetic = DotArithmetic::IEEE;
+        break;
+      }
+    } else if (d.elem.fmt == Fmt::F16) {
+      arithmetic = DotArithmetic::F16Acc;
+    }
+    dotFloat(arithmetic, a.f, b.f, d.f, batch, m, n, k);
+  }
+  set(op.getResult(), std::move(d));
 }
 
 void Machine::broadcast(tile::BroadcastOp op) {
@@ -1335,6 +1367,7 @@ void Machine::exec(Operation &operation) {
       .Case<tile::StoreOp>([&](auto o) { store(o); })
       .Case<tile::ReduceOp>([&](auto o) { reduce(o); })
       .Case<tile::ScanOp>([&](auto o) { scan(o); })
+      .Case<tile::DotOp>([&](auto o) { dot(o); })
       .Case<tile::AssumeMultipleOp, tile::AssumeContiguousOp>(
           [&](auto o) { set(o.getResult(), ref(o, o.getSrc())); })
       // arith: integers

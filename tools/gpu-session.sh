@@ -75,6 +75,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -d tests/python ]; then
     step py-tests-cpu python3 -m pytest -q tests/python -m "not gpu"
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
+    # The matmul's GPU tests alone, for a session that runs only them.
+    step py-tests-matmul python3 -m pytest -q -x tests/python/test_gpu_matmul.py
   fi
   if [ -f bench/small_kernel.py ]; then
     mkdir -p "$logs/small"
@@ -90,6 +92,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/transpose.py ]; then
     step bench-transpose python3 bench/transpose.py --commit "$commit" --out "$out"
+  fi
+  if [ -f bench/matmul.py ]; then
+    step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
@@ -116,7 +121,7 @@ tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in py-tests-matmul bench-matmul bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -18,6 +18,20 @@ def TileInline : Pass<"tile-inline", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
+  let summary = "Load the next iteration's dot operands while this one computes";
+  let description = [{
+    In an `scf.for` whose `tile.load`s feed a `tile.dot`, each such load
+    whose pointer, mask and `other` can be recomputed for the next
+    iteration from invariants, the induction variable and the iteration
+    arguments (through pure ops) moves one iteration ahead: the loop
+    carries the loaded tile, the first is loaded before the loop and the
+    next at the top of each iteration, masked off when that iteration does
+    not run. Two stages of software pipelining, through registers.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileAxisInfo : Pass<"tile-axis-info", "mlir::ModuleOp"> {
   let summary = "Report the axis-info analysis of every integer and pointer value";
   let description = [{
@@ -57,6 +71,23 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
     axis info) and whose `sizePerThread` there is the widest access
     contiguity and alignment allow (16 bytes at most). The op is rebuilt in
     that layout, between conversions from and to the layouts around it.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUAccelerateMatmul : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
+  let summary = "Choose the instruction of every tile.dot and its layouts";
+  let description = [{
+    For each `tile.dot`: on a target with `mma.sync` (sm_80+), operands
+    f16, bf16, i8, or f32 with `tf32`/`tf32x3` precision, and K a multiple
+    of the instruction's K, the result and accumulator take an
+    `#tilegpu.mma` layout (warps spread over M and N in proportion to the
+    tile) and the operands `#tilegpu.dot_op` layouts of it. Otherwise
+    (`ieee` f32, or a K the instruction does not divide) the dot becomes
+    per-thread fused multiply-adds: a `#tilegpu.blocked` accumulator with
+    a block of elements per thread, and `#tilegpu.dot_op` operands of that
+    parent. Conversions join the new layouts to the old ones; later passes
+    remove those that need not stay.
   }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }

@@ -7,6 +7,11 @@
 // swizzled so that neither side's lanes meet in a bank. The allocator then
 // places the buffer and the barrier analysis orders its write and read.
 // Conversions within a warp (register permutations, shuffles) stay.
+//
+// The two operands of a tile.dot are both stored before either is read
+// back (their local_loads move down to the dot), so that one barrier
+// orders both writes before both reads, and the allocator gives the two
+// buffers separate space instead of one barrier-separated slot.
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 #include "compiler/Transforms/Passes.h"
@@ -67,6 +72,12 @@ struct TileGPUDecomposeConversionsPass
     SmallVector<Operation *> ops(conversions.begin(), conversions.end());
     if (failed(applyOpPatternsGreedily(ops, frozen, config)))
       return signalPassFailure();
+    getOperation().walk([](tile::DotOp dot) {
+      for (Value operand : {dot.getA(), dot.getB()})
+        if (auto load = operand.getDefiningOp<tilegpu::LocalLoadOp>())
+          if (load->getBlock() == dot->getBlock() && load->hasOneUse())
+            load->moveBefore(dot);
+    });
   }
 };
 } // namespace

@@ -10,6 +10,9 @@
 //  - the values a region-branching op passes along (scf.for's initial
 //    values, iteration arguments, yields and results; scf.if's yields and
 //    results), read through RegionBranchOpInterface;
+//  - the accumulator and result of a tile::AccumulatorOpInterface op
+//    (dot), anchored to the layout tilegpu-accelerate-matmul chose; its
+//    other operands are anchored each on its own;
 //  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
 //    tensors, whose group is *derived*: its layout is the slice of the full
 //    tensors' group's layout;
@@ -113,7 +116,9 @@ Value cloneIndexChain(IRRewriter &rewriter, Value root, IRMapping &mapping,
 void rematerialiseSharedChains(IRRewriter &rewriter, func::FuncOp func) {
   SmallVector<Operation *> shared;
   func.walk([&](Operation *op) {
-    if (isRematerialisable(op) && !op->getResult(0).hasOneUse())
+    // Unused values (dead code earlier passes left) have nothing to share.
+    Value v = op->getNumResults() == 1 ? op->getResult(0) : Value();
+    if (isRematerialisable(op) && !v.use_empty() && !v.hasOneUse())
       shared.push_back(op);
   });
   for (Operation *def : shared) {
@@ -343,6 +348,19 @@ LogicalResult LayoutGroups::collect() {
     if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(op)) {
       tie(rearrange.getSrc());
       rearranges_.push_back(rearrange);
+      return WalkResult::advance();
+    }
+    if (auto accumulate = dyn_cast<tile::AccumulatorOpInterface>(op)) {
+      // The instruction fixed every layout: the accumulator shares the
+      // result's, each other operand keeps its own.
+      for (Value v : op->getOperands())
+        if (asTensor(v) && v != accumulate.getAccumulator()) {
+          tie(v);
+          anchors_.push_back({v, asTensor(v).getEncoding()});
+        }
+      Value result = op->getResult(0);
+      tie({accumulate.getAccumulator(), result});
+      anchors_.push_back({result, asTensor(result).getEncoding()});
       return WalkResult::advance();
     }
     if (auto slice = dyn_cast<tile::SliceLayoutOpInterface>(op)) {

@@ -350,6 +350,11 @@ std::string defaultTarget();
 /// False without a GPU or for an unknown target. Never throws.
 bool targetRunsOnCurrentGPU(const std::string &target);
 
+/// Every builtin a kernel may call, sorted: the members of the kernel
+/// language's `tl` as "tl.load", "tl.sum", ... and the Python builtins as
+/// "min", "range", ... (what tilec.language must define, and no more).
+std::vector<std::string> builtinNames();
+
 /// A compile of a kernel that had been compiled before (in this process or,
 /// by the disk cache's history, in an earlier one), and what changed.
 struct RecompileEvent {

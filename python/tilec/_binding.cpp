@@ -903,6 +903,9 @@ PYBIND11_MODULE(_tilec, m) {
         "GPU's ('sm_80' on an A100, 'sm_90a' on an H100), 'sm_90a' without a GPU.");
   m.def("target_runs_on_gpu", &tilec::targetRunsOnCurrentGPU, py::arg("target"),
         "True when PTX for `target` can run on the current GPU; False without one.");
+  m.def("builtin_names", &tilec::builtinNames,
+        "Every builtin the compiler implements, sorted: 'tl.load', ... for the "
+        "members of tilec.language, 'min', ... for Python's.");
   m.def("summarize_ptx", &tilec::summarizePTX, py::arg("ptx"));
   m.def("set_recompile_hook",
         [](py::object hook) {

@@ -11,10 +11,13 @@ a kernel file imports and its annotations (`BLOCK: tl.constexpr`) evaluate.
   module-level constants.
 - the builtins (`tl.program_id`, `tl.load`, ...): calling one outside a
   kernel raises an error that says so.
+- `PropagateNan.NONE` / `.ALL`: `propagate_nan=` of `tl.minimum` and
+  `tl.maximum`.
 """
+import enum
 
 __all__ = [
-    "constexpr", "dtype", "pointer_type",
+    "constexpr", "dtype", "pointer_type", "PropagateNan",
     "int1", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64",
@@ -100,6 +103,18 @@ class pointer_type:
         return f"pointer<{self.element_ty!r}>"
 
 
+class PropagateNan(enum.Enum):
+    """Whether tl.minimum and tl.maximum of floats return NaN when an
+    operand is NaN (ALL) or the other operand (NONE, the default)."""
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+# A kernel that names the class through a global (`from tilec.language
+# import PropagateNan`) reaches the compiler's tl.PropagateNan.
+PropagateNan._tilec_builtin = "PropagateNan"
+
+
 int1 = dtype("i1", "int1", 1)
 int8 = dtype("i8", "int8", 8)
 int16 = dtype("i16", "int16", 16)
@@ -131,15 +146,17 @@ def _builtin(name):
     return fn
 
 
-# Every builtin the front end knows (dsl/IRGenBuiltins.cpp), plus `range`
-# and `static_range` for loops.
+# Every builtin of `tl` the compiler implements (its table of builtins,
+# dsl/BuiltinTable.h); tests/python/test_language.py checks that this list
+# and the compiler's agree.
 _BUILTINS = [
     "program_id", "num_programs", "arange", "load", "store", "where",
     "minimum", "maximum", "zeros", "full", "cdiv", "multiple_of",
     "max_contiguous", "static_print", "static_assert", "range",
-    "static_range", "cast", "fma", "sum", "max", "min", "argmax", "argmin",
-    "reduce", "cumsum", "cumprod", "associative_scan", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
-    "abs", "floor", "ceil", "erf", "tanh", "sigmoid",
+    "static_range", "cast", "fma", "div_rn", "fdiv", "sum", "max", "min",
+    "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan", "dot",
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs",
+    "floor", "ceil", "erf", "tanh", "sigmoid",
     "trans", "permute", "reshape", "ravel", "broadcast_to", "broadcast",
     "expand_dims",
 ]

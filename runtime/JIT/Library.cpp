@@ -2,6 +2,7 @@
 // device runtime.
 #include "tilec/tilec.h"
 
+#include "dsl/Builtins.h"
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/Interpret.h"
@@ -860,6 +861,8 @@ std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx)
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
 
 std::string knownTargets() { return TargetInfo::knownChips(); }
+
+std::vector<std::string> builtinNames() { return dsl::builtinNames(); }
 
 std::string defaultTarget() {
   if (!runtime::driverAvailable())

@@ -93,6 +93,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateScanOpToLLVMPatterns(converter, context, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
+    populateDotOpToLLVMPatterns(converter, context, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);
     // they win over the LLVM intrinsics NVPTX cannot select.

@@ -174,6 +174,9 @@ void populateScanOpToLLVMPatterns(TileTypeConverter &converter,
 void populateConvertLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                            const LoweringContext &context,
                                            mlir::RewritePatternSet &patterns);
+void populateDotOpToLLVMPatterns(TileTypeConverter &converter,
+                                 const LoweringContext &context,
+                                 mlir::RewritePatternSet &patterns);
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);

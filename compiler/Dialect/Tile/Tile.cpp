@@ -529,3 +529,79 @@ LogicalResult tilec::tile::impl::verifySameOperandsAndResultEncoding(Operation *
       return op->emitOpError("tensor operands and results must have one layout");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+Value DotOp::getAccumulator() { return getC(); }
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  int64_t rank = a.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("operands must be 2-D, or 3-D with a leading batch "
+                       "dimension, got rank ")
+           << rank;
+  if (b.getRank() != rank || c.getRank() != rank)
+    return emitOpError("operands must all have rank ") << rank;
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape(), cs = c.getShape();
+  int64_t m = as[rank - 2], k = as[rank - 1], n = bs[rank - 1];
+  if (bs[rank - 2] != k)
+    return emitOpError("the inner dimensions differ: a is ")
+           << a << " and b is " << b;
+  if (cs[rank - 2] != m || cs[rank - 1] != n)
+    return emitOpError("the accumulator must be ") << m << "x" << n << ", got " << c;
+  if (rank == 3 && (bs[0] != as[0] || cs[0] != as[0]))
+    return emitOpError("operands must share the batch dimension");
+  if (m < 16 || n < 16 || k < 16)
+    return emitOpError("M, N and K must be at least 16, got ")
+           << m << ", " << n << ", " << k;
+  Type ea = a.getElementType(), eb = b.getElementType(), ec = c.getElementType();
+  if (ea != eb)
+    return emitOpError("operands must have one element type, got ")
+           << ea << " and " << eb;
+  bool ok = (ea.isF16() && (ec.isF32() || ec.isF16())) ||
+            (ea.isBF16() && ec.isF32()) || (ea.isF32() && ec.isF32()) ||
+            (ea.isInteger(8) && ec.isInteger(32));
+  if (!ok)
+    return emitOpError("no dot of ")
+           << ea << " operands into a " << ec
+           << " accumulator (f16 -> f32 or f16, bf16 -> f32, f32 -> f32, "
+              "i8 -> i32)";
+  return success();
+}
+
+namespace {
+/// `x + dot(a, b, 0)` → `dot(a, b, x)`: the sum `acc += tl.dot(a, b)`
+/// writes happens inside the instruction, and no zero accumulator is built.
+template <typename AddOp>
+struct FoldAddIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).template getDefiningOp<DotOp>();
+      Value other = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType())
+        continue;
+      bool zero = matchPattern(dot.getC(), m_AnyZeroFloat()) ||
+                  matchPattern(dot.getC(), m_Zero());
+      if (!zero)
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
+                                         dot.getB(), other,
+                                         dot.getInputPrecision());
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(context);
+}

@@ -57,4 +57,19 @@ def Tile_RearrangeLayoutOpInterface : OpInterface<"RearrangeLayoutOpInterface"> 
   ];
 }
 
+def Tile_AccumulatorOpInterface : OpInterface<"AccumulatorOpInterface"> {
+  let cppNamespace = "::tilec::tile";
+  let description = [{
+    An op whose result is an accumulator operand updated from other tensor
+    operands (`dot`). The accumulator and the result share one layout; each
+    other tensor operand keeps the layout the pass that chose the
+    instruction gave it (an operand layout of that instruction), so layout
+    passes treat all of them as fixed.
+  }];
+  let methods = [
+    InterfaceMethod<"The operand the result accumulates into.",
+                    "::mlir::Value", "getAccumulator">,
+  ];
+}
+
 #endif // TILEC_TILE_INTERFACES

@@ -308,6 +308,57 @@ def Tile_ScanReturnOp : Tile_Op<"scan.return", [Pure, Terminator,
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+def Tile_InputPrecisionAttr : I32EnumAttr<"InputPrecision",
+    "how a dot of f32 operands rounds them", [
+    I32EnumAttrCase<"tf32", 0>, I32EnumAttrCase<"tf32x3", 1>,
+    I32EnumAttrCase<"ieee", 2>]> {
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>,
+    DeclareOpInterfaceMethods<Tile_AccumulatorOpInterface>]> {
+  let summary = "Matrix product accumulated into a tile: d = a @ b + c";
+  let description = [{
+    `a` is M x K, `b` K x N, `c` and `d` M x N; with rank 3 the leading
+    dimension is a batch that all four share. Operand element types, and
+    the accumulator's:
+
+    | a, b | c, d |
+    |---|---|
+    | f16 | f32 or f16 |
+    | bf16 | f32 |
+    | f32 | f32 |
+    | i8 | i32 |
+
+    M, N and K are at least 16. `inputPrecision` says how f32 operands
+    are multiplied: `tf32` rounds each to tf32 (10 fraction bits, to
+    nearest, ties away from zero) and multiplies on tensor cores; `tf32x3`
+    splits each into a tf32 high part and a tf32 remainder and adds the
+    three largest of the four products (close to f32 accuracy on tensor
+    cores); `ieee` is an f32 fused multiply-add per term. Other operand
+    types ignore it. Products are summed in the accumulator's type.
+
+    `x + dot(a, b, 0)` canonicalises to `dot(a, b, x)`, so that
+    `acc += tl.dot(a, b)` accumulates in the instruction itself.
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c,
+                       DefaultValuedAttr<Tile_InputPrecisionAttr,
+                         "::tilec::tile::InputPrecision::tf32">:$inputPrecision);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Compiler hints
 //===----------------------------------------------------------------------===//
 

@@ -43,6 +43,14 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
       os << "linear";
       return AliasResult::FinalAlias;
     }
+    if (isa<MmaEncodingAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandEncodingAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
     if (isa<SwizzledSharedEncodingAttr, SharedLinearEncodingAttr>(attr)) {
       os << "shared";
       return AliasResult::FinalAlias;
@@ -76,19 +84,6 @@ unsigned product(ArrayRef<unsigned> values) {
   return p;
 }
 
-LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<int64_t> shape, unsigned rank,
-                          StringRef what) {
-  if (shape.size() != rank)
-    return emitError() << what << " of rank " << rank
-                       << " cannot describe a tensor of rank " << shape.size();
-  for (int64_t s : shape)
-    if (s <= 0 || !llvm::isPowerOf2_64(s))
-      return emitError() << what << " needs dimensions that are powers of two, got "
-                         << s;
-  return success();
-}
-
 LogicalResult verifyOrder(function_ref<InFlightDiagnostic()> emitError,
                           ArrayRef<unsigned> order, StringRef what) {
   SmallVector<bool> seen(order.size(), false);
@@ -116,6 +111,35 @@ void TileGPUDialect::initialize() {
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
       >();
   addInterfaces<TileGPUAsmInterface, TileGPUInferLayoutInterface>();
+}
+
+LogicalResult tilec::tilegpu::detail::verifyEncodingShape(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+    unsigned rank, StringRef what) {
+  if (shape.size() != rank)
+    return emitError() << what << " of rank " << rank
+                       << " cannot describe a tensor of rank " << shape.size();
+  for (int64_t s : shape)
+    if (s <= 0 || !llvm::isPowerOf2_64(s))
+      return emitError() << what << " needs dimensions that are powers of two, got "
+                         << s;
+  return success();
+}
+
+LinearLayout tilec::tilegpu::detail::fitToShape(LinearLayout layout,
+                                                ArrayRef<int64_t> shape,
+                                                ArrayRef<unsigned> order) {
+  // Repeat over a larger tensor with more registers; wrap over a smaller
+  // one, which makes the bits past its edge free.
+  for (unsigned d : order) {
+    int32_t tile = layout.getOutDimSize(outDimName(d));
+    if (tile < shape[d])
+      layout = layout * LinearLayout::identity1D(shape[d] / tile, kRegister,
+                                                 outDimName(d));
+    else if (tile > shape[d])
+      layout = layout.resizeOutDim(outDimName(d), shape[d]);
+  }
+  return layout.transposeOuts(outDimNames(shape.size()));
 }
 
 unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {
@@ -238,22 +262,12 @@ LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const 
   for (unsigned d : getOrder())
     layout = layout * LinearLayout::identity1D(getWarpsPerCTA()[d], kWarp,
                                                outDimName(d));
-  // Repeat over a larger tensor with more registers; wrap over a smaller
-  // one, which makes the bits past its edge free.
-  for (unsigned d : getOrder()) {
-    int32_t tile = layout.getOutDimSize(outDimName(d));
-    if (tile < shape[d])
-      layout = layout * LinearLayout::identity1D(shape[d] / tile, kRegister,
-                                                 outDimName(d));
-    else if (tile > shape[d])
-      layout = layout.resizeOutDim(outDimName(d), shape[d]);
-  }
-  return layout.transposeOuts(outDimNames(getRank()));
+  return detail::fitToShape(layout, shape, getOrder());
 }
 
 LogicalResult BlockedEncodingAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type, function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyShape(emitError, shape, getRank(), "blocked layout");
+  return detail::verifyEncodingShape(emitError, shape, getRank(), "blocked layout");
 }
 
 //===----------------------------------------------------------------------===//
@@ -298,7 +312,7 @@ LinearLayout SliceEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 
 LogicalResult SliceEncodingAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type, function_ref<InFlightDiagnostic()> emitError) const {
-  return verifyShape(emitError, shape, getRank(), "slice layout");
+  return detail::verifyEncodingShape(emitError, shape, getRank(), "slice layout");
 }
 
 //===----------------------------------------------------------------------===//
@@ -453,7 +467,7 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   auto shared = dyn_cast<SharedEncodingAttrInterface>(encoding);
   if (!shared)
     return emitError() << "memdesc needs a shared encoding, got " << encoding;
-  if (failed(verifyShape(emitError, shape, shared.getRank(), "shared encoding")))
+  if (failed(detail::verifyEncodingShape(emitError, shape, shared.getRank(), "shared encoding")))
     return failure();
   if (!elementType.isIntOrFloat() && !isa<tilec::tile::PointerType>(elementType))
     return emitError() << "memdesc elements must be integers, floats or pointers";

@@ -50,4 +50,21 @@ constexpr unsigned kThreadsPerWarp = 32;
 unsigned getNumWarps(mlir::ModuleOp module);
 /// The module's target chip; empty when it has none.
 std::string getTarget(mlir::ModuleOp module);
+
+namespace detail {
+/// The check every distributed encoding makes of a tensor's shape: the
+/// encoding's rank, dimensions powers of two.
+mlir::LogicalResult
+verifyEncodingShape(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                    llvm::ArrayRef<int64_t> shape, unsigned rank,
+                    llvm::StringRef what);
+/// A distributed layout whose CTA tile is `tile` (outputs dim0, dim1, ...
+/// in any order) stretched over a tensor of `shape`: along each dimension
+/// in `order` (the order in which repetitions take register bits) it
+/// repeats in more registers when the tensor is larger, and wraps (the
+/// bits past its edge become free: copies) when smaller. Outputs come back
+/// in dimension order.
+LinearLayout fitToShape(LinearLayout tile, llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<unsigned> order);
+} // namespace detail
 } // namespace tilec::tilegpu

@@ -110,6 +110,56 @@ def TileGPU_LinearEncodingAttr : TileGPU_DistributedAttr<"LinearEncoding", "line
   }];
 }
 
+def TileGPU_MmaEncodingAttr : TileGPU_DistributedAttr<"MmaEncoding", "mma"> {
+  let summary = "The accumulator layout of a tensor-core instruction";
+  let description = [{
+    `version = 2` is `mma.sync` (sm_80+): each warp computes tiles of
+    `instrShape` = 16 x 8 (with a leading 1 for a batch dimension); lane l
+    holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and 2 (l % 4) + 1 of
+    a tile. `warpsPerCTA` warps tile the tensor (lowest warp bits along N,
+    then M, then the batch), and the pattern repeats over a larger tensor
+    in registers (along N first).
+
+    As a linear layout of one tile: register bits (0, 1), (8, 0); lane
+    bits (0, 2), (0, 4), (1, 0), (2, 0), (4, 0).
+
+    ```mlir
+    #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_DotOperandEncodingAttr
+    : TileGPU_DistributedAttr<"DotOperandEncoding", "dot_op"> {
+  let summary = "The layout of operand A (opIdx 0) or B (opIdx 1) of a dot";
+  let description = [{
+    The registers a `tile.dot` whose result has layout `parent` reads its
+    operand from. With an `#tilegpu.mma` parent these are the instruction's
+    fragments: `kWidth` consecutive elements along K share one 32-bit
+    register (2 for f16 and bf16, 1 for tf32, 4 for i8), and warps that
+    differ only along the dimension the operand lacks (N for A, M for B)
+    hold copies. With a `#tilegpu.blocked` parent (the fused multiply-add
+    dot) each thread holds, for every row (A) or column (B) of its
+    accumulator elements, the whole of K.
+
+    ```mlir
+    #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{...}>, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
 def TileGPU_SwizzledSharedEncodingAttr : TileGPU_Attr<"SwizzledSharedEncoding",
     "swizzled_shared", [DeclareAttrInterfaceMethods<TileGPU_SharedEncodingAttrInterface>]> {
   let summary = "Row-major shared memory with an XOR swizzle of vectors";

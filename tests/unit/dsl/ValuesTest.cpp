@@ -1,6 +1,7 @@
 // Python's truth rule on compile-time values (Value::truthiness), and the
 // constructs that test it, evaluated as module-level constants: `and`/`or`
-// (which return an operand), `not`, `x if c else y` and bool().
+// (which return an operand), `not`, `x if c else y` and bool(). Also the
+// members of tl.PropagateNan.
 #include "dsl/Diagnostics.h"
 #include "dsl/Parser.h"
 #include "dsl/Values.h"
@@ -55,6 +56,7 @@ TEST(Truthiness, TrueValues) {
   EXPECT_EQ(Value::ofDType(*DType::parse("fp32")).truthiness(), true);
   EXPECT_EQ(Value::ofModule("tl").truthiness(), true);
   EXPECT_EQ(Value::ofBuiltin("tl.load").truthiness(), true);
+  EXPECT_EQ(Value::ofEnum("PropagateNan.NONE").truthiness(), true);
 }
 
 TEST(Truthiness, IRValuesAreDecidedAtRunTime) {
@@ -92,4 +94,25 @@ TEST(Truthiness, NotConditionalAndBool) {
   EXPECT_EQ(reprOf("bool('')"), "False");
   EXPECT_EQ(reprOf("bool(None)"), "False");
   EXPECT_EQ(reprOf("bool((0,))"), "True");
+}
+
+// tl.PropagateNan's members: compile-time values that print as Python's
+// str() of an Enum member prints, equal only to themselves.
+TEST(EnumMembers, PrintCompareAndDescribe) {
+  auto withTl = [](const std::string &expression) {
+    try {
+      return constant("import tilec.language as tl\nX = " + expression + "\n").repr();
+    } catch (const CompileError &e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  EXPECT_EQ(withTl("tl.PropagateNan.ALL"), "PropagateNan.ALL");
+  EXPECT_EQ(withTl("tl.PropagateNan.ALL == tl.PropagateNan.ALL"), "True");
+  EXPECT_EQ(withTl("tl.PropagateNan.ALL == tl.PropagateNan.NONE"), "False");
+  EXPECT_EQ(withTl("tl.PropagateNan.NONE == 0"), "False");
+  EXPECT_EQ(withTl("tl.PropagateNan.NONE is tl.PropagateNan.NONE"), "True");
+  EXPECT_NE(withTl("tl.PropagateNan.MOST").find("tl.PropagateNan has no member 'MOST'"),
+            std::string::npos);
+  EXPECT_EQ(Value::ofEnum("PropagateNan.ALL").describe(), "tl.PropagateNan.ALL");
+  EXPECT_TRUE(Value::ofEnum("PropagateNan.ALL").isConstexpr());
 }

@@ -243,6 +243,8 @@ TEST(Compiler, FragmentCorpusNeverCrashes) {
       "x.shape", "x.dtype", "(x, i)", "x[0]", "tl.program_id(3)", "x ** 2",
       "tl.arange(0, 10)", "tl.arange(0, n)", "tl.load(x)", "undefined",
       "tl.sum(x)", "min(1, 2)", "len(x.shape)", "True + 1", "1 / 0", "1 << 70",
+      "min(x, 1.0)", "max(x, i, n)", "min(n, 16)", "max(x)", "abs(x)", "abs(i)",
+      "abs(p)", "min(p, x)", "tl.maximum(x, 0.0, tl.PropagateNan.ALL)",
   };
   const char *stmts[] = {
       "y = {e}", "tl.store(p + i, {e})", "tl.store(p + i, {e}, mask=i < n)",

@@ -1,0 +1,154 @@
+// tilegpu-accelerate-matmul: choose how each tile.dot runs, and the
+// layouts that choice fixes.
+//
+// A dot runs on tensor cores (mma.sync) when the target has them (sm_80+)
+// and the instruction takes its operands: f16, bf16 and i8, and f32 with
+// tf32 or tf32x3 precision; K must be a multiple of the instruction's K
+// (16, 16, 32 and 8), since the instruction cannot be masked. Its result
+// gets an #tilegpu.mma layout and its operands the matching
+// #tilegpu.dot_op layouts. Any other dot (ieee f32, a K the instruction
+// does not divide) becomes per-thread fused multiply-adds over a blocked
+// accumulator. The dot is rebuilt between conversions from and to the
+// layouts around it; tilegpu-remove-layout-conversions then carries the
+// accumulator layout through the loop and the epilogue, and
+// tilegpu-decompose-conversions stages the operands through shared memory.
+#include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "tilegpu-accelerate-matmul"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUACCELERATEMATMUL
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// Elements of the operand type that share one 32-bit register of an
+/// mma.sync fragment, or nullopt when mma.sync cannot multiply them.
+std::optional<unsigned> mmaV2KWidth(Type element, tile::InputPrecision precision) {
+  if (element.isF16() || element.isBF16())
+    return 2;
+  if (element.isInteger(8))
+    return 4;
+  if (element.isF32() && precision != tile::InputPrecision::ieee)
+    return 1;
+  return std::nullopt;
+}
+
+/// Warps over (batch,) M and N for an mma.sync accumulator of `shape`:
+/// the batch first, then whichever of M and N has more instruction tiles
+/// left per warp, so that each warp's tile is close to square and no warp
+/// holds copies while another dimension could use it.
+SmallVector<unsigned> mmaWarps(ArrayRef<int64_t> shape, unsigned numWarps) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> warps(rank, 1);
+  unsigned left = numWarps;
+  if (rank == 3) {
+    warps[0] = std::min<int64_t>(shape[0], left);
+    left /= warps[0];
+  }
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  unsigned &wm = warps[rank - 2], &wn = warps[rank - 1];
+  while (left > 1) {
+    int64_t tilesM = m / (16 * wm), tilesN = n / (8 * wn);
+    if (tilesM >= tilesN && tilesM > 1)
+      wm *= 2;
+    else if (tilesN > 1)
+      wn *= 2;
+    else
+      wm *= 2; // the tensor is covered: the rest hold copies
+    left /= 2;
+  }
+  return warps;
+}
+
+/// A blocked accumulator for fused multiply-adds: up to 4 x 4 elements per
+/// thread, so that each operand register serves four products.
+Attribute fmaAccumulatorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                               unsigned numWarps) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> sizePerThread(rank, 1), order;
+  int64_t elements = 1;
+  for (int64_t s : shape)
+    elements *= s;
+  int64_t perThread = std::max<int64_t>(
+      1, elements / (int64_t(numWarps) * tilegpu::kThreadsPerWarp));
+  sizePerThread[rank - 1] = std::min<int64_t>({4, shape[rank - 1], perThread});
+  sizePerThread[rank - 2] =
+      std::min<int64_t>({4, shape[rank - 2], perThread / sizePerThread[rank - 1]});
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+  return tilegpu::getBlockedLayout(ctx, shape, sizePerThread, order, numWarps);
+}
+
+RankedTensorType withEncoding(Value v, Attribute encoding) {
+  return cast<RankedTensorType>(v.getType()).cloneWithEncoding(encoding);
+}
+
+struct TileGPUAccelerateMatmulPass
+    : tilec::impl::TileGPUAccelerateMatmulBase<TileGPUAccelerateMatmulPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    unsigned numWarps = tilegpu::getNumWarps(module);
+    std::string error;
+    std::optional<TargetInfo> target =
+        TargetInfo::parse(tilegpu::getTarget(module), error);
+    if (!numWarps || !target) {
+      module.emitError("tilegpu-accelerate-matmul needs a module that went "
+                       "through tile-to-tilegpu");
+      return signalPassFailure();
+    }
+    SmallVector<tile::DotOp> dots;
+    module.walk([&](tile::DotOp op) { dots.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (tile::DotOp op : dots)
+      accelerate(rewriter, op, *target, numWarps);
+  }
+
+  void accelerate(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
+                  unsigned numWarps) {
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
+    Type element = aType.getElementType();
+    int64_t k = aType.getShape().back();
+    std::optional<unsigned> kWidth =
+        mmaV2KWidth(element, op.getInputPrecision());
+    bool useMma = target.computeCapability >= 80 && kWidth &&
+                  k % (8 * *kWidth) == 0;
+    Attribute parent;
+    unsigned operandWidth = 1;
+    if (useMma) {
+      unsigned rank = dType.getRank();
+      SmallVector<unsigned> instr(rank, 1);
+      instr[rank - 2] = 16;
+      instr[rank - 1] = 8;
+      parent = tilegpu::MmaEncodingAttr::get(
+          ctx, 2, mmaWarps(dType.getShape(), numWarps), instr);
+      operandWidth = *kWidth;
+    } else {
+      parent = fmaAccumulatorLayout(ctx, dType.getShape(), numWarps);
+    }
+    if (dType.getEncoding() == parent)
+      return; // already chosen (the pass ran before)
+    auto aLayout = tilegpu::DotOperandEncodingAttr::get(ctx, 0, parent, operandWidth);
+    auto bLayout = tilegpu::DotOperandEncodingAttr::get(ctx, 1, parent, operandWidth);
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto convert = [&](Value v, Attribute layout) -> Value {
+      return rewriter.create<tilegpu::ConvertLayoutOp>(loc, withEncoding(v, layout), v);
+    };
+    Value a = convert(op.getA(), aLayout), b = convert(op.getB(), bLayout),
+          c = convert(op.getC(), parent);
+    auto dot = rewriter.create<tile::DotOp>(loc, c.getType(), a, b, c,
+                                           op.getInputPrecision());
+    rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, dType, dot);
+  }
+};
+} // namespace

@@ -1,0 +1,168 @@
+"""Matrix multiplication: C = act(A @ B + bias), on tensor cores.
+
+`matmul_kernel` computes one BLOCK_M x BLOCK_N tile of C per program,
+looping over K in steps of BLOCK_K. Each step loads a BLOCK_M x BLOCK_K tile
+of A and a BLOCK_K x BLOCK_N tile of B (masked at the edges, so M, N and K
+need not be multiples of the tile) and accumulates their product with
+`tl.dot` in fp32 (int32 for int8). The epilogue (bias, activation, cast)
+runs on the accumulator in registers before the one store of C.
+
+Programs are numbered in groups of GROUP_M rows of tiles ("grouped
+ordering", as in Triton's tutorial): the programs running at one time then
+share the same few columns of B and rows of A, which stay in L2.
+
+Any strides: transposed inputs need no copy (pass A.T's strides).
+
+Operands and accumulators:
+    fp16 x fp16 -> fp32, bf16 x bf16 -> fp32 (mma.sync m16n8k16)
+    fp32 x fp32 -> fp32 through tf32 (m16n8k8; input_precision="tf32")
+    int8 x int8 -> int32 (m16n8k32)
+Bytes moved: M*K + K*N elements read (once per tile row/column of C, L2
+permitting), M*N written.
+
+`batched_matmul_kernel` multiplies a batch of matrices (program axis 1 is
+the batch), each as above.
+"""
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def relu(x):
+    return tl.maximum(x, 0.0)
+
+
+@tilec.jit
+def gelu_tanh(x):
+    # tanh approximation of GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    return 0.5 * x * (1.0 + (2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0))
+
+
+@tilec.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                  HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                  INPUT_PRECISION: tl.constexpr):
+    # Grouped ordering: GROUP_M rows of tiles are visited column by column.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    if c_ptr.dtype.element_ty == tl.int32:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    # The epilogue, in the accumulator's registers.
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + rn, mask=rn < N, other=0)
+        acc = acc + bias[None, :]
+    if ACTIVATION == "relu":
+        acc = relu(acc)
+    elif ACTIVATION == "gelu":
+        acc = gelu_tanh(acc)
+    c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                          stride_az, stride_am, stride_ak,
+                          stride_bz, stride_bk, stride_bn,
+                          stride_cz, stride_cm, stride_cn,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    z = tl.program_id(1)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + z * stride_az + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = b_ptr + z * stride_bz + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + z * stride_cz + rm[:, None] * stride_cm + rn[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def matmul_configs(dtype="float16"):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps) tried by the
+    benchmarks and tests for operands of `dtype` ("float16", "bfloat16",
+    "float32", "int8"); each assembles without spills (tested).
+
+    A thread holds its whole share of both operand tiles in registers, and
+    the next iteration's tiles loaded ahead (tile-prefetch-loads): that
+    rules out the 128 x 256 tile and, for int8, BLOCK_K = 64 beyond 64 x 64
+    (ptxas spills)."""
+    if dtype == "float32":
+        return [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 8, 4),
+                (64, 64, 16, 8, 4)]
+    if dtype == "int8":
+        return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
+                (64, 64, 64, 8, 4)]
+    return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
+            (64, 64, 32, 8, 4)]
+
+
+# The host helpers below stay within the kernel language's syntax: the C++
+# front end reads this whole file.
+def _dtype_name(t):
+    name = str(t.dtype).replace("torch.", "")
+    if name == "half":
+        return "float16"
+    return name
+
+
+def _stride(t, i):
+    if hasattr(t, "stride") and callable(t.stride):
+        return t.stride(i)
+    return t.strides[i] // t.itemsize
+
+
+def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
+           config=None):
+    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides);
+    `config` is one of matmul_configs(), by default its first."""
+    M, K = a.shape
+    K2, N = b.shape
+    assert K == K2, "inner dimensions differ"
+    bm, bn, bk, gm, warps = config or matmul_configs(_dtype_name(a))[0]
+    grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
+    s = _stride
+    matmul_kernel[grid](a, b, c, bias if bias is not None else c, M, N, K,
+                        s(a, 0), s(a, 1), s(b, 0), s(b, 1), s(c, 0), s(c, 1),
+                        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                        HAS_BIAS=bias is not None, ACTIVATION=activation,
+                        INPUT_PRECISION=input_precision, num_warps=warps)
+    return c

@@ -1,0 +1,72 @@
+# tl.dot and '@' check their operands as Triton does, at the user's line.
+# RUN: not tilec compile %s -k k_mismatch -s '*fp16' 2>&1 | FileCheck %s --check-prefix=K
+# RUN: not tilec compile %s -k small -s '*fp16' 2>&1 | FileCheck %s --check-prefix=SMALL
+# RUN: not tilec compile %s -k mixed -s '*fp16,*fp32' 2>&1 | FileCheck %s --check-prefix=MIXED
+# RUN: not tilec compile %s -k bad_acc -s '*fp16' 2>&1 | FileCheck %s --check-prefix=ACC
+# RUN: not tilec compile %s -k bf16_out -s '*bf16' 2>&1 | FileCheck %s --check-prefix=BF16OUT
+# RUN: not tilec compile %s -k precision -s '*fp32' 2>&1 | FileCheck %s --check-prefix=PREC
+# RUN: not tilec compile %s -k pointer_operand -s '*fp16' 2>&1 | FileCheck %s --check-prefix=PTR
+# RUN: not tilec compile %s -k int64_operands -s '*i64' 2>&1 | FileCheck %s --check-prefix=I64
+# RUN: not tilec compile %s -k scalar_matmul -s 'i32' 2>&1 | FileCheck %s --check-prefix=SCALAR
+# RUN: tilec compile %s -k good -s '*fp16,*fp32' --emit tile | FileCheck %s --check-prefix=GOOD
+import tilec.language as tl
+
+
+def tile(p, R: tl.constexpr, C: tl.constexpr):
+    return tl.load(p + tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :])
+
+
+def k_mismatch(p):
+    a = tile(p, 32, 16)
+    b = tile(p, 32, 32)
+    c = tl.dot(a, b)
+# K: dot.py:[[@LINE-1]]:9: error: tl.dot shapes [32, 16] and [32, 32] are not compatible: K is 16 in the first and 32 in the second
+
+
+def small(p):
+    c = tl.dot(tile(p, 8, 16), tile(p, 16, 16))
+# SMALL: dot.py:[[@LINE-1]]:9: error: tl.dot needs M, N and K of at least 16 (tensor-core tiles), got M=8, N=16, K=16
+
+
+def mixed(p, q):
+    c = tile(p, 16, 16) @ tile(q, 16, 16)
+# MIXED: dot.py:[[@LINE-1]]:9: error: tl.dot operands must have the same dtype, got fp16 and fp32; cast one with .to()
+
+
+def bad_acc(p):
+    acc = tl.zeros((16, 32), dtype=tl.float32)
+    c = tl.dot(tile(p, 16, 16), tile(p, 16, 16), acc)
+# ACC: dot.py:[[@LINE-1]]:50: error: the accumulator of tl.dot must be tensor<16x16xfp32> (the product's shape and type), got a tensor of type tensor<16x32xfp32>
+
+
+def bf16_out(p):
+    c = tl.dot(tile(p, 16, 16), tile(p, 16, 16), out_dtype=tl.bfloat16)
+# BF16OUT: dot.py:[[@LINE-1]]:9: error: out_dtype=bfloat16 is not supported; accumulate in float32 and cast the result with .to(tl.bfloat16)
+
+
+def precision(p):
+    c = tl.dot(tile(p, 16, 16), tile(p, 16, 16), input_precision="bf16x3")
+# PREC: dot.py:[[@LINE-1]]:66: error: unknown input_precision 'bf16x3' (expected one of 'tf32', 'tf32x3', 'ieee')
+
+
+def pointer_operand(p):
+    ptrs = p + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]
+    c = tl.dot(ptrs, tile(p, 16, 16))
+# PTR: dot.py:[[@LINE-1]]:16: error: the first operand of tl.dot is a tensor of pointers (tensor<16x16x*fp16>); load it first
+
+
+def int64_operands(p):
+    c = tl.dot(tile(p, 16, 16), tile(p, 16, 16))
+# I64: dot.py:[[@LINE-1]]:9: error: tl.dot does not support i64 operands (it takes fp16, bf16, fp32, i8)
+
+
+def scalar_matmul(n):
+    c = n @ n
+# SCALAR: dot.py:[[@LINE-1]]:9: error: the first operand of tl.dot must be a tensor, got
+
+
+def good(p, q):
+    acc = tl.zeros((32, 16), dtype=tl.float32)
+    acc += tile(p, 32, 16) @ tile(p, 16, 16)
+    tl.store(q + tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :], acc)
+# GOOD: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>

@@ -1,0 +1,91 @@
+// RUN: tilec-opt %s -split-input-file -tile-to-tilegpu=num-warps=4 -tilegpu-accelerate-matmul | FileCheck %s
+// RUN: tilec-opt %s -split-input-file -tile-to-tilegpu="num-warps=8 target=sm_80" -tilegpu-accelerate-matmul | FileCheck %s --check-prefix=W8
+
+// f16 on sm_90a: mma.sync, warps split 2 x 2 over a square tile; operands
+// pack two elements per register; the result converts back for its users.
+// CHECK-DAG: #[[MMA:mma[0-9]*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[A:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
+// CHECK-DAG: #[[B:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 1, parent = #[[MMA]], kWidth = 2}>
+// CHECK-LABEL: func.func @f16
+// CHECK: %[[CA:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x32xf16, #[[A]]>
+// CHECK: %[[CB:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<32x64xf16, #[[B]]>
+// CHECK: %[[CC:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: %[[D:.*]] = tile.dot %[[CA]], %[[CB]], %[[CC]] : tensor<64x32xf16, #[[A]]>, tensor<32x64xf16, #[[B]]> -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: tilegpu.convert_layout %[[D]]
+// W8: #tilegpu.mma<{version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8]}>
+func.func @f16(%x: f16, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<64x32xf16>
+  %b = tile.splat %x : tensor<32x64xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// A tall tile puts the warps along M; tf32 has one element per register.
+// CHECK: #[[TALL:mma[0-9]*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+// CHECK: #tilegpu.dot_op<{opIdx = 0, parent = #[[TALL]], kWidth = 1}>
+// CHECK-LABEL: func.func @tf32_tall
+// CHECK: tile.dot {{.*}} -> tensor<128x16xf32, #[[TALL]]>
+func.func @tf32_tall(%x: f32, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<128x16xf32>
+  %b = tile.splat %x : tensor<16x16xf32>
+  %c = tile.splat %y : tensor<128x16xf32>
+  %d = tile.dot %a, %b, %c : tensor<128x16xf32>, tensor<16x16xf32> -> tensor<128x16xf32>
+  %ps = tile.splat %p : tensor<128x16x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<128x16x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// ieee f32 has no tensor-core instruction: per-thread FMAs over a blocked
+// accumulator of 4 x 4 elements per thread.
+// CHECK: #[[P:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [4, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK: #[[PA:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[P]], kWidth = 1}>
+// CHECK-LABEL: func.func @ieee
+// CHECK: tile.dot {{.*}} {inputPrecision = 2 : i32} : tensor<64x32xf32, #[[PA]]>, {{.*}} -> tensor<64x64xf32, #[[P]]>
+func.func @ieee(%x: f32, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<64x32xf32>
+  %b = tile.splat %x : tensor<32x64xf32>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %c {inputPrecision = 2 : i32} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// i8 with K = 16: m16n8k32 cannot take it, so FMAs in i32.
+// CHECK-LABEL: func.func @i8_short_k
+// CHECK-NOT: #tilegpu.mma
+// CHECK: tile.dot {{.*}} -> tensor<32x32xi32, #blocked
+func.func @i8_short_k(%x: i8, %y: i32, %p: !tile.ptr<i32>) {
+  %a = tile.splat %x : tensor<32x16xi8>
+  %b = tile.splat %x : tensor<16x32xi8>
+  %c = tile.splat %y : tensor<32x32xi32>
+  %d = tile.dot %a, %b, %c : tensor<32x16xi8>, tensor<16x32xi8> -> tensor<32x32xi32>
+  %ps = tile.splat %p : tensor<32x32x!tile.ptr<i32>>
+  tile.store %ps, %d : tensor<32x32x!tile.ptr<i32>>
+  return
+}
+
+// -----
+
+// A batch takes the warps first.
+// CHECK: #[[BM:mma[0-9]*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1, 2], instrShape = [1, 16, 8]}>
+// CHECK-LABEL: func.func @batched
+// CHECK: tile.dot {{.*}} -> tensor<2x32x32xf32, #[[BM]]>
+func.func @batched(%x: bf16, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<2x32x16xbf16>
+  %b = tile.splat %x : tensor<2x16x32xbf16>
+  %c = tile.splat %y : tensor<2x32x32xf32>
+  %d = tile.dot %a, %b, %c : tensor<2x32x16xbf16>, tensor<2x16x32xbf16> -> tensor<2x32x32xf32>
+  %ps = tile.splat %p : tensor<2x32x32x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<2x32x32x!tile.ptr<f32>>
+  return
+}

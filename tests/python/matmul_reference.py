@@ -1,0 +1,45 @@
+"""What the matmul tests share: random operands of every dot dtype, the
+float64 reference, and the tolerance each operand type and precision
+earns (in units of sqrt(K), the size of an entry of A @ B for standard
+normal inputs)."""
+import numpy as np
+
+# Error / sqrt(K) that each (operand dtype, input precision, output dtype)
+# may reach: f16/bf16 products are exact and summed in f32; tf32 rounds
+# each operand to 11 significant bits (relative 2^-11 per product);
+# tf32x3 and ieee are near f32; an f16 output adds its own rounding.
+TOLERANCE = {
+    ("float16", "tf32", "float32"): 2e-5,
+    ("float16", "tf32", "float16"): 4e-3,
+    ("bfloat16", "tf32", "float32"): 2e-5,
+    ("float32", "tf32", "float32"): 3e-3,
+    ("float32", "tf32x3", "float32"): 2e-5,
+    ("float32", "ieee", "float32"): 2e-5,
+    ("int8", "tf32", "int32"): 0.0,
+}
+
+
+def operands(rng, m, n, k, dtype, batch=None):
+    """Standard normal (or uniform int8) A (m x k) and B (k x n) as float64
+    arrays holding values exactly representable in `dtype`."""
+    shape_a = (m, k) if batch is None else (batch, m, k)
+    shape_b = (k, n) if batch is None else (batch, k, n)
+    if dtype == "int8":
+        return (rng.integers(-128, 128, shape_a).astype(np.float64),
+                rng.integers(-128, 128, shape_b).astype(np.float64))
+    a = rng.standard_normal(shape_a)
+    b = rng.standard_normal(shape_b)
+    if dtype == "float16":
+        return a.astype(np.float16).astype(np.float64), b.astype(np.float16).astype(np.float64)
+    if dtype == "bfloat16":
+        def to_bf16(x):  # round to nearest even on the top 16 bits of f32
+            bits = x.astype(np.float32).view(np.uint32)
+            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+            return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        return to_bf16(a), to_bf16(b)
+    return a.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64)
+
+
+def error(got, ref, k):
+    """Largest |got - ref| in units of sqrt(K)."""
+    return float(np.abs(np.asarray(got, np.float64) - ref).max()) / np.sqrt(max(k, 1))

@@ -1,0 +1,143 @@
+"""kernels/matmul.py on the GPU: every operand type and input precision at
+odd shapes (M, N, K not multiples of the tile, K below one tile,
+transposed inputs through strides), each shipped config, the fused
+bias + activation epilogue, the batched kernel and 4096^3; against float64
+and against the CPU interpreter running the same kernel."""
+import numpy as np
+import pytest
+
+import tilec
+
+import matmul  # kernels/matmul.py
+import matmul_reference as ref
+
+pytestmark = pytest.mark.gpu
+
+TORCH_DTYPE = {"float16": "float16", "bfloat16": "bfloat16", "float32": "float32",
+               "int8": "int8"}
+OUT_DTYPE = {"float16": "float32", "bfloat16": "float32", "float32": "float32",
+             "int8": "int32"}
+
+SHAPES = [(16, 16, 16), (50, 70, 33), (257, 129, 100), (128, 128, 5), (1, 300, 64),
+          (300, 1, 64)]
+CASES = [("float16", "tf32"), ("bfloat16", "tf32"), ("float32", "tf32"),
+         ("float32", "tf32x3"), ("float32", "ieee"), ("int8", "tf32")]
+
+
+def _device(torch, x, dtype):
+    return torch.from_numpy(x).to(getattr(torch, TORCH_DTYPE[dtype])).cuda()
+
+
+def _run(torch, a, b, dtype, precision, transpose=(False, False), bias=None,
+         activation="", config=None, out_dtype=None):
+    m, k = a.shape
+    n = b.shape[1]
+    da = _device(torch, a.T.copy(), dtype).T if transpose[0] else _device(torch, a, dtype)
+    db = _device(torch, b.T.copy(), dtype).T if transpose[1] else _device(torch, b, dtype)
+    out = out_dtype or OUT_DTYPE[dtype]
+    c = torch.full((m, n), -7, dtype=getattr(torch, out), device="cuda")
+    dbias = None if bias is None else torch.from_numpy(bias).float().cuda()
+    matmul.matmul(da, db, c, bias=dbias, activation=activation,
+                  input_precision=precision,
+                  config=config or matmul.matmul_configs(dtype)[3])
+    torch.cuda.synchronize()
+    return c.double().cpu().numpy()
+
+
+@pytest.mark.parametrize("dtype,precision", CASES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_matmul_odd_shapes(torch_cuda, dtype, precision, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(m * 7919 + n * 31 + k)
+    a, b = ref.operands(rng, m, n, k, dtype)
+    got = _run(torch_cuda, a, b, dtype, precision)
+    tol = ref.TOLERANCE[(dtype, precision, OUT_DTYPE[dtype])]
+    assert ref.error(got, a @ b, k) <= tol
+
+
+@pytest.mark.parametrize("transpose", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8"])
+def test_matmul_transposed_inputs(torch_cuda, dtype, transpose):
+    rng = np.random.default_rng(5)
+    m, n, k = 190, 130, 75
+    a, b = ref.operands(rng, m, n, k, dtype)
+    got = _run(torch_cuda, a, b, dtype, "tf32", transpose=transpose)
+    assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
+
+
+@pytest.mark.parametrize("dtype,config", [
+    (dtype, config) for dtype in ("float16", "bfloat16", "float32", "int8")
+    for config in matmul.matmul_configs(dtype)])
+def test_matmul_every_config(torch_cuda, dtype, config):
+    rng = np.random.default_rng(11)
+    m, n, k = 300, 260, 200
+    a, b = ref.operands(rng, m, n, k, dtype)
+    got = _run(torch_cuda, a, b, dtype, "tf32", config=config)
+    assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
+
+
+@pytest.mark.parametrize("activation", ["", "relu", "gelu"])
+def test_matmul_fused_epilogue(torch_cuda, activation):
+    rng = np.random.default_rng(3)
+    m, n, k = 200, 150, 96
+    a, b = ref.operands(rng, m, n, k, "float16")
+    bias = rng.standard_normal(n).astype(np.float32)
+    got = _run(torch_cuda, a, b, "float16", "tf32", bias=bias,
+               activation=activation, out_dtype="float16")
+    want = a @ b + bias.astype(np.float64)
+    if activation == "relu":
+        want = np.maximum(want, 0)
+    elif activation == "gelu":
+        want = 0.5 * want * (1 + np.tanh(0.7978845608028654 * (want + 0.044715 * want**3)))
+    assert ref.error(got, want, k) <= ref.TOLERANCE[("float16", "tf32", "float16")]
+
+
+def test_matmul_4096_cubed(torch_cuda):
+    torch = torch_cuda
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn(4096, 4096, device="cuda", generator=g).half()
+    b = torch.randn(4096, 4096, device="cuda", generator=g).half()
+    c = torch.empty(4096, 4096, device="cuda", dtype=torch.float32)
+    matmul.matmul(a, b, c)
+    want = a.double() @ b.double()
+    err = (c.double() - want).abs().max().item() / 64.0
+    # Tensor cores do not round their f32 sums to nearest (they truncate),
+    # so the sum's error grows with K like a random walk of one-ulp steps:
+    # the small-K tolerance (K <= 256) times sqrt(K / 256).
+    tol = ref.TOLERANCE[("float16", "tf32", "float32")] * (4096 / 256) ** 0.5
+    assert err <= tol
+
+
+def test_batched_matmul(torch_cuda):
+    torch = torch_cuda
+    rng = np.random.default_rng(9)
+    z, m, n, k = 3, 70, 90, 48
+    a, b = ref.operands(rng, m, n, k, "float16", batch=z)
+    da, db = _device(torch, a, "float16"), _device(torch, b, "float16")
+    c = torch.zeros((z, m, n), dtype=torch.float32, device="cuda")
+    grid = (tilec.cdiv(m, 32) * tilec.cdiv(n, 32), z)
+    matmul.batched_matmul_kernel[grid](
+        da, db, c, m, n, k, *da.stride(), *db.stride(), *c.stride(),
+        BLOCK_M=32, BLOCK_N=32, BLOCK_K=16)
+    torch.cuda.synchronize()
+    assert ref.error(c.double().cpu().numpy(), a @ b, k) <= 2e-5
+
+
+@pytest.mark.parametrize("dtype,precision", CASES)
+def test_matmul_matches_interpreter(torch_cuda, dtype, precision):
+    m, n, k = 70, 45, 40
+    rng = np.random.default_rng(17)
+    a, b = ref.operands(rng, m, n, k, dtype)
+    got = _run(torch_cuda, a, b, dtype, precision, config=(32, 32, 16, 8, 4))
+    np_dtype = {"float16": np.float16, "float32": np.float32, "int8": np.int8}
+    if dtype == "bfloat16":
+        pytest.skip("numpy has no bfloat16 for the interpreter's operands")
+    ia, ib = a.astype(np_dtype[dtype]), b.astype(np_dtype[dtype])
+    ic = np.zeros((m, n), np.int32 if dtype == "int8" else np.float32)
+    kernel = tilec.JITFunction(matmul.matmul_kernel.fn, interpret=True)
+    kernel[(tilec.cdiv(m, 32) * tilec.cdiv(n, 32),)](
+        ia, ib, ic, ic, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=32, BLOCK_N=32,
+        BLOCK_K=16, GROUP_M=8, HAS_BIAS=False, ACTIVATION="",
+        INPUT_PRECISION=precision)
+    tol = ref.TOLERANCE[(dtype, precision, OUT_DTYPE[dtype])]
+    assert ref.error(got, ic.astype(np.float64), k) <= tol

@@ -1,0 +1,48 @@
+"""Every shipped kernels/matmul.py config, for every operand type, compiles
+for sm_80 and sm_90a, uses tensor cores (mma.sync of the right shape) and
+assembles with ptxas without spilling. No GPU needed; ptxas from the CUDA
+toolkit (skipped where it is absent)."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import matmul  # kernels/matmul.py
+
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+
+# operand, accumulator/output, the mma.sync it must use
+TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
+         ("bf16", "fp32", "m16n8k16.row.col.f32.bf16.bf16.f32"),
+         ("fp32", "fp32", "m16n8k8.row.col.f32.tf32.tf32.f32"),
+         ("i8", "i32", "m16n8k32.row.col.s32.s8.s8.s32")]
+DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i8": "int8"}
+CASES = [(operand, output, mma, config) for operand, output, mma in TYPES
+         for config in matmul.matmul_configs(DTYPE[operand])]
+
+
+def signature(operand, output):
+    return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,"
+            "i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
+
+
+@pytest.mark.skipif(not os.path.exists(PTXAS), reason="no ptxas")
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("operand,output,mma,config", CASES)
+def test_config_assembles_without_spills(tmp_path, target, operand, output, mma, config):
+    bm, bn, bk, gm, warps = config
+    k = matmul.matmul_kernel.compile(
+        signature(operand, output), num_warps=warps, target=target,
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True,
+        ACTIVATION="gelu", INPUT_PRECISION="tf32")
+    ptx = k.asm["ptx"]
+    assert "mma.sync.aligned." + mma in ptx
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
+                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
+    assert spills and all(s == "0" and l == "0" for s, l in spills), out.stderr
