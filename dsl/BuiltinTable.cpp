@@ -109,6 +109,7 @@ const BuiltinTable &builtins() {
     addMathBuiltins(t);
     addReductionBuiltins(t);
     addScanBuiltins(t);
+    addShapeBuiltins(t);
     addDotBuiltins(t);
     addPythonBuiltins(t);
     return t;

@@ -141,6 +141,8 @@ void addReductionBuiltins(BuiltinTable &t); // IRGenReduce.cpp
 void addDotBuiltins(BuiltinTable &t); // IRGenDot.cpp
 /// cumsum, cumprod, associative_scan.
 void addScanBuiltins(BuiltinTable &t); // IRGenReduce.cpp
+/// trans, permute, reshape, ravel, broadcast_to, broadcast, expand_dims.
+void addShapeBuiltins(BuiltinTable &t); // IRGenShape.cpp
 /// Python's min, max, abs, len, int, float, bool, range, print.
 void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
 

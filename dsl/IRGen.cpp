@@ -667,7 +667,14 @@ Value Generator::genAttribute(const AttributeExpr &e) {
         dims.push_back(Value::ofInt(d));
       return Value::ofTuple(dims);
     }
-    if (e.attr == "to")
+    if (e.attr == "T") {
+      // Triton's x.T: the transpose of a 2-D tensor.
+      if (base.type.shape.size() != 2)
+        fail(e.loc, "x.T transposes a 2-D tensor, not " + base.describe() +
+                        "; use tl.permute");
+      return permute(base, {1, 0}, e.loc, "x.T");
+    }
+    if (e.attr == "to" || isShapeMethod(e.attr))
       return Value::ofMethod(e.attr, base);
     fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
   }
@@ -688,6 +695,8 @@ Value Generator::genCall(const CallExpr &e) {
   case Value::Kind::Builtin:
     return callBuiltin(callee.text, e);
   case Value::Kind::Method:
+    if (auto v = callShapeMethod(callee, e))
+      return *v;
     return callMethod(callee, e);
   case Value::Kind::Function:
     return callJit(*callee.function, e);

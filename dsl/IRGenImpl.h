@@ -98,6 +98,15 @@ public:
   std::vector<Value> reduce(const std::vector<Value> &srcs, int64_t axis,
                             bool keepDims, const CombinerBuilder &body,
                             SourceLoc at);
+  /// x.trans(...), x.permute(...), x.reshape(...), x.ravel(),
+  /// x.broadcast_to(...), x.expand_dims(...); null optional for other
+  /// methods (IRGenShape.cpp).
+  std::optional<Value> callShapeMethod(const Value &method, const CallExpr &call);
+  /// `x` with its dimensions permuted (result dimension i is dimension
+  /// dims[i] of x), checked as tl.permute checks them; `what` names the
+  /// call in messages.
+  Value permute(const Value &x, const std::vector<int64_t> &dims, SourceLoc at,
+                const std::string &what);
   /// `acc + a @ b` as a tile.dot, after Triton's checks; `acc` of kind
   /// None starts from zeros (IRGenDot.cpp).
   Value dot(const Value &a, const Value &b, const Value &acc,
@@ -173,5 +182,8 @@ private:
   std::set<std::string> inProgress_;
   unsigned nextHelperId_ = 0;
 };
+
+/// True for the tensor methods that are shape builtins (x.reshape, ...).
+bool isShapeMethod(const std::string &name);
 
 } // namespace tilec::dsl

@@ -409,6 +409,7 @@ private:
   void makeRange(tile::MakeRangeOp op);
   void splat(tile::SplatOp op);
   void broadcast(tile::BroadcastOp op);
+  void trans(tile::TransOp op);
   void addptr(tile::AddPtrOp op);
   void load(tile::LoadOp op);
   void store(tile::StoreOp op);
@@ -879,6 +880,37 @@ void Machine::broadcast(tile::BroadcastOp op) {
   set(op.getResult(), std::move(r));
 }
 
+void Machine::trans(tile::TransOp op) {
+  const Tensor &a = operand(op, 0);
+  Shape shape = shapeOf(op.getType());
+  ArrayRef<int32_t> order = op.getOrder();
+  size_t rank = shape.size(), n = a.size();
+  // Walk the result in row-major order; result dimension d steps the
+  // operand by the stride of its dimension order[d].
+  llvm::SmallVector<size_t, 4> srcStride(rank), st(rank);
+  size_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    srcStride[d] = s;
+    s *= size_t(a.shape[d]);
+  }
+  for (size_t d = 0; d < rank; ++d)
+    st[d] = srcStride[order[d]];
+  Tensor r = makeTensor(a.elem, shape, n);
+  llvm::SmallVector<int64_t, 4> counter(rank, 0);
+  size_t src = 0;
+  for (size_t k = 0; k < n; ++k) {
+    copyElem(r, k, a, src);
+    for (size_t d = rank; d-- > 0;) {
+      src += st[d];
+      if (++counter[d] < shape[d])
+        break;
+      src -= st[d] * size_t(shape[d]);
+      counter[d] = 0;
+    }
+  }
+  set(op.getResult(), std::move(r));
+}
+
 void Machine::addptr(tile::AddPtrOp op) {
   const Tensor &p = operand(op, 0), &o = operand(op, 1);
   expectKind(op, p, Kind::Ptr);
@@ -1323,11 +1355,13 @@ void Machine::exec(Operation &operation) {
       .Case<tile::MakeRangeOp>([&](auto o) { makeRange(o); })
       .Case<tile::SplatOp>([&](auto o) { splat(o); })
       .Case<tile::BroadcastOp>([&](auto o) { broadcast(o); })
-      .Case<tile::ExpandDimsOp>([&](tile::ExpandDimsOp o) {
+      .Case<tile::ExpandDimsOp, tile::ReshapeOp>([&](auto o) {
+        // Row-major data stays as it is; only the shape changes.
         Tensor r = in(o, o.getSrc());
         r.shape = shapeOf(o.getType());
         set(o.getResult(), std::move(r));
       })
+      .Case<tile::TransOp>([&](auto o) { trans(o); })
       .Case<tile::AddPtrOp>([&](auto o) { addptr(o); })
       .Case<tile::LoadOp>([&](auto o) { load(o); })
       .Case<tile::StoreOp>([&](auto o) { store(o); })

@@ -263,6 +263,37 @@ SmallVector<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> operands) {
         info.constancy.insert(info.constancy.begin() + axis, 1);
         set(e, info);
       })
+      .Case<tile::TransOp>([&](auto t) {
+        // The facts of each dimension move with it.
+        AxisInfo src = in(0), info = AxisInfo::unknown(src.rank());
+        for (auto [i, d] : llvm::enumerate(t.getOrder())) {
+          info.contiguity[i] = src.contiguity[d];
+          info.divisibility[i] = src.divisibility[d];
+          info.constancy[i] = src.constancy[d];
+        }
+        info.constantValue = src.constantValue;
+        set(t, info);
+      })
+      .Case<tile::ReshapeOp>([&](auto r) {
+        // Row-major refolding keeps runs along the last dimension: a run
+        // of c along the operand's last dimension is a run of
+        // min(c, last) along the result's, which starts at a multiple of
+        // the run's divisibility when it is a whole run, of that and the
+        // new length when it is a piece of one. Other dimensions learn
+        // nothing (their neighbours were elsewhere).
+        AxisInfo src = in(0);
+        auto to = shapeOf(r.getType());
+        AxisInfo info = AxisInfo::unknown(to.size());
+        int64_t last = to.back();
+        int64_t run = src.contiguity.back(), same = src.constancy.back();
+        info.contiguity.back() = std::min(run, last);
+        info.constancy.back() = std::min(same, last);
+        info.divisibility.back() = run <= last
+                                       ? src.divisibility.back()
+                                       : gcd(src.divisibility.back(), last);
+        info.constantValue = src.constantValue;
+        set(r, info);
+      })
       .Case<tile::AssumeMultipleOp>([&](auto a) {
         AxisInfo info = in(0);
         for (int64_t &div : info.divisibility)

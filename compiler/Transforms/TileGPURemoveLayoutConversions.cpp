@@ -15,7 +15,11 @@
 //    other operands are anchored each on its own;
 //  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
 //    tensors, whose group is *derived*: its layout is the slice of the full
-//    tensors' group's layout.
+//    tensors' group's layout;
+//  - the operand and result of a tile::RearrangeLayoutOpInterface op
+//    (trans, reshape): the result's group is derived, its layout the
+//    operand's rearranged. Each such result is first given a group of its
+//    own (a conversion to its users), so that nothing else constrains it.
 // An op with tensors and none of these rules is an error: nothing is tied
 // by default. A group holding a memory access is *anchored* to that
 // access's layout, unless the layout buys nothing (one element per thread
@@ -24,10 +28,15 @@
 // Each tilegpu.convert_layout is then a candidate merge of the groups of
 // its operand and result, taken in order of decreasing rank and size (so
 // that a slice is decided after the tensor it slices) unless the two
-// groups are constrained differently (two anchors, two different slices,
-// an anchor and a slice that are not the same layout). Finally every group
-// gets its layout (the anchor's, the slice of its parent's, or the default
-// for its largest shape), and conversions between equal types fold away.
+// groups are constrained differently (two anchors, two different
+// derivations, an anchor and a derived layout that are not the same
+// layout), or one derives from the other. A group rearranged from a group
+// that nothing constrains can turn the derivation round (the operand's
+// layout then follows from the result's, through the inverse rule), so
+// that a transposed tile takes the layout of the store it feeds. Finally
+// every group gets its layout (the anchor's, derived from its parent's, or
+// the default for its largest shape), and conversions between equal types
+// fold away.
 //
 // Before that, cheap index chains used by several ops are cloned per use,
 // so the same tl.arange can be the rows of one tile and the columns of
@@ -35,7 +44,9 @@
 // each other's layouts, without a conversion. After it, a conversion that is left whose
 // operand is computed only from scalars by cheap pure ops (the pointers,
 // masks and `other` of an access that disagrees with its neighbours) is
-// replaced by the same computation done in the wanted layout.
+// replaced by the same computation done in the wanted layout. A scan left
+// in a layout its lowering cannot run along converts around itself.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -75,8 +86,9 @@ bool isRematerialisable(Operation *op) {
       !isPure(op) || op->getNumRegions() != 0)
     return false;
   if (isa<tile::MakeRangeOp, tile::SplatOp, tile::BroadcastOp,
-          tile::ExpandDimsOp, tile::AssumeMultipleOp, tile::AssumeContiguousOp,
-          tile::AddPtrOp, arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
+          tile::ExpandDimsOp, tile::TransOp, tile::ReshapeOp,
+          tile::AssumeMultipleOp, tile::AssumeContiguousOp, tile::AddPtrOp,
+          arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
     return true;
   return isa<arith::ArithDialect>(op->getDialect());
 }
@@ -142,9 +154,11 @@ public:
     if (!isRematerialisable(def) || budget_ == 0)
       return false;
     --budget_;
-    for (OpOperand &operand : def->getOpOperands())
-      if (!feasible(operand.get(), operandLayout(def, operand, layout)))
+    for (OpOperand &operand : def->getOpOperands()) {
+      Attribute wanted = operandLayout(def, operand, layout);
+      if (!wanted || !feasible(operand.get(), wanted))
         return false;
+    }
     return true;
   }
 
@@ -175,6 +189,8 @@ private:
     if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
       return tilegpu::SliceEncodingAttr::get(def->getContext(), expand.getAxis(),
                                              layout);
+    if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(def))
+      return rearrange.inferSourceEncoding(layout);
     return layout;
   }
 
@@ -193,6 +209,23 @@ void rematerialiseConversions(IRRewriter &rewriter, func::FuncOp func) {
     rewriter.setInsertionPoint(op);
     Rematerialisation remat(/*budget=*/64);
     rewriter.replaceOp(op, remat.clone(rewriter, op.getSrc(), layout));
+  }
+}
+
+/// Every trans and reshape result gets a group of its own: its only use
+/// is a conversion (of no effect, until the groups on its two sides are
+/// known to differ), so that its group is constrained by the op alone.
+void isolateRearrangedResults(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<tile::RearrangeLayoutOpInterface> ops;
+  func.walk([&](tile::RearrangeLayoutOpInterface op) { ops.push_back(op); });
+  for (tile::RearrangeLayoutOpInterface op : ops) {
+    Value result = op.getResult();
+    if (result.hasOneUse() && isa<tilegpu::ConvertLayoutOp>(*result.user_begin()))
+      continue;
+    rewriter.setInsertionPointAfter(op);
+    auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(op.getLoc(),
+                                                             result.getType(), result);
+    rewriter.replaceAllUsesExcept(result, convert, convert);
   }
 }
 
@@ -215,17 +248,39 @@ private:
     /// per thread along the only dimension): used when nothing else
     /// decides, never a reason to keep a conversion.
     Attribute weakAnchor;
-    /// The group is the slice, along `sliceDim`, of the group of `parent`.
+    /// The group's layout follows from the group of `parent`: its slice
+    /// along `sliceDim`, or, when `rearrange` is set, through that op
+    /// (from its operand's layout to its result's, or the inverse when
+    /// `backward`).
     Value parent;
     unsigned sliceDim = 0;
+    Operation *rearrange = nullptr;
+    bool backward = false;
+    /// The scans in the group: its layout must run along their axes as
+    /// their lowering needs (ScanAxis).
+    SmallVector<tile::ScanOp, 1> scans;
   };
 
   void tie(ValueRange values);
   LogicalResult collect();
   void mergeThroughConversions();
-  bool canMerge(Value a, Value b);
+  bool canMerge(Value a, Value b, RankedTensorType type);
+  bool layoutsAgree(Value a, Value b, RankedTensorType type);
+  /// What the groups' constraints are once merged.
+  Constraint combine(const Constraint &a, const Constraint &b);
+  bool reverseToMerge(Value x, Value y, RankedTensorType type);
+  /// True when group `a`'s layout follows (through one parent or more)
+  /// from group `b`'s.
+  bool derivesFrom(Value a, Value b);
+  bool sameDerivation(const Constraint &x, const Constraint &y);
+  /// The layout of a group derived by `c` from its parent's `parent`.
+  Attribute derive(const Constraint &c, Attribute parent);
   /// The layout a group must have, when it is already known.
   Attribute resolved(Value leader);
+  /// The layout a group would have if nothing else were decided: the
+  /// resolved one, else what the weak anchors of it or its parents say.
+  Attribute tentative(Value leader);
+  Attribute tentative(const Constraint &c);
   Attribute layoutOf(Value leader);
   void rewrite(IRRewriter &rewriter);
 
@@ -238,6 +293,8 @@ private:
   SmallVector<tilegpu::ConvertLayoutOp> conversions_;
   SmallVector<std::pair<Value, Attribute>> anchors_;  // value, its layout
   SmallVector<std::tuple<Value, Value, unsigned>> slices_; // sliced, full, dim
+  SmallVector<tile::RearrangeLayoutOpInterface> rearranges_;
+  SmallVector<tile::ScanOp> scans_;
   llvm::DenseMap<Value, Constraint> constraints_;     // by leader
   llvm::DenseMap<Value, Attribute> layouts_;          // by leader
 };
@@ -288,6 +345,11 @@ LogicalResult LayoutGroups::collect() {
     }
     if (isa<RegionBranchTerminatorOpInterface>(op))
       return WalkResult::advance(); // tied through its parent above
+    if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(op)) {
+      tie(rearrange.getSrc());
+      rearranges_.push_back(rearrange);
+      return WalkResult::advance();
+    }
     if (auto accumulate = dyn_cast<tile::AccumulatorOpInterface>(op)) {
       // The instruction fixed every layout: the accumulator shares the
       // result's, each other operand keeps its own.
@@ -335,6 +397,8 @@ LogicalResult LayoutGroups::collect() {
         return WalkResult::interrupt();
       }
     tie(tensorValues);
+    if (auto scan = dyn_cast<tile::ScanOp>(op))
+      scans_.push_back(scan);
     // An op that touches memory keeps the layout it has: tilegpu-coalesce
     // (or whoever built it) chose it for the access.
     if (!isMemoryEffectFree(op))
@@ -359,7 +423,25 @@ LogicalResult LayoutGroups::collect() {
     c.parent = full;
     c.sliceDim = dim;
   }
+  for (tile::RearrangeLayoutOpInterface op : rearranges_) {
+    // The result is alone in its group (isolateRearrangedResults).
+    Constraint &c = constraints_[leader(op.getResult())];
+    c.parent = op.getSrc();
+    c.rearrange = op;
+  }
+  for (tile::ScanOp scan : scans_)
+    constraints_[leader(scan.getSrcs()[0])].scans.push_back(scan);
   return success();
+}
+
+Attribute LayoutGroups::derive(const Constraint &c, Attribute parent) {
+  if (!c.rearrange)
+    return tilegpu::SliceEncodingAttr::get(parent.getContext(), c.sliceDim, parent);
+  auto op = cast<tile::RearrangeLayoutOpInterface>(c.rearrange);
+  Attribute layout = c.backward ? op.inferSourceEncoding(parent)
+                                : op.inferResultEncoding(parent);
+  assert(layout && "tilegpu layouts can always be rearranged");
+  return layout;
 }
 
 Attribute LayoutGroups::resolved(Value l) {
@@ -371,23 +453,161 @@ Attribute LayoutGroups::resolved(Value l) {
     return c.anchor;
   if (c.parent)
     if (Attribute parent = resolved(leader(c.parent)))
-      return tilegpu::SliceEncodingAttr::get(parent.getContext(), c.sliceDim,
-                                             parent);
+      return derive(c, parent);
   return Attribute();
 }
 
-bool LayoutGroups::canMerge(Value a, Value b) {
+Attribute LayoutGroups::tentative(Value l) {
+  return tentative(constraints_.lookup(l));
+}
+
+Attribute LayoutGroups::tentative(const Constraint &c) {
+  if (c.anchor)
+    return c.anchor;
+  if (c.parent) {
+    Attribute parent = tentative(leader(c.parent));
+    return parent ? derive(c, parent) : Attribute();
+  }
+  return c.weakAnchor;
+}
+
+/// Whether a 1-D tensor of `shape` in `layout` is accessed as coalesced as
+/// in a weak anchor's layout: the lanes that hold distinct elements hold
+/// consecutive runs of a thread's consecutive registers, so that a warp
+/// touches one contiguous range per register. Slices of row- and
+/// column-major layouts are; the flattened transpose of a tile, whose
+/// lanes are a row apart, is not.
+bool keepsAccessesCoalesced(Attribute layout, ArrayRef<int64_t> shape) {
+  if (shape.size() != 1)
+    return true;
+  tilegpu::LinearLayout l = cast<tilegpu::DistributedEncodingAttrInterface>(layout)
+                       .toLinearLayout(shape);
+  unsigned next = l.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(0));
+  for (const tilegpu::LinearLayout::Image &image : l.getBases(tilegpu::kLane)) {
+    if (!image[0])
+      continue; // a copy
+    if (image[0] != int32_t(1) << next)
+      return false;
+    ++next;
+  }
+  return true;
+}
+
+bool LayoutGroups::derivesFrom(Value a, Value b) {
+  for (Constraint c = constraints_.lookup(a); c.parent;) {
+    Value parent = leader(c.parent);
+    if (parent == b)
+      return true;
+    c = constraints_.lookup(parent);
+  }
+  return false;
+}
+
+bool LayoutGroups::sameDerivation(const Constraint &x, const Constraint &y) {
+  if (leader(x.parent) != leader(y.parent))
+    return false;
+  if (!x.rearrange || !y.rearrange)
+    return !x.rearrange && !y.rearrange && x.sliceDim == y.sliceDim;
+  // Two ops of one kind, attributes and shapes rearrange alike.
+  Operation *p = x.rearrange, *q = y.rearrange;
+  return x.backward == y.backward && p->getName() == q->getName() &&
+         p->getAttrDictionary() == q->getAttrDictionary() &&
+         asTensor(p->getOperand(0)).getShape() == asTensor(q->getOperand(0)).getShape() &&
+         asTensor(p->getResult(0)).getShape() == asTensor(q->getResult(0)).getShape();
+}
+
+LayoutGroups::Constraint LayoutGroups::combine(const Constraint &a,
+                                              const Constraint &b) {
+  Constraint merged;
+  merged.anchor = a.anchor ? a.anchor : b.anchor;
+  merged.weakAnchor = a.weakAnchor ? a.weakAnchor : b.weakAnchor;
+  const Constraint &derived = a.parent ? a : b;
+  merged.parent = derived.parent;
+  merged.sliceDim = derived.sliceDim;
+  merged.rearrange = derived.rearrange;
+  merged.backward = derived.backward;
+  merged.scans = a.scans;
+  merged.scans.append(b.scans.begin(), b.scans.end());
+  return merged;
+}
+
+bool LayoutGroups::canMerge(Value a, Value b, RankedTensorType type) {
   if (a == b)
     return true;
+  if (!layoutsAgree(a, b, type))
+    return false;
+  // Every layout the compiler writes as #blocked or #slice suits a scan;
+  // a derived #linear may not (a flattened transpose). Its group then
+  // keeps out of the scan's, which keeps a layout the scan can run along.
+  Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
+  if (merged.scans.empty())
+    return true;
+  Attribute layout = tentative(merged);
+  if (!layout)
+    return true; // decided later; convertAroundScans is the last resort
+  for (tile::ScanOp scan : merged.scans)
+    if (!ScanAxis::of(tilegpu::toLinearLayout(
+                          asTensor(scan.getSrcs()[0]).cloneWithEncoding(layout)),
+                      scan.getAxis()))
+      return false;
+  return true;
+}
+
+bool LayoutGroups::layoutsAgree(Value a, Value b, RankedTensorType type) {
+  // A group merged into one it derives from would derive from itself.
+  if (derivesFrom(a, b) || derivesFrom(b, a))
+    return false;
   Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
   bool constrainedA = ca.anchor || ca.parent, constrainedB = cb.anchor || cb.parent;
-  if (!constrainedA || !constrainedB)
+  if (!constrainedA || !constrainedB) {
+    // A weak anchor follows its neighbour's layout unless that would
+    // scatter its accesses (the flattened transpose of a tile).
+    const Constraint &free = constrainedA ? cb : ca;
+    if (free.weakAnchor)
+      if (Attribute layout = tentative(constrainedA ? a : b))
+        return keepsAccessesCoalesced(layout, type.getShape());
     return true;
+  }
   if (ca.parent && cb.parent && !ca.anchor && !cb.anchor)
-    return ca.sliceDim == cb.sliceDim && leader(ca.parent) == leader(cb.parent);
-  // Otherwise both layouts must be known already, and equal.
+    return sameDerivation(ca, cb);
+  // Otherwise both layouts must be known already, and the same.
   Attribute ra = resolved(a), rb = resolved(b);
-  return ra && ra == rb;
+  return ra && rb && tilegpu::isSameLayout(ra, rb, type.getShape());
+}
+
+/// Group `x`, rearranged from a group `p` that nothing constrains, cannot
+/// merge with `y`: let `p`'s layout follow from `x`'s instead (the inverse
+/// rule), which frees `x`. Kept only when the merge then succeeds.
+bool LayoutGroups::reverseToMerge(Value x, Value y, RankedTensorType type) {
+  auto it = constraints_.find(x);
+  if (it == constraints_.end() || it->second.anchor || !it->second.rearrange)
+    return false;
+  Constraint cx = it->second;
+  Value p = leader(cx.parent);
+  Constraint cp = constraints_.lookup(p);
+  if (cp.anchor || cp.parent)
+    return false;
+  auto op = cast<tile::RearrangeLayoutOpInterface>(cx.rearrange);
+  Constraint reversed = cp, freed;
+  reversed.parent = cx.backward ? op.getSrc() : op.getResult(); // in x's group
+  reversed.rearrange = cx.rearrange;
+  reversed.backward = !cx.backward;
+  freed.weakAnchor = cx.weakAnchor;
+  freed.scans = cx.scans;
+  constraints_[p] = reversed;
+  constraints_[x] = freed;
+  // `p`'s weak anchor yields to the reversed layout only if its accesses
+  // stay coalesced.
+  Attribute merged = tentative(y);
+  Value inP = cx.backward ? op.getResult() : op.getSrc();
+  bool keepsWeak = !cp.weakAnchor || !merged ||
+                   keepsAccessesCoalesced(derive(reversed, merged),
+                                          asTensor(inP).getShape());
+  if (keepsWeak && canMerge(x, y, type))
+    return true;
+  constraints_[p] = cp;
+  constraints_[x] = cx;
+  return false;
 }
 
 void LayoutGroups::mergeThroughConversions() {
@@ -403,18 +623,15 @@ void LayoutGroups::mergeThroughConversions() {
                    });
   for (tilegpu::ConvertLayoutOp convert : order) {
     Value a = leader(convert.getSrc()), b = leader(convert.getResult());
-    if (!canMerge(a, b))
+    RankedTensorType type = convert.getType();
+    if (!canMerge(a, b, type) && !reverseToMerge(a, b, type) &&
+        !reverseToMerge(b, a, type))
       continue;
-    Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
+    Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
     constraints_.erase(a);
     constraints_.erase(b);
     groups_.unionSets(a, b);
-    Constraint merged;
-    merged.anchor = ca.anchor ? ca.anchor : cb.anchor;
-    merged.weakAnchor = ca.weakAnchor ? ca.weakAnchor : cb.weakAnchor;
-    merged.parent = ca.parent ? ca.parent : cb.parent;
-    merged.sliceDim = ca.parent ? ca.sliceDim : cb.sliceDim;
-    if (merged.anchor || merged.weakAnchor || merged.parent)
+    if (merged.anchor || merged.weakAnchor || merged.parent || !merged.scans.empty())
       constraints_[leader(a)] = merged;
   }
 }
@@ -427,8 +644,7 @@ Attribute LayoutGroups::layoutOf(Value l) {
   if (c.anchor) {
     layout = c.anchor;
   } else if (c.parent) {
-    layout = tilegpu::SliceEncodingAttr::get(l.getContext(), c.sliceDim,
-                                             layoutOf(leader(c.parent)));
+    layout = derive(c, layoutOf(leader(c.parent)));
   } else if (c.weakAnchor) {
     layout = c.weakAnchor;
   } else {
@@ -469,6 +685,36 @@ LogicalResult LayoutGroups::run(IRRewriter &rewriter) {
   return success();
 }
 
+/// A scan runs along its axis as a thread's registers, consecutive lanes,
+/// consecutive warps and repetitions (ScanAxis), which every blocked
+/// layout and slice does. A group that ends up in another layout (a tile
+/// transposed and reshaped) converts around each of its scans, to and from
+/// the default layout of the scan's shape.
+void convertAroundScans(IRRewriter &rewriter, func::FuncOp func, unsigned numWarps) {
+  SmallVector<tile::ScanOp> scans;
+  func.walk([&](tile::ScanOp op) { scans.push_back(op); });
+  for (tile::ScanOp scan : scans) {
+    RankedTensorType type = asTensor(scan.getSrcs()[0]);
+    if (ScanAxis::of(tilegpu::toLinearLayout(type), scan.getAxis()))
+      continue;
+    Attribute layout =
+        tilegpu::getDefaultBlockedLayout(func.getContext(), type.getShape(), numWarps);
+    rewriter.setInsertionPoint(scan);
+    for (OpOperand &operand : scan->getOpOperands()) {
+      auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(
+          scan.getLoc(), asTensor(operand.get()).cloneWithEncoding(layout), operand.get());
+      rewriter.modifyOpInPlace(scan, [&] { operand.set(convert); });
+    }
+    rewriter.setInsertionPointAfter(scan);
+    for (Value result : scan.getResults()) {
+      Type old = result.getType();
+      rewriter.modifyOpInPlace(scan, [&] { tilegpu::setEncoding(result, layout); });
+      auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(scan.getLoc(), old, result);
+      rewriter.replaceAllUsesExcept(result, convert, convert);
+    }
+  }
+}
+
 struct TileGPURemoveLayoutConversionsPass
     : tilec::impl::TileGPURemoveLayoutConversionsBase<
           TileGPURemoveLayoutConversionsPass> {
@@ -483,9 +729,11 @@ struct TileGPURemoveLayoutConversionsPass
     IRRewriter rewriter(&getContext());
     for (auto func : module.getOps<func::FuncOp>()) {
       rematerialiseSharedChains(rewriter, func);
+      isolateRearrangedResults(rewriter, func);
       if (failed(LayoutGroups(func, numWarps).run(rewriter)))
         return signalPassFailure();
       rematerialiseConversions(rewriter, func);
+      convertAroundScans(rewriter, func, numWarps);
     }
     // The originals of cloned index chains are often dead now.
     module.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {

@@ -157,6 +157,8 @@ _BUILTINS = [
     "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan", "dot",
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs",
     "floor", "ceil", "erf", "tanh", "sigmoid",
+    "trans", "permute", "reshape", "ravel", "broadcast_to", "broadcast",
+    "expand_dims",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)

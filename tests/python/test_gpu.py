@@ -253,3 +253,46 @@ def test_float_division_rounding(torch_cuda):
     assert (full[:1000] != 0).all(), "huge divisors flushed the quotient to 0"
     assert torch.equal(rn, x / y)
     assert torch.equal(fdiv, x / y)
+
+
+@tilec.jit
+def _shapes(x_ptr, trans_ptr, perm_ptr, bcast_ptr, M: tl.constexpr, N: tl.constexpr,
+            K: tl.constexpr):
+    # x is M x N x K per program. trans_ptr: the program's M x (N * K) view
+    # transposed; perm_ptr: x.permute(2, 0, 1); bcast_ptr: x[:, 0, 0] as a
+    # column broadcast over N * K.
+    base = tl.program_id(0) * (M * N * K)
+    offs = base + tl.arange(0, M * N * K)
+    x = tl.load(x_ptr + offs)
+    rows = tl.arange(0, N * K)
+    cols = tl.arange(0, M)
+    flat = x.reshape(M, N * K)
+    tl.store(trans_ptr + base + rows[:, None] * M + cols[None, :], flat.T)
+    tl.store(perm_ptr + offs, tl.reshape(tl.permute(x.reshape(M, N, K), 2, 0, 1), M * N * K))
+    first = tl.reshape(tl.sum(flat * (rows == 0)[None, :], axis=1), M, 1)
+    wide = tl.broadcast_to(first, (M, N * K))
+    tl.store(bcast_ptr + base + cols[:, None] * (N * K) + rows[None, :], wide)
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "bfloat16"])
+@pytest.mark.parametrize("shape,num_warps", [((4, 8, 16), 4), ((2, 4, 8), 8), ((16, 8, 8), 1)])
+def test_trans_reshape_permute(torch_cuda, dtype_name, shape, num_warps):
+    # tl.trans, x.T, tl.reshape, tl.permute and tl.broadcast_to on the GPU
+    # against torch's (numpy's) own; small integers, so every result is
+    # exact in both formats.
+    torch = torch_cuda
+    dtype = getattr(torch, dtype_name)
+    m, n, k = shape
+    programs = 3
+    x = (torch.arange(programs * m * n * k, device="cuda") % 200 - 100).to(dtype)
+    outs = [torch.full_like(x, float("nan")) for _ in range(3)]
+    _shapes[(programs,)](x, *outs, M=m, N=n, K=k, num_warps=num_warps)
+    torch.cuda.synchronize()
+    xs = x.view(programs, m, n, k)
+    trans, perm, bcast = (o.view(programs, -1) for o in outs)
+    want_trans = xs.reshape(programs, m, n * k).transpose(1, 2).reshape(programs, -1)
+    want_perm = xs.permute(0, 3, 1, 2).reshape(programs, -1)
+    want_bcast = xs[:, :, 0, 0][:, :, None].expand(programs, m, n * k).reshape(programs, -1)
+    assert torch.equal(trans, want_trans)
+    assert torch.equal(perm, want_perm)
+    assert torch.equal(bcast, want_bcast)

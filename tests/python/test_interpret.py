@@ -4,12 +4,15 @@
 TILEC_INTERPRET=1 (read when the decorator runs) make `kernel[grid](...)` run
 the tile IR on the CPU on numpy arrays (used in place). Tested: the shipped
 kernels (vector_add, cumsum_rows, rmsnorm, softmax, softmax_online) against
-float64 numpy references; tl.cumsum along both axes of a 2-D tile; strided
+float64 numpy references; tl.cumsum along both axes of a 2-D tile; tl.trans,
+tl.permute, x.T, tl.reshape, tl.broadcast_to and tl.expand_dims on 2-D and
+3-D tiles against numpy's transpose, reshape and broadcast_to; strided
 views; out-of-bounds loads and stores raising tilec.Error at the source line
 and column; empty arrays; read-only arrays; numpy refused by a kernel that
 does not interpret, with a message naming the interpreter; TILEC_INTERPRET=1
 in a fresh process; CPU torch tensors when torch is installed.
 """
+import itertools
 import os
 import re
 import subprocess
@@ -394,3 +397,90 @@ def test_float_division():
         np.testing.assert_array_equal(out[k * 64:(k + 1) * 64], x / y)
     np.testing.assert_allclose(out[3 * 64:], np.exp(x.astype(np.float64) - y),
                                rtol=1e-5)
+
+
+# -- shape builtins: tl.trans, tl.permute, tl.reshape, tl.broadcast_to ----------------
+
+@tilec.jit(interpret=True)
+def transpose_2d(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, HOW: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    if HOW == 0:
+        t = x.T
+    elif HOW == 1:
+        t = tl.trans(x)
+    elif HOW == 2:
+        t = tl.permute(x, (1, 0))
+    else:
+        t = x.trans(1, 0)
+    tl.store(out_ptr + c[:, None] * M + r[None, :], t)
+
+
+@pytest.mark.parametrize("how", [0, 1, 2, 3])
+@pytest.mark.parametrize("shape", [(4, 8), (16, 2), (1, 32)])
+def test_transpose_2d(how, shape):
+    m, n = shape
+    x = np.arange(m * n, dtype=np.int32).reshape(m, n) * 3 - 7
+    out = np.zeros((n, m), np.int32)
+    transpose_2d[(1,)](x, out, M=m, N=n, HOW=how)
+    np.testing.assert_array_equal(out, x.T)
+
+
+@tilec.jit(interpret=True)
+def permute_3d(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
+               P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr):
+    # Load as a vector, view it as A x B x C, permute, store flat: out holds
+    # the permuted tensor in row-major order.
+    offs = tl.arange(0, A * B * C)
+    x = tl.reshape(tl.load(x_ptr + offs), (A, B, C))
+    tl.store(out_ptr + offs, tl.ravel(tl.permute(x, P0, P1, P2)))
+
+
+@pytest.mark.parametrize("dims", list(itertools.permutations(range(3))))
+def test_permute_3d(dims):
+    x = np.random.default_rng(7).standard_normal((2, 4, 8)).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    permute_3d[(1,)](x, out, A=2, B=4, C=8, P0=dims[0], P1=dims[1], P2=dims[2])
+    np.testing.assert_array_equal(out, np.transpose(x, dims).ravel())
+
+
+@tilec.jit(interpret=True)
+def reshape_2d(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr,
+               P: tl.constexpr, Q: tl.constexpr):
+    # An M x N tile read as P x Q (row-major, as numpy), stored as P x Q.
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    y = x.reshape(P, Q)
+    p = tl.arange(0, P)
+    q = tl.arange(0, Q)
+    tl.store(out_ptr + p[:, None] * Q + q[None, :], y)
+
+
+@pytest.mark.parametrize("shapes", [((4, 8), (8, 4)), ((4, 8), (2, 16)), ((2, 16), (32, 1))])
+def test_reshape_2d(shapes):
+    (m, n), (p, q) = shapes
+    x = np.arange(m * n, dtype=np.float32).reshape(m, n)
+    out = np.zeros((p, q), np.float32)
+    reshape_2d[(1,)](x, out, M=m, N=n, P=p, Q=q)
+    np.testing.assert_array_equal(out, x.reshape(p, q))
+
+
+@tilec.jit(interpret=True)
+def broadcast_rows(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    # x (N,) as a row, stretched over M rows; plus the column index as an
+    # expand_dims'd column, stretched over N columns.
+    c = tl.arange(0, N)
+    row = tl.expand_dims(tl.load(x_ptr + c), 0)
+    rows = tl.broadcast_to(row, (M, N))
+    col = tl.arange(0, M).expand_dims(-1).broadcast_to(M, N)
+    tl.store(out_ptr + tl.arange(0, M)[:, None] * N + c[None, :], rows + col * 1000)
+
+
+def test_broadcast_to():
+    x = np.arange(16, dtype=np.int32)
+    out = np.zeros((8, 16), np.int32)
+    broadcast_rows[(1,)](x, out, M=8, N=16)
+    want = np.broadcast_to(x, (8, 16)) + np.arange(8, dtype=np.int32)[:, None] * 1000
+    np.testing.assert_array_equal(out, want)

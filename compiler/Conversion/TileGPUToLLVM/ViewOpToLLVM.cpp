@@ -1,6 +1,6 @@
 // Ops that create tensors or change their shape without touching memory:
-// make_range, splat, constants, broadcast, expand_dims, and the program
-// identity and hint ops.
+// make_range, splat, constants, broadcast, expand_dims, trans, reshape,
+// and the program identity and hint ops.
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -134,6 +134,42 @@ struct ExpandDimsOpLowering : TilePattern<tile::ExpandDimsOp> {
   }
 };
 
+/// trans and reshape: each element is in the same register of the same
+/// thread on both sides (the result's layout is the operand's rearranged,
+/// which the verifier checks up to spelling). Projecting the result's
+/// layout back onto the operand's coordinates finds, per register, where
+/// its element is; for the inferred layouts that is the same register.
+struct TransOpLowering : TilePattern<tile::TransOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Result dimension i is operand dimension order[i].
+    SmallVector<std::string> names;
+    for (int32_t d : op.getOrder())
+      names.push_back(tilegpu::outDimName(d));
+    unsigned rank = op.getOrder().size();
+    return lowerRegisterPermutation(
+        op, adaptor.getSrc(), rewriter, getTypeConverter(),
+        [&](const tilegpu::LinearLayout &l) {
+          return tilegpu::renameOutDims(l, names)
+              .transposeOuts(tilegpu::outDimNames(rank));
+        });
+  }
+};
+
+struct ReshapeOpLowering : TilePattern<tile::ReshapeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    return lowerRegisterPermutation(
+        op, adaptor.getSrc(), rewriter, getTypeConverter(),
+        [&](const tilegpu::LinearLayout &l) { return l.reshapeOuts(srcShape); });
+  }
+};
+
 template <typename Op, typename X, typename Y, typename Z>
 struct GridQueryLowering : TilePattern<Op> {
   using TilePattern<Op>::TilePattern;
@@ -168,7 +204,8 @@ void tilec::lowering::populateViewOpToLLVMPatterns(
     TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
   patterns.add<MakeRangeOpLowering, SplatOpLowering, ConstantOpLowering,
-               BroadcastOpLowering, ExpandDimsOpLowering,
+               BroadcastOpLowering, ExpandDimsOpLowering, TransOpLowering,
+               ReshapeOpLowering,
                GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                                  NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp,

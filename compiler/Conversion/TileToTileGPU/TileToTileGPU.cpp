@@ -3,8 +3,10 @@
 // record the module's warps and target.
 //
 // Ops whose tensors must be laid out as slices of each other
-// (tile::SliceLayoutOpInterface: expand_dims, reduce), or share a layout
-// across shapes (tile::SameOperandsAndResultEncoding: broadcast), get a
+// (tile::SliceLayoutOpInterface: expand_dims, reduce), whose result's
+// layout is the operand's rearranged (tile::RearrangeLayoutOpInterface:
+// trans, reshape), or that share a layout across shapes
+// (tile::SameOperandsAndResultEncoding: broadcast), get a
 // tilegpu.convert_layout where the default layouts do not say that. The
 // result is correct but slow; tilegpu-coalesce and
 // tilegpu-remove-layout-conversions then choose the layouts worth having.
@@ -99,6 +101,30 @@ struct TileToTileGPUPass
     }
   }
 
+  /// Ops that rearrange elements without moving them (trans, reshape):
+  /// the result takes the operand's layout rearranged, converted back to
+  /// the default for its users.
+  LogicalResult insertRearrangeConversions(func::FuncOp func) {
+    SmallVector<tile::RearrangeLayoutOpInterface> ops;
+    func.walk([&](tile::RearrangeLayoutOpInterface op) { ops.push_back(op); });
+    for (tile::RearrangeLayoutOpInterface op : ops) {
+      Value result = op.getResult();
+      auto type = cast<RankedTensorType>(result.getType());
+      Attribute wanted = op.inferResultEncoding(op.getSrc().getType().getEncoding());
+      if (!wanted)
+        return op->emitError("tile-to-tilegpu has no layout for the result of '")
+               << op->getName() << "'";
+      if (type.getEncoding() == wanted)
+        continue;
+      result.setType(type.cloneWithEncoding(wanted));
+      OpBuilder builder(op->getContext());
+      builder.setInsertionPointAfter(op);
+      auto convert = builder.create<tilegpu::ConvertLayoutOp>(op.getLoc(), type, result);
+      result.replaceAllUsesExcept(convert, convert);
+    }
+    return success();
+  }
+
   /// Ops whose tensors share one layout but not one shape (broadcast):
   /// the layout of the largest tensor, the others converted to and from it.
   void unifyEncodings(func::FuncOp func) {
@@ -161,6 +187,8 @@ struct TileToTileGPUPass
       if (failed(assignDefaults(func)))
         return signalPassFailure();
       insertSliceConversions(func);
+      if (failed(insertRearrangeConversions(func)))
+        return signalPassFailure();
       unifyEncodings(func);
     }
     Builder b(&getContext());

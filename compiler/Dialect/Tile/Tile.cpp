@@ -202,6 +202,180 @@ void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 }
 
 //===----------------------------------------------------------------------===//
+// trans and reshape
+//===----------------------------------------------------------------------===//
+
+const DialectInferLayoutInterface *
+tilec::tile::getInferLayoutInterface(Attribute encoding) {
+  if (!encoding)
+    return nullptr;
+  return encoding.getDialect().getRegisteredInterface<DialectInferLayoutInterface>();
+}
+
+namespace {
+bool isIdentity(ArrayRef<int32_t> order) {
+  for (auto [i, d] : llvm::enumerate(order))
+    if (d != int32_t(i))
+      return false;
+  return true;
+}
+
+SmallVector<int32_t> inversePermutation(ArrayRef<int32_t> order) {
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [i, d] : llvm::enumerate(order))
+    inverse[d] = i;
+  return inverse;
+}
+
+/// The operand's and result's layouts of a trans or reshape: neither has
+/// one (tile IR), or the result's is the one the layout's dialect gives
+/// the operand's rearranged (`inferred`), in any spelling.
+LogicalResult verifyRearrangedLayout(Operation *op, RankedTensorType src,
+                                     RankedTensorType result, Attribute inferred) {
+  Attribute from = src.getEncoding(), to = result.getEncoding();
+  if (!from && !to)
+    return success();
+  if (!from || !to)
+    return op->emitOpError("operand and result must both have a layout, or "
+                           "neither");
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(from);
+  if (!rules || !inferred)
+    return op->emitOpError("has no layout rule for the operand's layout ") << from;
+  if (!rules->isSameLayout(inferred, to, result.getShape()))
+    return op->emitOpError("result layout must be the operand's rearranged, ")
+           << inferred << ", not " << to;
+  return success();
+}
+} // namespace
+
+Attribute TransOp::inferResultEncoding(Attribute srcEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(srcEncoding);
+  return rules ? rules->inferTransEncoding(srcEncoding, getSrc().getType().getShape(),
+                                           getOrder())
+               : Attribute();
+}
+
+Attribute TransOp::inferSourceEncoding(Attribute resultEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(resultEncoding);
+  return rules ? rules->inferTransEncoding(resultEncoding, getType().getShape(),
+                                           inversePermutation(getOrder()))
+               : Attribute();
+}
+
+LogicalResult TransOp::verify() {
+  RankedTensorType src = getSrc().getType(), result = getType();
+  ArrayRef<int32_t> order = getOrder();
+  if (int64_t(order.size()) != src.getRank())
+    return emitOpError("order has ") << order.size() << " entries for an operand of rank "
+                                     << src.getRank();
+  SmallVector<bool> seen(order.size(), false);
+  for (int32_t d : order) {
+    if (d < 0 || d >= int32_t(order.size()) || seen[d])
+      return emitOpError("order must be a permutation of 0..") << order.size() - 1;
+    seen[d] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int32_t d : order)
+    shape.push_back(src.getDimSize(d));
+  if (result.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError("result shape must be the operand's permuted by the order");
+  return verifyRearrangedLayout(*this, src, result,
+                                inferResultEncoding(src.getEncoding()));
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  if (isIdentity(getOrder()) && getSrc().getType() == getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  // trans(trans(x)) that puts every dimension back.
+  if (auto inner = getSrc().getDefiningOp<TransOp>()) {
+    SmallVector<int32_t> composed;
+    for (int32_t d : getOrder())
+      composed.push_back(inner.getOrder()[d]);
+    if (isIdentity(composed) && inner.getSrc().getType() == getType())
+      return inner.getSrc();
+  }
+  return {};
+}
+
+namespace {
+/// trans(trans(x)) → one trans with the composed order.
+struct ComposeTrans : OpRewritePattern<TransOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<TransOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "operand is not a trans");
+    // Result dimension i is inner's dimension order[i], which is x's
+    // dimension inner.order[order[i]].
+    SmallVector<int32_t> composed;
+    for (int32_t d : op.getOrder())
+      composed.push_back(inner.getOrder()[d]);
+    rewriter.replaceOpWithNewOp<TransOp>(op, op.getType(), inner.getSrc(), composed);
+    return success();
+  }
+};
+
+/// reshape(reshape(x)) → reshape(x): row-major order composes.
+struct ComposeReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "operand is not a reshape");
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), inner.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<ComposeTrans, FoldSplatIntoShapeOp<TransOp>>(context);
+}
+
+Attribute ReshapeOp::inferResultEncoding(Attribute srcEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(srcEncoding);
+  return rules ? rules->inferReshapeEncoding(srcEncoding, getSrc().getType().getShape(),
+                                             getType().getShape())
+               : Attribute();
+}
+
+Attribute ReshapeOp::inferSourceEncoding(Attribute resultEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(resultEncoding);
+  return rules ? rules->inferReshapeEncoding(resultEncoding, getType().getShape(),
+                                             getSrc().getType().getShape())
+               : Attribute();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType src = getSrc().getType(), result = getType();
+  if (src.getNumElements() != result.getNumElements())
+    return emitOpError("operand of ") << src.getNumElements()
+                                      << " elements cannot become a result of "
+                                      << result.getNumElements();
+  return verifyRearrangedLayout(*this, src, result,
+                                inferResultEncoding(src.getEncoding()));
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  if (auto inner = getSrc().getDefiningOp<ReshapeOp>())
+    if (inner.getSrc().getType() == getType())
+      return inner.getSrc();
+  return {};
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<ComposeReshape, FoldSplatIntoShapeOp<ReshapeOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
 // addptr
 //===----------------------------------------------------------------------===//
 

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectInterface.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -33,6 +34,36 @@ mlir::Type getElementTypeOrSelf(mlir::Type type);
 mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type scalar);
+
+/// Implemented by the dialect whose attributes are the layouts of tile
+/// tensors (tilegpu): how a layout follows the ops that rearrange elements
+/// without moving them (RearrangeLayoutOpInterface). The tile dialect
+/// knows no layout, so it asks the encoding's dialect.
+class DialectInferLayoutInterface
+    : public mlir::DialectInterface::Base<DialectInferLayoutInterface> {
+public:
+  explicit DialectInferLayoutInterface(mlir::Dialect *dialect) : Base(dialect) {}
+
+  /// The layout of tile.trans's result (dimension i is operand dimension
+  /// order[i]) for an operand of `srcShape` laid out as `src`; null when
+  /// there is none.
+  virtual mlir::Attribute inferTransEncoding(mlir::Attribute src,
+                                             llvm::ArrayRef<int64_t> srcShape,
+                                             llvm::ArrayRef<int32_t> order) const = 0;
+  /// The layout of tile.reshape's result, of `dstShape`, for an operand of
+  /// `srcShape` laid out as `src`; null when there is none.
+  virtual mlir::Attribute inferReshapeEncoding(mlir::Attribute src,
+                                               llvm::ArrayRef<int64_t> srcShape,
+                                               llvm::ArrayRef<int64_t> dstShape) const = 0;
+  /// True when `a` and `b` place every element of a tensor of `shape` in
+  /// the same place (two spellings of one layout).
+  virtual bool isSameLayout(mlir::Attribute a, mlir::Attribute b,
+                            llvm::ArrayRef<int64_t> shape) const = 0;
+};
+
+/// The layout rules of `encoding`'s dialect; null for a null encoding or a
+/// dialect without them.
+const DialectInferLayoutInterface *getInferLayoutInterface(mlir::Attribute encoding);
 
 namespace impl {
 mlir::LogicalResult verifySameOperandsAndResultEncoding(mlir::Operation *op);

@@ -30,6 +30,33 @@ def Tile_SliceLayoutOpInterface : OpInterface<"SliceLayoutOpInterface"> {
   ];
 }
 
+def Tile_RearrangeLayoutOpInterface : OpInterface<"RearrangeLayoutOpInterface"> {
+  let cppNamespace = "::tilec::tile";
+  let description = [{
+    An op with one tensor operand and one tensor result that holds the same
+    elements at other coordinates (`trans`, `reshape`). No element has to
+    move: the result's layout is a function of the operand's (each element
+    stays in its register), and the operand's of the result's. The tile
+    dialect knows no layout; the functions come from the encoding's
+    dialect (tile::DialectInferLayoutInterface). Both are null for a null
+    encoding, or one whose dialect has no such rule.
+  }];
+  let methods = [
+    InterfaceMethod<"The tensor whose elements are rearranged.",
+                    "::mlir::TypedValue<::mlir::RankedTensorType>", "getSrc", (ins),
+                    [{ return $_op.getSrc(); }]>,
+    InterfaceMethod<"The rearranged tensor.",
+                    "::mlir::TypedValue<::mlir::RankedTensorType>", "getResult", (ins),
+                    [{ return $_op.getResult(); }]>,
+    InterfaceMethod<"The result's layout when the operand has `srcEncoding`.",
+                    "::mlir::Attribute", "inferResultEncoding",
+                    (ins "::mlir::Attribute":$srcEncoding)>,
+    InterfaceMethod<"The operand's layout when the result has `resultEncoding`.",
+                    "::mlir::Attribute", "inferSourceEncoding",
+                    (ins "::mlir::Attribute":$resultEncoding)>,
+  ];
+}
+
 def Tile_AccumulatorOpInterface : OpInterface<"AccumulatorOpInterface"> {
   let cppNamespace = "::tilec::tile";
   let description = [{

@@ -111,6 +111,49 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
   let hasCanonicalizer = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<Tile_RearrangeLayoutOpInterface>]> {
+  let summary = "Permute the dimensions of a tensor";
+  let description = [{
+    Result dimension i is operand dimension `order[i]`: element
+    `r[i0, ..., in]` is `x[j]` with `j[order[k]] = ik`. `tl.trans`,
+    `tl.permute` and `x.T` in the kernel language. With layouts, the result's
+    is the operand's with its dimensions permuted: no data moves.
+
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<Tile_RearrangeLayoutOpInterface>]> {
+  let summary = "The same elements in another shape, in row-major order";
+  let description = [{
+    Operand and result have the same number of elements; element k of the
+    row-major (last dimension fastest) order of one is element k of the
+    other, as numpy's `reshape`. `tl.reshape` in the kernel language. With
+    layouts, every element stays in its register: the result's layout is
+    the operand's with coordinates refolded.
+
+    ```mlir
+    %r = tile.reshape %x : tensor<32x64xf32> -> tensor<2048xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

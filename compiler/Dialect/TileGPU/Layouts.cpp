@@ -46,6 +46,195 @@ tilec::tilegpu::getDefaultBlockedLayout(MLIRContext *ctx,
   return getBlockedLayout(ctx, shape, ones, order, numWarps);
 }
 
+namespace {
+using Image = LinearLayout::Image;
+
+/// The dimension an image lies along: -1 for a free bit (zero), -2 when it
+/// is not one power of two along one dimension (no blocked layout has
+/// such an image).
+int dimOf(const Image &image) {
+  int dim = -1;
+  for (unsigned d = 0; d < image.size(); ++d) {
+    if (!image[d])
+      continue;
+    if (dim != -1 || !llvm::isPowerOf2_32(image[d]))
+      return -2;
+    dim = d;
+  }
+  return dim;
+}
+
+/// The order (fastest dimension first) in which `runs` (each a sequence
+/// of dimensions a blocked layout lays bits along in its order) list
+/// their dimensions; dimensions no run orders come in row-major order.
+/// Empty when the runs contradict each other.
+SmallVector<unsigned> orderFromRuns(ArrayRef<SmallVector<int>> runs,
+                                    unsigned rank) {
+  SmallVector<SmallVector<bool>> before(rank, SmallVector<bool>(rank, false));
+  for (const SmallVector<int> &run : runs)
+    for (size_t i = 1; i < run.size(); ++i)
+      if (run[i] != run[i - 1])
+        before[run[i - 1]][run[i]] = true;
+  SmallVector<unsigned> order;
+  SmallVector<bool> placed(rank, false);
+  while (order.size() < rank) {
+    // The highest dimension that nothing unplaced must precede.
+    int next = -1;
+    for (int d = rank - 1; d >= 0 && next < 0; --d) {
+      if (placed[d])
+        continue;
+      bool free = true;
+      for (unsigned e = 0; e < rank; ++e)
+        free &= placed[e] || !before[e][d];
+      if (free)
+        next = d;
+    }
+    if (next < 0)
+      return {}; // a cycle: no order lists the runs
+    placed[next] = true;
+    order.push_back(next);
+  }
+  return order;
+}
+
+/// log2 of how many bits of `bases` each dimension gets when they are laid
+/// along `order` as a blocked layout lays lanes and warps: a dimension's
+/// bits are consecutive, and its free bits (past the tensor's edge) end its
+/// run. False when the images do not come in that order.
+bool bitsPerDim(ArrayRef<Image> bases, ArrayRef<unsigned> order,
+                SmallVector<unsigned> &bits) {
+  bits.assign(order.size(), 0);
+  size_t at = 0;
+  for (const Image &image : bases) {
+    int d = dimOf(image);
+    if (d == -2)
+      return false;
+    if (d >= 0)
+      while (at < order.size() && order[at] != unsigned(d))
+        ++at;
+    if (at == order.size())
+      return false;
+    ++bits[order[at]];
+  }
+  return true;
+}
+} // namespace
+
+std::optional<BlockedEncodingAttr>
+tilec::tilegpu::getBlockedLayoutFor(MLIRContext *ctx, const LinearLayout &layout) {
+  SmallVector<int64_t> shape = layout.getOutDimSizes();
+  unsigned rank = shape.size();
+  if (rank == 0)
+    return std::nullopt;
+  // Registers first hold sizePerThread elements: per dimension a run of
+  // its lowest bits, dimensions one after the other. The rest repeat the
+  // CTA's tile.
+  ArrayRef<Image> registers = layout.getBases(kRegister);
+  SmallVector<unsigned> sptBits(rank, 0);
+  SmallVector<int> sptRun, repRun, laneRun, warpRun;
+  size_t numSpt = 0;
+  for (const Image &image : registers) {
+    int d = dimOf(image);
+    bool fresh = d >= 0 && image[d] == int32_t(1) << sptBits[d] &&
+                 (sptRun.empty() || sptRun.back() == d || !sptBits[d]);
+    if (!fresh)
+      break;
+    ++sptBits[d];
+    sptRun.push_back(d);
+    ++numSpt;
+  }
+  auto runOf = [](ArrayRef<Image> bases, SmallVector<int> &run) {
+    for (const Image &image : bases)
+      if (int d = dimOf(image); d >= 0)
+        run.push_back(d);
+  };
+  runOf(registers.drop_front(numSpt), repRun);
+  runOf(layout.getBases(kLane), laneRun);
+  runOf(layout.getBases(kWarp), warpRun);
+  SmallVector<unsigned> order =
+      orderFromRuns({sptRun, laneRun, warpRun, repRun}, rank);
+  SmallVector<unsigned> laneBits, warpBits;
+  if (order.empty() || !bitsPerDim(layout.getBases(kLane), order, laneBits) ||
+      !bitsPerDim(layout.getBases(kWarp), order, warpBits))
+    return std::nullopt;
+  SmallVector<unsigned> spt, tpw, wpc;
+  for (unsigned d = 0; d < rank; ++d) {
+    spt.push_back(1u << sptBits[d]);
+    tpw.push_back(1u << laneBits[d]);
+    wpc.push_back(1u << warpBits[d]);
+  }
+  // The guesses above only propose; the layout decides.
+  auto blocked = BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+  if (blocked.toLinearLayout(shape) != layout)
+    return std::nullopt;
+  return blocked;
+}
+
+Attribute tilec::tilegpu::getDistributedEncoding(MLIRContext *ctx,
+                                                 const LinearLayout &layout) {
+  if (std::optional<BlockedEncodingAttr> blocked = getBlockedLayoutFor(ctx, layout))
+    return *blocked;
+  return LinearEncodingAttr::get(ctx, layout);
+}
+
+namespace {
+/// `src` as a distributed encoding of a tensor of `shape`, or null.
+DistributedEncodingAttrInterface distributed(Attribute src, ArrayRef<int64_t> shape) {
+  auto layout = dyn_cast_if_present<DistributedEncodingAttrInterface>(src);
+  if (!layout || layout.getRank() != shape.size())
+    return {};
+  return layout;
+}
+} // namespace
+
+Attribute tilec::tilegpu::inferTransEncoding(Attribute src,
+                                             ArrayRef<int64_t> srcShape,
+                                             ArrayRef<int32_t> order) {
+  DistributedEncodingAttrInterface layout = distributed(src, srcShape);
+  if (!layout || order.size() != srcShape.size())
+    return {};
+  // A blocked layout stays one: its fields follow their dimensions (the
+  // order lists the same dimensions under their new numbers), which lays
+  // down the same bits.
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(src)) {
+    SmallVector<unsigned> spt, tpw, wpc, newOrder, newNumber(order.size());
+    for (unsigned i = 0; i < order.size(); ++i) {
+      spt.push_back(blocked.getSizePerThread()[order[i]]);
+      tpw.push_back(blocked.getThreadsPerWarp()[order[i]]);
+      wpc.push_back(blocked.getWarpsPerCTA()[order[i]]);
+      newNumber[order[i]] = i;
+    }
+    for (unsigned d : blocked.getOrder())
+      newOrder.push_back(newNumber[d]);
+    return BlockedEncodingAttr::get(src.getContext(), spt, tpw, wpc, newOrder);
+  }
+  SmallVector<std::string> names;
+  for (int32_t d : order)
+    names.push_back(outDimName(d));
+  LinearLayout moved = layout.toLinearLayout(srcShape).transposeOuts(names);
+  return getDistributedEncoding(src.getContext(),
+                                renameOutDims(moved, outDimNames(order.size())));
+}
+
+Attribute tilec::tilegpu::inferReshapeEncoding(Attribute src,
+                                               ArrayRef<int64_t> srcShape,
+                                               ArrayRef<int64_t> dstShape) {
+  DistributedEncodingAttrInterface layout = distributed(src, srcShape);
+  if (!layout)
+    return {};
+  if (srcShape == dstShape)
+    return src;
+  return getDistributedEncoding(
+      src.getContext(), layout.toLinearLayout(srcShape).reshapeOuts(dstShape));
+}
+
+bool tilec::tilegpu::isSameLayout(Attribute a, Attribute b, ArrayRef<int64_t> shape) {
+  if (a == b)
+    return true;
+  DistributedEncodingAttrInterface la = distributed(a, shape), lb = distributed(b, shape);
+  return la && lb && la.toLinearLayout(shape) == lb.toLinearLayout(shape);
+}
+
 LinearLayout tilec::tilegpu::toLinearLayout(RankedTensorType type) {
   auto layout =
       dyn_cast_if_present<DistributedEncodingAttrInterface>(type.getEncoding());

@@ -24,6 +24,40 @@ BlockedEncodingAttr getDefaultBlockedLayout(mlir::MLIRContext *ctx,
                                             llvm::ArrayRef<int64_t> shape,
                                             unsigned numWarps);
 
+/// The blocked layout whose linear layout is `layout` (for the shape of
+/// its outputs), when there is one.
+std::optional<BlockedEncodingAttr>
+getBlockedLayoutFor(mlir::MLIRContext *ctx, const LinearLayout &layout);
+
+/// The encoding of a distributed linear layout (inputs register, lane,
+/// warp): a #tilegpu.blocked when one describes it, for readability,
+/// else a #tilegpu.linear.
+mlir::Attribute getDistributedEncoding(mlir::MLIRContext *ctx,
+                                       const LinearLayout &layout);
+
+/// The layout of tile.trans's result (result dimension i is operand
+/// dimension order[i]) when its operand, of `srcShape`, has layout `src`:
+/// every element stays in its register, at permuted coordinates. Null
+/// when `src` is not a distributed encoding of that rank.
+mlir::Attribute inferTransEncoding(mlir::Attribute src,
+                                   llvm::ArrayRef<int64_t> srcShape,
+                                   llvm::ArrayRef<int32_t> order);
+
+/// The layout of tile.reshape's result, of `dstShape`, when its operand,
+/// of `srcShape`, has layout `src`: every element stays in its register,
+/// at its row-major coordinates in the new shape. Null when `src` is not a
+/// distributed encoding of that rank.
+mlir::Attribute inferReshapeEncoding(mlir::Attribute src,
+                                     llvm::ArrayRef<int64_t> srcShape,
+                                     llvm::ArrayRef<int64_t> dstShape);
+
+/// True when `a` and `b` put every element of a tensor of `shape` in the
+/// same register of the same thread (their linear layouts are equal), so
+/// that a value of one is a value of the other: #slice and #blocked, or
+/// #blocked and #linear, can describe one layout.
+bool isSameLayout(mlir::Attribute a, mlir::Attribute b,
+                  llvm::ArrayRef<int64_t> shape);
+
 /// The linear layout of a tensor with a distributed encoding: inputs
 /// register, lane, warp; outputs dim0, dim1, ... of the tensor's shape.
 LinearLayout toLinearLayout(mlir::RankedTensorType type);

@@ -437,6 +437,45 @@ LinearLayout LinearLayout::resizeOutDim(StringRef name, int32_t size) const {
   return LinearLayout(std::move(ins), std::move(outs));
 }
 
+LinearLayout LinearLayout::reshapeOuts(ArrayRef<int64_t> shape) const {
+  // Bit offsets of each dimension in the row-major flat index: the last
+  // dimension lowest.
+  auto rowMajor = [](ArrayRef<int64_t> sizes) {
+    SmallVector<unsigned> offsets(sizes.size());
+    unsigned bit = 0;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      offsets[d] = bit;
+      bit += Log2_64(sizes[d]);
+    }
+    return offsets;
+  };
+  SmallVector<unsigned> from = rowMajor(getOutDimSizes()), to = rowMajor(shape);
+  SmallVector<OutDim> outs;
+  unsigned bits = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    assert(isPow2(shape[d]) && "reshapeOuts needs powers of two");
+    outs.push_back({outDimName(d), int32_t(shape[d])});
+    bits += Log2_64(shape[d]);
+  }
+  assert(bits == getTotalOutBits() && "reshapeOuts must keep the element count");
+  (void)bits;
+  SmallVector<InDim> ins;
+  for (const InDim &in : ins_) {
+    InDim dim{in.name, {}};
+    for (const Image &image : in.bases) {
+      uint64_t flat = 0;
+      for (size_t o = 0; o < outs_.size(); ++o)
+        flat |= uint64_t(image[o]) << from[o];
+      Image moved;
+      for (size_t d = 0; d < shape.size(); ++d)
+        moved.push_back(int32_t((flat >> to[d]) & uint64_t(shape[d] - 1)));
+      dim.bases.push_back(std::move(moved));
+    }
+    ins.push_back(std::move(dim));
+  }
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
 unsigned LinearLayout::getNumConsecutiveBits(StringRef in, StringRef out) const {
   int i = inIndex(in), o = outIndex(out);
   if (i < 0 || o < 0)

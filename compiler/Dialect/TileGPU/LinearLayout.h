@@ -130,6 +130,12 @@ public:
   /// Output dimension `name` resized to `size`: larger adds room, smaller
   /// drops the image bits at or above `size` (coordinates wrap modulo size).
   LinearLayout resizeOutDim(llvm::StringRef name, int32_t size) const;
+  /// The same elements seen as a tensor of `shape` (outputs renamed dim0,
+  /// dim1, ...): coordinates are flattened and refolded in row-major order,
+  /// the last dimension fastest, as tl.reshape does. Every size being a
+  /// power of two, this only renumbers coordinate bits. `shape` must have
+  /// as many elements as the outputs.
+  LinearLayout reshapeOuts(llvm::ArrayRef<int64_t> shape) const;
 
   /// How many of the lowest bits of `in` map, in order, onto bits 0, 1, ...
   /// of output `out` and nothing else: log2 of the longest run of

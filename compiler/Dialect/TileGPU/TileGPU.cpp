@@ -26,7 +26,7 @@ using namespace tilec::tilegpu;
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
 
 namespace {
-/// Layouts print as aliases (#blocked, #slice, #shared) at the top of a
+/// Layouts print as aliases (#blocked, #slice, #linear, #shared) at the top of a
 /// module, so that tensor types stay readable.
 struct TileGPUAsmInterface : OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
@@ -37,6 +37,10 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
     }
     if (isa<SliceEncodingAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<LinearEncodingAttr>(attr)) {
+      os << "linear";
       return AliasResult::FinalAlias;
     }
     if (isa<MmaEncodingAttr>(attr)) {
@@ -52,6 +56,24 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;
+  }
+};
+
+/// What the tile dialect's rearranging ops (trans, reshape) ask of the
+/// layouts they carry (Layouts.h).
+struct TileGPUInferLayoutInterface : tilec::tile::DialectInferLayoutInterface {
+  using DialectInferLayoutInterface::DialectInferLayoutInterface;
+  Attribute inferTransEncoding(Attribute src, ArrayRef<int64_t> srcShape,
+                               ArrayRef<int32_t> order) const override {
+    return tilec::tilegpu::inferTransEncoding(src, srcShape, order);
+  }
+  Attribute inferReshapeEncoding(Attribute src, ArrayRef<int64_t> srcShape,
+                                 ArrayRef<int64_t> dstShape) const override {
+    return tilec::tilegpu::inferReshapeEncoding(src, srcShape, dstShape);
+  }
+  bool isSameLayout(Attribute a, Attribute b,
+                    ArrayRef<int64_t> shape) const override {
+    return tilec::tilegpu::isSameLayout(a, b, shape);
   }
 };
 
@@ -88,7 +110,7 @@ void TileGPUDialect::initialize() {
 #define GET_OP_LIST
 #include "compiler/Dialect/TileGPU/TileGPUOps.cpp.inc"
       >();
-  addInterfaces<TileGPUAsmInterface>();
+  addInterfaces<TileGPUAsmInterface, TileGPUInferLayoutInterface>();
 }
 
 LogicalResult tilec::tilegpu::detail::verifyEncodingShape(

@@ -72,6 +72,44 @@ def TileGPU_SliceEncodingAttr : TileGPU_DistributedAttr<"SliceEncoding", "slice"
   let genVerifyDecl = 1;
 }
 
+def TileGPU_LinearEncodingAttr : TileGPU_DistributedAttr<"LinearEncoding", "linear"> {
+  let summary = "Any distributed layout, written as its linear layout";
+  let description = [{
+    The coordinates of each input bit, one value per tensor dimension:
+    `register[i]` is the element register bit i reaches, `lane` has five
+    entries (the 32 lanes of a warp) and `warp` log2(warps); the element of
+    (register, lane, warp) is the XOR of the images of its set bits. An
+    all-zero image is a free bit (its two values hold copies).
+
+    It describes tensors of one shape: every coordinate lies inside the
+    tensor, every element has a holder, and the non-zero images are
+    linearly independent, so that each element has one owner. `tile.trans`
+    and `tile.reshape` produce it when no `#tilegpu.blocked` describes their
+    result (a reshaped blocked layout usually is not one), for instance
+    the transpose or reshape of an `#tilegpu.mma` accumulator.
+
+    ```mlir
+    #tilegpu.linear<{register = [[0, 1], [8, 0]],
+                     lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$rank,
+                        ArrayRefParameter<"int32_t">:$registerBases,
+                        ArrayRefParameter<"int32_t">:$laneBases,
+                        ArrayRefParameter<"int32_t">:$warpBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The encoding of a distributed linear layout (inputs register, lane,
+    /// warp; outputs the tensor's dimensions).
+    static LinearEncodingAttr get(::mlir::MLIRContext *ctx,
+                                  const ::tilec::tilegpu::LinearLayout &layout);
+    /// The images of input dimension `in` ("register", "lane", "warp").
+    ::llvm::SmallVector<::tilec::tilegpu::LinearLayout::Image>
+    getBases(::llvm::StringRef in) const;
+  }];
+}
+
 def TileGPU_MmaEncodingAttr : TileGPU_DistributedAttr<"MmaEncoding", "mma"> {
   let summary = "The accumulator layout of a tensor-core instruction";
   let description = [{

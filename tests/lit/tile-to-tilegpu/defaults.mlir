@@ -49,3 +49,30 @@ func.func @slices(%x: !tile.ptr<i32>) {
   tile.store %xp, %m : tensor<4x!tile.ptr<i32>>
   return
 }
+
+// -----
+
+// trans and reshape: the result takes the operand's layout rearranged.
+// The defaults are row-major, so a reshape of a default layout is the
+// default of its new shape; a trans is not, and its result is converted
+// back to the default for its users.
+// CHECK-DAG: #[[V:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[A:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>
+// CHECK-DAG: #[[AT:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 2], order = [0, 1]}>
+// CHECK-DAG: #[[B:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @rearrange
+// CHECK: %[[M:.*]] = tile.reshape %{{.*}} : tensor<2048xf32, #[[V]]> -> tensor<32x64xf32, #[[A]]>
+// CHECK-NEXT: %[[T:.*]] = tile.trans %[[M]] {order = array<i32: 1, 0>} : tensor<32x64xf32, #[[A]]> -> tensor<64x32xf32, #[[AT]]>
+// CHECK-NEXT: %[[C:.*]] = tilegpu.convert_layout %[[T]] : tensor<64x32xf32, #[[AT]]> -> tensor<64x32xf32, #[[B]]>
+// CHECK-NEXT: tile.reshape %[[C]] : tensor<64x32xf32, #[[B]]> -> tensor<2048xf32, #[[V]]>
+func.func @rearrange(%x: !tile.ptr<f32>) {
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %xs = tile.splat %x : tensor<2048x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<2048x!tile.ptr<f32>>, tensor<2048xi32>
+  %v = tile.load %xp : tensor<2048x!tile.ptr<f32>>
+  %m = tile.reshape %v : tensor<2048xf32> -> tensor<32x64xf32>
+  %t = tile.trans %m {order = array<i32: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+  %f = tile.reshape %t : tensor<64x32xf32> -> tensor<2048xf32>
+  tile.store %xp, %f : tensor<2048x!tile.ptr<f32>>
+  return
+}

@@ -100,3 +100,62 @@ func.func @same_layout(%p: tensor<128x!tile.ptr<f32>, #blocked>,
 func.func @outside(%b: !tilegpu.memdesc<32x32xf32, #tilegpu.shared_linear<{rank = 2, offset = [[64, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]}>, mutable>) {
   return
 }
+
+// -----
+
+// #tilegpu.linear: five lane images (32 lanes) ...
+// expected-error @+1 {{linear layout needs 5 lane images (32 lanes), got 2}}
+func.func @linear_lanes(%x: tensor<4xf32, #tilegpu.linear<{register = [], lane = [[1], [2]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// ... of one rank ...
+// expected-error @+1 {{every image of a linear layout needs 1 coordinates}}
+func.func @linear_ragged(%x: tensor<4xf32, #tilegpu.linear<{register = [[1]], lane = [[2], [0, 0], [0], [0], [0]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{linear layout of rank 1 cannot describe a tensor of rank 2}}
+func.func @linear_rank(%x: tensor<4x4xf32, #tilegpu.linear<{register = [], lane = [[1], [2], [0], [0], [0]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// ... inside the tensor ...
+// expected-error @+1 {{linear layout: lane bit 4 reaches coordinate 16 of dimension 0, past its size 16}}
+func.func @linear_outside(%x: tensor<16xf32, #tilegpu.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// ... holding every element ...
+// expected-error @+1 {{linear layout leaves elements of the tensor without a holder}}
+func.func @linear_not_onto(%x: tensor<64xf32, #tilegpu.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// ... each with one owner.
+// expected-error @+1 {{linear layout images must be linearly independent}}
+func.func @linear_dependent(%x: tensor<16xf32, #tilegpu.linear<{register = [[3]], lane = [[1], [2], [4], [8], [0]], warp = []}>>) {
+  return
+}
+
+// -----
+
+// The warps of a linear layout are its warp images.
+#linear = #tilegpu.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [[32], [64], [128]]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @linear_warps() {
+    // expected-error @+1 {{has a tensor laid out over 8 warps in a module of 4}}
+    %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32, #linear>
+    return
+  }
+}

@@ -140,6 +140,27 @@ TEST(LinearLayoutTest, ReshapingHelpers) {
   EXPECT_NE(l, t);
 }
 
+// Row-major reshapes renumber coordinate bits: every element keeps its
+// holder, at the coordinates numpy's reshape gives it.
+TEST(LinearLayoutTest, ReshapeOutsFollowsRowMajorOrder) {
+  LinearLayout l = mmaAccumulator(); // 16 x 8
+  LinearLayout flat = l.reshapeOuts({128});
+  LinearLayout folded = l.reshapeOuts({4, 4, 8});
+  ASSERT_EQ(flat.getOutDimSizes(), (llvm::SmallVector<int64_t>{128}));
+  for (int32_t r = 0; r < 4; ++r)
+    for (int32_t lane = 0; lane < 32; ++lane) {
+      Image at = l.apply({{kRegister, r}, {kLane, lane}});
+      int32_t index = at[0] * 8 + at[1];
+      EXPECT_EQ(flat.apply({{kRegister, r}, {kLane, lane}}), Image({index}));
+      EXPECT_EQ(folded.apply({{kRegister, r}, {kLane, lane}}),
+                Image({index / 32, index / 8 % 4, index % 8}));
+    }
+  EXPECT_EQ(folded.reshapeOuts({16, 8}), l);
+  // Free bits stay free.
+  LinearLayout wrapped = l.resizeOutDim("dim0", 4).reshapeOuts({32});
+  EXPECT_EQ(wrapped.getFreeVariableMask(kRegister), 0b10);
+}
+
 // The tested build keeps assertions on (TILEC_ASSERTIONS): the invariants
 // asserted in the compiler, like an image inside its output, really run.
 TEST(LinearLayoutDeathTest, BrokenInvariantsStopTheProcess) {

@@ -146,20 +146,25 @@ TEST_P(Transpose, MovesEveryElement) {
   int64_t strideX = N + 3, strideOut = M + 1; // padded rows
   size_t xSize = size_t((M - 1) * strideX + N), outSize = size_t((N - 1) * strideOut + M);
   auto vals = randomValues(rng, xSize, -1, 1);
-  std::vector<float> x(vals.begin(), vals.end()), out(outSize, kSentinel);
-  auto r = interpretKernelFile("tile_ops.py", "transpose", "*fp32,*fp32,i32,i32,i32,i32",
-                               ints({{"BLOCK_M", 64}, {"BLOCK_N", 32}}),
-                               {cdiv(M, 64), cdiv(N, 32), 1},
-                               {Arg::ofBuffer(x), Arg::ofBuffer(out), Arg::ofInt(M),
-                                Arg::ofInt(N), Arg::ofInt(strideX), Arg::ofInt(strideOut)});
-  ASSERT_TRUE(r.ok()) << firstError(r);
-  size_t bad = 0;
-  for (int64_t j = 0; j < N; ++j)
-    for (int64_t i = 0; i < strideOut && j * strideOut + i < int64_t(outSize); ++i) {
-      float want = i < M ? x[size_t(i * strideX + j)] : kSentinel;
-      bad += out[size_t(j * strideOut + i)] != want;
-    }
-  EXPECT_EQ(bad, 0u);
+  std::vector<float> x(vals.begin(), vals.end());
+  // By the store's addresses, and by tl.trans.
+  for (const char *kernel : {"transpose", "transpose_trans"}) {
+    SCOPED_TRACE(kernel);
+    std::vector<float> out(outSize, kSentinel);
+    auto r = interpretKernelFile("tile_ops.py", kernel, "*fp32,*fp32,i32,i32,i32,i32",
+                                 ints({{"BLOCK_M", 64}, {"BLOCK_N", 32}}),
+                                 {cdiv(M, 64), cdiv(N, 32), 1},
+                                 {Arg::ofBuffer(x), Arg::ofBuffer(out), Arg::ofInt(M),
+                                  Arg::ofInt(N), Arg::ofInt(strideX), Arg::ofInt(strideOut)});
+    ASSERT_TRUE(r.ok()) << firstError(r);
+    size_t bad = 0;
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t i = 0; i < strideOut && j * strideOut + i < int64_t(outSize); ++i) {
+        float want = i < M ? x[size_t(i * strideX + j)] : kSentinel;
+        bad += out[size_t(j * strideOut + i)] != want;
+      }
+    EXPECT_EQ(bad, 0u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Transpose,

@@ -1,7 +1,8 @@
 // Kernels whose loads and stores want different layouts, on a GPU: the
-// transposes move their tiles between layouts by warp shuffles (small
-// tiles in one warp) or through swizzled shared memory, and scale_columns
-// walks down a matrix with loop-carried pointers. Every element is
+// transposes (by addresses, and by tl.trans) move their tiles between
+// layouts by warp shuffles (small tiles in one warp) or through swizzled
+// shared memory, and scale_columns walks down a matrix with loop-carried
+// pointers. Every element is
 // checked exactly (these kernels only move data, or multiply by a power
 // of two), outputs are poisoned first and padding must stay untouched.
 // Label gpu.
@@ -74,32 +75,36 @@ TEST_P(GpuLayoutKernels, TransposeMovesEveryElement) {
   int strideX = (c.n + 15) / 16 * 16, strideOut = (c.m + 15) / 16 * 16;
   size_t inElems = size_t(c.m) * strideX, outElems = size_t(c.n) * strideOut;
   std::vector<uint8_t> x = randomElements(inElems, eb, c.m * 31 + c.n);
-  auto in = tilec::Buffer::allocate(x.size());
-  auto out = tilec::Buffer::allocate(outElems * eb);
-  in.copyFromHost(x.data(), x.size());
-  out.fill(0xa5);
-  tilec::LaunchOptions options;
-  options.numWarps = c.warps;
-  tilec::Library::fromFile(kernelPath("tile_ops.py"))
-      .kernel("transpose")
-      .launch({unsigned(tilec::cdiv(c.m, c.blockM)), unsigned(tilec::cdiv(c.n, c.blockN))},
-              {{in, c.dtype}, {out, c.dtype}, int32_t(c.m), int32_t(c.n),
-               int32_t(strideX), int32_t(strideOut)},
-              {{"BLOCK_M", c.blockM}, {"BLOCK_N", c.blockN}}, options);
-  std::vector<uint8_t> result(outElems * eb);
-  out.copyToHost(result.data(), result.size());
-  size_t bad = 0;
-  for (int j = 0; j < c.n; ++j)
-    for (int i = 0; i < strideOut; ++i) {
-      const uint8_t *got = &result[(size_t(j) * strideOut + i) * eb];
-      if (i < c.m) {
-        bad += std::memcmp(got, &x[(size_t(i) * strideX + j) * eb], eb) != 0;
-      } else {
-        for (size_t b = 0; b < eb; ++b)
-          bad += got[b] != 0xa5; // padding untouched
+  // By the store's addresses, and by tl.trans (Triton's idiom).
+  for (const char *kernel : {"transpose", "transpose_trans"}) {
+    SCOPED_TRACE(kernel);
+    auto in = tilec::Buffer::allocate(x.size());
+    auto out = tilec::Buffer::allocate(outElems * eb);
+    in.copyFromHost(x.data(), x.size());
+    out.fill(0xa5);
+    tilec::LaunchOptions options;
+    options.numWarps = c.warps;
+    tilec::Library::fromFile(kernelPath("tile_ops.py"))
+        .kernel(kernel)
+        .launch({unsigned(tilec::cdiv(c.m, c.blockM)), unsigned(tilec::cdiv(c.n, c.blockN))},
+                {{in, c.dtype}, {out, c.dtype}, int32_t(c.m), int32_t(c.n),
+                 int32_t(strideX), int32_t(strideOut)},
+                {{"BLOCK_M", c.blockM}, {"BLOCK_N", c.blockN}}, options);
+    std::vector<uint8_t> result(outElems * eb);
+    out.copyToHost(result.data(), result.size());
+    size_t bad = 0;
+    for (int j = 0; j < c.n; ++j)
+      for (int i = 0; i < strideOut; ++i) {
+        const uint8_t *got = &result[(size_t(j) * strideOut + i) * eb];
+        if (i < c.m) {
+          bad += std::memcmp(got, &x[(size_t(i) * strideX + j) * eb], eb) != 0;
+        } else {
+          for (size_t b = 0; b < eb; ++b)
+            bad += got[b] != 0xa5; // padding untouched
+        }
       }
-    }
-  EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(bad, 0u);
+  }
 }
 
 TEST_P(GpuLayoutKernels, TransposeAddMatchesTheHost) {

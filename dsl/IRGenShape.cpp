@@ -1,0 +1,347 @@
+// Shape builtins: tl.trans, tl.permute, tl.reshape, tl.ravel,
+// tl.broadcast_to, tl.broadcast and tl.expand_dims, the tensor methods of
+// the same names and `x.T`. Their rules are Triton's: dims and shapes may
+// be one tuple or one argument each (`tl.trans(x, 1, 0)`), permutations
+// list each dimension once (no negative entries), reshape keeps the
+// row-major order and the element count, broadcast_to keeps the rank, and
+// expand_dims takes negative axes (counted in the result). The tl.X forms
+// are registered in the builtins table (addShapeBuiltins); the methods bind
+// their arguments the same way, the receiver standing for `input`.
+#include "dsl/BuiltinTable.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tilec::dsl {
+
+namespace {
+std::string tupleString(const std::vector<int64_t> &v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+/// The arguments of a shape builtin, from its table binding: its tensor
+/// (the receiver of a method call, else the first positional argument or
+/// `input=`), then integers given as one tuple or as one argument each
+/// (Triton's `*dims`, `*shape`; also accepted by keyword under `listName`).
+/// Other keywords stay in the binding.
+struct ShapeArguments {
+  ShapeArguments(const BuiltinArguments &args, const Value *self,
+                 const std::string &listName, const std::string &keywords)
+      : function(args.function() + "()"), listName(listName) {
+    const std::vector<Value> &positional = args.variadic();
+    size_t next = 0;
+    inputLoc = args.at();
+    if (self) {
+      input = *self;
+    } else if (!positional.empty()) {
+      if (args.has("input"))
+        fail(args.loc("input"), function + " got multiple values for 'input'");
+      input = positional[0];
+      inputLoc = args.variadicLoc(0);
+      next = 1;
+    } else if (args.has("input")) {
+      input = args["input"];
+      inputLoc = args.loc("input");
+    } else {
+      fail(args.at(), function + " missing required argument 'input'");
+    }
+    if (next < positional.size()) {
+      if (listName.empty())
+        fail(args.variadicLoc(next), function + " takes no other positional "
+                                                "argument (keywords: " +
+                                         keywords + ")");
+      if (args.has(listName))
+        fail(args.loc(listName),
+             function + " got multiple values for '" + listName + "'");
+      listLoc = args.variadicLoc(next);
+      setList({positional.begin() + next, positional.end()});
+    } else if (!listName.empty() && args.has(listName)) {
+      listLoc = args.loc(listName);
+      setList({args[listName]});
+    }
+  }
+
+  /// The integers, each a compile-time int.
+  std::vector<int64_t> ints(Generator &gen) const {
+    std::vector<int64_t> out;
+    for (const Value &v : list)
+      out.push_back(gen.constInt(v, listLoc, "each entry of the " + listName +
+                                                 " of " + function));
+    return out;
+  }
+
+  /// The call as messages name it: "tl.trans()", "x.reshape()".
+  std::string function, listName;
+  Value input;
+  SourceLoc inputLoc;
+  std::vector<Value> list;
+  SourceLoc listLoc;
+  bool hasList = false;
+
+private:
+  /// One tuple stands for its elements; several values for themselves.
+  void setList(const std::vector<Value> &values) {
+    hasList = true;
+    if (values.size() == 1 && values[0].kind == Value::Kind::Tuple)
+      list = values[0].elements;
+    else
+      list = values;
+  }
+};
+
+/// `x` must be a tensor (not a scalar or a compile-time value).
+void requireTensor(const Value &x, SourceLoc at, const std::string &what) {
+  if (!x.isIR() || !x.type.isTensor())
+    fail(at, what + " needs a tensor, got " + x.describe());
+}
+
+} // namespace
+
+bool isShapeMethod(const std::string &name) {
+  return name == "trans" || name == "permute" || name == "reshape" ||
+         name == "ravel" || name == "broadcast_to" || name == "expand_dims";
+}
+
+Value Generator::permute(const Value &x, const std::vector<int64_t> &dims,
+                         SourceLoc at, const std::string &what) {
+  requireTensor(x, at, what);
+  size_t rank = x.type.shape.size();
+  if (dims.size() != rank)
+    fail(at, what + ": dims " + tupleString(dims) +
+                 " must have one entry per dimension of " + x.describe());
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= int64_t(rank) || seen[d])
+      fail(at, what + ": dims " + tupleString(dims) +
+                   " must be a permutation of 0, ..., " + std::to_string(rank - 1));
+    seen[d] = true;
+  }
+  std::vector<int64_t> shape;
+  std::vector<int32_t> order;
+  for (int64_t d : dims) {
+    shape.push_back(x.type.shape[d]);
+    order.push_back(int32_t(d));
+  }
+  if (shape == x.type.shape && std::is_sorted(order.begin(), order.end()))
+    return x; // the identity
+  ValueType type{x.type.element, shape};
+  auto op = builder().create<tile::TransOp>(loc(at), type.toMLIR(builder().getContext()),
+                                            x.ir, order);
+  return Value::ofIR(op, type);
+}
+
+namespace {
+/// tl.reshape's checks; `x` reshaped to `shape` in row-major order.
+Value reshape(Generator &gen, const Value &x, const std::vector<int64_t> &shape,
+              SourceLoc at, SourceLoc shapeAt, const std::string &what) {
+  requireTensor(x, at, what);
+  if (shape.empty())
+    fail(shapeAt, what + " needs a shape of at least one dimension");
+  ValueType type = gen.tensorType(x.type.element, shape, shapeAt);
+  int64_t from = 1, to = 1;
+  for (int64_t d : x.type.shape)
+    from *= d;
+  for (int64_t d : shape)
+    to *= d;
+  if (from != to)
+    fail(shapeAt, what + " cannot change the number of elements: " +
+                      shapeString(x.type.shape) + " has " + std::to_string(from) +
+                      ", " + shapeString(shape) + " has " + std::to_string(to));
+  if (shape == x.type.shape)
+    return x;
+  mlir::OpBuilder &b = gen.builder();
+  auto op = b.create<tile::ReshapeOp>(gen.loc(at), type.toMLIR(b.getContext()), x.ir);
+  return Value::ofIR(op, type);
+}
+
+/// tl.broadcast_to: the same rank, size-1 dimensions stretched; a scalar
+/// is splatted.
+Value broadcastShape(Generator &gen, const Value &input,
+                     const std::vector<int64_t> &shape, SourceLoc at,
+                     SourceLoc shapeAt, const std::string &what) {
+  if (!input.isIR() && !input.isNumber())
+    fail(at, what + " needs a tensor or a number, got " + input.describe());
+  gen.requireIR(at, what.c_str());
+  Value x = gen.toIR(input, at);
+  if (shape.empty())
+    fail(shapeAt, what + " needs a shape of at least one dimension");
+  gen.tensorType(x.type.element, shape, shapeAt); // powers of two, size
+  if (x.type.isTensor()) {
+    const std::vector<int64_t> &from = x.type.shape;
+    if (from.size() != shape.size())
+      fail(shapeAt, what + " keeps the rank: " + shapeString(from) +
+                        " cannot become " + shapeString(shape) +
+                        " (insert dimensions with x[None, :] or tl.expand_dims)");
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (from[d] != shape[d] && from[d] != 1)
+        fail(shapeAt, what + ": dimension " + std::to_string(d) + " of size " +
+                          std::to_string(from[d]) + " cannot become " +
+                          std::to_string(shape[d]) + " (only size-1 dimensions "
+                          "stretch): " + shapeString(from) + " to " +
+                          shapeString(shape));
+  }
+  return gen.broadcastTo(x, shape, at);
+}
+
+/// tl.expand_dims: a size-1 dimension at each of `axes` of the result
+/// (negative ones count from its end); a scalar becomes a 1-element tensor
+/// first.
+Value expandDims(Generator &gen, const Value &input, std::vector<int64_t> axes,
+                 SourceLoc at, SourceLoc axisAt, const std::string &what) {
+  if (!input.isIR() && !input.isNumber())
+    fail(at, what + " needs a tensor or a number, got " + input.describe());
+  if (axes.empty())
+    fail(axisAt, what + " needs at least one axis");
+  gen.requireIR(at, what.c_str());
+  Value x = gen.toIR(input, at);
+  int64_t rank = int64_t(x.type.shape.size() + axes.size());
+  std::vector<int64_t> given = axes;
+  for (int64_t &a : axes) {
+    if (a < -rank || a >= rank)
+      fail(axisAt, what + ": axis " + std::to_string(a) + " is out of range for " +
+                       "the rank-" + std::to_string(rank) + " result (" +
+                       std::to_string(-rank) + " <= axis < " + std::to_string(rank) + ")");
+    if (a < 0)
+      a += rank;
+  }
+  std::vector<int64_t> sorted = axes;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    fail(axisAt, what + ": axes " + tupleString(given) + " name one axis twice");
+  mlir::OpBuilder &b = gen.builder();
+  for (int64_t axis : sorted) {
+    std::vector<int64_t> shape = x.type.shape;
+    shape.insert(shape.begin() + axis, 1);
+    if (!x.type.isTensor()) {
+      x = gen.broadcastTo(x, shape, at);
+      continue;
+    }
+    ValueType type = gen.tensorType(x.type.element, shape, at);
+    auto op = b.create<tile::ExpandDimsOp>(gen.loc(at), type.toMLIR(b.getContext()),
+                                           x.ir, b.getI32IntegerAttr(int32_t(axis)));
+    x = Value::ofIR(op, type);
+  }
+  return x;
+}
+} // namespace
+
+namespace {
+/// How tl.OP binds its arguments (`method`: how x.OP does, the receiver
+/// standing for `input`). `*dims`, `*shape` and ravel's keyword-only
+/// can_reorder make most of them variadic: the positional arguments are
+/// the tensor, then the list (ShapeArguments sorts them out).
+BuiltinSignature shapeSignature(const std::string &op, bool method) {
+  auto sig = [&](std::vector<std::string> params, size_t required,
+                 bool variadic) {
+    if (!method)
+      params.insert(params.begin(), "input");
+    else if (required)
+      --required;
+    return BuiltinSignature{std::move(params), required, variadic};
+  };
+  if (op == "trans" || op == "permute")
+    return sig({"dims"}, 0, true);
+  if (op == "reshape")
+    return sig({"shape", "can_reorder"}, 0, true);
+  if (op == "ravel")
+    return sig({"can_reorder"}, 0, true);
+  if (op == "broadcast_to")
+    return sig({"shape"}, 0, true);
+  assert(op == "expand_dims" && "not a shape method");
+  return sig({"axis"}, 2, false);
+}
+
+/// tl.OP(x, ...) when `self` is null, x.OP(...) when it is x: the shape
+/// builtins that are also tensor methods, from their bound arguments.
+Value shapeCall(Generator &gen, const std::string &op,
+                const BuiltinArguments &bound, const Value *self) {
+  SourceLoc at = bound.at();
+  if (op == "trans" || op == "permute") {
+    ShapeArguments args(bound, self, "dims", "");
+    const std::string &what = args.function;
+    if (args.hasList)
+      return gen.permute(args.input, args.ints(gen), args.listLoc, what);
+    if (op == "permute")
+      fail(at, what + " needs dims, the order of the dimensions");
+    // Without dims, trans swaps the two dimensions of a 2-D tensor, as
+    // Triton's does.
+    requireTensor(args.input, args.inputLoc, what);
+    if (args.input.type.shape.size() != 2)
+      fail(at, what + " without dims swaps the dimensions of a 2-D tensor; "
+                      "give the order of the dimensions of " +
+                   args.input.describe());
+    return gen.permute(args.input, {1, 0}, at, what);
+  }
+  if (op == "reshape" || op == "ravel") {
+    bool ravel = op == "ravel";
+    ShapeArguments args(bound, self, ravel ? "" : "shape", "can_reorder");
+    const std::string &what = args.function;
+    // can_reorder=True lets the compiler pick any order; tilec's is always
+    // the row-major one, which needs no data to move.
+    if (bound.has("can_reorder") && !bound["can_reorder"].isConstexpr())
+      fail(bound.loc("can_reorder"),
+           "can_reorder must be a compile-time boolean, got " +
+               bound["can_reorder"].describe());
+    requireTensor(args.input, args.inputLoc, what);
+    if (ravel) {
+      int64_t n = 1;
+      for (int64_t d : args.input.type.shape)
+        n *= d;
+      return reshape(gen, args.input, {n}, at, at, what);
+    }
+    if (!args.hasList)
+      fail(at, what + " missing required argument 'shape'");
+    return reshape(gen, args.input, args.ints(gen), at, args.listLoc, what);
+  }
+  if (op == "broadcast_to") {
+    ShapeArguments args(bound, self, "shape", "");
+    if (!args.hasList)
+      fail(at, args.function + " missing required argument 'shape'");
+    return broadcastShape(gen, args.input, args.ints(gen), at, args.listLoc,
+                          args.function);
+  }
+  assert(op == "expand_dims" && "not a shape method");
+  ShapeArguments args(bound, self, "axis", "");
+  return expandDims(gen, args.input, args.ints(gen), at, args.listLoc,
+                    args.function);
+}
+
+/// tl.broadcast: two values broadcast to their common shape (numpy's
+/// rules).
+Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
+  std::string what = args.function() + "()";
+  g.requireIR(args.at(), args.function().c_str());
+  for (const char *param : {"input", "other"})
+    if (!args[param].isIR() && !args[param].isNumber())
+      fail(args.loc(param),
+           what + " needs tensors or numbers, got " + args[param].describe());
+  Value a = g.toIR(args["input"], args.loc("input")),
+        b = g.toIR(args["other"], args.loc("other"));
+  g.broadcastPair(a, b, args.at());
+  return Value::ofTuple({a, b});
+}
+} // namespace
+
+void addShapeBuiltins(BuiltinTable &t) {
+  for (const char *op :
+       {"trans", "permute", "reshape", "ravel", "broadcast_to", "expand_dims"})
+    t.add(std::string("tl.") + op, shapeSignature(op, /*method=*/false),
+          [op = std::string(op)](Generator &g, const BuiltinArguments &args) {
+            return shapeCall(g, op, args, nullptr);
+          });
+  t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
+}
+
+std::optional<Value> Generator::callShapeMethod(const Value &method,
+                                                const CallExpr &call) {
+  if (!isShapeMethod(method.text))
+    return std::nullopt;
+  BuiltinArguments args(*this, call, "x." + method.text,
+                        shapeSignature(method.text, /*method=*/true));
+  return shapeCall(*this, method.text, args, method.self.get());
+}
+
+} // namespace tilec::dsl
