@@ -2,6 +2,9 @@
 and one timing rule (triton.testing.do_bench's median, warmup 25 ms,
 rep 100 ms)."""
 import argparse
+import datetime
+import json
+import os
 import pathlib
 import subprocess
 
@@ -29,3 +32,22 @@ def parse_args():
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def write_record(benchmark, commit, rows, out):
+    """bench/results-style JSON of one run (`rows` as the benchmark made
+    them) at OUT/BENCHMARK-DATE.json; returns the path."""
+    import torch  # the benchmarks' own dependency, not this module's
+    record = {
+        "benchmark": benchmark, "commit": commit,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+        "triton": triton.__version__,
+        "timing": "median of 3 interleaved rounds of triton.testing.do_bench median "
+                  "(warmup 25 ms, rep 100 ms); spread = (max - min) / median",
+        "rows": rows,
+    }
+    os.makedirs(out, exist_ok=True)
+    path = pathlib.Path(out) / f"{benchmark}-{datetime.date.today().isoformat()}.json"
+    path.write_text(json.dumps(record, indent=2))
+    return path

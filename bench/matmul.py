@@ -14,9 +14,6 @@ triton.testing.do_bench (median, warmup 25 ms, rep 100 ms); the spread of
 the three is reported as run-to-run noise. TFLOP/s = 2 M N K / time.
 Results: bench/results/matmul-DATE.json.
 """
-import datetime
-import json
-import os
 import pathlib
 import statistics
 import sys
@@ -154,18 +151,7 @@ def main():
             rows.append(entry)
             print(f"{entry['dtype']:>8} {m}x{n}x{k}: " + "  ".join(
                 f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in runs), flush=True)
-    record = {
-        "benchmark": "matmul", "commit": commit,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-        "triton": triton.__version__,
-        "timing": "median of 3 interleaved rounds of triton.testing.do_bench median "
-                  "(warmup 25 ms, rep 100 ms); spread = (max - min) / median",
-        "rows": rows,
-    }
-    os.makedirs(args.out, exist_ok=True)
-    path = pathlib.Path(args.out) / f"matmul-{datetime.date.today().isoformat()}.json"
-    path.write_text(json.dumps(record, indent=2))
+    path = common.write_record("matmul", commit, rows, args.out)
     print("\n| dtype | M x N x K | tilec TFLOP/s | Triton TFLOP/s | cuBLAS TFLOP/s | "
           "tilec/Triton | tilec/cuBLAS | spread | tilec config |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -14,9 +14,6 @@ the three is reported as the run-to-run noise. tilec and Triton both run
 the best of the same block/warps candidates, timed in the same run.
 GB/s = 2 * M * N * element size / time. Results: bench/results/transpose-DATE.json.
 """
-import datetime
-import json
-import os
 import pathlib
 import statistics
 import sys
@@ -112,18 +109,7 @@ def main():
             print(f"{entry['dtype']:>8} {m}x{n}: "
                   + "  ".join(f"{k} {entry[k]['GB/s']:7.0f} GB/s (±{100 * entry[k]['spread']:.1f}%)"
                               for k in ("tilec", "triton", "torch")), flush=True)
-    record = {
-        "benchmark": "transpose", "commit": commit,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-        "triton": triton.__version__,
-        "timing": "median of 3 interleaved rounds of triton.testing.do_bench median "
-                  "(warmup 25 ms, rep 100 ms); spread = (max - min) / median",
-        "rows": rows,
-    }
-    os.makedirs(args.out, exist_ok=True)
-    path = pathlib.Path(args.out) / f"transpose-{datetime.date.today().isoformat()}.json"
-    path.write_text(json.dumps(record, indent=2))
+    path = common.write_record("transpose", commit, rows, args.out)
     print("\n| dtype | M x N | tilec GB/s | Triton GB/s | torch GB/s | tilec/Triton | spread | tilec config |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

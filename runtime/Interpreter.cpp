@@ -221,6 +221,28 @@ inline void copyElem(Tensor &dst, size_t d, const Tensor &src, size_t s) {
   }
 }
 
+/// A tensor of `shape` (n elements) read from `a` in row-major order,
+/// result dimension d stepping `a`'s flat index by `strides[d]` (0 to
+/// repeat, a permuted stride to transpose).
+Tensor stridedCopy(const Tensor &a, const Shape &shape,
+                   llvm::ArrayRef<size_t> strides, size_t n) {
+  size_t rank = shape.size();
+  Tensor r = makeTensor(a.elem, shape, n);
+  llvm::SmallVector<int64_t, 4> counter(rank, 0);
+  size_t src = 0;
+  for (size_t k = 0; k < n; ++k) {
+    copyElem(r, k, a, src);
+    for (size_t d = rank; d-- > 0;) {
+      src += strides[d];
+      if (++counter[d] < shape[d])
+        break;
+      src -= strides[d] * size_t(shape[d]);
+      counter[d] = 0;
+    }
+  }
+  return r;
+}
+
 /// `v` sign-extended from its low `bits`.
 inline int64_t wrapInt(uint64_t v, unsigned bits) {
   if (bits >= 64)
@@ -864,20 +886,7 @@ void Machine::broadcast(tile::BroadcastOp op) {
     st[d] = a.shape[d] == 1 ? 0 : s;
     s *= size_t(a.shape[d]);
   }
-  Tensor r = makeTensor(a.elem, shape, n);
-  llvm::SmallVector<int64_t, 4> counter(rank, 0);
-  size_t src = 0;
-  for (size_t k = 0; k < n; ++k) {
-    copyElem(r, k, a, src);
-    for (size_t d = rank; d-- > 0;) {
-      src += st[d];
-      if (++counter[d] < shape[d])
-        break;
-      src -= st[d] * size_t(shape[d]);
-      counter[d] = 0;
-    }
-  }
-  set(op.getResult(), std::move(r));
+  set(op.getResult(), stridedCopy(a, shape, st, n));
 }
 
 void Machine::trans(tile::TransOp op) {
@@ -895,20 +904,7 @@ void Machine::trans(tile::TransOp op) {
   }
   for (size_t d = 0; d < rank; ++d)
     st[d] = srcStride[order[d]];
-  Tensor r = makeTensor(a.elem, shape, n);
-  llvm::SmallVector<int64_t, 4> counter(rank, 0);
-  size_t src = 0;
-  for (size_t k = 0; k < n; ++k) {
-    copyElem(r, k, a, src);
-    for (size_t d = rank; d-- > 0;) {
-      src += st[d];
-      if (++counter[d] < shape[d])
-        break;
-      src -= st[d] * size_t(shape[d]);
-      counter[d] = 0;
-    }
-  }
-  set(op.getResult(), std::move(r));
+  set(op.getResult(), stridedCopy(a, shape, st, n));
 }
 
 void Machine::addptr(tile::AddPtrOp op) {
