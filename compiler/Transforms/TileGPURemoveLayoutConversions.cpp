@@ -56,6 +56,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -264,6 +265,8 @@ private:
   void tie(ValueRange values);
   LogicalResult collect();
   void mergeThroughConversions();
+  void storeAccumulatorsDirectly(ArrayRef<tilegpu::ConvertLayoutOp> order);
+  bool mergeIfAllowed(tilegpu::ConvertLayoutOp convert);
   bool canMerge(Value a, Value b, RankedTensorType type);
   bool layoutsAgree(Value a, Value b, RankedTensorType type);
   /// What the groups' constraints are once merged.
@@ -292,6 +295,7 @@ private:
   llvm::SetVector<Value> tensors_;
   SmallVector<tilegpu::ConvertLayoutOp> conversions_;
   SmallVector<std::pair<Value, Attribute>> anchors_;  // value, its layout
+  llvm::DenseSet<Value> storeAnchors_; ///< the anchors_ set by tile.store
   SmallVector<std::tuple<Value, Value, unsigned>> slices_; // sliced, full, dim
   SmallVector<tile::RearrangeLayoutOpInterface> rearranges_;
   SmallVector<tile::ScanOp> scans_;
@@ -401,9 +405,12 @@ LogicalResult LayoutGroups::collect() {
       scans_.push_back(scan);
     // An op that touches memory keeps the layout it has: tilegpu-coalesce
     // (or whoever built it) chose it for the access.
-    if (!isMemoryEffectFree(op))
+    if (!isMemoryEffectFree(op)) {
       anchors_.push_back(
           {tensorValues.front(), asTensor(tensorValues.front()).getEncoding()});
+      if (isa<tile::StoreOp>(op))
+        storeAnchors_.insert(tensorValues.front());
+    }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -621,18 +628,83 @@ void LayoutGroups::mergeThroughConversions() {
                        return tx.getRank() > ty.getRank();
                      return tx.getNumElements() > ty.getNumElements();
                    });
+  for (tilegpu::ConvertLayoutOp convert : order)
+    mergeIfAllowed(convert);
+  storeAccumulatorsDirectly(order);
+}
+
+bool LayoutGroups::mergeIfAllowed(tilegpu::ConvertLayoutOp convert) {
+  Value a = leader(convert.getSrc()), b = leader(convert.getResult());
+  RankedTensorType type = convert.getType();
+  if (!canMerge(a, b, type) && !reverseToMerge(a, b, type) &&
+      !reverseToMerge(b, a, type))
+    return false;
+  Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
+  constraints_.erase(a);
+  constraints_.erase(b);
+  groups_.unionSets(a, b);
+  if (merged.anchor || merged.weakAnchor || merged.parent || !merged.scans.empty())
+    constraints_[leader(a)] = merged;
+  return true;
+}
+
+namespace {
+/// Bytes of one row that a warp's store instruction writes contiguously
+/// from `layout` along its last dimension: the registers and then the
+/// lanes that continue along it.
+int64_t contiguousRowBytes(RankedTensorType type, Attribute layout) {
+  tilegpu::LinearLayout l =
+      tilegpu::toLinearLayout(type.cloneWithEncoding(layout));
+  unsigned last = type.getRank() - 1;
+  int32_t run = int32_t(1) << l.getNumConsecutiveBits(tilegpu::kRegister,
+                                                      tilegpu::outDimName(last));
+  for (const tilegpu::LinearLayout::Image &image : l.getBases(tilegpu::kLane)) {
+    bool along = image[last] == run;
+    for (unsigned d = 0; d < last; ++d)
+      along = along && image[d] == 0;
+    if (!along)
+      break;
+    run *= 2;
+  }
+  return int64_t(run) * tile::getElementBytes(type.getElementType());
+}
+} // namespace
+
+/// The conversion an accumulator takes to the coalesced layout of its
+/// store costs a shared-memory round trip and two barriers. Where the
+/// store can write whole 32-byte sectors of each row straight from the MMA
+/// fragment (f32 and i32 outputs: 4 lanes x 2 elements x 4 bytes) and the
+/// memory is row-major (the coalesced layout runs along the last
+/// dimension), the store takes the fragment's layout instead; the
+/// conversion then disappears from --emit tilegpu. Narrower outputs (f16
+/// after a cast) keep it: half sectors per instruction would double the
+/// memory transactions.
+void LayoutGroups::storeAccumulatorsDirectly(
+    ArrayRef<tilegpu::ConvertLayoutOp> order) {
   for (tilegpu::ConvertLayoutOp convert : order) {
     Value a = leader(convert.getSrc()), b = leader(convert.getResult());
-    RankedTensorType type = convert.getType();
-    if (!canMerge(a, b, type) && !reverseToMerge(a, b, type) &&
-        !reverseToMerge(b, a, type))
+    if (a == b)
       continue;
-    Constraint merged = combine(constraints_.lookup(a), constraints_.lookup(b));
-    constraints_.erase(a);
-    constraints_.erase(b);
-    groups_.unionSets(a, b);
-    if (merged.anchor || merged.weakAnchor || merged.parent || !merged.scans.empty())
-      constraints_[leader(a)] = merged;
+    Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
+    if (!isa_and_present<tilegpu::MmaEncodingAttr>(ca.anchor) || !cb.anchor ||
+        cb.parent || !cb.scans.empty())
+      continue;
+    auto coalesced = dyn_cast<tilegpu::BlockedEncodingAttr>(cb.anchor);
+    RankedTensorType type = convert.getType();
+    if (!coalesced || coalesced.getOrder().front() != type.getRank() - 1 ||
+        contiguousRowBytes(type, ca.anchor) < 32)
+      continue;
+    bool onlyStores = llvm::all_of(anchors_, [&](auto &anchor) {
+      return leader(anchor.first) != b || storeAnchors_.contains(anchor.first);
+    });
+    if (!onlyStores)
+      continue;
+    Constraint demoted = cb;
+    demoted.weakAnchor = cb.anchor;
+    demoted.anchor = Attribute();
+    constraints_[b] = demoted;
+    if (!mergeIfAllowed(convert))
+      constraints_[b] = cb;
   }
 }
 
