@@ -2,7 +2,15 @@
 float64 reference, and the tolerance each operand type and precision
 earns (in units of sqrt(K), the size of an entry of A @ B for standard
 normal inputs)."""
+import os
+import re
+import shutil
+import subprocess
+
 import numpy as np
+
+PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+HAS_PTXAS = os.path.exists(PTXAS)
 
 # Error / sqrt(K) that each (operand dtype, input precision, output dtype)
 # may reach: f16/bf16 products are exact and summed in f32; tf32 rounds
@@ -43,3 +51,14 @@ def operands(rng, m, n, k, dtype, batch=None):
 def error(got, ref, k):
     """Largest |got - ref| in units of sqrt(K)."""
     return float(np.abs(np.asarray(got, np.float64) - ref).max()) / np.sqrt(max(k, 1))
+
+
+def assert_assembles_without_spills(ptx, target, tmp_path):
+    """ptxas accepts `ptx` for `target` and reports no spill stores or loads."""
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
+                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
+    assert spills and all(s == "0" and l == "0" for s, l in spills), out.stderr

@@ -5,10 +5,6 @@ operand type and input precision, at shapes that are not multiples of the
 tile; the PTX for sm_80 and sm_90a uses mma.sync and assembles without
 spills (ptxas, skipped where absent). No GPU needed; test_gpu_dot_trans.py
 runs the same kernels on one."""
-import os
-import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,7 +14,6 @@ import tilec
 import dot_trans_kernels as kernels
 import matmul_reference as ref
 
-PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 
 NP_DTYPE = {"float16": np.float16, "float32": np.float32, "int8": np.int8}
 OUT_DTYPE = {"float16": np.float32, "float32": np.float32, "int8": np.int32}
@@ -81,7 +76,7 @@ TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
          ("i8", "i32", "m16n8k32.row.col.s32.s8.s8.s32")]
 
 
-@pytest.mark.skipif(not os.path.exists(PTXAS), reason="no ptxas")
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("operand,output,mma", TYPES)
 @pytest.mark.parametrize("kernel,block,warps", [
@@ -97,10 +92,4 @@ def test_ptx_uses_mma_and_assembles(tmp_path, target, operand, output, mma,
                               **extra)
     ptx = compiled.asm["ptx"]
     assert "mma.sync.aligned." + mma in ptx
-    path = tmp_path / "k.ptx"
-    path.write_text(ptx)
-    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
-                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
-    assert spills and all(s == "0" and l == "0" for s, l in spills), out.stderr
+    ref.assert_assembles_without_spills(ptx, target, tmp_path)

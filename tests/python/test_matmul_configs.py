@@ -2,16 +2,12 @@
 for sm_80 and sm_90a, uses tensor cores (mma.sync of the right shape) and
 assembles with ptxas without spilling. No GPU needed; ptxas from the CUDA
 toolkit (skipped where it is absent)."""
-import os
-import re
-import shutil
-import subprocess
 
 import pytest
 
 import matmul  # kernels/matmul.py
+import matmul_reference as ref
 
-PTXAS = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 
 # operand, accumulator/output, the mma.sync it must use
 TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
@@ -28,7 +24,7 @@ def signature(operand, output):
             "i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
 
 
-@pytest.mark.skipif(not os.path.exists(PTXAS), reason="no ptxas")
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("operand,output,mma,config", CASES)
 def test_config_assembles_without_spills(tmp_path, target, operand, output, mma, config):
@@ -39,10 +35,4 @@ def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
         ACTIVATION="gelu", INPUT_PRECISION="tf32")
     ptx = k.asm["ptx"]
     assert "mma.sync.aligned." + mma in ptx
-    path = tmp_path / "k.ptx"
-    path.write_text(ptx)
-    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
-                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
-    assert spills and all(s == "0" and l == "0" for s, l in spills), out.stderr
+    ref.assert_assembles_without_spills(ptx, target, tmp_path)
