@@ -515,17 +515,6 @@ TEST(InterpreterArguments, InPlaceThroughAliasedBuffers) {
 // Hand-written tile IR
 //===----------------------------------------------------------------------===//
 
-interp::RunStats runIR(const std::string &ir, const std::string &kernel,
-                       const std::vector<Arg> &args, interp::Grid grid = {}) {
-  mlir::DialectRegistry registry;
-  registerTilecDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);
-  if (!module)
-    throw std::runtime_error("the test IR does not parse");
-  return interp::run(*module, kernel, grid, args);
-}
 
 TEST(InterpreterIR, UnsupportedOpIsLocated) {
   const char *ir = R"(

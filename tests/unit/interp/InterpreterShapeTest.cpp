@@ -19,16 +19,6 @@ using interp::Arg;
 
 namespace {
 
-interp::RunStats runIR(const std::string &ir, const std::vector<Arg> &args) {
-  mlir::DialectRegistry registry;
-  registerTilecDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);
-  if (!module)
-    throw std::runtime_error("the test IR does not parse");
-  return interp::run(*module, "k", {}, args);
-}
 
 /// Row-major index of `idx` in a tensor of `shape`.
 int64_t flatIndex(const std::array<int64_t, 3> &idx, const std::array<int64_t, 3> &shape) {
@@ -51,7 +41,7 @@ func.func @k(%out: !tile.ptr<i32>) {
 }
 )";
   std::vector<int32_t> out(64, -1);
-  runIR(ir, {Arg::ofBuffer(out)});
+  runIR(ir, "k", {Arg::ofBuffer(out)});
   for (int64_t i = 0; i < 8; ++i)
     for (int64_t j = 0; j < 2; ++j)
       for (int64_t k = 0; k < 4; ++k)
@@ -76,7 +66,7 @@ func.func @k(%out: !tile.ptr<f32>) {
 }
 )";
   std::vector<float> out(32, -1.0f);
-  runIR(ir, {Arg::ofBuffer(out)});
+  runIR(ir, "k", {Arg::ofBuffer(out)});
   // The 2 x 16 view transposed: out[i * 2 + j] = b[j, i] = j * 16 + i.
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 2; ++j)

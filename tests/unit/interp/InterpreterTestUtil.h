@@ -2,8 +2,12 @@
 // seeded random inputs, tolerance checks.
 #pragma once
 
+#include "compiler/Pipeline.h"
 #include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/Interpret.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +17,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,20 @@ inline uint64_t testSeed() {
     return uint64_t(std::random_device{}());
   }();
   return seed;
+}
+
+/// Run `kernel` of hand-written tile IR on the interpreter.
+inline interp::RunStats runIR(const std::string &ir, const std::string &kernel,
+                              const std::vector<interp::Arg> &args,
+                              interp::Grid grid = {}) {
+  mlir::DialectRegistry registry;
+  registerTilecDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(ir, &ctx);
+  if (!module)
+    throw std::runtime_error("the test IR does not parse");
+  return interp::run(*module, kernel, grid, args);
 }
 
 inline std::string readFile(const std::string &path) {

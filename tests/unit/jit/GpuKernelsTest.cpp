@@ -3,6 +3,7 @@
 // against float64 references computed here and against the CPU
 // interpreter run on the same device buffers (Backend::Interpreter).
 // Outputs are poisoned first. Label gpu.
+#include "tests/unit/jit/GpuTest.h"
 #include "runtime/Device.h"
 #include "tests/unit/jit/HalfFloat.h"
 #include "tilec/tilec.h"
@@ -107,13 +108,8 @@ struct Shape {
   int rows, cols;
 };
 
-class GpuReductionKernels : public ::testing::TestWithParam<Shape> {
+class GpuReductionKernels : public tilec::test::GpuKernelTest<Shape> {
 protected:
-  void SetUp() override {
-    std::string why;
-    if (!tilec::runtime::driverAvailable(&why))
-      GTEST_SKIP() << why;
-  }
   double tolerance() const {
     return std::string(GetParam().dtype) == "fp32" ? 1e-5 : 1e-2;
   }

@@ -6,6 +6,7 @@
 // checked exactly (these kernels only move data, or multiply by a power
 // of two), outputs are poisoned first and padding must stay untouched.
 // Label gpu.
+#include "tests/unit/jit/GpuTest.h"
 #include "runtime/Device.h"
 #include "tests/unit/jit/HalfFloat.h"
 #include "tilec/tilec.h"
@@ -58,15 +59,7 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
          std::to_string(c.warps);
 }
 
-class GpuLayoutKernels : public ::testing::TestWithParam<Case> {
-protected:
-  void SetUp() override {
-    std::string why;
-    if (!tilec::runtime::driverAvailable(&why))
-      GTEST_SKIP() << why;
-  }
-  size_t bytes() const { return std::string(GetParam().dtype) == "fp32" ? 4 : 2; }
-};
+class GpuLayoutKernels : public tilec::test::GpuKernelTest<Case> {};
 
 TEST_P(GpuLayoutKernels, TransposeMovesEveryElement) {
   const Case c = GetParam();

@@ -4,6 +4,7 @@
 // every element is checked exactly against numpy's index arithmetic
 // (these kernels only move data, or double it), over several programs,
 // both element widths and 1, 4 and 8 warps. Label gpu.
+#include "tests/unit/jit/GpuTest.h"
 #include "runtime/Device.h"
 #include "tilec/tilec.h"
 
@@ -89,15 +90,8 @@ std::vector<uint8_t> elements(size_t n, size_t bytes) {
   return data;
 }
 
-class GpuShapeKernels : public ::testing::TestWithParam<Case> {
+class GpuShapeKernels : public tilec::test::GpuKernelTest<Case> {
 protected:
-  void SetUp() override {
-    std::string why;
-    if (!tilec::runtime::driverAvailable(&why))
-      GTEST_SKIP() << why;
-  }
-  size_t bytes() const { return std::string(GetParam().dtype) == "fp32" ? 4 : 2; }
-
   /// Runs `kernel` over `programs` tiles of `x`; returns the output.
   std::vector<uint8_t> run(const std::string &kernel, const std::vector<uint8_t> &x,
                            unsigned programs, tilec::Constexprs constexprs) {

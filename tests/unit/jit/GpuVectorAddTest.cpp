@@ -1,6 +1,7 @@
 // Vector add through the public C++ API on a GPU: fp32, fp16 and bf16 at
 // sizes 1, 1000, 2^20+3 and 2^28, outputs poisoned first, every element
 // compared with a float64 reference. Skipped without a CUDA driver.
+#include "tests/unit/jit/GpuTest.h"
 #include "runtime/Device.h"
 #include "tilec/tilec.h"
 #include "tests/unit/jit/HalfFloat.h"
@@ -24,14 +25,7 @@ struct Case {
   int64_t n;
 };
 
-class GpuVectorAdd : public ::testing::TestWithParam<Case> {
-protected:
-  void SetUp() override {
-    std::string why;
-    if (!tilec::runtime::driverAvailable(&why))
-      GTEST_SKIP() << why;
-  }
-};
+class GpuVectorAdd : public tilec::test::GpuKernelTest<Case> {};
 
 TEST_P(GpuVectorAdd, MatchesFloat64Reference) {
   const Case c = GetParam();
