@@ -44,8 +44,8 @@ Value widen(OpBuilder &b, Location loc, Value v, Type to) {
 }
 } // namespace
 
-SmallVector<Value> tilec::lowering::lowerFmaDot(OpBuilder &b, Location loc,
-                                                const DotRegisters &dot) {
+std::optional<SmallVector<Value>>
+tilec::lowering::lowerFmaDot(OpBuilder &b, Location loc, const DotRegisters &dot) {
   unsigned rank = dot.c.getOutDims().size();
   RegisterIndex aIndex(dot.a, 1), bIndex(dot.b, 1);
   Type acc = dot.accumulatorElement;
@@ -57,7 +57,8 @@ SmallVector<Value> tilec::lowering::lowerFmaDot(OpBuilder &b, Location loc,
     for (int32_t k = 0; k < dot.k; ++k) {
       std::optional<unsigned> ra = aIndex.find(coordinate(rank, batch, row, k));
       std::optional<unsigned> rb = bIndex.find(coordinate(rank, batch, k, col));
-      assert(ra && rb && "dot operands do not cover the accumulator");
+      if (!ra || !rb)
+        return std::nullopt; // the operands do not cover the accumulator
       Value x = widen(b, loc, dot.aRegs[*ra], acc);
       Value y = widen(b, loc, dot.bRegs[*rb], acc);
       if (isa<FloatType>(acc))
@@ -143,7 +144,11 @@ struct DotOpLowering : OpConversionPattern<tile::DotOp> {
         return op.emitOpError("has layouts mma.sync cannot read");
       result = std::move(*mma);
     } else {
-      result = lowerFmaDot(rewriter, loc, dot);
+      std::optional<SmallVector<Value>> fma = lowerFmaDot(rewriter, loc, dot);
+      if (!fma)
+        return op.emitOpError("has operand layouts that do not cover its "
+                              "accumulator");
+      result = std::move(*fma);
     }
     Type packedType = getTypeConverter()->convertType(dType);
     rewriter.replaceOp(op, pack(rewriter, loc, packedType, result));

@@ -41,9 +41,11 @@ private:
   llvm::DenseMap<uint64_t, unsigned> first_;
 };
 
-/// d = a @ b + c as fused multiply-adds in the accumulator's type.
-llvm::SmallVector<mlir::Value> lowerFmaDot(mlir::OpBuilder &b, mlir::Location loc,
-                                           const DotRegisters &dot);
+/// d = a @ b + c as fused multiply-adds in the accumulator's type; nullopt
+/// when the operands' registers do not hold every (row, k) and (k, column)
+/// the accumulator's need.
+std::optional<llvm::SmallVector<mlir::Value>>
+lowerFmaDot(mlir::OpBuilder &b, mlir::Location loc, const DotRegisters &dot);
 
 /// d = a @ b + c as mma.sync instructions (sm_80+); kWidth elements of an
 /// operand share each 32-bit register. Fails (null vector) only on layouts
