@@ -62,17 +62,21 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     tl.store(c_ptrs, acc, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
-# (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages for Triton)
-CANDIDATES = [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-              (64, 64, 32, 8, 4)]
+# Triton's (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages): the
+# tutorial's best configs for fp16 on Hopper and Ampere. tilec tries its own
+# shipped configs, kernels/matmul.py matmul_configs(), for the shape's
+# alignment.
+TRITON_CANDIDATES = [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 3),
+                     (128, 128, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4),
+                     (128, 64, 32, 8, 4, 4), (64, 64, 32, 8, 4, 4)]
 
 
 def launch_tilec(a, b, c, cfg):
     matmul.matmul(a, b, c, config=cfg)
 
 
-def launch_triton(a, b, c, cfg, stages=3):
-    bm, bn, bk, gm, warps = cfg
+def launch_triton(a, b, c, cfg):
+    bm, bn, bk, gm, warps, stages = cfg
     M, K = a.shape
     N = b.shape[1]
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
@@ -111,7 +115,6 @@ def main():
               (3000, 5000, 1000), (4096, 4096, 512)]
     if args.quick:
         shapes = [(1024,) * 3, (4096,) * 3]
-    candidates = CANDIDATES[:3] if args.quick else CANDIDATES
     rows = []
     for dtype in (torch.float16, torch.bfloat16):
         for m, n, k in shapes:
@@ -120,8 +123,13 @@ def main():
             b = torch.randn(k, n, device="cuda").to(dtype)
             ref = (a.double() @ b.double()).float()  # exact products, f64 sums
             entry = {"dtype": str(dtype).replace("torch.", ""), "M": m, "N": n, "K": k}
-            cfgs = {"tilec": best(launch_tilec, a, b, ref, candidates),
-                    "triton": best(launch_triton, a, b, ref, candidates)}
+            aligned = k % 16 == 0 and n % 16 == 0
+            mine = matmul.matmul_configs(entry["dtype"], aligned)
+            theirs = TRITON_CANDIDATES
+            if args.quick:
+                mine, theirs = mine[:2], theirs[:2]
+            cfgs = {"tilec": best(launch_tilec, a, b, ref, mine),
+                    "triton": best(launch_triton, a, b, ref, theirs)}
             outs = {name: torch.empty_like(ref) for name in ("tilec", "triton")}
             ref = ref.float()
             outs["torch"] = torch.empty_like(a @ b)
@@ -147,7 +155,8 @@ def main():
                     "spread": (max(times[name]) - min(times[name])) / ms if times[name] else None}
                 if name in cfgs and cfgs[name]:
                     entry[name]["config"] = dict(zip(
-                        ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps"), cfgs[name]))
+                        ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
+                         "num_stages"), cfgs[name]))
             rows.append(entry)
             print(f"{entry['dtype']:>8} {m}x{n}x{k}: " + "  ".join(
                 f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in runs), flush=True)
@@ -164,7 +173,7 @@ def main():
               f"{r['tilec']['TFLOP/s'] / r['torch']['TFLOP/s']:.2f} | "
               f"{100 * max(spreads or [0]):.1f}% | "
               f"{c.get('BLOCK_M', '-')}x{c.get('BLOCK_N', '-')}x{c.get('BLOCK_K', '-')} "
-              f"w{c.get('num_warps', '-')} |")
+              f"w{c.get('num_warps', '-')} s{c.get('num_stages', '-')} |")
     print(f"wrote {path}")
 
 

@@ -44,7 +44,10 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TileToTileGPUOptions layout;
   layout.numWarps = options.numWarps;
   layout.target = options.ptx.target.chip;
-  pm.addPass(createTilePrefetchLoads());
+  TilePrefetchLoadsOptions prefetch;
+  prefetch.numStages = options.numStages;
+  prefetch.asyncCopy = options.ptx.target.hasAsyncCopy();
+  pm.addPass(createTilePrefetchLoads(prefetch));
   pm.addPass(createTileToTileGPU(layout));
   pm.addPass(createTileGPUCoalesce());
   pm.addPass(createTileGPUAccelerateMatmul());
@@ -52,6 +55,9 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileGPUDecomposeConversions());
+  TileGPUPipelineLoadsOptions pipeline;
+  pipeline.numStages = options.numStages;
+  pm.addPass(createTileGPUPipelineLoads(pipeline));
   pm.addPass(createTileGPUAllocateShared());
   pm.addPass(createTileGPUInsertBarriers());
 }
@@ -66,12 +72,18 @@ void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &) {
 namespace {
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
+  Option<unsigned> numStages{*this, "num-stages", llvm::cl::init(3)};
   Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
   /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
     PipelineOptions o;
     o.numWarps = numWarps;
-    o.ptx.target.chip = target;
+    o.numStages = numStages;
+    std::string error;
+    if (std::optional<TargetInfo> known = TargetInfo::parse(target, error))
+      o.ptx.target = *known;
+    else
+      o.ptx.target.chip = target;
     return o;
   }
 };

@@ -15,6 +15,10 @@ namespace tilec {
 
 struct PipelineOptions {
   unsigned numWarps = 4;
+  /// Software-pipeline stages of loops that feed a dot (on sm_80+ through
+  /// cp.async; `tl.range(..., num_stages=)` overrides it per loop). 1 turns
+  /// the shared-memory pipeline off.
+  unsigned numStages = 3;
   PTXOptions ptx;
 };
 

@@ -414,9 +414,20 @@ void Generator::genFor(const ForStmt &stmt) {
     fail(stmt.target->loc, "the loop variable must be a single name");
   if (call->args.empty() || call->args.size() > 3)
     fail(call->loc, "range takes 1 to 3 arguments");
-  for (const Keyword &k : call->keywords)
+  std::optional<int64_t> numStages;
+  for (const Keyword &k : call->keywords) {
     if (k.name != "num_stages" && k.name != "loop_unroll_factor")
       fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
+    if (k.name != "num_stages")
+      continue;
+    if (callee.text != "tl.range")
+      fail(k.loc, "num_stages is a tl.range argument");
+    Value stages = gen(*k.value);
+    if (stages.kind != Value::Kind::Int || stages.intValue < 1 || stages.intValue > 16)
+      fail(k.value->loc, "num_stages must be a compile-time integer from 1 to 16, got " +
+                             stages.describe());
+    numStages = stages.intValue;
+  }
 
   std::vector<Value> bounds;
   for (const ExprPtr &arg : call->args)
@@ -512,6 +523,8 @@ void Generator::genFor(const ForStmt &stmt) {
     initValues.push_back(v.ir);
 
   auto forOp = b_.create<mlir::scf::ForOp>(at, lb.ir, ub.ir, st.ir, initValues);
+  if (numStages)
+    forOp->setAttr(tile::kNumStagesAttr, b_.getI32IntegerAttr(int32_t(*numStages)));
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     mlir::Block *body = forOp.getBody();

@@ -116,23 +116,35 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def matmul_configs(dtype="float16"):
-    """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps) tried by the
-    benchmarks and tests for operands of `dtype` ("float16", "bfloat16",
-    "float32", "int8"); each assembles without spills (tested).
+def matmul_configs(dtype="float16", aligned=True):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) tried
+    by the benchmarks and tests for operands of `dtype` ("float16",
+    "bfloat16", "float32", "int8"); each assembles without spills (tested).
 
-    A thread holds its whole share of both operand tiles in registers, and
-    the next iteration's tiles loaded ahead (tile-prefetch-loads): that
-    rules out the 128 x 256 tile and, for int8, BLOCK_K = 64 beyond 64 x 64
-    (ptxas spills)."""
+    `aligned`: K, N and the strides along K and N are multiples of 16, so
+    that each thread's share of a tile comes in 16-byte vectors. On sm_80+
+    the loads then go through cp.async into num_stages shared buffers
+    (tilegpu-pipeline-loads), which leaves registers for the 128 x 256
+    tile. Otherwise (vectors of one 2-byte or 1-byte element, which
+    cp.async cannot move) the next iteration's tiles are carried in
+    registers (tile-prefetch-loads), which rules out the large tiles."""
+    if aligned:
+        if dtype == "float32":
+            return [(128, 128, 32, 8, 8, 3), (128, 64, 32, 8, 4, 3),
+                    (64, 128, 32, 8, 4, 3), (64, 64, 32, 8, 4, 3)]
+        if dtype == "int8":
+            return [(128, 256, 64, 8, 8, 3), (128, 128, 128, 8, 8, 3),
+                    (128, 64, 64, 8, 4, 3), (64, 64, 64, 8, 4, 4)]
+        return [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 3),
+                (128, 128, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4)]
     if dtype == "float32":
-        return [(128, 128, 16, 8, 8), (128, 64, 16, 8, 4), (64, 128, 16, 8, 4),
-                (64, 64, 16, 8, 4)]
+        return [(128, 128, 16, 8, 8, 3), (128, 64, 16, 8, 4, 3),
+                (64, 128, 16, 8, 4, 3), (64, 64, 16, 8, 4, 3)]
     if dtype == "int8":
-        return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-                (64, 64, 64, 8, 4)]
-    return [(128, 128, 32, 8, 8), (128, 64, 32, 8, 4), (64, 128, 32, 8, 4),
-            (64, 64, 32, 8, 4)]
+        return [(128, 128, 32, 8, 8, 3), (128, 64, 32, 8, 4, 3),
+                (64, 128, 32, 8, 4, 3), (64, 64, 64, 8, 4, 3)]
+    return [(128, 128, 32, 8, 8, 3), (128, 64, 32, 8, 4, 3), (64, 128, 32, 8, 4, 3),
+            (64, 64, 32, 8, 4, 3)]
 
 
 # The host helpers below stay within the kernel language's syntax: the C++
@@ -153,16 +165,20 @@ def _stride(t, i):
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
            config=None):
     """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides);
-    `config` is one of matmul_configs(), by default its first."""
+    `config` is one of matmul_configs(), by default the first for the
+    operands' type and alignment."""
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
-    bm, bn, bk, gm, warps = config or matmul_configs(_dtype_name(a))[0]
+    aligned = (K % 16 == 0 and N % 16 == 0 and _stride(a, 0) % 16 == 0
+               and _stride(b, 0) % 16 == 0)
+    bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
     s = _stride
     matmul_kernel[grid](a, b, c, bias if bias is not None else c, M, N, K,
                         s(a, 0), s(a, 1), s(b, 0), s(b, 1), s(c, 0), s(c, 1),
                         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                         HAS_BIAS=bias is not None, ACTIVATION=activation,
-                        INPUT_PRECISION=input_precision, num_warps=warps)
+                        INPUT_PRECISION=input_precision, num_warps=warps,
+                        num_stages=stages)
     return c

@@ -26,6 +26,9 @@ struct TargetInfo {
   /// 32-bit registers available to one CTA.
   unsigned registersPerBlock = 65536;
 
+  /// Asynchronous copies from global to shared memory (cp.async), sm_80+.
+  bool hasAsyncCopy() const { return computeCapability >= 80; }
+
   /// The target named `name` ("sm_90a"); nullopt, with `error` set, for a
   /// name tilec does not know.
   static std::optional<TargetInfo> parse(const std::string &name,

@@ -28,7 +28,18 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
     carries the loaded tile, the first is loaded before the loop and the
     next at the top of each iteration, masked off when that iteration does
     not run. Two stages of software pipelining, through registers.
+
+    With `async-copy` (the target has cp.async), loads that
+    `tilegpu-pipeline-loads` can take (no `other`, or a zero one) in loops
+    of two or more stages (`tile.num_stages`, else `num-stages`) are left
+    to it.
   }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "1",
+           "Pipeline stages of loops without a tile.num_stages attribute">,
+    Option<"asyncCopy", "async-copy", "bool", "false",
+           "tilegpu-pipeline-loads will pipeline loops of 2+ stages">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
@@ -120,6 +131,29 @@ def TileGPUDecomposeConversions
     side has bank conflicts. Conversions within a warp stay.
   }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUPipelineLoads : Pass<"tilegpu-pipeline-loads", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline a loop's dot operand loads through cp.async and a ring of buffers";
+  let description = [{
+    In an `scf.for` of S >= 2 stages (`tile.num_stages`, else `num-stages`)
+    whose `tile.load`s reach a `tile.dot` through a `local_alloc` and
+    `local_load`s, each such load becomes `tilegpu.async_copy_global_to_local`
+    into one buffer of a ring of S (`tilegpu.memdesc_index`): the first S-1
+    iterations' copies are started before the loop, each iteration waits
+    for its own (`tilegpu.async_wait`) and starts those of the iteration
+    S-1 ahead, masked off past the end. The ops computing the loads'
+    addresses run S-1 iterations ahead. Loops that write global memory,
+    loads with a nonzero `other` or narrower than 4-byte vectors, and
+    addresses that feed anything else are left alone; S shrinks when the
+    rings would not fit the target's shared memory. Needs sm_80+.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "3",
+           "Stages of loops without a tile.num_stages attribute">,
+  ];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "mlir::ModuleOp"> {

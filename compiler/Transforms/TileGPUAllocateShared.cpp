@@ -7,9 +7,10 @@
 // a buffer lives from its local_alloc to the end of the last op, in the
 // alloc's block, that uses it (an op with regions uses it until its last
 // nested op, so a buffer read inside a loop lives through the whole loop);
-// a scratch lives during its op. A buffer used by anything but local_load,
-// local_store and local_dealloc (a yield, a loop's iteration argument) is
-// an error. Buffers are placed largest first, each at
+// a scratch lives during its op; uses of a view of it (memdesc_index) are
+// its uses. A buffer used by anything but local_load, local_store,
+// local_dealloc, memdesc_index and async_copy_global_to_local (a yield, a
+// loop's iteration argument) is an error. Buffers are placed largest first, each at
 // the lowest 16-byte-aligned offset that overlaps no placed buffer alive
 // at the same time. The total goes to the module's tilegpu.shared_bytes;
 // more than the target allows one block is an error naming the kernel.
@@ -62,17 +63,25 @@ public:
         Buffer buffer{op, alloc.getType().getSizeInBytes(), number_.lookup(op),
                       number_.lookup(op)};
         Block *block = op->getBlock();
-        for (Operation *user : alloc->getUsers()) {
+        // The users of the buffer and of the views of it (one buffer of a
+        // ring).
+        SmallVector<Operation *> users(alloc->getUsers());
+        while (!users.empty()) {
+          Operation *user = users.pop_back_val();
           // A buffer handed through control flow (yielded, carried by a
           // loop) would need a lifetime, even several copies, this
           // analysis does not model.
           if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
-                   tilegpu::LocalDeallocOp>(user)) {
+                   tilegpu::LocalDeallocOp, tilegpu::MemDescIndexOp,
+                   tilegpu::AsyncCopyGlobalToLocalOp>(user)) {
             user->emitError("a shared buffer can only be used by local_load, "
-                            "local_store and local_dealloc, not '")
+                            "local_store, local_dealloc, memdesc_index and "
+                            "async_copy_global_to_local, not '")
                 << user->getName() << "'";
             return WalkResult::interrupt();
           }
+          if (isa<tilegpu::MemDescIndexOp>(user))
+            llvm::append_range(users, user->getUsers());
           if (Operation *ancestor = block->findAncestorOpInBlock(*user))
             buffer.end = std::max(buffer.end, lastNumberIn(ancestor));
         }

@@ -18,6 +18,12 @@
 // the end of one iteration is ordered before a read at the start of the
 // next. An access the analysis cannot place (a buffer that is not a
 // local_alloc's result) covers the whole arena.
+//
+// Asynchronous copies (cp.async) write when they land, which only an
+// async_wait makes known: a copy waits for a barrier like a write (others
+// may still read the bytes it overwrites), but its range becomes a pending
+// write at the next async_wait, not at the copy. A barrier does not end a
+// copy in flight.
 #include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Transforms/Passes.h"
@@ -46,9 +52,11 @@ struct Range {
   bool operator==(const Range &o) const { return begin == o.begin && end == o.end; }
 };
 
-/// The ranges read and written since the last barrier.
+/// The ranges read and written since the last barrier, and those
+/// asynchronous copies may still be writing.
 struct PendingAccesses {
   SmallVector<Range> reads, writes;
+  SmallVector<Range> inFlight; ///< not ended by a barrier: by async_wait
 
   static bool anyOverlap(ArrayRef<Range> a, ArrayRef<Range> b) {
     for (const Range &x : a)
@@ -60,7 +68,8 @@ struct PendingAccesses {
   /// True when an op with these accesses must wait for a barrier.
   bool conflicts(const PendingAccesses &op) const {
     return anyOverlap(op.writes, reads) || anyOverlap(op.writes, writes) ||
-           anyOverlap(op.reads, writes);
+           anyOverlap(op.reads, writes) || anyOverlap(op.inFlight, reads) ||
+           anyOverlap(op.inFlight, writes);
   }
   void add(const PendingAccesses &other) {
     for (const Range &r : other.reads)
@@ -69,7 +78,11 @@ struct PendingAccesses {
     for (const Range &r : other.writes)
       if (!llvm::is_contained(writes, r))
         writes.push_back(r);
+    for (const Range &r : other.inFlight)
+      if (!llvm::is_contained(inFlight, r))
+        inFlight.push_back(r);
   }
+  /// A barrier orders what threads did, not copies still in flight.
   void clear() {
     reads.clear();
     writes.clear();
@@ -79,7 +92,8 @@ struct PendingAccesses {
       return a.size() == b.size() &&
              llvm::all_of(a, [&](const Range &r) { return llvm::is_contained(b, r); });
     };
-    return same(reads, o.reads) && same(writes, o.writes);
+    return same(reads, o.reads) && same(writes, o.writes) &&
+           same(inFlight, o.inFlight);
   }
 };
 
@@ -132,8 +146,21 @@ public:
             after.add(walk(body, state, place));
         state = after;
       }
+      if (auto wait = dyn_cast<tilegpu::AsyncWaitOp>(op)) {
+        // The copies the wait completes write their buffers now (as far as
+        // other threads can tell). Which of the groups in flight these are
+        // is not tracked: all count as written, and stay in flight unless
+        // none may remain.
+        for (const Range &r : state.inFlight)
+          if (!llvm::is_contained(state.writes, r))
+            state.writes.push_back(r);
+        if (wait.getPending() == 0)
+          state.inFlight.clear();
+        continue;
+      }
       PendingAccesses accesses = accessesOf(op);
-      if (accesses.reads.empty() && accesses.writes.empty())
+      if (accesses.reads.empty() && accesses.writes.empty() &&
+          accesses.inFlight.empty())
         continue;
       if (state.conflicts(accesses)) {
         if (place) {
@@ -148,8 +175,11 @@ public:
   }
 
 private:
-  /// The range of the buffer `memdesc` names.
+  /// The range of the buffer `memdesc` names (the whole ring for one of
+  /// its buffers, whose index is not known here).
   Range bufferRange(Value memdesc) {
+    while (auto view = memdesc.getDefiningOp<tilegpu::MemDescIndexOp>())
+      memdesc = view.getSrc();
     auto alloc = memdesc.getDefiningOp<tilegpu::LocalAllocOp>();
     auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr)
                         : IntegerAttr();
@@ -168,6 +198,12 @@ private:
       a.reads.push_back(bufferRange(load.getSrc()));
     } else if (auto store = dyn_cast<tilegpu::LocalStoreOp>(op)) {
       a.writes.push_back(bufferRange(store.getDst()));
+    } else if (auto copy = dyn_cast<tilegpu::AsyncCopyGlobalToLocalOp>(op)) {
+      // It must not start before other threads are done with the bytes it
+      // overwrites; its write counts at the async_wait that completes it
+      // (tilegpu-pipeline-loads never reads a buffer between the two).
+      a.inFlight.push_back(bufferRange(copy.getDst()));
+    } else if (isa<tilegpu::AsyncCommitGroupOp>(op)) {
     } else if (int64_t bytes = getScratchBytes(&op)) {
       auto offset = op.getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr);
       Range r = offset ? Range{offset.getInt(), offset.getInt() + bytes} : arena_;

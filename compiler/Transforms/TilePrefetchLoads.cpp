@@ -5,7 +5,11 @@
 // registers: two stages).
 //
 // A loop that may write memory (a store, an atomic) is left alone: a load
-// moved ahead of a store could miss what the store writes.
+// moved ahead of a store could miss what the store writes. On targets with
+// cp.async, loops of two or more stages are tilegpu-pipeline-loads' (which
+// buffers in shared memory, several iterations deep); only the loads it
+// cannot take (a nonzero `other`, vectors under cp.async's 4 bytes) are
+// prefetched here.
 //
 // A candidate load's pointer, mask and `other` must be computable at the
 // top of the body for the next iteration: from loop invariants, the
@@ -16,6 +20,8 @@
 // first iteration's load is issued; in the body the next one's, both
 // masked off when that iteration does not run (so nothing past the loop's
 // end is ever read).
+#include "compiler/Analysis/AccessWidth.h"
+#include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -143,33 +149,31 @@ bool feedsDot(tile::LoadOp load) {
   return llvm::any_of(slice, [](Operation *op) { return isa<tile::DotOp>(op); });
 }
 
-/// True when something in the loop may write memory (a store, an atomic,
-/// an op whose effects are unknown): a load moved ahead of it could read
-/// what it has not written yet.
-bool writesMemory(scf::ForOp loop) {
-  WalkResult walk = loop.getBody()->walk([](Operation *op) {
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance(); // its nested ops are visited
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return op->getNumRegions() || isa<scf::YieldOp>(op) ? WalkResult::advance()
-                                                           : WalkResult::interrupt();
-    if (effects.hasEffect<MemoryEffects::Write>() ||
-        effects.hasEffect<MemoryEffects::Free>())
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return walk.wasInterrupted();
+/// True when tilegpu-pipeline-loads will likely take `load`: a zero (or no)
+/// `other` and vectors of at least the 4 bytes cp.async moves.
+bool leftToPipeliner(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+  if (load.getOther() && !isZeroFill(load.getOther()))
+    return false;
+  Type element = tile::getElementTypeOrSelf(load.getType());
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return false;
+  return contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
+             tile::getElementBytes(element) >=
+         4;
 }
 
-void prefetch(IRRewriter &rewriter, scf::ForOp loop) {
-  if (writesMemory(loop))
+/// `axisInfo` set: the loads tilegpu-pipeline-loads will take are left to it.
+void prefetch(IRRewriter &rewriter, scf::ForOp loop,
+              const AxisInfoAnalysis *axisInfo) {
+  if (mayWriteGlobalMemory(loop))
     return;
   IterationValues::Memo memo;
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<tile::LoadOp>(&op);
     if (!load || load.getIsVolatile() || !feedsDot(load))
+      continue;
+    if (axisInfo && leftToPipeliner(load, *axisInfo))
       continue;
     if (llvm::all_of(load->getOperands(), [&](Value v) {
           return IterationValues::computable(loop, v, memo, /*next=*/true);
@@ -229,12 +233,17 @@ void prefetch(IRRewriter &rewriter, scf::ForOp loop) {
 
 struct TilePrefetchLoadsPass
     : tilec::impl::TilePrefetchLoadsBase<TilePrefetchLoadsPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     IRRewriter rewriter(&getContext());
+    std::optional<AxisInfoAnalysis> axisInfo;
+    if (asyncCopy)
+      axisInfo.emplace(getOperation());
     for (scf::ForOp loop : loops)
-      prefetch(rewriter, loop);
+      prefetch(rewriter, loop,
+               asyncCopy && getNumStages(loop, numStages) >= 2 ? &*axisInfo : nullptr);
   }
 };
 } // namespace

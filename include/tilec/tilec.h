@@ -135,6 +135,10 @@ Backend defaultBackend();
 
 struct LaunchOptions {
   unsigned numWarps = 4;
+  /// Software-pipeline stages of the loops that feed tl.dot (Triton's
+  /// num_stages; `tl.range(..., num_stages=)` overrides it per loop): on
+  /// sm_80+ that many tiles in flight through cp.async; 1 turns it off.
+  unsigned numStages = 3;
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();
 };
@@ -148,6 +152,7 @@ public:
   const std::string &ptx() const;
   unsigned sharedBytes() const;
   unsigned numWarps() const;
+  unsigned numStages() const;
   /// Milliseconds from source to PTX (0 when it came from the disk cache).
   double compileMilliseconds() const;
   /// True when this specialisation was read from the disk cache instead of
@@ -190,7 +195,8 @@ public:
   CompiledKernel compile(const std::string &signature,
                          const Constexprs &constexprs = {},
                          unsigned numWarps = 4,
-                         const std::string &target = "") const;
+                         const std::string &target = "",
+                         unsigned numStages = 3) const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR
@@ -204,7 +210,7 @@ public:
   ///
   /// Once a specialisation has been launched, launching it again builds no
   /// strings and allocates nothing: the arguments' types, `:16`/`:1` facts,
-  /// the constexprs and num_warps form a small fixed-size key, compared
+  /// the constexprs, num_warps and num_stages form a small fixed-size key, compared
   /// with the last one launched and otherwise looked up in a map.
   void launch(Grid grid, const std::vector<Arg> &args,
               const Constexprs &constexprs = {},
@@ -246,9 +252,9 @@ struct GlobalAccess;
 struct Config {
   Constexprs constexprs;
   unsigned numWarps = 4;
-  /// Accepted for Triton's configs; tilec's pipeline does not use it yet.
-  unsigned numStages = 1;
-  /// "BLOCK=1024, num_warps=4, num_stages=1": stable, the database's key.
+  /// As LaunchOptions::numStages.
+  unsigned numStages = 3;
+  /// "BLOCK=1024, num_warps=4, num_stages=3": stable, the database's key.
   std::string str() const;
 };
 

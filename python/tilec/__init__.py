@@ -404,27 +404,30 @@ class JITFunction:
 
     # -- compiling without launching -------------------------------------------
 
-    def compile(self, signature, *, num_warps=4, target=None, constexprs=None,
-                **kwargs):
+    def compile(self, signature, *, num_warps=4, num_stages=3, target=None,
+                constexprs=None, **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
         Needs no GPU. `target` is one of known_targets() ("sm_80", "sm_90a",
         ...); None compiles for default_target(): the current GPU's, what a
         launch there compiles (and shares with it), else sm_90a. An unknown
-        target raises tilec.Error listing the known ones. Returns a
-        CompiledKernel."""
+        target raises tilec.Error listing the known ones. `num_stages` as
+        for a launch (software-pipeline depth of loops feeding tl.dot).
+        Returns a CompiledKernel."""
         if isinstance(signature, (list, tuple)):
             signature = ",".join(signature)
         values = dict(constexprs or {})
         values.update(kwargs)
         launcher = self._launcher or self._init()
-        compiled = launcher.kernel.compile(signature, values, num_warps, target)
+        compiled = launcher.kernel.compile(signature, values, num_warps, target,
+                                           num_stages)
         result = CompiledKernel(self, compiled, signature, values)
         self._last_compiled = result
         self._last_compiled_at = launcher.launches
         return result
 
-    def warmup(self, *args, grid=None, num_warps=4, target=None, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None,
+               **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
         entries ("*fp16:16"), or one full signature string. `target` as for
@@ -434,11 +437,12 @@ class JITFunction:
         n_runtime = sum(1 for p in launcher.kernel.parameters if not p[1])
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
-            return self.compile(args[0], num_warps=num_warps, target=target, **kwargs)
-        signature, constexprs, num_warps = launcher.specialize(
-            *args, num_warps=num_warps, **kwargs)
-        return self.compile(signature, num_warps=num_warps, target=target,
-                            constexprs=constexprs)
+            return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
+                                target=target, **kwargs)
+        signature, constexprs, num_warps, num_stages = launcher.specialize(
+            *args, num_warps=num_warps, num_stages=num_stages, **kwargs)
+        return self.compile(signature, num_warps=num_warps, num_stages=num_stages,
+                            target=target, constexprs=constexprs)
 
     @property
     def asm(self):
@@ -450,8 +454,9 @@ class JITFunction:
             spec = launcher.last_specialization()
             target = _tilec.default_target()
             if self._launched is None or self._launched[0] != (spec, target):
-                signature, constexprs, num_warps = spec
-                compiled = launcher.kernel.compile(signature, constexprs, num_warps, target)
+                signature, constexprs, num_warps, num_stages = spec
+                compiled = launcher.kernel.compile(signature, constexprs, num_warps,
+                                                   target, num_stages)
                 self._launched = ((spec, target),
                                   CompiledKernel(self, compiled, signature, constexprs))
             return self._launched[1].asm

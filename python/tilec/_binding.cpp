@@ -536,7 +536,7 @@ struct Launcher {
   uint64_t launches = 0;
   std::vector<tilec::Arg> lastArgs;
   std::vector<tilec::Constexpr> lastConstexprs;
-  unsigned lastNumWarps = 4;
+  unsigned lastNumWarps = 4, lastNumStages = 3;
 
   Launcher(tilec::Kernel k, py::dict defaults, bool interpret)
       : kernel(std::move(k)), interpret(interpret) {
@@ -556,11 +556,12 @@ struct Launcher {
                             std::to_string(kMaxParams) + " parameters");
   }
 
-  /// What a call binds: each parameter's value (borrowed), num_warps and
-  /// the stream.
+  /// What a call binds: each parameter's value (borrowed), num_warps,
+  /// num_stages and the stream.
   struct Bound {
     PyObject *values[kMaxParams];
     unsigned numWarps = 4;
+    unsigned numStages = 3;
     PyObject *stream = nullptr;
   };
 
@@ -601,9 +602,18 @@ struct Launcher {
           b.numWarps = unsigned(w);
         } else if (key == names.stream || PyUnicode_Compare(key, names.stream) == 0) {
           b.stream = value;
-        } else if (PyUnicode_Compare(key, names.num_stages) == 0 ||
-                   PyUnicode_Compare(key, names.num_ctas) == 0) {
-          // Triton's pipelining and cluster options: accepted, not used.
+        } else if (key == names.num_stages ||
+                   PyUnicode_Compare(key, names.num_stages) == 0) {
+          long s = PyLong_AsLong(value);
+          if (s == -1 && PyErr_Occurred())
+            throwPython();
+          if (s < 1 || s > 16)
+            throw py::value_error("num_stages must be from 1 to 16, got " +
+                                  std::to_string(s));
+          b.numStages = unsigned(s);
+        } else if (PyUnicode_Compare(key, names.num_ctas) == 0) {
+          // Triton's cluster option: accepted; tilec launches one CTA per
+          // program.
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
@@ -631,6 +641,7 @@ struct Launcher {
         d[params[i].pyName] = py::handle(v);
     }
     d["num_warps"] = b.numWarps;
+    d["num_stages"] = b.numStages;
     return d;
   }
 
@@ -701,6 +712,7 @@ struct Launcher {
     }
     tilec::LaunchOptions options;
     options.numWarps = b.numWarps;
+    options.numStages = b.numStages;
     if (interpret) {
       // Device memory is staged with synchronous copies on the legacy
       // default stream, which wait for work queued before them.
@@ -720,6 +732,7 @@ struct Launcher {
     lastArgs.assign(argv.data(), argv.data() + argv.size);
     lastConstexprs.assign(cx.data(), cx.data() + cx.size);
     lastNumWarps = b.numWarps;
+    lastNumStages = b.numStages;
   }
 
   /// Kernel::tune over Python configs [(constexprs dict, num_warps,
@@ -759,7 +772,7 @@ struct Launcher {
   }
 
   /// What a launch with these arguments would compile, without launching:
-  /// (signature, {constexpr name: value}, num_warps). A str in a runtime
+  /// (signature, {constexpr name: value}, num_warps, num_stages). A str in a runtime
   /// position is taken as that argument's signature entry ("*fp16:16").
   py::tuple specialize(py::args args, py::kwargs kwargs) const {
     Bound b;
@@ -785,7 +798,7 @@ struct Launcher {
         entry = toArg(v, params[i].name.c_str()).signature();
       signature += (signature.empty() ? "" : ",") + entry;
     }
-    return py::make_tuple(signature, constexprs, b.numWarps);
+    return py::make_tuple(signature, constexprs, b.numWarps, b.numStages);
   }
 
   /// The last launch's specialisation, as specialize() returns it; None
@@ -809,7 +822,7 @@ struct Launcher {
       else value = py::str(std::get<std::string>(c.value));
       constexprs[p.pyName] = value;
     }
-    return py::make_tuple(signature, constexprs, lastNumWarps);
+    return py::make_tuple(signature, constexprs, lastNumWarps, lastNumStages);
   }
 };
 
@@ -951,6 +964,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("ptx", &tilec::CompiledKernel::ptx)
       .def_property_readonly("shared_bytes", &tilec::CompiledKernel::sharedBytes)
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
+      .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
@@ -974,17 +988,18 @@ PYBIND11_MODULE(_tilec, m) {
       }, "[(name, is_constexpr, has_default)] in the order of the definition")
       .def("compile",
            [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
-              unsigned numWarps, py::object target) {
+              unsigned numWarps, py::object target, unsigned numStages) {
              tilec::Constexprs values = constexprsFromDict(constexprs);
              std::string chip = target.is_none() ? std::string() : py::str(target).cast<std::string>();
              if (!target.is_none() && chip.empty())
                throw py::value_error("target must be a GPU target name (" +
                                      tilec::knownTargets() + ") or None, got ''");
              py::gil_scoped_release release;
-             return k.compile(signature, values, numWarps, chip);
+             return k.compile(signature, values, numWarps, chip, numStages);
            },
            py::arg("signature"), py::arg("constexprs") = py::dict(),
            py::arg("num_warps") = 4, py::arg("target") = py::none(),
+           py::arg("num_stages") = 3,
            "Compile for `target`; None: tilec.default_target() (the current GPU's, "
            "else sm_90a).");
 

@@ -27,7 +27,7 @@ from . import _tilec
 class Config:
     """One candidate: constexpr values (`kwargs`) and launch options."""
 
-    def __init__(self, kwargs, num_warps=4, num_stages=1, num_ctas=1, pre_hook=None):
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, pre_hook=None):
         self.kwargs = dict(kwargs)
         self.num_warps = int(num_warps)
         self.num_stages = int(num_stages)
@@ -205,6 +205,7 @@ class Autotuner:
         call_kwargs = dict(kwargs)
         call_kwargs.update(config.kwargs)
         call_kwargs["num_warps"] = config.num_warps
+        call_kwargs["num_stages"] = config.num_stages
         self.fn[grid](*args, **call_kwargs)
 
     def __getitem__(self, grid):
@@ -219,7 +220,8 @@ class Autotuner:
                           configs=configs)
 
     def warmup_compile(self, *args, **kwargs):
-        return [self.fn.warmup(*args, num_warps=c.num_warps, **kwargs, **c.kwargs)
+        return [self.fn.warmup(*args, num_warps=c.num_warps, num_stages=c.num_stages,
+                               **kwargs, **c.kwargs)
                 for c in self.configs]
 
     def __repr__(self):

@@ -223,7 +223,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           TuneResult &r = report.results[toTime[k]];
           try {
             CompiledKernel c = compile(report.signature, r.config.constexprs,
-                                       r.config.numWarps, report.target);
+                                       r.config.numWarps, report.target,
+                                       r.config.numStages);
             r.sharedBytes = int(c.sharedBytes());
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
@@ -243,14 +244,15 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
       try {
         LaunchOptions lo;
         lo.numWarps = r.config.numWarps;
+        lo.numStages = r.config.numStages;
         lo.stream = options.stream;
         lo.backend = Backend::GPU;
         auto run = [&] { launch(grids[i], args, r.config.constexprs, lo); };
         run();
         runtime::synchronize(); // a failing launch shows here
         // The compile the launch above loaded (same target): its registers.
-        CompiledKernel c =
-            compile(report.signature, r.config.constexprs, r.config.numWarps, report.target);
+        CompiledKernel c = compile(report.signature, r.config.constexprs,
+                                   r.config.numWarps, report.target, r.config.numStages);
         r.registers = c.numRegisters();
         r.spillBytes = c.spillBytes();
         float estimate;

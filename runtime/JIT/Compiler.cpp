@@ -78,6 +78,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
 
   PipelineOptions pipeline;
   pipeline.numWarps = options.numWarps;
+  pipeline.numStages = options.numStages;
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);
   if (!target) {
@@ -90,6 +91,11 @@ CompileResult compile(const dsl::JitFunction &kernel,
     result.errors.push_back("error: num_warps must be a power of two from 1 "
                             "to 32, got " +
                             std::to_string(options.numWarps));
+    return result;
+  }
+  if (options.numStages == 0 || options.numStages > 16) {
+    result.errors.push_back("error: num_stages must be from 1 to 16, got " +
+                            std::to_string(options.numStages));
     return result;
   }
   dsl::KernelSpecialization spec;

@@ -191,6 +191,7 @@ struct CacheEntry {
   std::shared_ptr<jit::CompiledKernel> compiled;
   std::unique_ptr<runtime::Module> module;
   unsigned sharedBytes = 0;
+  unsigned numStages = 0; ///< what it was compiled with
   /// The GPU target the PTX is for ("sm_90a").
   std::string target;
   std::string diskKey;
@@ -425,7 +426,8 @@ struct Kernel::Impl {
   /// Called with `mutex` held.
   std::vector<jit::KeyPart> keyParts(const std::string &signature,
                                      const std::map<std::string, dsl::Value> &values,
-                                     unsigned numWarps, const std::string &target) const {
+                                     unsigned numWarps, unsigned numStages,
+                                     const std::string &target) const {
     if (!sourceParts) {
       std::set<const void *> seen;
       std::vector<jit::KeyPart> parts;
@@ -437,6 +439,7 @@ struct Kernel::Impl {
     for (const auto &[k, v] : values)
       parts.push_back({"constexpr " + k, v.repr(), "", ""});
     parts.push_back({"num_warps", std::to_string(numWarps), "", ""});
+    parts.push_back({"num_stages", std::to_string(numStages), "", ""});
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
@@ -477,12 +480,13 @@ struct Kernel::Impl {
   /// in-memory key holds the target, like the disk cache's.
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
                                      const Constexprs &constexprs,
-                                     unsigned numWarps,
+                                     unsigned numWarps, unsigned numStages,
                                      const std::string &target) const {
     std::string targetError;
     if (!TargetInfo::parse(target, targetError))
       throw Error("cannot compile kernel '" + name + "': " + targetError);
-    std::string key = signature + "|w" + std::to_string(numWarps) + "|" + target;
+    std::string key = signature + "|w" + std::to_string(numWarps) + "|s" +
+                      std::to_string(numStages) + "|" + target;
     std::map<std::string, dsl::Value> values;
     for (const auto &[k, v] : constexprs) {
       values[k] = toValue(v);
@@ -505,7 +509,8 @@ struct Kernel::Impl {
     if (!mine)
       return pending.get(); // rethrows the first thread's error
     try {
-      std::shared_ptr<CacheEntry> entry = build(signature, values, numWarps, target);
+      std::shared_ptr<CacheEntry> entry =
+          build(signature, values, numWarps, numStages, target);
       promise.set_value(entry);
       return entry;
     } catch (...) {
@@ -519,12 +524,13 @@ struct Kernel::Impl {
   /// The disk cache's entry, or a fresh compile stored there.
   std::shared_ptr<CacheEntry> build(const std::string &signature,
                                     const std::map<std::string, dsl::Value> &values,
-                                    unsigned numWarps, const std::string &target) const {
+                                    unsigned numWarps, unsigned numStages,
+                                    const std::string &target) const {
     std::shared_ptr<CacheEntry> entry;
     std::vector<jit::KeyPart> parts;
     {
       std::lock_guard<std::mutex> lock(keyMutex);
-      parts = keyParts(signature, values, numWarps, target);
+      parts = keyParts(signature, values, numWarps, numStages, target);
     }
     std::string diskKey = jit::hashKey(parts);
     const jit::DiskCache &disk = jit::DiskCache::instance();
@@ -538,6 +544,7 @@ struct Kernel::Impl {
       entry = std::make_shared<CacheEntry>();
       entry->compiled = compiled;
       entry->sharedBytes = compiled->stages.sharedBytes;
+      entry->numStages = numStages;
       entry->target = target;
       entry->diskKey = diskKey;
       entry->fromDisk = true;
@@ -560,6 +567,7 @@ struct Kernel::Impl {
     }
     jit::CompileOptions options;
     options.numWarps = numWarps;
+    options.numStages = numStages;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())
@@ -567,6 +575,7 @@ struct Kernel::Impl {
     entry = std::make_shared<CacheEntry>();
     entry->compiled = result.kernel;
     entry->sharedBytes = result.kernel->stages.sharedBytes;
+    entry->numStages = numStages;
     entry->target = target;
     entry->diskKey = diskKey;
     jit::CachedKernel stored;
@@ -584,7 +593,8 @@ struct Kernel::Impl {
   /// find that compile), load it on the GPU, remember it under `key` (when
   /// it fits) and make it the last one launched.
   CacheEntry *prepare(const SpecKey *key, const Arg *args, size_t numArgs,
-                      const Constexprs &constexprs, unsigned numWarps) const {
+                      const Constexprs &constexprs, unsigned numWarps,
+                      unsigned numStages) const {
     if (key) {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = launchCache.find(*key);
@@ -613,7 +623,8 @@ struct Kernel::Impl {
     std::string signature;
     for (size_t i = 0; i < numArgs; ++i)
       signature += (i ? "," : "") + args[i].signature();
-    std::shared_ptr<CacheEntry> entry = lookup(signature, constexprs, numWarps, target);
+    std::shared_ptr<CacheEntry> entry =
+        lookup(signature, constexprs, numWarps, numStages, target);
     std::lock_guard<std::mutex> lock(mutex);
     try {
       if (!entry->module) {
@@ -745,6 +756,7 @@ struct Kernel::Impl {
       return interpret(grid, args, numArgs, constexprs, numConstexprs);
     SpecKey key;
     bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
+                key.put(&options.numStages, sizeof(unsigned)) &&
                 key.put8(uint8_t(numArgs));
     for (size_t i = 0; fits && i < numArgs; ++i)
       fits = key.put8(argCode(args[i]));
@@ -760,7 +772,8 @@ struct Kernel::Impl {
       for (size_t i = 0; i < numConstexprs; ++i)
         if (constexprs[i])
           given.emplace(*constexprNames[i], *constexprs[i]);
-      entry = prepare(fits ? &key : nullptr, args, numArgs, given, options.numWarps);
+      entry = prepare(fits ? &key : nullptr, args, numArgs, given, options.numWarps,
+                      options.numStages);
     }
 
     // Every parameter is passed by address; scalars narrower than 64 bits
@@ -816,6 +829,7 @@ unsigned CompiledKernel::sharedBytes() const {
   return entryOf(impl_).compiled->stages.sharedBytes;
 }
 unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stages.numWarps; }
+unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
 double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
 }
@@ -849,9 +863,9 @@ std::vector<char> CompiledKernel::cubin() const {
 
 CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
-                               const std::string &target) const {
+                               const std::string &target, unsigned numStages) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, numWarps,
+  k.impl_ = impl_->lookup(signature, constexprs, numWarps, numStages,
                           target.empty() ? defaultTarget() : target);
   return k;
 }
@@ -886,7 +900,7 @@ const std::string &Kernel::name() const { return impl_->name; }
 
 std::string Kernel::sourceDigest() const {
   std::lock_guard<std::mutex> lock(impl_->keyMutex);
-  std::vector<jit::KeyPart> parts = impl_->keyParts("", {}, 0, "");
+  std::vector<jit::KeyPart> parts = impl_->keyParts("", {}, 0, 0, "");
   parts.resize(impl_->sourceParts->size());
   return jit::hashKey(parts);
 }
@@ -916,7 +930,7 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args,
     std::string signature;
     for (size_t i = 0; i < args.size(); ++i)
       signature += (i ? "," : "") + args[i].signature();
-    impl.lookup(signature, constexprs, options.numWarps, "sm_90a");
+    impl.lookup(signature, constexprs, options.numWarps, options.numStages, "sm_90a");
     throw Error("kernel '" + impl.name + "' has no such constexpr parameter");
   }
   impl.launch(grid, args.data(), args.size(), values, n, options);

@@ -2,7 +2,9 @@
 odd shapes (M, N, K not multiples of the tile, K below one tile,
 transposed inputs through strides), each shipped config, the fused
 bias + activation epilogue, the batched kernel and 4096^3; against float64
-and against the CPU interpreter running the same kernel."""
+and against the CPU interpreter running the same kernel. Aligned shapes
+(K, N multiples of 16) take the cp.async pipeline: every num_stages gives
+the same bits as none."""
 import numpy as np
 import pytest
 
@@ -39,7 +41,7 @@ def _run(torch, a, b, dtype, precision, transpose=(False, False), bias=None,
     dbias = None if bias is None else torch.from_numpy(bias).float().cuda()
     matmul.matmul(da, db, c, bias=dbias, activation=activation,
                   input_precision=precision,
-                  config=config or matmul.matmul_configs(dtype)[3])
+                  config=config or matmul.matmul_configs(dtype, aligned=False)[3])
     torch.cuda.synchronize()
     return c.double().cpu().numpy()
 
@@ -65,12 +67,12 @@ def test_matmul_transposed_inputs(torch_cuda, dtype, transpose):
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
 
 
-@pytest.mark.parametrize("dtype,config", [
-    (dtype, config) for dtype in ("float16", "bfloat16", "float32", "int8")
-    for config in matmul.matmul_configs(dtype)])
-def test_matmul_every_config(torch_cuda, dtype, config):
+@pytest.mark.parametrize("dtype,aligned,config", [
+    (dtype, aligned, config) for dtype in ("float16", "bfloat16", "float32", "int8")
+    for aligned in (True, False) for config in matmul.matmul_configs(dtype, aligned)])
+def test_matmul_every_config(torch_cuda, dtype, aligned, config):
     rng = np.random.default_rng(11)
-    m, n, k = 300, 260, 200
+    m, n, k = (300, 272, 208) if aligned else (300, 260, 200)
     a, b = ref.operands(rng, m, n, k, dtype)
     got = _run(torch_cuda, a, b, dtype, "tf32", config=config)
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
@@ -128,7 +130,7 @@ def test_matmul_matches_interpreter(torch_cuda, dtype, precision):
     m, n, k = 70, 45, 40
     rng = np.random.default_rng(17)
     a, b = ref.operands(rng, m, n, k, dtype)
-    got = _run(torch_cuda, a, b, dtype, precision, config=(32, 32, 16, 8, 4))
+    got = _run(torch_cuda, a, b, dtype, precision, config=(32, 32, 16, 8, 4, 3))
     np_dtype = {"float16": np.float16, "float32": np.float32, "int8": np.int8}
     if dtype == "bfloat16":
         pytest.skip("numpy has no bfloat16 for the interpreter's operands")
@@ -142,3 +144,23 @@ def test_matmul_matches_interpreter(torch_cuda, dtype, precision):
     # Both round tf32 inputs alike (cvt.rna), int8 sums are exact: only the
     # order of f32 additions differs, a few ulps.
     assert ref.error(got, ic.astype(np.float64), k) <= (0 if dtype == "int8" else 1e-5)
+
+
+# K and N multiples of 16: cp.async pipelines; K = 16 and 48 leave fewer
+# iterations than stages (copies past the end masked off), 4096 many.
+PIPELINED_SHAPES = [(190, 144, 16), (257, 128, 48), (64, 80, 4096), (300, 272, 208)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int8"])
+@pytest.mark.parametrize("shape", PIPELINED_SHAPES)
+def test_every_num_stages_gives_the_same_bits(torch_cuda, dtype, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(m + n + k)
+    a, b = ref.operands(rng, m, n, k, dtype)
+    bm, bn, bk, gm, warps, _ = matmul.matmul_configs(dtype, aligned=True)[2]
+    runs = [_run(torch_cuda, a, b, dtype, "tf32", config=(bm, bn, bk, gm, warps, s))
+            for s in (1, 2, 3, 4)]
+    tol = ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])] * max(1, k / 256) ** 0.5
+    assert ref.error(runs[0], a @ b, k) <= tol
+    for stages, got in zip((2, 3, 4), runs[1:]):
+        assert np.array_equal(got, runs[0]), f"num_stages={stages} differs"

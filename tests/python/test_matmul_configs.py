@@ -1,7 +1,10 @@
 """Every shipped kernels/matmul.py config, for every operand type, compiles
 for sm_80 and sm_90a, uses tensor cores (mma.sync of the right shape) and
-assembles with ptxas without spilling. No GPU needed; ptxas from the CUDA
-toolkit (skipped where it is absent)."""
+assembles with ptxas without spilling: the aligned configs with the
+specialisation aligned shapes get (K, N and the strides `:16`), where the
+operands go through cp.async and shared buffers, the others with unaligned
+sizes, where they are carried in registers. No GPU needed; ptxas from the
+CUDA toolkit (skipped where it is absent)."""
 
 import pytest
 
@@ -15,24 +18,31 @@ TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
          ("fp32", "fp32", "m16n8k8.row.col.f32.tf32.tf32.f32"),
          ("i8", "i32", "m16n8k32.row.col.s32.s8.s8.s32")]
 DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i8": "int8"}
-CASES = [(operand, output, mma, config) for operand, output, mma in TYPES
-         for config in matmul.matmul_configs(DTYPE[operand])]
+CASES = [(operand, output, mma, aligned, config) for operand, output, mma in TYPES
+         for aligned in (True, False)
+         for config in matmul.matmul_configs(DTYPE[operand], aligned)]
 
 
-def signature(operand, output):
-    return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,"
-            "i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
+def signature(operand, output, aligned):
+    sizes = "i32:16,i32:16,i32:16" if aligned else "i32,i32,i32"
+    return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,{sizes},"
+            "i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
-@pytest.mark.parametrize("operand,output,mma,config", CASES)
-def test_config_assembles_without_spills(tmp_path, target, operand, output, mma, config):
-    bm, bn, bk, gm, warps = config
+@pytest.mark.parametrize("operand,output,mma,aligned,config", CASES)
+def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
+                                         aligned, config):
+    bm, bn, bk, gm, warps, stages = config
     k = matmul.matmul_kernel.compile(
-        signature(operand, output), num_warps=warps, target=target,
+        signature(operand, output, aligned), num_warps=warps, num_stages=stages,
+        target=target,
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True,
         ACTIVATION="gelu", INPUT_PRECISION="tf32")
     ptx = k.asm["ptx"]
     assert "mma.sync.aligned." + mma in ptx
+    if aligned:  # both operands pipelined through cp.async, 16 bytes each
+        assert "cp.async.cg.shared.global" in ptx
+        assert "cp.async.wait_group" in ptx
     ref.assert_assembles_without_spills(ptx, target, tmp_path)

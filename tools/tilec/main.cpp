@@ -1,7 +1,8 @@
 // tilec: the command-line compiler.
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
-//         [--num-warps N] [--target CHIP] [--emit STAGE] [-o DIR] [--time]
+//         [--num-warps N] [--num-stages S] [--target CHIP] [--emit STAGE]
+//         [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
 //
@@ -32,7 +33,7 @@ const char *kDefaultTarget = "sm_90a";
 std::string usage() {
   return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
-    "                     [--num-warps N] [--target CHIP]\n"
+    "                     [--num-warps N] [--num-stages S] [--target CHIP]\n"
     "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
@@ -44,6 +45,8 @@ std::string usage() {
     "SIGNATURE lists the non-constexpr parameters in Triton's notation, e.g.\n"
     "'*fp32:16,*fp32:16,*fp32:16,i32:16' (':16' = 16-byte aligned pointer or\n"
     "integer divisible by 16, ':1' = integer equal to 1).\n"
+    "S is the software-pipeline depth of loops feeding tl.dot (default 3;\n"
+    "1: off), as Triton's num_stages.\n"
     "CHIP is the GPU target of the PTX, one of\n  ") +
     tilec::knownTargets() + "\n"
     "(default " + kDefaultTarget + " on every machine, with a GPU or without: compiling\n"
@@ -83,7 +86,7 @@ int compileCommand(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ptx", outDir;
   bool haveSignature = false, time = false;
   tilec::Constexprs constexprs;
-  unsigned numWarps = 4;
+  unsigned numWarps = 4, numStages = 3;
   std::string target = kDefaultTarget;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
@@ -111,6 +114,14 @@ int compileCommand(int argc, char **argv) {
       if (*end || n <= 0 || n > 1024)
         throw std::runtime_error("--num-warps needs a number, got '" + v + "'");
       numWarps = n;
+    } else if (arg == "--num-stages") {
+      std::string v = value();
+      char *end;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end || n <= 0 || n > 16)
+        throw std::runtime_error("--num-stages needs a number from 1 to 16, got '" +
+                                 v + "'");
+      numStages = unsigned(n);
     } else if (arg == "--target") {
       target = value();
       // Empty would mean "this machine's GPU" to Kernel::compile.
@@ -152,7 +163,7 @@ int compileCommand(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     tilec::Library library = tilec::Library::fromFile(file);
     compiled = library.kernel(kernel).compile(signature, constexprs, numWarps,
-                                              target);
+                                              target, numStages);
     ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
              .count();

@@ -7,6 +7,7 @@
 // and stores from threads that hold copies become predicated PTX
 // (`@p ld.global.v4.b32 ...`) through inline assembly, so the predicate
 // guards the instruction itself rather than a branch around it.
+#include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Conversion/TileGPUToLLVM/MemoryAccess.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
@@ -17,32 +18,6 @@ using namespace tilec;
 using namespace tilec::lowering;
 
 namespace {
-
-/// The tensor dimension along which a thread's registers run through
-/// consecutive elements, and how many do: the widest access the layout
-/// allows. Dimension 0 with 1 element when none do.
-std::pair<unsigned, unsigned> contiguousRegisters(const tilegpu::LinearLayout &l) {
-  unsigned best = 0, bestBits = 0;
-  for (unsigned d = 0; d < l.getOutDims().size(); ++d) {
-    unsigned bits = l.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(d));
-    if (bits > bestBits) {
-      best = d;
-      bestBits = bits;
-    }
-  }
-  return {best, 1u << bestBits};
-}
-
-unsigned accessWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo) {
-  auto type = dyn_cast<RankedTensorType>(ptr.getType());
-  if (!type)
-    return 1;
-  auto [dim, contiguous] = contiguousRegisters(tilegpu::toLinearLayout(type));
-  int64_t width = std::min<int64_t>(contiguous, axisInfo.getVectorWidth(ptr, dim));
-  if (mask)
-    width = std::min(width, axisInfo.getConstancy(mask, dim));
-  return std::max<int64_t>(1, width);
-}
 
 std::string cacheSuffix(tile::CacheModifier cache, tile::EvictionPolicy evict,
                         bool isVolatile) {
@@ -66,7 +41,7 @@ struct LoadOpLowering : OpConversionPattern<tile::LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type element = tile::getElementTypeOrSelf(op.getType());
-    unsigned vector = accessWidth(op.getPtr(), op.getMask(), axisInfo);
+    unsigned vector = globalAccessWidth(op.getPtr(), op.getMask(), axisInfo);
     AccessShape shape(element, vector);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks, others;
@@ -157,7 +132,7 @@ struct StoreOpLowering : OpConversionPattern<tile::StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type element = tile::getElementTypeOrSelf(op.getValue().getType());
-    unsigned vector = accessWidth(op.getPtr(), op.getMask(), axisInfo);
+    unsigned vector = globalAccessWidth(op.getPtr(), op.getMask(), axisInfo);
     AccessShape shape(element, vector);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> values = unpack(rewriter, loc, adaptor.getValue());

@@ -1,7 +1,8 @@
 // Shared-memory buffers: local_alloc becomes the address
 // tilegpu-allocate-shared gave it, local_load / local_store move registers
 // through the composition of the tensor's layout with the inverse of the
-// buffer's (as wide as both allow), and tilegpu.barrier is bar.sync 0.
+// buffer's (as wide as both allow), memdesc_index offsets into a ring, and
+// tilegpu.barrier is bar.sync 0.
 #include "compiler/Conversion/TileGPUToLLVM/LdMatrix.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
@@ -86,6 +87,24 @@ struct LocalStoreOpLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
   const LoweringContext &context;
 };
 
+/// One buffer of a ring: `index` buffers' bytes past the ring's start.
+struct MemDescIndexOpLowering : OpConversionPattern<tilegpu::MemDescIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::MemDescIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value offset = rewriter.create<LLVM::MulOp>(
+        loc, adaptor.getIndex(),
+        i32Constant(rewriter, loc, op.getType().getSizeInBytes()));
+    auto sharedPtr =
+        LLVM::LLVMPointerType::get(rewriter.getContext(), kSharedAddressSpace);
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, sharedPtr, rewriter.getI8Type(),
+                                             adaptor.getSrc(), ValueRange{offset});
+    return success();
+  }
+};
+
 /// Lifetimes are the allocator's business: nothing is left to do.
 struct LocalDeallocOpLowering : OpConversionPattern<tilegpu::LocalDeallocOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -113,6 +132,6 @@ void tilec::lowering::populateSharedMemoryOpToLLVMPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LocalAllocOpLowering, LocalLoadOpLowering, LocalStoreOpLowering>(
       converter, context);
-  patterns.add<LocalDeallocOpLowering, BarrierOpLowering>(converter,
-                                                          &converter.getContext());
+  patterns.add<LocalDeallocOpLowering, BarrierOpLowering, MemDescIndexOpLowering>(
+      converter, &converter.getContext());
 }

@@ -93,6 +93,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateScanOpToLLVMPatterns(converter, context, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
+    populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateDotOpToLLVMPatterns(converter, context, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);

@@ -301,15 +301,17 @@ struct SharedAccess {
   }
 };
 
-Value sharedAddress(OpBuilder &b, Location loc, const LinearLayout &map,
-                    unsigned r, ArrayRef<Value> threadOffset, Value base,
-                    Type memoryElement) {
+} // namespace
+
+Value tilec::lowering::sharedAddress(OpBuilder &b, Location loc,
+                                     const LinearLayout &map, unsigned r,
+                                     ArrayRef<Value> threadOffset, Value base,
+                                     Type memoryElement) {
   Value offset = registerCoordinate(b, loc, map, r, threadOffset)[0];
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
   return b.create<LLVM::GEPOp>(loc, sharedPtr, memoryElement, base,
                                ValueRange{offset});
 }
-} // namespace
 
 void tilec::lowering::storeToShared(OpBuilder &b, Location loc,
                                     const LinearLayout &regs,

@@ -138,6 +138,14 @@ mlir::Value sharedMemoryOf(mlir::OpBuilder &b, mlir::Location loc,
 /// (i1 as i8).
 mlir::Type memoryElementType(mlir::Type registerElement);
 
+/// The shared-memory address of register `r` of this thread, given `map`
+/// (register, lane, warp -> offset, from `invertAndCompose`) and the
+/// thread's part of it (`threadOffsets` of the map).
+mlir::Value sharedAddress(mlir::OpBuilder &b, mlir::Location loc,
+                          const tilegpu::LinearLayout &map, unsigned r,
+                          llvm::ArrayRef<mlir::Value> threadOffset,
+                          mlir::Value base, mlir::Type memoryElement);
+
 /// Per register of a tensor of layout `regs`, moved to or from shared
 /// memory laid out as `shared` (input "offset") at `base`: as wide as both
 /// layouts allow (16 bytes at most), each element once.
@@ -180,5 +188,10 @@ void populateDotOpToLLVMPatterns(TileTypeConverter &converter,
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
+/// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
+void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
+                                       const LoweringContext &context,
+                                       const AxisInfoAnalysis &axisInfo,
+                                       mlir::RewritePatternSet &patterns);
 
 } // namespace tilec::lowering

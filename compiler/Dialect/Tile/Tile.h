@@ -21,6 +21,9 @@ namespace tilec::tile {
 /// Argument attribute: the argument (an integer, or a pointer's address in
 /// bytes) is a multiple of this value; `:16` in a signature.
 constexpr const char *kDivisibilityAttr = "tile.divisibility";
+/// On an scf.for: how many stages deep to software-pipeline its loads
+/// (`tl.range(..., num_stages=N)`), overriding the compilation's default.
+constexpr const char *kNumStagesAttr = "tile.num_stages";
 
 /// For `!tile.ptr<T>` → T; for `tensor<SHAPE x !tile.ptr<T>>` → tensor<SHAPE x T>
 /// (keeping the encoding).

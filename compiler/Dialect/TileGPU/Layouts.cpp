@@ -243,6 +243,7 @@ LinearLayout tilec::tilegpu::toLinearLayout(RankedTensorType type) {
 }
 
 LinearLayout tilec::tilegpu::toLinearLayout(MemDescType type) {
+  assert(!type.isRing() && "toLinearLayout: index a ring of buffers first");
   return cast<SharedEncodingAttrInterface>(type.getEncoding())
       .toLinearLayout(type.getShape());
 }

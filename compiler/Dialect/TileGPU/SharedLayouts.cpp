@@ -261,11 +261,14 @@ unsigned sharedWavefronts(const LinearLayout &toOffset, unsigned vector,
 
 LinearLayout conflictFreeSharedLayout(const LinearLayout &src,
                                       const LinearLayout &dst,
-                                      unsigned elementBytes) {
+                                      unsigned elementBytes,
+                                      bool keepSourceVector) {
   unsigned bytes = bytesOf(elementBytes);
   unsigned maxVectorBits = elementBytes ? Log2_32(std::max(1u, 16 / bytes)) : 0;
   SmallVector<uint64_t> srcVector = leadingRegisters(src, maxVectorBits);
   SmallVector<uint64_t> dstVector = leadingRegisters(dst, maxVectorBits);
+  if (keepSourceVector)
+    return swizzledAround(src, dst, srcVector, bytes);
   SmallVector<uint64_t> common;
   for (unsigned i = 0; i < std::min(srcVector.size(), dstVector.size()) &&
                        srcVector[i] == dstVector[i];

@@ -31,9 +31,12 @@ unsigned sharedWavefronts(const LinearLayout &toOffset, unsigned vector,
 /// buffer that `src` writes and `dst` reads: the lowest offsets are the
 /// vector the two can both move (or the one side's vector where that costs
 /// fewer wavefronts), and the row bits are XOR-swizzled so that the lanes
-/// of neither side meet in a bank. `elementBytes` 0 means pointers.
+/// of neither side meet in a bank. `elementBytes` 0 means pointers. With
+/// `keepSourceVector` the lowest offsets are always `src`'s own vector (an
+/// asynchronous copy writes whole vectors of it).
 LinearLayout conflictFreeSharedLayout(const LinearLayout &src,
                                       const LinearLayout &dst,
-                                      unsigned elementBytes);
+                                      unsigned elementBytes,
+                                      bool keepSourceVector = false);
 
 } // namespace tilec::tilegpu

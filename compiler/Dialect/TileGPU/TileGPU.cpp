@@ -429,6 +429,11 @@ void SharedLinearEncodingAttr::print(AsmPrinter &printer) const {
 // !tilegpu.memdesc
 //===----------------------------------------------------------------------===//
 
+bool MemDescType::isRing() const {
+  return getShape().size() ==
+         cast<SharedEncodingAttrInterface>(getEncoding()).getRank() + 1;
+}
+
 Type MemDescType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type element;
@@ -467,6 +472,13 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   auto shared = dyn_cast<SharedEncodingAttrInterface>(encoding);
   if (!shared)
     return emitError() << "memdesc needs a shared encoding, got " << encoding;
+  // A ring of buffers: a leading count, then one buffer's shape.
+  if (shape.size() == shared.getRank() + 1) {
+    if (shape[0] < 1)
+      return emitError() << "a ring of buffers needs at least one buffer, got "
+                         << shape[0];
+    shape = shape.drop_front();
+  }
   if (failed(detail::verifyEncodingShape(emitError, shape, shared.getRank(), "shared encoding")))
     return failure();
   if (!elementType.isIntOrFloat() && !isa<tilec::tile::PointerType>(elementType))
@@ -560,4 +572,34 @@ LogicalResult LocalStoreOp::verify() {
   if (!getDst().getType().getMutableMemory())
     return emitOpError("cannot store into an immutable buffer");
   return verifySameContents(*this, getSrc().getType(), getDst().getType());
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType ring = getSrc().getType(), buffer = getType();
+  if (!ring.isRing())
+    return emitOpError() << "indexes a ring of buffers, not " << ring;
+  if (buffer.isRing() || buffer.getShape() != ring.getBufferShape() ||
+      buffer.getElementType() != ring.getElementType() ||
+      buffer.getEncoding() != ring.getEncoding() ||
+      buffer.getMutableMemory() != ring.getMutableMemory())
+    return emitOpError() << "result " << buffer << " is not one buffer of "
+                         << ring;
+  return success();
+}
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  RankedTensorType ptrs = getPtr().getType();
+  MemDescType buffer = getDst().getType();
+  if (!buffer.getMutableMemory())
+    return emitOpError("cannot copy into an immutable buffer");
+  auto pointee = cast<tile::PointerType>(ptrs.getElementType()).getPointeeType();
+  if (buffer.isRing() || ptrs.getShape() != buffer.getShape() ||
+      pointee != buffer.getElementType())
+    return emitOpError() << "pointers " << ptrs << " do not address the elements of "
+                         << buffer;
+  if (Value mask = getMask())
+    if (cast<RankedTensorType>(mask.getType()).getShape() != ptrs.getShape() ||
+        cast<RankedTensorType>(mask.getType()).getEncoding() != ptrs.getEncoding())
+      return emitOpError("the mask must have the pointers' shape and layout");
+  return verifyDistributed(*this, ptrs, "the pointers");
 }

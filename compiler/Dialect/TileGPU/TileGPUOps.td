@@ -3,6 +3,7 @@
 
 include "compiler/Dialect/TileGPU/TileGPUAttrs.td"
 include "compiler/Dialect/TileGPU/TileGPUTypes.td"
+include "compiler/Dialect/Tile/TileDialect.td"
 include "compiler/Dialect/Tile/TileInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -116,6 +117,84 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
     tilegpu.barrier
     ```
   }];
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
+  let summary = "One buffer of a ring of shared-memory buffers";
+  let description = [{
+    Buffer `index` (from 0; anything else is undefined) of a ring
+    (`!tilegpu.memdesc<N x shape...>`, see the type): the same bytes the
+    ring holds at `index` times one buffer's size, with the ring's encoding
+    and mutability. The software pipeline (`tilegpu-pipeline-loads`) fills
+    one buffer of a ring while the loop reads another.
+
+    ```mlir
+    %b = tilegpu.memdesc_index %ring[%i] : !tilegpu.memdesc<3x64x32xf16, #shared, mutable> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src, I32:$index);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCopyGlobalToLocalOp : TileGPU_Op<"async_copy_global_to_local", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Start copying a tile of global memory into a shared buffer";
+  let description = [{
+    Each thread starts copying the elements `ptr` gives it (in vectors of
+    4, 8 or 16 bytes: `cp.async`) into their places in the mutable buffer
+    `dst`, without passing through registers. Elements whose `mask` is
+    false are not read and are written as zero. The copies a thread has
+    started belong to its next `tilegpu.async_commit_group`; they are only
+    known to have landed after a `tilegpu.async_wait` that covers that
+    group, and other threads see them only after a barrier that follows the
+    wait. `tilegpu-insert-barriers` counts the write at the wait.
+
+    ```mlir
+    tilegpu.async_copy_global_to_local %ptrs, %buf mask %m : tensor<64x32x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x32xf16, #shared, mutable>, tensor<64x32xi1, #blocked>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_Ptr]>:$ptr, TileGPU_MemDescType:$dst,
+                       Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $dst (`mask` $mask^)? attr-dict `:` type($ptr) `->`
+    qualified(type($dst)) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Close the group of the thread's copies started since the last";
+  let description = [{
+    `cp.async.commit_group`: the asynchronous copies this thread started
+    since its previous commit form one group, which `tilegpu.async_wait`
+    counts.
+
+    ```mlir
+    tilegpu.async_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Wait until at most `pending` of the thread's copy groups are in flight";
+  let description = [{
+    `cp.async.wait_group pending`: every group this thread committed except
+    the `pending` most recent has landed in shared memory. Other threads'
+    copies are only visible after a barrier that follows.
+
+    ```mlir
+    tilegpu.async_wait {pending = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "attr-dict";
 }
 

@@ -13,8 +13,14 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
     `tilegpu-allocate-shared`. A buffer allocated with initial contents is
     immutable; `mutable` ones may be written with `local_store`.
 
+    A shape with one dimension more than its encoding's rank is a ring of
+    buffers (multi-buffering): the leading dimension counts buffers of the
+    remaining shape, each arranged by the encoding, one after the other.
+    Only `tilegpu.memdesc_index` reads a ring; it names one of its buffers.
+
     ```mlir
     !tilegpu.memdesc<64x64xf16, #tilegpu.swizzled_shared<{...}>, mutable>
+    !tilegpu.memdesc<3x64x64xf16, #shared, mutable>   // three 64x64 buffers
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
@@ -30,7 +36,14 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc"> {
         n *= s;
       return n;
     }
-    /// Bytes the buffer takes in shared memory.
+    /// True for a ring of buffers (a leading buffer dimension the
+    /// encoding does not have).
+    bool isRing() const;
+    /// The shape of one buffer of a ring (the whole shape otherwise).
+    ::llvm::ArrayRef<int64_t> getBufferShape() const {
+      return isRing() ? getShape().drop_front() : getShape();
+    }
+    /// Bytes the buffer (every buffer of a ring) takes in shared memory.
     int64_t getSizeInBytes() const {
       return getNumElements() * ::tilec::tile::getElementBytes(getElementType());
     }

@@ -1,0 +1,419 @@
+// tilegpu-pipeline-loads: software pipelining of the global loads that
+// feed a tile.dot, through a ring of shared-memory buffers filled by
+// asynchronous copies (cp.async), `num_stages` deep.
+//
+// Before (after tilegpu-decompose-conversions), each iteration loads its
+// operand tiles into registers, writes them to a shared buffer and reads
+// them back in the dot's operand layout:
+//
+//   scf.for %i ... iter_args(%ptrs = ...) {
+//     %a = tile.load %ptrs, %mask(%i), %zero
+//     %buf = tilegpu.local_alloc %a
+//     %x = tilegpu.local_load %buf      // feeds tile.dot
+//     yield advance(%ptrs)
+//   }
+//
+// After, with S stages (D = S - 1 iterations in flight):
+//
+//   %ring = tilegpu.local_alloc : memdesc<S x ...>
+//   for k in 0..D-1:  copy iteration k's tile into %ring[k]; commit
+//   scf.for %i ... iter_args(%ptrs = <iteration D's>, %slot = 0) {
+//     tilegpu.async_wait {pending = D - 1}   // iteration i's group landed
+//     copy iteration i+D's tile into %ring[(slot + D) % S]; commit
+//     %x = tilegpu.local_load %ring[%slot]
+//     yield advance(%ptrs), (slot + 1) % S
+//   }
+//   tilegpu.async_wait {pending = 0}
+//
+// tilegpu-insert-barriers then places one barrier per iteration between the
+// wait and the copies: it publishes iteration i's tile to every thread and
+// ends every thread's reads of the buffer the copies refill, which iteration
+// i-1 read. Copies of iterations past the end are masked off (they write
+// zeros, read nothing).
+//
+// The ops computing a load's pointer and mask form the loop's first stage:
+// they run D iterations ahead. That is sound when their iteration arguments
+// (the pointers being advanced) feed nothing else — no later-stage op and
+// no result used after the loop — and when the loop writes no global
+// memory (a load moved ahead of a store could miss what it writes). A load
+// qualifies when its only use is a local_alloc read only by local_loads that
+// feed a dot, its `other` is absent or zero (cp.async fills with zeros), and
+// each thread's elements come in vectors of at least 4 bytes in both
+// memories. Loops that do not qualify are left alone.
+#include "compiler/Analysis/AccessWidth.h"
+#include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Dialect/TileGPU/SharedLayouts.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/LoopUtils.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tilegpu-pipeline-loads"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUPIPELINELOADS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// A load whose tile goes through shared memory into a dot.
+struct PipelinedLoad {
+  tile::LoadOp load;
+  tilegpu::LocalAllocOp buffer;
+  tilegpu::MemDescType bufferType; ///< of each buffer of the ring
+  Value ring; ///< set when the loop is rewritten
+};
+
+/// True when every reader of `buffer` is a local_load whose tile feeds a dot.
+bool feedsDotOnly(tilegpu::LocalAllocOp buffer) {
+  if (buffer->use_empty())
+    return false;
+  return llvm::all_of(buffer->getUsers(), [](Operation *user) {
+    auto read = dyn_cast<tilegpu::LocalLoadOp>(user);
+    return read && llvm::any_of(read->getUsers(), [](Operation *op) {
+             return isa<tile::DotOp>(op);
+           });
+  });
+}
+
+std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
+                                             const AxisInfoAnalysis &axisInfo) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || load.getIsVolatile() || !load->hasOneUse() ||
+      (load.getOther() && !isZeroFill(load.getOther())))
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return std::nullopt;
+  auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
+  if (!buffer || buffer->getBlock() != load->getBlock() || !feedsDotOnly(buffer))
+    return std::nullopt;
+  tilegpu::MemDescType bufferType = buffer.getType();
+  if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo)) {
+    // The layout chosen for a copy through registers may split the global
+    // vector (B of a matmul is kept K-major for ldmatrix): lay the buffer
+    // out around the copy's vector instead (ldmatrix.trans reads it).
+    RankedTensorType read = cast<tilegpu::LocalLoadOp>(*buffer->getUsers().begin()).getType();
+    tilegpu::LinearLayout shared = tilegpu::conflictFreeSharedLayout(
+        tilegpu::toLinearLayout(type), tilegpu::toLinearLayout(read),
+        tile::getElementBytes(element), /*keepSourceVector=*/true);
+    bufferType = tilegpu::MemDescType::get(
+        load.getContext(), type.getShape(), element,
+        tilegpu::SharedLinearEncodingAttr::get(load.getContext(), shared),
+        /*mutableMemory=*/false);
+    if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo))
+      return std::nullopt;
+  }
+  return PipelinedLoad{load, buffer, bufferType, Value()};
+}
+
+/// The loop's first stage: the ops that compute the pipelined loads'
+/// pointers and masks, and the iteration arguments they read (with the ops
+/// that compute their next values).
+struct FirstStage {
+  llvm::SetVector<Operation *> ops;
+  llvm::SmallSetVector<unsigned, 4> carried; ///< iteration-argument numbers
+
+  /// Collects the stage from the loads' operands; false when some value
+  /// cannot be computed ahead (an op with effects or regions, a value from
+  /// a nested block).
+  bool collect(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
+    SmallVector<Value> work;
+    for (PipelinedLoad p : loads) {
+      work.push_back(p.load.getPtr());
+      if (Value mask = p.load.getMask())
+        work.push_back(mask);
+    }
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!loop.getRegion().isAncestor(v.getParentRegion()))
+        continue; // invariant
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() != body)
+          return false;
+        if (arg == loop.getInductionVar())
+          continue;
+        unsigned index = arg.getArgNumber() - 1;
+        if (carried.insert(index))
+          work.push_back(yield.getOperand(index));
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() != body || !isPure(def) || def->getNumRegions())
+        return false;
+      if (ops.insert(def))
+        llvm::append_range(work, def->getOperands());
+    }
+    return true;
+  }
+
+  /// True when the values that will run ahead (the carried arguments and
+  /// what the stage computes from them) are used by nothing but the stage,
+  /// the loads and their own yields, and no carried result is used after
+  /// the loop.
+  bool isSelfContained(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) const {
+    llvm::DenseSet<Operation *> loadOps;
+    for (PipelinedLoad p : loads)
+      loadOps.insert(p.load);
+    llvm::SetVector<Value> ahead;
+    for (unsigned index : carried) {
+      if (!loop.getResult(index).use_empty())
+        return false;
+      ahead.insert(loop.getRegionIterArgs()[index]);
+    }
+    for (unsigned i = 0; i < ahead.size(); ++i) {
+      for (OpOperand &use : ahead[i].getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<scf::YieldOp>(user)) {
+          if (!carried.contains(use.getOperandNumber()))
+            return false;
+        } else if (ops.contains(user)) {
+          for (Value result : user->getResults())
+            ahead.insert(result);
+        } else if (!loadOps.contains(user)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /// Clones the stage at the builder, with `mapping` giving the induction
+  /// variable and iteration arguments of the iteration it computes.
+  void clone(OpBuilder &b, scf::ForOp loop, IRMapping &mapping) const {
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (ops.contains(&op))
+        b.clone(op, mapping);
+  }
+};
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, SmallVector<PipelinedLoad> loads,
+                FirstStage stage, unsigned numStages)
+      : loop_(loop), loads_(std::move(loads)), stage_(std::move(stage)),
+        numStages_(numStages) {}
+
+  void run(IRRewriter &rewriter) {
+    Location loc = loop_.getLoc();
+    rewriter.setInsertionPoint(loop_);
+    allocateRings(rewriter, loc);
+    issuePrologue(rewriter, loc);
+
+    Value zero = rewriter.create<arith::ConstantIntOp>(loc, rewriter.getI32Type(), 0);
+    auto rewriteBody = [&](OpBuilder &b, Location,
+                           ArrayRef<BlockArgument> added) -> SmallVector<Value> {
+      return rewriteIteration(b, loc, added[0]);
+    };
+    FailureOr<LoopLikeOpInterface> rebuilt =
+        cast<LoopLikeOpInterface>(loop_.getOperation())
+            .replaceWithAdditionalYields(rewriter, ValueRange{zero},
+                                         /*replaceInitOperandUsesInLoop=*/false,
+                                         rewriteBody);
+    assert(succeeded(rebuilt) && "scf.for takes additional iteration arguments");
+    // Copies of iterations past the end (masked off, writing zeros) must
+    // land before the buffers are reused.
+    rewriter.setInsertionPointAfter(rebuilt->getOperation());
+    rewriter.create<tilegpu::AsyncWaitOp>(loc, 0);
+  }
+
+private:
+  unsigned distance() const { return numStages_ - 1; }
+
+  void allocateRings(OpBuilder &b, Location loc) {
+    for (PipelinedLoad &p : loads_) {
+      tilegpu::MemDescType one = p.bufferType;
+      SmallVector<int64_t> shape{int64_t(numStages_)};
+      llvm::append_range(shape, one.getShape());
+      auto ring = tilegpu::MemDescType::get(b.getContext(), shape,
+                                            one.getElementType(), one.getEncoding(),
+                                            /*mutableMemory=*/true);
+      p.ring = b.create<tilegpu::LocalAllocOp>(loc, ring, Value());
+    }
+  }
+
+  /// Buffer `slot` of `ring`.
+  static Value bufferOf(OpBuilder &b, Location loc, Value ring, Value slot) {
+    auto type = cast<tilegpu::MemDescType>(ring.getType());
+    auto one = tilegpu::MemDescType::get(b.getContext(), type.getBufferShape(),
+                                         type.getElementType(), type.getEncoding(),
+                                         /*mutableMemory=*/true);
+    return b.create<tilegpu::MemDescIndexOp>(loc, one, ring, slot);
+  }
+
+  /// Starts the copies of the iteration whose values `mapping` gives, into
+  /// buffer `slot` of each ring, masked off unless `runs`; one group.
+  void issueCopies(OpBuilder &b, Location loc, IRMapping &mapping, Value slot,
+                   Value runs) {
+    for (PipelinedLoad &p : loads_) {
+      Value ptr = mapping.lookupOrDefault(p.load.getPtr());
+      auto ptrType = cast<RankedTensorType>(ptr.getType());
+      auto maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                            ptrType.getEncoding());
+      Value mask = b.create<tile::SplatOp>(loc, maskType, runs);
+      if (Value own = p.load.getMask())
+        mask = b.create<arith::AndIOp>(loc, mapping.lookupOrDefault(own), mask);
+      b.create<tilegpu::AsyncCopyGlobalToLocalOp>(loc, ptr,
+                                                  bufferOf(b, loc, p.ring, slot), mask);
+    }
+    b.create<tilegpu::AsyncCommitGroupOp>(loc);
+  }
+
+  /// Iterations 0 .. D-1 into buffers 0 .. D-1; the carried arguments'
+  /// initial values become those of iteration D.
+  void issuePrologue(OpBuilder &b, Location loc) {
+    Value iv = loop_.getInductionVar();
+    Type ivType = iv.getType();
+    auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
+    SmallVector<Value> current(loop_.getInitArgs());
+    for (unsigned k = 0; k < distance(); ++k) {
+      Value offset = b.create<arith::MulIOp>(
+          loc, loop_.getStep(), b.create<arith::ConstantIntOp>(loc, ivType, k));
+      Value ivK = b.create<arith::AddIOp>(loc, loop_.getLowerBound(), offset);
+      Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ivK,
+                                           loop_.getUpperBound());
+      IRMapping mapping;
+      mapping.map(iv, ivK);
+      for (unsigned index : stage_.carried)
+        mapping.map(loop_.getRegionIterArgs()[index], current[index]);
+      stage_.clone(b, loop_, mapping);
+      issueCopies(b, loc, mapping,
+                  b.create<arith::ConstantIntOp>(loc, b.getI32Type(), k), runs);
+      for (unsigned index : stage_.carried)
+        current[index] = mapping.lookupOrDefault(yield.getOperand(index));
+    }
+    for (unsigned index : stage_.carried)
+      loop_.getInitArgsMutable()[index].set(current[index]);
+  }
+
+  /// Rewrites the body (still the old loop's block) for iteration i with
+  /// its ring slot `slot`; returns the next slot.
+  SmallVector<Value> rewriteIteration(OpBuilder &b, Location loc, Value slot) {
+    Block *body = loop_.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    b.setInsertionPointToStart(body);
+    b.create<tilegpu::AsyncWaitOp>(loc, distance() - 1);
+
+    // The first stage of iteration i + D: the carried arguments already
+    // hold that iteration's values.
+    Value iv = loop_.getInductionVar();
+    Type ivType = iv.getType();
+    Value ahead = b.create<arith::AddIOp>(
+        loc, iv,
+        b.create<arith::MulIOp>(
+            loc, loop_.getStep(),
+            b.create<arith::ConstantIntOp>(loc, ivType, distance())));
+    Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ahead,
+                                         loop_.getUpperBound());
+    IRMapping mapping;
+    mapping.map(iv, ahead);
+    stage_.clone(b, loop_, mapping);
+    // (slot + D) % S = slot - 1, wrapping.
+    Type i32 = b.getI32Type();
+    Value isFirst = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, slot, b.create<arith::ConstantIntOp>(loc, i32, 0));
+    Value refill = b.create<arith::SelectOp>(
+        loc, isFirst, b.create<arith::ConstantIntOp>(loc, i32, numStages_ - 1),
+        b.create<arith::SubIOp>(loc, slot, b.create<arith::ConstantIntOp>(loc, i32, 1)));
+    issueCopies(b, loc, mapping, refill, runs);
+
+    // This iteration reads its tiles from buffer `slot`.
+    for (PipelinedLoad &p : loads_) {
+      b.setInsertionPoint(p.buffer);
+      p.buffer.getResult().replaceAllUsesWith(bufferOf(b, loc, p.ring, slot));
+      p.buffer.erase();
+      p.load.erase();
+    }
+    for (unsigned index : stage_.carried)
+      yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));
+    // The originals of the stage that nothing reads any more.
+    SmallVector<Operation *> originals;
+    for (Operation &op : body->without_terminator())
+      if (stage_.ops.contains(&op))
+        originals.push_back(&op);
+    for (Operation *op : llvm::reverse(originals))
+      if (op->use_empty())
+        op->erase();
+
+    b.setInsertionPoint(yield);
+    Value next = b.create<arith::AddIOp>(loc, slot, b.create<arith::ConstantIntOp>(loc, i32, 1));
+    Value wraps = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, next,
+        b.create<arith::ConstantIntOp>(loc, i32, numStages_));
+    return {b.create<arith::SelectOp>(loc, wraps,
+                                      b.create<arith::ConstantIntOp>(loc, i32, 0), next)};
+  }
+
+  scf::ForOp loop_;
+  SmallVector<PipelinedLoad> loads_;
+  FirstStage stage_;
+  unsigned numStages_;
+};
+
+struct TileGPUPipelineLoadsPass
+    : tilec::impl::TileGPUPipelineLoadsBase<TileGPUPipelineLoadsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    std::optional<TargetInfo> target =
+        TargetInfo::parse(tilegpu::getTarget(module), error);
+    if (!target) {
+      module.emitError("tilegpu-pipeline-loads needs the module's tilegpu.target: ")
+          << error;
+      return signalPassFailure();
+    }
+    if (!target->hasAsyncCopy())
+      return; // no cp.async before sm_80
+    AxisInfoAnalysis axisInfo(module);
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForOp loop : loops)
+      pipeline(rewriter, loop, axisInfo, *target);
+  }
+
+  void pipeline(IRRewriter &rewriter, scf::ForOp loop,
+                const AxisInfoAnalysis &axisInfo, const TargetInfo &target) {
+    unsigned stages = getNumStages(loop, numStages);
+    if (stages < 2 || mayWriteGlobalMemory(loop))
+      return;
+    SmallVector<PipelinedLoad> loads;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (auto load = dyn_cast<tile::LoadOp>(op))
+        if (std::optional<PipelinedLoad> p = asPipelinedLoad(load, axisInfo))
+          loads.push_back(*p);
+    if (loads.empty())
+      return;
+    FirstStage stage;
+    if (!stage.collect(loop, loads) || !stage.isSelfContained(loop, loads)) {
+      LLVM_DEBUG(llvm::dbgs() << "not pipelined: the loads' addresses do not "
+                                 "run ahead on their own\n");
+      return;
+    }
+    // Fewer stages where the rings would not fit (the rest of the kernel's
+    // buffers are not alive during the loop's).
+    int64_t perStage = 0;
+    for (PipelinedLoad p : loads)
+      perStage += p.bufferType.getSizeInBytes();
+    stages = std::min<int64_t>(stages, target.maxSharedBytesPerBlock / perStage);
+    if (stages < 2)
+      return;
+    LoopPipeliner(loop, std::move(loads), std::move(stage), stages).run(rewriter);
+  }
+};
+} // namespace
