@@ -77,6 +77,17 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
     # The matmul's GPU tests alone, for a session that runs only them.
     step py-tests-matmul python3 -m pytest -q -x tests/python/test_gpu_matmul.py
+    # The cp.async pipeline's barriers and masked-off copies under
+    # racecheck and memcheck, at shapes with fewer iterations than stages.
+    if command -v compute-sanitizer > /dev/null; then
+      sanitize_matmul() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_matmul.py -k "num_stages and not 4096 and not 300"
+      }
+      export -f sanitize_matmul
+      step sanitize-matmul-racecheck sanitize_matmul racecheck
+      step sanitize-matmul-memcheck sanitize_matmul memcheck
+    fi
   fi
   if [ -f bench/small_kernel.py ]; then
     mkdir -p "$logs/small"

@@ -1,0 +1,74 @@
+# Loops for tilegpu-pipeline-loads (pipeline.test): which it pipelines and
+# which it must leave alone.
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def dot_loop(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+             STAGES: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    b_ptrs = b_ptr + k[:, None] * BLOCK + r[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptrs, mask=k[None, :] < K - i, other=0.0)
+        b = tl.load(b_ptrs, mask=k[:, None] < K - i, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * BLOCK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@tilec.jit
+def nonzero_other(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    b_ptrs = b_ptr + k[:, None] * BLOCK + r[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(0, K, BK):
+        # cp.async fills masked-off elements with zeros, not ones.
+        a = tl.load(a_ptrs, mask=k[None, :] < K - i, other=1.0)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * BLOCK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@tilec.jit
+def stores_in_loop(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    b_ptrs = b_ptr + k[:, None] * BLOCK + r[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(0, K, BK):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc)
+        # A later iteration's load may read what this writes.
+        tl.store(a_ptrs, a + 1.0)
+        a_ptrs += BK
+        b_ptrs += BK * BLOCK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@tilec.jit
+def pointer_used_after(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    b_ptrs = b_ptr + k[:, None] * BLOCK + r[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(0, K, BK):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * BLOCK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+    # The loop's last pointers: running them ahead would move this store.
+    tl.store(a_ptrs, tl.zeros((BLOCK, BK), dtype=tl.float16))
