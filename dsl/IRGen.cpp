@@ -425,7 +425,9 @@ void Generator::genFor(const ForStmt &stmt) {
     Value stages = gen(*k.value);
     if (stages.kind != Value::Kind::Int || stages.intValue < 1 || stages.intValue > 16)
       fail(k.value->loc, "num_stages must be a compile-time integer from 1 to 16, got " +
-                             stages.describe());
+                             (stages.kind == Value::Kind::Int
+                                  ? std::to_string(stages.intValue)
+                                  : stages.describe()));
     numStages = stages.intValue;
   }
 

@@ -16,7 +16,7 @@
     add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80", BLOCK=1024)
 
 Kernels follow Triton's conventions: `kernel[grid](*args, num_warps=4,
-stream=None, **constexprs)`, where grid is a tuple of 1 to 3 ints or a
+num_stages=3, stream=None, **constexprs)`, where grid is a tuple of 1 to 3 ints or a
 callable taking the meta-parameters (every parameter by name) and returning
 one. Arguments may be torch CUDA tensors, objects with
 `__cuda_array_interface__` (CuPy, Numba), objects with `__dlpack__` on a CUDA
@@ -36,7 +36,7 @@ globals it uses: module-level ints/floats/bools, dtypes, other @jit functions
 and the modules tilec/triton(.language). Nothing is compiled until the first
 launch or compile; a launch compiles once per specialisation (argument
 dtypes, 16-byte alignment of pointers, integers divisible by 16 or equal to 1,
-constexprs, num_warps) and keeps the result in memory. Launches compile for
+constexprs, num_warps, num_stages) and keeps the result in memory. Launches compile for
 the GPU they run on (sm_80 on an A100, sm_89 on an RTX 4090, sm_90a on an
 H100); `compile()` and `warmup()` take `target=` (one of
 `known_targets()`), and without it compile for that same GPU, or for sm_90a
@@ -216,6 +216,8 @@ class CompiledKernel:
         self.signature = signature
         self.constexprs = dict(constexprs)
         self.num_warps = compiled.num_warps
+        #: Software-pipeline depth it was compiled with (launch's num_stages).
+        self.num_stages = compiled.num_stages
         #: The GPU target of the PTX ("sm_90a", "sm_80").
         self.target = compiled.target
         self.shared = compiled.shared_bytes
@@ -243,7 +245,8 @@ class CompiledKernel:
     def metadata(self):
         return {"name": self.name, "signature": self.signature,
                 "constexprs": self.constexprs, "num_warps": self.num_warps,
-                "shared": self.shared, "target": self.target}
+                "num_stages": self.num_stages, "shared": self.shared,
+                "target": self.target}
 
     def summary(self):
         """What a reader of the PTX looks for first, one line each."""

@@ -133,3 +133,57 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+#rows = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cols = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#shared = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // A ring of two buffers filled by asynchronous copies, as
+  // tilegpu-pipeline-loads builds it. A copy writes when a wait completes
+  // it, so the read after the wait needs a barrier, and the copy that
+  // refills the ring while the loop reads it needs one too (after the
+  // wait, before the copy: one per iteration); the read that follows the
+  // copies needs none. After the loop the drained ring's bytes are written
+  // for the buffer that reuses them: a barrier before it.
+  // CHECK-LABEL: func.func @ring
+  // CHECK: tilegpu.async_copy_global_to_local
+  // CHECK-NOT: tilegpu.barrier
+  // CHECK: scf.for
+  // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
+  // CHECK-NOT: tilegpu.barrier
+  // CHECK: tilegpu.memdesc_index
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.async_copy_global_to_local
+  // CHECK-NEXT: tilegpu.async_commit_group
+  // CHECK-NEXT: tilegpu.memdesc_index
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: scf.yield
+  // CHECK: tilegpu.async_wait {pending = 0 : i32}
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_alloc %{{.*}} {tilegpu.shared_offset = 0 : i32}
+  func.func @ring(%p: tensor<32x32x!tile.ptr<f16>, #rows>, %m: tensor<32x32xi1, #rows>,
+                  %x: tensor<32x32xf16, #rows>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %ring = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x32x32xf16, #shared, mutable>
+    %first = tilegpu.memdesc_index %ring[%c0] : !tilegpu.memdesc<2x32x32xf16, #shared, mutable> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+    tilegpu.async_copy_global_to_local %p, %first mask %m : tensor<32x32x!tile.ptr<f16>, #rows> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>, tensor<32x32xi1, #rows>
+    tilegpu.async_commit_group
+    %last = scf.for %i = %c0 to %n step %c1 iter_args(%slot = %c0) -> (i32) : i32 {
+      tilegpu.async_wait {pending = 0 : i32}
+      %next = arith.subi %c1, %slot : i32
+      %fill = tilegpu.memdesc_index %ring[%next] : !tilegpu.memdesc<2x32x32xf16, #shared, mutable> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+      tilegpu.async_copy_global_to_local %p, %fill mask %m : tensor<32x32x!tile.ptr<f16>, #rows> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>, tensor<32x32xi1, #rows>
+      tilegpu.async_commit_group
+      %read = tilegpu.memdesc_index %ring[%slot] : !tilegpu.memdesc<2x32x32xf16, #shared, mutable> -> !tilegpu.memdesc<32x32xf16, #shared, mutable>
+      %t = tilegpu.local_load %read : !tilegpu.memdesc<32x32xf16, #shared, mutable> -> tensor<32x32xf16, #cols>
+      scf.yield %next : i32
+    }
+    tilegpu.async_wait {pending = 0 : i32}
+    %after = tilegpu.local_alloc %x : (tensor<32x32xf16, #rows>) -> !tilegpu.memdesc<32x32xf16, #shared>
+    %u = tilegpu.local_load %after : !tilegpu.memdesc<32x32xf16, #shared> -> tensor<32x32xf16, #cols>
+    return
+  }
+}

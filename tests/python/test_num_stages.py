@@ -1,0 +1,95 @@
+"""num_stages without a GPU: the launch option, compile(), tl.range's
+per-loop override and their errors; what the pipelined PTX contains (see
+tests/lit/tilegpu-pipeline-loads for the IR)."""
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+
+import matmul  # kernels/matmul.py
+
+ALIGNED = "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1"
+CONSTEXPRS = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, HAS_BIAS=False,
+                  ACTIVATION="", INPUT_PRECISION="tf32")
+
+
+def compile_matmul(**options):
+    return matmul.matmul_kernel.compile(ALIGNED, **options, **CONSTEXPRS)
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_stages_become_cp_async_groups(stages):
+    k = compile_matmul(num_stages=stages)
+    ptx = k.asm["ptx"]
+    assert k.num_stages == stages
+    # stages-1 groups before the loop, one in it; the loop waits for all
+    # but stages-2.
+    assert ptx.count("cp.async.commit_group") == stages
+    assert f"cp.async.wait_group \t{stages - 2};" in ptx or \
+        f"cp.async.wait_group {stages - 2};" in ptx
+    assert f"memdesc<{stages}x64x32xf16" in k.asm["tilegpu"]
+
+
+def test_one_stage_carries_tiles_in_registers():
+    k = compile_matmul(num_stages=1)
+    assert "cp.async" not in k.asm["ptx"]
+    assert k.num_stages == 1
+
+
+def test_sm80_pipelines_too_and_stages_are_keyed():
+    three = compile_matmul(num_stages=3, target="sm_80")
+    two = compile_matmul(num_stages=2, target="sm_80")
+    assert "cp.async.cg.shared.global" in three.asm["ptx"]
+    assert three.cache_key != two.cache_key
+
+
+@pytest.mark.parametrize("bad", [0, 17, -1])
+def test_bad_num_stages_is_refused(bad):
+    with pytest.raises((tilec.Error, ValueError, OverflowError, TypeError),
+                       match="num_stages|unsigned|negative|incompatible"):
+        compile_matmul(num_stages=bad)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match="num_stages must be from 1 to 16"):
+        matmul.matmul_kernel[(1,)](x, x, x, x, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                   num_stages=bad, **CONSTEXPRS)
+
+
+@tilec.jit
+def ranged(x_ptr, y_ptr, n, STAGES: tl.constexpr):
+    r = tl.arange(0, 16)
+    acc = tl.zeros((16, 16), dtype=tl.float32)
+    for i in tl.range(0, n, 16, num_stages=STAGES):
+        a = tl.load(x_ptr + i * 16 + r[:, None] * 16 + r[None, :])
+        b = tl.load(x_ptr + i * 16 + r[:, None] + r[None, :] * 16)
+        acc = tl.dot(a, b, acc)
+    tl.store(y_ptr + r[:, None] * 16 + r[None, :], acc)
+
+
+def test_tl_range_overrides_the_launch_option():
+    sig = "*fp16:16,*fp32:16,i32:16"
+    on = ranged.compile(sig, num_stages=1, STAGES=4)
+    off = ranged.compile(sig, num_stages=4, STAGES=1)
+    assert "memdesc<4x16x16xf16" in on.asm["tilegpu"]
+    assert "cp.async" not in off.asm["ptx"]
+
+
+@pytest.mark.parametrize("stages,message", [
+    (0, "num_stages must be a compile-time integer from 1 to 16, got 0"),
+    (2.5, "num_stages must be a compile-time integer from 1 to 16"),
+])
+def test_tl_range_bad_num_stages_is_a_located_error(stages, message):
+    with pytest.raises(tilec.Error, match=message) as e:
+        ranged.compile("*fp16:16,*fp32:16,i32:16", STAGES=stages)
+    assert "test_num_stages.py:" in str(e.value)
+
+
+@tilec.jit
+def python_range_stages(x_ptr, n):
+    for i in range(0, n, num_stages=2):
+        tl.store(x_ptr + i, 0.0)
+
+
+def test_num_stages_belongs_to_tl_range():
+    with pytest.raises(tilec.Error, match="num_stages is a tl.range argument"):
+        python_range_stages.compile("*fp32:16,i32")
