@@ -38,3 +38,70 @@ bool tilec::isZeroFill(Value other) {
     other = splat.getOperand();
   return matchPattern(other, m_Zero()) || matchPattern(other, m_AnyZeroFloat());
 }
+
+bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<tile::LoadOp> loads) {
+  SmallVector<Value> work;
+  for (tile::LoadOp load : loads) {
+    work.push_back(load.getPtr());
+    if (Value mask = load.getMask())
+      work.push_back(mask);
+  }
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!loop.getRegion().isAncestor(v.getParentRegion()))
+      continue; // invariant
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body)
+        return false;
+      if (arg == loop.getInductionVar())
+        continue;
+      unsigned index = arg.getArgNumber() - 1;
+      if (carried.insert(index))
+        work.push_back(yield.getOperand(index));
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != body || !isPure(def) || def->getNumRegions())
+      return false;
+    if (ops.insert(def))
+      llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
+bool tilec::LoadAddressStage::isSelfContained(scf::ForOp loop,
+                                              ArrayRef<tile::LoadOp> loads) const {
+  llvm::DenseSet<Operation *> loadOps;
+  for (tile::LoadOp load : loads)
+    loadOps.insert(load);
+  llvm::SetVector<Value> ahead;
+  for (unsigned index : carried) {
+    if (!loop.getResult(index).use_empty())
+      return false;
+    ahead.insert(loop.getRegionIterArgs()[index]);
+  }
+  for (unsigned i = 0; i < ahead.size(); ++i) {
+    for (OpOperand &use : ahead[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<scf::YieldOp>(user)) {
+        if (!carried.contains(use.getOperandNumber()))
+          return false;
+      } else if (ops.contains(user)) {
+        for (Value result : user->getResults())
+          ahead.insert(result);
+      } else if (!loadOps.contains(user)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void tilec::LoadAddressStage::clone(OpBuilder &b, scf::ForOp loop,
+                                    IRMapping &mapping) const {
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (ops.contains(&op))
+      b.clone(op, mapping);
+}

@@ -2,7 +2,11 @@
 // tilegpu-pipeline-loads) ask of an scf.for before moving loads ahead.
 #pragma once
 
+#include "compiler/Dialect/Tile/Tile.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tilec {
 
@@ -18,5 +22,33 @@ unsigned getNumStages(mlir::scf::ForOp loop, unsigned defaultStages);
 /// True when the `other` of a load is zero in every element (a zero
 /// constant, or a splat of one): what cp.async fills masked elements with.
 bool isZeroFill(mlir::Value other);
+
+
+/// The first stage of a software-pipelined loop: the ops that compute the
+/// given loads' pointers and masks, and the iteration arguments they read
+/// (with the ops that compute their next values). Both pipelines run it
+/// ahead of the rest of the body; tile-prefetch-loads asks it which loads
+/// tilegpu-pipeline-loads will take.
+struct LoadAddressStage {
+  llvm::SetVector<mlir::Operation *> ops;
+  llvm::SmallSetVector<unsigned, 4> carried; ///< iteration-argument numbers
+
+  /// Collects the stage from the loads' operands; false when some value
+  /// cannot be computed ahead (an op with effects or regions, a value from
+  /// a nested block).
+  bool collect(mlir::scf::ForOp loop, llvm::ArrayRef<tile::LoadOp> loads);
+
+  /// True when the values that will run ahead (the carried arguments and
+  /// what the stage computes from them) are used by nothing but the stage,
+  /// the loads and their own yields, and no carried result is used after
+  /// the loop.
+  bool isSelfContained(mlir::scf::ForOp loop,
+                       llvm::ArrayRef<tile::LoadOp> loads) const;
+
+  /// Clones the stage at the builder, with `mapping` giving the induction
+  /// variable and iteration arguments of the iteration it computes.
+  void clone(mlir::OpBuilder &b, mlir::scf::ForOp loop,
+             mlir::IRMapping &mapping) const;
+};
 
 } // namespace tilec

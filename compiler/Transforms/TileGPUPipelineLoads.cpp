@@ -118,92 +118,10 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, buffer, bufferType, Value()};
 }
 
-/// The loop's first stage: the ops that compute the pipelined loads'
-/// pointers and masks, and the iteration arguments they read (with the ops
-/// that compute their next values).
-struct FirstStage {
-  llvm::SetVector<Operation *> ops;
-  llvm::SmallSetVector<unsigned, 4> carried; ///< iteration-argument numbers
-
-  /// Collects the stage from the loads' operands; false when some value
-  /// cannot be computed ahead (an op with effects or regions, a value from
-  /// a nested block).
-  bool collect(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
-    SmallVector<Value> work;
-    for (PipelinedLoad p : loads) {
-      work.push_back(p.load.getPtr());
-      if (Value mask = p.load.getMask())
-        work.push_back(mask);
-    }
-    Block *body = loop.getBody();
-    auto yield = cast<scf::YieldOp>(body->getTerminator());
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      if (!loop.getRegion().isAncestor(v.getParentRegion()))
-        continue; // invariant
-      if (auto arg = dyn_cast<BlockArgument>(v)) {
-        if (arg.getOwner() != body)
-          return false;
-        if (arg == loop.getInductionVar())
-          continue;
-        unsigned index = arg.getArgNumber() - 1;
-        if (carried.insert(index))
-          work.push_back(yield.getOperand(index));
-        continue;
-      }
-      Operation *def = v.getDefiningOp();
-      if (def->getBlock() != body || !isPure(def) || def->getNumRegions())
-        return false;
-      if (ops.insert(def))
-        llvm::append_range(work, def->getOperands());
-    }
-    return true;
-  }
-
-  /// True when the values that will run ahead (the carried arguments and
-  /// what the stage computes from them) are used by nothing but the stage,
-  /// the loads and their own yields, and no carried result is used after
-  /// the loop.
-  bool isSelfContained(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) const {
-    llvm::DenseSet<Operation *> loadOps;
-    for (PipelinedLoad p : loads)
-      loadOps.insert(p.load);
-    llvm::SetVector<Value> ahead;
-    for (unsigned index : carried) {
-      if (!loop.getResult(index).use_empty())
-        return false;
-      ahead.insert(loop.getRegionIterArgs()[index]);
-    }
-    for (unsigned i = 0; i < ahead.size(); ++i) {
-      for (OpOperand &use : ahead[i].getUses()) {
-        Operation *user = use.getOwner();
-        if (isa<scf::YieldOp>(user)) {
-          if (!carried.contains(use.getOperandNumber()))
-            return false;
-        } else if (ops.contains(user)) {
-          for (Value result : user->getResults())
-            ahead.insert(result);
-        } else if (!loadOps.contains(user)) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  /// Clones the stage at the builder, with `mapping` giving the induction
-  /// variable and iteration arguments of the iteration it computes.
-  void clone(OpBuilder &b, scf::ForOp loop, IRMapping &mapping) const {
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (ops.contains(&op))
-        b.clone(op, mapping);
-  }
-};
-
 class LoopPipeliner {
 public:
   LoopPipeliner(scf::ForOp loop, SmallVector<PipelinedLoad> loads,
-                FirstStage stage, unsigned numStages)
+                LoadAddressStage stage, unsigned numStages)
       : loop_(loop), loads_(std::move(loads)), stage_(std::move(stage)),
         numStages_(numStages) {}
 
@@ -359,7 +277,7 @@ private:
 
   scf::ForOp loop_;
   SmallVector<PipelinedLoad> loads_;
-  FirstStage stage_;
+  LoadAddressStage stage_;
   unsigned numStages_;
 };
 
@@ -399,8 +317,11 @@ struct TileGPUPipelineLoadsPass
           loads.push_back(*p);
     if (loads.empty())
       return;
-    FirstStage stage;
-    if (!stage.collect(loop, loads) || !stage.isSelfContained(loop, loads)) {
+    SmallVector<tile::LoadOp> loadOps;
+    for (PipelinedLoad &p : loads)
+      loadOps.push_back(p.load);
+    LoadAddressStage stage;
+    if (!stage.collect(loop, loadOps) || !stage.isSelfContained(loop, loadOps)) {
       LLVM_DEBUG(llvm::dbgs() << "not pipelined: the loads' addresses do not "
                                  "run ahead on their own\n");
       return;

@@ -149,9 +149,14 @@ bool feedsDot(tile::LoadOp load) {
   return llvm::any_of(slice, [](Operation *op) { return isa<tile::DotOp>(op); });
 }
 
-/// True when tilegpu-pipeline-loads will likely take `load`: a zero (or no)
-/// `other` and vectors of at least the 4 bytes cp.async moves.
-bool leftToPipeliner(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+/// True when `load` is of the kind tilegpu-pipeline-loads takes: an operand
+/// of a dot and nothing else, a zero (or no) `other`, and vectors of at
+/// least the 4 bytes cp.async moves.
+bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+  if (load.getIsVolatile() || !load->hasOneUse() ||
+      !isa<tile::DotOp>(*load->getUsers().begin()) ||
+      load->getUses().begin()->getOperandNumber() > 1)
+    return false;
   if (load.getOther() && !isZeroFill(load.getOther()))
     return false;
   Type element = tile::getElementTypeOrSelf(load.getType());
@@ -162,18 +167,41 @@ bool leftToPipeliner(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
          4;
 }
 
+/// The loads of `loop` tilegpu-pipeline-loads will take: the pipelinable
+/// ones, when their address computations can run ahead on their own (the
+/// same LoadAddressStage it checks).
+llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
+                                            const AxisInfoAnalysis &axisInfo) {
+  SmallVector<tile::LoadOp> loads;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      if (pipelinable(load, axisInfo))
+        loads.push_back(load);
+  LoadAddressStage stage;
+  llvm::DenseSet<Operation *> taken;
+  if (loads.empty() || !stage.collect(loop, loads) ||
+      !stage.isSelfContained(loop, loads))
+    return taken;
+  for (tile::LoadOp load : loads)
+    taken.insert(load);
+  return taken;
+}
+
 /// `axisInfo` set: the loads tilegpu-pipeline-loads will take are left to it.
 void prefetch(IRRewriter &rewriter, scf::ForOp loop,
               const AxisInfoAnalysis *axisInfo) {
   if (mayWriteGlobalMemory(loop))
     return;
+  llvm::DenseSet<Operation *> taken;
+  if (axisInfo)
+    taken = leftToPipeliner(loop, *axisInfo);
   IterationValues::Memo memo;
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : *loop.getBody()) {
     auto load = dyn_cast<tile::LoadOp>(&op);
     if (!load || load.getIsVolatile() || !feedsDot(load))
       continue;
-    if (axisInfo && leftToPipeliner(load, *axisInfo))
+    if (taken.contains(load))
       continue;
     if (llvm::all_of(load->getOperands(), [&](Value v) {
           return IterationValues::computable(loop, v, memo, /*next=*/true);
