@@ -107,6 +107,26 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/matmul.py ]; then
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/profile_matmul.py ]; then
+    sweep=""
+    for c in 128,256,64,8,8,2 128,256,64,8,8,3 128,256,64,8,8,4 128,128,64,8,8,3 \
+             128,128,64,8,8,4 128,128,64,8,4,3 128,128,32,8,4,5 256,128,64,8,8,3 \
+             128,256,32,8,8,4 128,256,32,8,8,6; do
+      sweep="$sweep --config $c"
+    done
+    step stages-matmul python3 bench/profile_matmul.py --time $sweep
+  fi
+  # Where the matmul's time goes: ncu's speed of light, tensor pipe, warp
+  # stalls and occupancy for the launches after the warm-up (clocks left
+  # alone).
+  if [ -f bench/profile_matmul.py ] && command -v ncu > /dev/null; then
+    step profile-matmul ncu --clock-control none --kernel-name regex:matmul_kernel \
+      --launch-skip 1 --launch-count 1 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section WarpStateStats \
+      --section Occupancy --section LaunchStats \
+      --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+      python3 bench/profile_matmul.py --config 128,256,64,8,8,3
+  fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \
       --out "$out"
