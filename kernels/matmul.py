@@ -162,23 +162,50 @@ def _stride(t, i):
     return t.strides[i] // t.itemsize
 
 
+def autotuned_kernel(dtype="float16", aligned=True, _made=dict()):
+    """matmul_kernel under @tilec.autotune: its configs are
+    matmul_configs(dtype, aligned), tuned per (M, N, K) on first use and
+    remembered (docs/autotune.md). One tuner per dtype and alignment."""
+    key = (dtype, aligned)
+    if key not in _made:
+        configs = []
+        for bm, bn, bk, gm, warps, stages in matmul_configs(dtype, aligned):
+            configs.append(tilec.Config(
+                dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm),
+                num_warps=warps, num_stages=stages))
+        # (a call, not `_made[key] = ...`: the C++ front end reads this file)
+        _made.setdefault(key, tilec.autotune(configs=configs, key=["M", "N", "K"])(matmul_kernel))
+    return _made[key]
+
+
+def _tuned_grid(META):
+    return (tilec.cdiv(META["M"], META["BLOCK_M"]) * tilec.cdiv(META["N"], META["BLOCK_N"]),)
+
+
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
-           config=None):
-    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides);
+           config=None, autotune=False):
+    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides).
     `config` is one of matmul_configs(), by default the first for the
-    operands' type and alignment."""
+    operands' type and alignment; with `autotune` the fastest of those
+    for this M, N and K (autotuned_kernel()) instead."""
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
     aligned = (K % 16 == 0 and N % 16 == 0 and _stride(a, 0) % 16 == 0
                and _stride(b, 0) % 16 == 0)
+    s = _stride
+    bias_ptr = bias if bias is not None else c
+    if autotune:
+        autotuned_kernel(_dtype_name(a), aligned)[_tuned_grid](
+            a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
+            s(c, 0), s(c, 1), HAS_BIAS=bias is not None, ACTIVATION=activation,
+            INPUT_PRECISION=input_precision)
+        return c
     bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
-    s = _stride
-    matmul_kernel[grid](a, b, c, bias if bias is not None else c, M, N, K,
-                        s(a, 0), s(a, 1), s(b, 0), s(b, 1), s(c, 0), s(c, 1),
-                        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
-                        HAS_BIAS=bias is not None, ACTIVATION=activation,
+    matmul_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
+                        s(c, 0), s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                        GROUP_M=gm, HAS_BIAS=bias is not None, ACTIVATION=activation,
                         INPUT_PRECISION=input_precision, num_warps=warps,
                         num_stages=stages)
     return c

@@ -164,3 +164,23 @@ def test_every_num_stages_gives_the_same_bits(torch_cuda, dtype, shape):
     assert ref.error(runs[0], a @ b, k) <= tol
     for stages, got in zip((2, 3, 4), runs[1:]):
         assert np.array_equal(got, runs[0]), f"num_stages={stages} differs"
+
+
+@pytest.mark.parametrize("dtype,shape", [("float16", (1024, 1024, 1024)),
+                                         ("bfloat16", (300, 272, 208)),
+                                         ("float32", (190, 130, 75)),
+                                         ("int8", (256, 256, 128))])
+def test_autotuned_matmul(torch_cuda, dtype, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(23)
+    a, b = ref.operands(rng, m, n, k, dtype)
+    da, db = _device(torch_cuda, a, dtype), _device(torch_cuda, b, dtype)
+    c = torch_cuda.full((m, n), -7, dtype=getattr(torch_cuda, OUT_DTYPE[dtype]),
+                        device="cuda")
+    matmul.matmul(da, db, c, autotune=True)
+    torch_cuda.cuda.synchronize()
+    aligned = k % 16 == 0 and n % 16 == 0
+    tuner = matmul.autotuned_kernel(dtype, aligned)
+    assert tuner.best_config in tuner.configs
+    tol = ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])] * max(1, k / 256) ** 0.5
+    assert ref.error(c.double().cpu().numpy(), a @ b, k) <= tol
