@@ -87,6 +87,25 @@ bool feedsDotOnly(tilegpu::LocalAllocOp buffer) {
   });
 }
 
+/// A buffer for `load`'s tile: 16-byte vectors along the pointers' most
+/// contiguous dimension, rows (of that dimension) XOR-swizzled per 128
+/// bytes.
+tilegpu::MemDescType ldmatrixFriendlyBuffer(tile::LoadOp load,
+                                            const AxisInfoAnalysis &axisInfo) {
+  auto type = cast<RankedTensorType>(load.getType());
+  unsigned bytes = tile::getElementBytes(type.getElementType());
+  SmallVector<unsigned> order = axisInfo.getMemoryOrder(load.getPtr());
+  unsigned vec = std::max(1u, 16 / bytes);
+  unsigned rowBytes = unsigned(type.getShape()[order[0]]) * bytes;
+  unsigned perPhase = std::max(1u, 128 / std::max(1u, rowBytes));
+  unsigned maxPhase = std::max(1u, std::min(8u, rowBytes / 16));
+  auto encoding = tilegpu::SwizzledSharedEncodingAttr::get(
+      load.getContext(), vec, perPhase, maxPhase, order);
+  return tilegpu::MemDescType::get(load.getContext(), type.getShape(),
+                                   type.getElementType(), encoding,
+                                   /*mutableMemory=*/false);
+}
+
 std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
                                              const AxisInfoAnalysis &axisInfo) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
@@ -99,7 +118,15 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
   if (!buffer || buffer->getBlock() != load->getBlock() || !feedsDotOnly(buffer))
     return std::nullopt;
-  tilegpu::MemDescType bufferType = buffer.getType();
+  // The buffers get the classic swizzle for 16-byte vectors along the
+  // global memory's contiguous dimension: a row's 16-byte chunk index is
+  // XORed with the row (per 128 bytes), so that cp.async's 16-byte writes
+  // and ldmatrix's eight 16-byte rows (plain or .trans) each fill distinct
+  // banks. (The layout chosen for a copy through registers models 4-byte
+  // register reads, not ldmatrix's rows.)
+  tilegpu::MemDescType bufferType = ldmatrixFriendlyBuffer(load, axisInfo);
+  if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo))
+    bufferType = buffer.getType();
   if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo)) {
     // The layout chosen for a copy through registers may split the global
     // vector (B of a matmul is kept K-major for ldmatrix): lay the buffer
