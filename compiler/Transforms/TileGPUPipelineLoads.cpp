@@ -118,15 +118,19 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
   if (!buffer || buffer->getBlock() != load->getBlock() || !feedsDotOnly(buffer))
     return std::nullopt;
-  // The buffers get the classic swizzle for 16-byte vectors along the
-  // global memory's contiguous dimension: a row's 16-byte chunk index is
-  // XORed with the row (per 128 bytes), so that cp.async's 16-byte writes
-  // and ldmatrix's eight 16-byte rows (plain or .trans) each fill distinct
-  // banks. (The layout chosen for a copy through registers models 4-byte
-  // register reads, not ldmatrix's rows.)
-  tilegpu::MemDescType bufferType = ldmatrixFriendlyBuffer(load, axisInfo);
-  if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo))
-    bufferType = buffer.getType();
+  // 16-bit operands, which ldmatrix reads, get the classic swizzle for
+  // 16-byte vectors along the global memory's contiguous dimension: a
+  // row's 16-byte chunk index is XORed with the row (per 128 bytes), so
+  // that cp.async's 16-byte writes and ldmatrix's eight 16-byte rows (plain
+  // or .trans) each fill distinct banks. (The layout chosen for a copy
+  // through registers models register reads, which is what the other
+  // types still do.)
+  tilegpu::MemDescType bufferType = buffer.getType();
+  if (tile::getElementBytes(element) == 2) {
+    tilegpu::MemDescType swizzled = ldmatrixFriendlyBuffer(load, axisInfo);
+    if (asyncCopyWidth(load.getPtr(), load.getMask(), swizzled, axisInfo))
+      bufferType = swizzled;
+  }
   if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo)) {
     // The layout chosen for a copy through registers may split the global
     // vector (B of a matmul is kept K-major for ldmatrix): lay the buffer
