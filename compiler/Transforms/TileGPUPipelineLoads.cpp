@@ -230,7 +230,7 @@ private:
     SmallVector<Value> current(loop_.getInitArgs());
     for (unsigned k = 0; k < distance(); ++k) {
       Value offset = b.create<arith::MulIOp>(
-          loc, loop_.getStep(), b.create<arith::ConstantIntOp>(loc, ivType, k));
+          loc, loop_.getStep(), b.create<arith::ConstantOp>(loc, b.getIntegerAttr(ivType, k)));
       Value ivK = b.create<arith::AddIOp>(loc, loop_.getLowerBound(), offset);
       Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ivK,
                                            loop_.getUpperBound());
@@ -264,7 +264,7 @@ private:
         loc, iv,
         b.create<arith::MulIOp>(
             loc, loop_.getStep(),
-            b.create<arith::ConstantIntOp>(loc, ivType, distance())));
+            b.create<arith::ConstantOp>(loc, b.getIntegerAttr(ivType, distance()))));
     Value runs = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, ahead,
                                          loop_.getUpperBound());
     IRMapping mapping;
@@ -339,7 +339,8 @@ struct TileGPUPipelineLoadsPass
   void pipeline(IRRewriter &rewriter, scf::ForOp loop,
                 const AxisInfoAnalysis &axisInfo, const TargetInfo &target) {
     unsigned stages = getNumStages(loop, numStages);
-    if (stages < 2 || mayWriteGlobalMemory(loop))
+    // (Iterations past the end are masked with a signed comparison.)
+    if (stages < 2 || loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
       return;
     SmallVector<PipelinedLoad> loads;
     for (Operation &op : loop.getBody()->without_terminator())
@@ -357,8 +358,10 @@ struct TileGPUPipelineLoadsPass
                                  "run ahead on their own\n");
       return;
     }
-    // Fewer stages where the rings would not fit (the rest of the kernel's
-    // buffers are not alive during the loop's).
+    // Fewer stages where the rings alone would not fit. Other buffers alive
+    // during the loop (an outer loop's rings, conversions in the body) are
+    // not counted: with them the allocator may still report the kernel too
+    // big for the target.
     int64_t perStage = 0;
     for (PipelinedLoad p : loads)
       perStage += p.bufferType.getSizeInBytes();

@@ -7,9 +7,11 @@
 // A loop that may write memory (a store, an atomic) is left alone: a load
 // moved ahead of a store could miss what the store writes. On targets with
 // cp.async, loops of two or more stages are tilegpu-pipeline-loads' (which
-// buffers in shared memory, several iterations deep); only the loads it
-// cannot take (a nonzero `other`, vectors under cp.async's 4 bytes) are
-// prefetched here.
+// buffers in shared memory, several iterations deep); the loads it will
+// take, as far as can be told before layouts (LoadAddressStage, a zero
+// `other`, 4-byte vectors), are left to it and the rest prefetched here. A
+// load it then turns down after all (its rings too big for shared memory,
+// its buffer layout splitting the vector) is loaded in place.
 //
 // A candidate load's pointer, mask and `other` must be computable at the
 // top of the body for the next iteration: from loop invariants, the
@@ -190,7 +192,8 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
 /// `axisInfo` set: the loads tilegpu-pipeline-loads will take are left to it.
 void prefetch(IRRewriter &rewriter, scf::ForOp loop,
               const AxisInfoAnalysis *axisInfo) {
-  if (mayWriteGlobalMemory(loop))
+  // (Iterations past the end are masked with a signed comparison.)
+  if (loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
     return;
   llvm::DenseSet<Operation *> taken;
   if (axisInfo)

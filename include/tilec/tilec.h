@@ -137,7 +137,8 @@ struct LaunchOptions {
   unsigned numWarps = 4;
   /// Software-pipeline stages of the loops that feed tl.dot (Triton's
   /// num_stages; `tl.range(..., num_stages=)` overrides it per loop): on
-  /// sm_80+ that many tiles in flight through cp.async; 1 turns it off.
+  /// sm_80+ that many shared buffers per operand, filled through cp.async
+  /// num_stages - 1 iterations ahead; 1 turns it off.
   unsigned numStages = 3;
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();

@@ -52,6 +52,12 @@ std::string number(double v, int precision = 4) {
   return buf;
 }
 
+/// Bumped when what a config compiles to changes in a way that makes old
+/// timings wrong. 2: num_stages pipelines loads through cp.async (before,
+/// it was accepted and ignored, so results stored for num_stages=3 timed
+/// unpipelined code).
+constexpr const char *kTimingGeneration = "2";
+
 /// The database file of one result. The target is part of it: a result
 /// timed with code for another target (or that failed to launch because of
 /// it) says nothing about this one.
@@ -59,7 +65,7 @@ std::string resultName(const std::string &source, const std::string &signature,
                        const std::string &key, const std::string &gpu,
                        const std::string &target, const Config &config) {
   return jit::digest(source + "\n" + signature + "\n" + key + "\n" + gpu + "\n" +
-                     target + "\n" + config.str()) +
+                     target + "\n" + config.str() + "\n" + kTimingGeneration) +
          ".txt";
 }
 
