@@ -33,6 +33,15 @@ unsigned tilec::getNumStages(scf::ForOp loop, unsigned defaultStages) {
   return defaultStages;
 }
 
+bool tilec::isAsyncCopyable(tile::LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || load.getIsVolatile() ||
+      (load.getOther() && !isZeroFill(load.getOther())))
+    return false;
+  Type element = type.getElementType();
+  return element.isIntOrFloat() && !element.isInteger(1);
+}
+
 bool tilec::isZeroFill(Value other) {
   if (auto splat = other.getDefiningOp<tile::SplatOp>())
     other = splat.getOperand();

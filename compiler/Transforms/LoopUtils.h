@@ -23,6 +23,12 @@ unsigned getNumStages(mlir::scf::ForOp loop, unsigned defaultStages);
 /// constant, or a splat of one): what cp.async fills masked elements with.
 bool isZeroFill(mlir::Value other);
 
+/// True when what `load` reads could be moved by cp.async, as far as the
+/// load alone tells: a tensor load, not volatile, with a zero (or no)
+/// `other`, of integers or floats other than i1. (Vector widths and the
+/// tile's uses are the caller's to check.)
+bool isAsyncCopyable(tile::LoadOp load);
+
 
 /// The first stage of a software-pipelined loop: the ops that compute the
 /// given loads' pointers and masks, and the iteration arguments they read

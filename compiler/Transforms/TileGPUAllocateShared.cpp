@@ -144,15 +144,10 @@ struct TileGPUAllocateSharedPass
     : tilec::impl::TileGPUAllocateSharedBase<TileGPUAllocateSharedPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string error;
     std::optional<TargetInfo> target =
-        TargetInfo::parse(tilegpu::getTarget(module), error);
-    if (!target) {
-      module.emitError("tilegpu-allocate-shared needs the module's "
-                       "tilegpu.target: ")
-          << error;
+        getModuleTarget(module, "tilegpu-allocate-shared");
+    if (!target)
       return signalPassFailure();
-    }
     int64_t moduleBytes = 0;
     for (auto func : module.getOps<func::FuncOp>()) {
       SharedAllocation allocation(func);

@@ -108,13 +108,10 @@ tilegpu::MemDescType ldmatrixFriendlyBuffer(tile::LoadOp load,
 
 std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
                                              const AxisInfoAnalysis &axisInfo) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || load.getIsVolatile() || !load->hasOneUse() ||
-      (load.getOther() && !isZeroFill(load.getOther())))
+  if (!isAsyncCopyable(load) || !load->hasOneUse())
     return std::nullopt;
+  auto type = cast<RankedTensorType>(load.getType());
   Type element = type.getElementType();
-  if (!element.isIntOrFloat() || element.isInteger(1))
-    return std::nullopt;
   auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
   if (!buffer || buffer->getBlock() != load->getBlock() || !feedsDotOnly(buffer))
     return std::nullopt;
@@ -318,14 +315,10 @@ struct TileGPUPipelineLoadsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string error;
     std::optional<TargetInfo> target =
-        TargetInfo::parse(tilegpu::getTarget(module), error);
-    if (!target) {
-      module.emitError("tilegpu-pipeline-loads needs the module's tilegpu.target: ")
-          << error;
+        getModuleTarget(module, "tilegpu-pipeline-loads");
+    if (!target)
       return signalPassFailure();
-    }
     if (!target->hasAsyncCopy())
       return; // no cp.async before sm_80
     AxisInfoAnalysis axisInfo(module);

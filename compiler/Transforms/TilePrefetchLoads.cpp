@@ -155,15 +155,11 @@ bool feedsDot(tile::LoadOp load) {
 /// of a dot and nothing else, a zero (or no) `other`, and vectors of at
 /// least the 4 bytes cp.async moves.
 bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
-  if (load.getIsVolatile() || !load->hasOneUse() ||
+  if (!isAsyncCopyable(load) || !load->hasOneUse() ||
       !isa<tile::DotOp>(*load->getUsers().begin()) ||
       load->getUses().begin()->getOperandNumber() > 1)
     return false;
-  if (load.getOther() && !isZeroFill(load.getOther()))
-    return false;
   Type element = tile::getElementTypeOrSelf(load.getType());
-  if (!element.isIntOrFloat() || element.isInteger(1))
-    return false;
   return contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
              tile::getElementBytes(element) >=
          4;

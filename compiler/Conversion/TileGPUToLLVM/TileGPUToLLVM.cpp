@@ -38,14 +38,9 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
                        "tile-to-tilegpu (no tilegpu.num_warps attribute)");
       return signalPassFailure();
     }
-    std::string error;
-    std::optional<TargetInfo> target =
-        TargetInfo::parse(tilegpu::getTarget(module), error);
-    if (!target) {
-      module.emitError("tilegpu-to-llvm needs the module's tilegpu.target: ")
-          << error;
+    std::optional<TargetInfo> target = getModuleTarget(module, "tilegpu-to-llvm");
+    if (!target)
       return signalPassFailure();
-    }
     context.target = *target;
     // Shared memory must have been planned: say what is missing at the op,
     // rather than leaving it unlowered.
