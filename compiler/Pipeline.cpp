@@ -49,6 +49,7 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   prefetch.asyncCopy = options.ptx.target.hasAsyncCopy();
   pm.addPass(createTilePrefetchLoads(prefetch));
   pm.addPass(createTileToTileGPU(layout));
+  pm.addPass(createTileGPUWidenFP8());
   pm.addPass(createTileGPUCoalesce());
   pm.addPass(createTileGPUAccelerateMatmul());
   pm.addPass(createTileGPURemoveLayoutConversions());

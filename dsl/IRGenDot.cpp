@@ -27,6 +27,13 @@ DType accumulatorType(DType operand, DType requested, SourceLoc l) {
   case ScalarKind::BFloat16:
   case ScalarKind::Float32:
     return DType{ScalarKind::Float32, false};
+  case ScalarKind::Float8E4M3:
+  case ScalarKind::Float8E5M2:
+    // The tensor cores sum fp8 products in fp32 only.
+    if (requested.scalar == ScalarKind::Float32)
+      return requested;
+    fail(l, "tl.dot of fp8 operands accumulates in float32, not in " +
+                requested.name());
   case ScalarKind::Float16:
     if (requested.scalar == ScalarKind::Float16 ||
         requested.scalar == ScalarKind::Float32)
@@ -36,7 +43,9 @@ DType accumulatorType(DType operand, DType requested, SourceLoc l) {
   default:
     fail(l, "tl.dot does not support " + operand.name() + " operands (it takes " +
                 dtypeList({ScalarKind::Float16, ScalarKind::BFloat16,
-                           ScalarKind::Float32, ScalarKind::Int8}) + ")");
+                           ScalarKind::Float32, ScalarKind::Int8,
+                           ScalarKind::Float8E4M3, ScalarKind::Float8E5M2}) +
+                ")");
   }
 }
 } // namespace
@@ -75,7 +84,9 @@ Value Generator::dot(const Value &a, const Value &b, const Value &acc,
     fail(at, "tl.dot needs M, N and K of at least 16 (tensor-core tiles), got "
              "M=" + std::to_string(m) + ", N=" + std::to_string(n) +
                  ", K=" + std::to_string(k));
-  if (a.type.element != b.type.element)
+  // The two fp8 formats may meet (e4m3 x e5m2), as in Triton.
+  if (a.type.element != b.type.element &&
+      !(a.type.element.isFP8() && b.type.element.isFP8()))
     fail(at, "tl.dot operands must have the same dtype, got " +
                  a.type.element.name() + " and " + b.type.element.name() +
                  "; cast one with .to()");
@@ -116,8 +127,9 @@ Value dotBuiltin(Generator &g, const BuiltinArguments &args) {
                "' (expected one of 'tf32', 'tf32x3', 'ieee')");
   }
   if (args.has("max_num_imprecise_acc")) {
-    // Only fp8 products accumulate imprecisely, and tilec has no fp8 yet:
-    // any count is met.
+    // Only fp8 products could accumulate imprecisely, and tilec's fp8 dot
+    // (mma.sync) adds every product into the fp32 accumulator: any count
+    // is met.
     int64_t count = g.constInt(args["max_num_imprecise_acc"],
                                args.loc("max_num_imprecise_acc"),
                                "max_num_imprecise_acc");

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tilec::dsl {
@@ -85,9 +86,21 @@ mlir::TypedAttr Generator::numberAttr(const Value &v, DType t, SourceLoc l) {
   if (t.isPointer)
     fail(l, "cannot use " + v.describe() + " as a pointer");
   mlir::Type type = t.toMLIR(&ctx_);
+  // Numbers become fp8 as conversions to fp8 do (cvt.rn.satfinite):
+  // whatever lies beyond the largest finite value, infinity included,
+  // becomes that value.
+  auto floatAttr = [&](double x) {
+    if (t.isFP8() && !std::isnan(x)) {
+      double largest = llvm::APFloat::getLargest(
+                           llvm::cast<mlir::FloatType>(type).getFloatSemantics())
+                           .convertToDouble();
+      x = std::clamp(x, -largest, largest);
+    }
+    return b_.getFloatAttr(type, x);
+  };
   if (v.kind == Value::Kind::Float) {
     if (t.isFloat())
-      return b_.getFloatAttr(type, v.floatValue);
+      return floatAttr(v.floatValue);
     if (t.isBool())
       return b_.getIntegerAttr(type, v.floatValue != 0);
     if (!std::isfinite(v.floatValue) || std::trunc(v.floatValue) != v.floatValue ||
@@ -98,7 +111,7 @@ mlir::TypedAttr Generator::numberAttr(const Value &v, DType t, SourceLoc l) {
   }
   int64_t i = v.kind == Value::Kind::Bool ? v.boolValue : v.intValue;
   if (t.isFloat())
-    return b_.getFloatAttr(type, double(i));
+    return floatAttr(double(i));
   if (!fitsIn(i, t))
     fail(l, "integer constant " + std::to_string(i) + " does not fit in " +
                 t.name());
@@ -132,6 +145,11 @@ Value Generator::cast(const Value &input, DType to, SourceLoc l, bool bitcast) {
   if (from.isPointer || to.isPointer)
     fail(l, "cannot convert " + v.type.str() + " to " + to.name() +
                 ": pointer conversions are not supported");
+  // fp8 converts to and from fp32 only, as the hardware does (cvt between
+  // f32 and e4m3x2/e5m2x2); every other type goes through fp32 first.
+  DType fp32{ScalarKind::Float32, false};
+  if (!bitcast && (from.isFP8() || to.isFP8()) && from != fp32 && to != fp32)
+    return cast(cast(v, fp32, l), to, l);
   if (bitcast) {
     if (from.bits() != to.bits())
       fail(l, "bitcast needs types of one width, got " + from.name() + " and " +

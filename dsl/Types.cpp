@@ -29,6 +29,8 @@ const ScalarInfo kScalars[] = {
     {ScalarKind::BFloat16, "bf16", "bfloat16", 16, true, true},
     {ScalarKind::Float32, "fp32", "float32", 32, true, true},
     {ScalarKind::Float64, "fp64", "float64", 64, true, true},
+    {ScalarKind::Float8E4M3, "fp8e4nv", "float8e4nv", 8, true, true},
+    {ScalarKind::Float8E5M2, "fp8e5", "float8e5", 8, true, true},
 };
 const ScalarInfo &info(ScalarKind k) { return kScalars[int(k)]; }
 
@@ -42,6 +44,10 @@ DType intType(unsigned bits, bool isSigned) {
 
 bool DType::isInt() const { return !isPointer && !info(scalar).isFloat; }
 bool DType::isFloat() const { return !isPointer && info(scalar).isFloat; }
+bool DType::isFP8() const {
+  return !isPointer &&
+         (scalar == ScalarKind::Float8E4M3 || scalar == ScalarKind::Float8E5M2);
+}
 bool DType::isSigned() const { return isInt() && info(scalar).isSigned; }
 unsigned DType::bits() const { return info(scalar).bits; }
 
@@ -55,8 +61,12 @@ std::optional<DType> DType::parse(const std::string &text) {
   if (pointer)
     name = name.substr(1);
   // Common aliases of the spellings above.
-  if (name == "fp8" || name.empty())
+  if (name == "fp8" || name.empty()) // which of the two fp8 formats?
     return std::nullopt;
+  if (name == "float8_e4m3fn") // torch's names
+    name = "fp8e4nv";
+  if (name == "float8_e5m2")
+    name = "fp8e5";
   if (name == "float")
     name = "fp32";
   if (name == "double")
@@ -78,6 +88,8 @@ mlir::Type DType::toMLIR(mlir::MLIRContext *ctx) const {
   case ScalarKind::BFloat16: scalarType = mlir::BFloat16Type::get(ctx); break;
   case ScalarKind::Float32: scalarType = mlir::Float32Type::get(ctx); break;
   case ScalarKind::Float64: scalarType = mlir::Float64Type::get(ctx); break;
+  case ScalarKind::Float8E4M3: scalarType = mlir::Float8E4M3FNType::get(ctx); break;
+  case ScalarKind::Float8E5M2: scalarType = mlir::Float8E5M2Type::get(ctx); break;
   default: scalarType = mlir::IntegerType::get(ctx, bits()); break;
   }
   if (isPointer)
@@ -149,7 +161,9 @@ Promotion promoteArithmetic(PromotionOperand a, PromotionOperand b,
   } else if (a.type.isFloat() || b.type.isFloat()) {
     if (a.type.isFloat() && b.type.isFloat()) {
       if (a.type.bits() == b.type.bits() && a.type != b.type)
-        result = fp32; // fp16 with bf16
+        // fp16 with bf16 meet in fp32, the two fp8 formats in fp16 (as
+        // in Triton)
+        result = a.type.isFP8() ? DType{ScalarKind::Float16, false} : fp32;
       else
         result = a.type.bits() >= b.type.bits() ? a.type : b.type;
     } else {

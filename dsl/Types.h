@@ -18,6 +18,10 @@ namespace tilec::dsl {
 enum class ScalarKind {
   Int1, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
   Float16, BFloat16, Float32, Float64,
+  // 8-bit floats (OCP FP8): e4m3 without infinities (Triton's fp8e4nv,
+  // torch.float8_e4m3fn) and e5m2 (fp8e5, torch.float8_e5m2). Storage,
+  // conversion and tl.dot types: arithmetic needs a wider float first.
+  Float8E4M3, Float8E5M2,
 };
 
 /// A scalar type, or a pointer to one.
@@ -34,6 +38,7 @@ struct DType {
   bool isBool() const { return !isPointer && scalar == ScalarKind::Int1; }
   bool isInt() const; ///< integers, bool included
   bool isFloat() const;
+  bool isFP8() const; ///< the 8-bit floats, which take no arithmetic
   bool isSigned() const; ///< signed integers (bool is unsigned)
   unsigned bits() const; ///< of the scalar (pointee for pointers)
   DType pointee() const { return {scalar, false}; }
@@ -42,8 +47,9 @@ struct DType {
   std::string name() const;
   mlir::Type toMLIR(mlir::MLIRContext *ctx) const;
 
-  /// Accepts Triton's short names (fp32, i32, u8, bf16, i1) and tl's long
-  /// ones (float32, int32, uint8, bfloat16, int1), with '*' for pointers.
+  /// Accepts Triton's short names (fp32, i32, u8, bf16, i1, fp8e4nv, fp8e5)
+  /// and tl's long ones (float32, int32, uint8, bfloat16, int1, float8e4nv,
+  /// float8e5), with '*' for pointers.
   static std::optional<DType> parse(const std::string &name);
 };
 

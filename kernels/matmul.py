@@ -17,6 +17,8 @@ Operands and accumulators:
     fp16 x fp16 -> fp32, bf16 x bf16 -> fp32 (mma.sync m16n8k16)
     fp32 x fp32 -> fp32 through tf32 (m16n8k8; input_precision="tf32")
     int8 x int8 -> int32 (m16n8k32)
+    fp8 x fp8 -> fp32, e4m3 and e5m2 in any pairing (m16n8k32, sm_89+;
+    pass torch.float8_e4m3fn / float8_e5m2 tensors, or tilec.reinterpret)
 Bytes moved: M*K + K*N elements read (once per tile row/column of C, L2
 permitting), M*N written.
 
@@ -119,7 +121,9 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 def matmul_configs(dtype="float16", aligned=True):
     """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) tried
     by the benchmarks and tests for operands of `dtype` ("float16",
-    "bfloat16", "float32", "int8"); each assembles without spills (tested).
+    "bfloat16", "float32", "int8", "float8_e4m3fn", "float8_e5m2"); each
+    assembles without spills (tested). The 8-bit types share configs: a
+    BLOCK_K of 64 bytes per row is what a 16-bit type gets from 32.
 
     `aligned`: K, N and the strides along K and N are multiples of 16, so
     that each thread's share of a tile comes in 16-byte vectors. On sm_80+
@@ -128,6 +132,8 @@ def matmul_configs(dtype="float16", aligned=True):
     tile. Otherwise (vectors of one 2-byte or 1-byte element, which
     cp.async cannot move) the next iteration's tiles are carried in
     registers (tile-prefetch-loads), which rules out the large tiles."""
+    if dtype in ("float8_e4m3fn", "float8_e5m2", "fp8e4nv", "fp8e5"):
+        dtype = "int8"
     if aligned:
         if dtype == "float32":
             return [(128, 128, 32, 8, 8, 3), (128, 64, 32, 8, 4, 3),

@@ -103,6 +103,63 @@ double roundToFormat(double x, int precision, int emin, int emax) {
 double roundHalf(double x) { return roundToFormat(x, 11, -14, 15); }
 double roundBF16(double x) { return roundToFormat(x, 8, -126, 127); }
 
+/// The two fp8 formats: significand bits (implicit one included), the
+/// smallest normal exponent and the largest finite value. e4m3 spends its
+/// all-ones pattern on NaN and has no infinity, so its largest value is
+/// 1.75 * 2^8 rather than 1.875 * 2^8.
+struct FP8Format {
+  int precision, emin;
+  double maxFinite;
+  int bias() const { return 1 - emin; }
+};
+constexpr FP8Format kE4M3{4, -6, 448.0}, kE5M2{3, -14, 57344.0};
+
+/// `x` rounded to an fp8 format as the GPU's cvt.rn.satfinite does: to
+/// nearest even, anything beyond the largest finite value (infinities too)
+/// clamped to it, NaN kept.
+double roundFP8(double x, const FP8Format &f) {
+  if (std::isnan(x))
+    return x;
+  double r = std::isinf(x) ? x : roundToFormat(x, f.precision, f.emin, 1024);
+  if (std::fabs(r) > f.maxFinite)
+    return std::copysign(f.maxFinite, x);
+  return r;
+}
+
+uint8_t toFP8Bits(double value, const FP8Format &f) {
+  if (std::isnan(value))
+    return 0x7f; // the canonical NaN of both formats
+  double r = roundFP8(value, f);
+  uint8_t sign = std::signbit(r) ? 0x80 : 0;
+  double a = std::fabs(r);
+  int mantissaBits = f.precision - 1;
+  if (a < std::ldexp(1.0, f.emin)) // zero or subnormal
+    return uint8_t(sign | uint8_t(std::ldexp(a, mantissaBits - f.emin)));
+  int e;
+  double m = std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
+  return uint8_t(sign | ((e - 1 + f.bias()) << mantissaBits) |
+                 uint8_t(std::ldexp(m * 2 - 1, mantissaBits)));
+}
+
+double fromFP8Bits(uint8_t bits, const FP8Format &f) {
+  bool negative = bits & 0x80;
+  int mantissaBits = f.precision - 1;
+  int exp = (bits & 0x7f) >> mantissaBits, mant = bits & ((1 << mantissaBits) - 1);
+  int maxExp = (1 << (7 - mantissaBits)) - 1;
+  bool isE4M3 = f.precision == 4;
+  double v;
+  if (exp == maxExp && (isE4M3 ? mant == 7 : true)) {
+    if (isE4M3 || mant)
+      return negative ? -NAN : NAN;
+    v = INFINITY; // e5m2's infinity
+  } else if (exp == 0) {
+    v = std::ldexp(double(mant), f.emin - mantissaBits);
+  } else {
+    v = std::ldexp(double(mant | (1 << mantissaBits)), exp - f.bias() - mantissaBits);
+  }
+  return negative ? -v : v;
+}
+
 uint64_t doubleBits(double x) {
   uint64_t d;
   std::memcpy(&d, &x, 8);
@@ -158,6 +215,11 @@ uint16_t toBFloat16Bits(double value) {
   return uint16_t(x >> 16);
 }
 
+uint8_t toFP8E4M3Bits(double value) { return toFP8Bits(value, kE4M3); }
+double fromFP8E4M3Bits(uint8_t bits) { return fromFP8Bits(bits, kE4M3); }
+uint8_t toFP8E5M2Bits(double value) { return toFP8Bits(value, kE5M2); }
+double fromFP8E5M2Bits(uint8_t bits) { return fromFP8Bits(bits, kE5M2); }
+
 double fromBFloat16Bits(uint16_t bits) {
   uint32_t x = uint32_t(bits) << 16;
   float f;
@@ -172,7 +234,7 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 enum class Kind : uint8_t { Int, Float, Ptr };
-enum class Fmt : uint8_t { F16, BF16, F32, F64 };
+enum class Fmt : uint8_t { F8E4M3, F8E5M2, F16, BF16, F32, F64 };
 
 /// An element type: integers of `bits`, floats of `fmt`, pointers.
 struct Elem {
@@ -265,6 +327,10 @@ inline double roundTo(double x, Fmt fmt) {
     return roundHalf(x);
   case Fmt::BF16:
     return roundBF16(x);
+  case Fmt::F8E4M3:
+    return roundFP8(x, kE4M3);
+  case Fmt::F8E5M2:
+    return roundFP8(x, kE5M2);
   }
   return x;
 }
@@ -283,6 +349,9 @@ inline double evalFloat(Fmt fmt, F f, D... x) {
     return roundHalf(double(float(f(float(x)...))));
   case Fmt::BF16:
     return roundBF16(double(float(f(float(x)...))));
+  case Fmt::F8E4M3: // fp32 holds the exact result to well past 2p + 2 bits,
+  case Fmt::F8E5M2: // so rounding it again to fp8 is correct rounding
+    return roundTo(double(float(f(float(x)...))), fmt);
   }
   return 0;
 }
@@ -301,6 +370,10 @@ uint64_t floatToBits(double x, Fmt fmt) {
     return toHalfBits(x);
   case Fmt::BF16:
     return toBFloat16Bits(x);
+  case Fmt::F8E4M3:
+    return toFP8E4M3Bits(x);
+  case Fmt::F8E5M2:
+    return toFP8E5M2Bits(x);
   }
   return 0;
 }
@@ -319,6 +392,10 @@ double bitsToFloat(uint64_t bits, Fmt fmt) {
     return fromHalfBits(uint16_t(bits));
   case Fmt::BF16:
     return fromBFloat16Bits(uint16_t(bits));
+  case Fmt::F8E4M3:
+    return fromFP8E4M3Bits(uint8_t(bits));
+  case Fmt::F8E5M2:
+    return fromFP8E5M2Bits(uint8_t(bits));
   }
   return 0;
 }
@@ -476,6 +553,14 @@ Elem Machine::elemOf(Operation *op, Type t) {
     e.kind = Kind::Float;
     e.fmt = Fmt::BF16;
     e.bits = 16;
+  } else if (isa<Float8E4M3FNType>(t)) {
+    e.kind = Kind::Float;
+    e.fmt = Fmt::F8E4M3;
+    e.bits = 8;
+  } else if (isa<Float8E5M2Type>(t)) {
+    e.kind = Kind::Float;
+    e.fmt = Fmt::F8E5M2;
+    e.bits = 8;
   } else if (isa<Float32Type>(t)) {
     e.kind = Kind::Float;
     e.fmt = Fmt::F32;

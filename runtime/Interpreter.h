@@ -110,5 +110,12 @@ uint16_t toHalfBits(double value);
 double fromHalfBits(uint16_t bits);
 uint16_t toBFloat16Bits(double value);
 double fromBFloat16Bits(uint16_t bits);
+/// The fp8 formats, converted as the GPU's cvt.rn.satfinite converts: to
+/// nearest even, values past the largest finite one (448 for e4m3, 57344
+/// for e5m2; infinities too) clamped to it, NaN to the canonical 0x7f.
+uint8_t toFP8E4M3Bits(double value);
+double fromFP8E4M3Bits(uint8_t bits);
+uint8_t toFP8E5M2Bits(double value);
+double fromFP8E5M2Bits(uint8_t bits);
 
 } // namespace tilec::interp

@@ -77,6 +77,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
     # The matmul's GPU tests alone, for a session that runs only them.
     step py-tests-matmul python3 -m pytest -q -x tests/python/test_gpu_matmul.py
+    # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
+    step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
     # The cp.async pipeline's barriers and masked-off copies under
     # racecheck and memcheck, at shapes with fewer iterations than stages.
     if command -v compute-sanitizer > /dev/null; then
@@ -84,6 +86,13 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_matmul.py -k "num_stages and not 4096 and not 300"
       }
+      sanitize_fp8() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_fp8.py -k "not 4096"
+      }
+      export -f sanitize_fp8
+      step sanitize-fp8-racecheck sanitize_fp8 racecheck
+      step sanitize-fp8-memcheck sanitize_fp8 memcheck
       export -f sanitize_matmul
       step sanitize-matmul-racecheck sanitize_matmul racecheck
       step sanitize-matmul-memcheck sanitize_matmul memcheck
@@ -106,6 +115,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul.py ]; then
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
+  fi
+  if [ -f bench/matmul_fp8.py ]; then
+    step bench-matmul-fp8 python3 bench/matmul_fp8.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/profile_matmul.py ]; then
     sweep=""
@@ -152,7 +164,7 @@ tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in py-tests-matmul bench-matmul bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in py-tests-matmul py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -2,9 +2,11 @@
 // layouts that choice fixes.
 //
 // A dot runs on tensor cores (mma.sync) when the target has them (sm_80+)
-// and the instruction takes its operands: f16, bf16 and i8, and f32 with
-// tf32 or tf32x3 precision; K must be a multiple of the instruction's K
-// (16, 16, 32 and 8), since the instruction cannot be masked. Its result
+// and the instruction takes its operands: f16, bf16, i8 and fp8 (e4m3,
+// e5m2; sm_89+), and f32 with tf32 or tf32x3 precision; K must be a
+// multiple of the instruction's K (16, 16, 32, 32 and 8), since the
+// instruction cannot be masked. fp8 below sm_89 is an error: neither the
+// instruction nor the conversions a fused multiply-add would need exist. Its result
 // gets an #tilegpu.mma layout and its operands the matching
 // #tilegpu.dot_op layouts. Any other dot (ieee f32, a K the instruction
 // does not divide) becomes per-thread fused multiply-adds over a blocked
@@ -35,7 +37,7 @@ namespace {
 std::optional<unsigned> mmaV2KWidth(Type element, tile::InputPrecision precision) {
   if (element.isF16() || element.isBF16())
     return 2;
-  if (element.isInteger(8))
+  if (element.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
     return 4;
   if (element.isF32() && precision != tile::InputPrecision::ieee)
     return 1;
@@ -108,8 +110,16 @@ struct TileGPUAccelerateMatmulPass
     SmallVector<tile::DotOp> dots;
     module.walk([&](tile::DotOp op) { dots.push_back(op); });
     IRRewriter rewriter(&getContext());
-    for (tile::DotOp op : dots)
+    for (tile::DotOp op : dots) {
+      if (isa<Float8E4M3FNType, Float8E5M2Type>(op.getA().getType().getElementType()) &&
+          target->computeCapability < 89) {
+        op.emitError("tl.dot of fp8 operands needs sm_89 or newer (the target "
+                     "is ")
+            << target->chip << ")";
+        return signalPassFailure();
+      }
       accelerate(rewriter, op, *target, numWarps);
+    }
   }
 
   void accelerate(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,

@@ -52,8 +52,11 @@ inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// The element types of pointer arguments (the kernel language's scalars).
 enum class ScalarType : uint8_t {
   I1, I8, I16, I32, I64, U8, U16, U32, U64, FP16, BF16, FP32, FP64,
+  FP8E4M3, ///< "fp8e4nv": torch.float8_e4m3fn
+  FP8E5M2, ///< "fp8e5": torch.float8_e5m2
 };
-/// Triton's short name: "i1", "i32", "u8", "fp16", "bf16", "fp32", ...
+/// Triton's short name: "i1", "i32", "u8", "fp16", "bf16", "fp32",
+/// "fp8e4nv", ...
 const char *scalarTypeName(ScalarType type);
 /// Accepts the short names, tl's long ones ("float16", "int32", "bfloat16")
 /// and "tl."-prefixed ones; nullopt for anything else (pointers included).

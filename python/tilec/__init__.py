@@ -70,9 +70,43 @@ except ImportError as e:  # pragma: no cover - depends on the build
 __version__ = "0.1.0"
 __all__ = ["jit", "JITFunction", "CompiledKernel", "Error", "CompilationError",
            "cdiv", "next_power_of_2", "cuda_available", "language", "cache",
-           "set_recompile_hook", "known_targets", "default_target"]
+           "set_recompile_hook", "known_targets", "default_target",
+           "reinterpret", "TensorWrapper"]
 
-_tilec.set_language_types(language.constexpr, language.dtype)
+
+
+class TensorWrapper:
+    """A tensor's memory seen as another element type: kernels receive a
+    pointer to `dtype` at `base`'s data. Made by `reinterpret`."""
+
+    __slots__ = ("base", "dtype")
+
+    def __init__(self, base, dtype):
+        self.base = base
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return self.base.data_ptr()
+
+    def __repr__(self):
+        return f"TensorWrapper({self.dtype!r}, base={self.base!r})"
+
+
+def reinterpret(tensor, dtype):
+    """`tensor`'s memory passed to kernels as elements of `dtype` (a tl
+    dtype or its name), as in Triton: e.g. a uint8 array read as
+    tl.float8e4nv. Nothing is copied; the element sizes may differ."""
+    if isinstance(tensor, TensorWrapper):
+        tensor = tensor.base
+    name = dtype.name if isinstance(dtype, language.dtype) else str(dtype)
+    known = language._DTYPES.get(name) or next(
+        (t for t in language._DTYPES.values() if t.long_name == name), None)
+    if known is None:
+        raise TypeError(f"reinterpret: unknown dtype {dtype!r}")
+    return TensorWrapper(tensor, known)
+
+
+_tilec.set_language_types(language.constexpr, language.dtype, TensorWrapper)
 
 #: Every failure of tilec: a compile error (its text starts with
 #: `file:line:col: error:` and quotes the line), a CUDA error, a bad argument.

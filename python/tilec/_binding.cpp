@@ -62,6 +62,7 @@ PyObject *constexprType = nullptr;
 PyObject *errorType = nullptr;
 PyObject *errorHook = nullptr;
 PyObject *dtypeType = nullptr;
+PyObject *wrapperType = nullptr; ///< tilec.TensorWrapper (tilec.reinterpret)
 
 //===----------------------------------------------------------------------===//
 // Element types
@@ -122,6 +123,8 @@ tilec::ScalarType torchScalar(PyObject *dtype, const char *param) {
       {"uint8", tilec::ScalarType::U8},      {"uint16", tilec::ScalarType::U16},
       {"uint32", tilec::ScalarType::U32},    {"uint64", tilec::ScalarType::U64},
       {"bool", tilec::ScalarType::I1},
+      {"float8_e4m3fn", tilec::ScalarType::FP8E4M3},
+      {"float8_e5m2", tilec::ScalarType::FP8E5M2},
   };
   for (const auto &[n, scalar] : table)
     if (s == n) {
@@ -154,7 +157,8 @@ struct DLManagedTensor {
   void (*deleter)(DLManagedTensor *);
 };
 enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAManaged = 13 };
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6,
+       kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12 };
 
 /// Reads a "dltensor" capsule without consuming it: the producer's deleter
 /// runs when the capsule is released, the memory stays owned by the object
@@ -189,6 +193,8 @@ tilec::Arg argFromCapsule(PyObject *capsule, const char *param, bool interpret) 
     ok &= bits == 8 || bits == 16 || bits == 32 || bits == 64;
     break;
   case kDLBool: scalar = S::I1; ok &= bits == 8; break;
+  case kDLFloat8_e4m3fn: scalar = S::FP8E4M3; ok &= bits == 8; break;
+  case kDLFloat8_e5m2: scalar = S::FP8E5M2; ok &= bits == 8; break;
   default: ok = false; scalar = S::FP32;
   }
   if (!ok)
@@ -391,6 +397,24 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false) {
     return tilec::Arg(float(PyFloat_AS_DOUBLE(o)));
   if (PyCapsule_CheckExact(o))
     return argFromCapsule(o, param, interpret);
+  if (wrapperType && Py_TYPE(o) == reinterpret_cast<PyTypeObject *>(wrapperType)) {
+    // tilec.reinterpret(base, dtype): base's memory as elements of dtype.
+    Ref base(PyObject_GetAttrString(o, "base"));
+    Ref dtype(PyObject_GetAttrString(o, "dtype"));
+    Ref name(PyObject_GetAttrString(dtype.p, "name"));
+    const char *text = PyUnicode_AsUTF8(name.p);
+    std::optional<tilec::ScalarType> element =
+        text ? tilec::parseScalarType(text) : std::nullopt;
+    if (!element)
+      typeError(std::string("argument '") + param +
+                "': tilec.reinterpret with an unknown dtype");
+    tilec::Arg arg = toArg(base.p, param, interpret);
+    if (arg.kind != tilec::Arg::Kind::Pointer)
+      typeError(std::string("argument '") + param +
+                "': tilec.reinterpret wraps tensors, not scalars");
+    arg.element = *element;
+    return arg;
+  }
   switch (classify(o)) {
   case ObjKind::Torch: {
     Ref isCuda(PyObject_GetAttr(o, names.is_cuda));
@@ -895,13 +919,16 @@ PYBIND11_MODULE(_tilec, m) {
         "hook(message) -> message, applied to the text of every tilec error.");
 
   m.def("set_language_types",
-        [](py::object constexprCls, py::object dtypeCls) {
+        [](py::object constexprCls, py::object dtypeCls, py::object wrapperCls) {
           Py_XDECREF(constexprType);
           Py_XDECREF(dtypeType);
+          Py_XDECREF(wrapperType);
           constexprType = constexprCls.release().ptr();
           dtypeType = dtypeCls.release().ptr();
+          wrapperType = wrapperCls.release().ptr();
         },
-        "Registers tilec.language's constexpr and dtype classes.");
+        "Registers tilec.language's constexpr and dtype classes and "
+        "tilec.TensorWrapper.");
   m.def("cuda_available",
         []() {
           std::string why;

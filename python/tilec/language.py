@@ -20,7 +20,7 @@ __all__ = [
     "constexpr", "dtype", "pointer_type", "PropagateNan",
     "int1", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64",
+    "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5",
 ]
 
 
@@ -66,6 +66,9 @@ class dtype:
 
     def is_int(self):
         return not self.is_floating()
+
+    def is_fp8(self):
+        return self.name.startswith("fp8")
 
     def is_int_signed(self):
         return self.name.startswith("i") and self.name != "i1"
@@ -128,9 +131,15 @@ float16 = dtype("fp16", "float16", 16)
 bfloat16 = dtype("bf16", "bfloat16", 16)
 float32 = dtype("fp32", "float32", 32)
 float64 = dtype("fp64", "float64", 64)
+# The 8-bit floats of sm_89 and later (torch.float8_e4m3fn, float8_e5m2):
+# loaded, stored, converted with .to() and multiplied by tl.dot; other
+# arithmetic on them computes in float32.
+float8e4nv = dtype("fp8e4nv", "float8e4nv", 8)
+float8e5 = dtype("fp8e5", "float8e5", 8)
 
 _DTYPES = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, uint16,
-                               uint32, uint64, float16, bfloat16, float32, float64)}
+                               uint32, uint64, float16, bfloat16, float32, float64,
+                               float8e4nv, float8e5)}
 
 
 def _builtin(name):

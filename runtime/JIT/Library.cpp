@@ -77,13 +77,15 @@ void Buffer::fill(uint8_t byte) {
 static_assert(int(ScalarType::I1) == int(dsl::ScalarKind::Int1) &&
                   int(ScalarType::U8) == int(dsl::ScalarKind::UInt8) &&
                   int(ScalarType::FP16) == int(dsl::ScalarKind::Float16) &&
-                  int(ScalarType::FP64) == int(dsl::ScalarKind::Float64),
+                  int(ScalarType::FP64) == int(dsl::ScalarKind::Float64) &&
+                  int(ScalarType::FP8E5M2) == int(dsl::ScalarKind::Float8E5M2),
               "ScalarType and dsl::ScalarKind must list the types in one order");
 
 const char *scalarTypeName(ScalarType type) {
   static const char *names[] = {"i1",  "i8",  "i16",  "i32",  "i64",
                                 "u8",  "u16", "u32",  "u64",  "fp16",
-                                "bf16", "fp32", "fp64"};
+                                "bf16", "fp32", "fp64", "fp8e4nv",
+                                "fp8e5"};
   unsigned i = unsigned(type);
   return i < sizeof names / sizeof names[0] ? names[i] : "?";
 }

@@ -1,5 +1,5 @@
 """Every shipped kernels/matmul.py config, for every operand type, compiles
-for sm_80 and sm_90a, uses tensor cores (mma.sync of the right shape) and
+for sm_80 and sm_90a (fp8: sm_90a), uses tensor cores (mma.sync of the right shape) and
 assembles with ptxas without spilling: the aligned configs with the
 specialisation aligned shapes get (K, N and the strides `:16`), where the
 operands go through cp.async and shared buffers, the others with unaligned
@@ -16,9 +16,15 @@ import matmul_reference as ref
 TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
          ("bf16", "fp32", "m16n8k16.row.col.f32.bf16.bf16.f32"),
          ("fp32", "fp32", "m16n8k8.row.col.f32.tf32.tf32.f32"),
-         ("i8", "i32", "m16n8k32.row.col.s32.s8.s8.s32")]
-DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i8": "int8"}
-CASES = [(operand, output, mma, aligned, config) for operand, output, mma in TYPES
+         ("i8", "i32", "m16n8k32.row.col.s32.s8.s8.s32"),
+         ("fp8e4nv", "fp32", "m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+         ("fp8e5", "fp32", "m16n8k32.row.col.f32.e5m2.e5m2.f32")]
+DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i8": "int8",
+         "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
+# fp8 needs sm_89; the other types are checked on sm_80 and sm_90a.
+CASES = [(target, operand, output, mma, aligned, config)
+         for operand, output, mma in TYPES
+         for target in (["sm_90a"] if operand.startswith("fp8") else ["sm_80", "sm_90a"])
          for aligned in (True, False)
          for config in matmul.matmul_configs(DTYPE[operand], aligned)]
 
@@ -30,8 +36,7 @@ def signature(operand, output, aligned):
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
-@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
-@pytest.mark.parametrize("operand,output,mma,aligned,config", CASES)
+@pytest.mark.parametrize("target,operand,output,mma,aligned,config", CASES)
 def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
                                          aligned, config):
     bm, bn, bk, gm, warps, stages = config

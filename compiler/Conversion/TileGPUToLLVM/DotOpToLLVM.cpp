@@ -35,7 +35,10 @@ LinearLayout::Image coordinate(unsigned rank, int32_t batch, int32_t row,
   return image;
 }
 
-Value widen(OpBuilder &b, Location loc, Value v, Type to) {
+/// Register `v`, of the operand's `element` type, in the accumulator's.
+Value widen(OpBuilder &b, Location loc, Value v, Type element, Type to) {
+  if (isFP8(element)) // i8 bits; fp8 accumulates in f32
+    return fp8ToF32(b, loc, v, element);
   if (v.getType() == to)
     return v;
   if (isa<FloatType>(to))
@@ -59,8 +62,8 @@ tilec::lowering::lowerFmaDot(OpBuilder &b, Location loc, const DotRegisters &dot
       std::optional<unsigned> rb = bIndex.find(coordinate(rank, batch, k, col));
       if (!ra || !rb)
         return std::nullopt; // the operands do not cover the accumulator
-      Value x = widen(b, loc, dot.aRegs[*ra], acc);
-      Value y = widen(b, loc, dot.bRegs[*rb], acc);
+      Value x = widen(b, loc, dot.aRegs[*ra], dot.aElement, acc);
+      Value y = widen(b, loc, dot.bRegs[*rb], dot.bElement, acc);
       if (isa<FloatType>(acc))
         sum = b.create<LLVM::FMAOp>(loc, x, y, sum);
       else
@@ -125,6 +128,7 @@ struct DotOpLowering : OpConversionPattern<tile::DotOp> {
                      unpack(rewriter, loc, adaptor.getB()),
                      unpack(rewriter, loc, adaptor.getC()),
                      aType.getElementType(),
+                     bType.getElementType(),
                      dType.getElementType(),
                      aType.getShape().back(),
                      op.getInputPrecision()};

@@ -17,7 +17,9 @@ namespace tilec::lowering {
 struct DotRegisters {
   tilegpu::LinearLayout a, b, c;
   llvm::SmallVector<mlir::Value> aRegs, bRegs, cRegs;
-  mlir::Type operandElement, accumulatorElement;
+  /// Element types as the tensors have them (fp8 operands are held as i8
+  /// bits in the registers); A and B differ only for e4m3 x e5m2.
+  mlir::Type aElement, bElement, accumulatorElement;
   int64_t k = 0;
   tile::InputPrecision precision = tile::InputPrecision::tf32;
 };

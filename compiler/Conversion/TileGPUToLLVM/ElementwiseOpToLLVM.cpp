@@ -18,11 +18,31 @@ bool hasTensorOperandOrResult(Operation *op) {
 
 /// Any arith or math op over tensors of one layout (operands may also be
 /// scalars, as the condition of a select can be).
+///
+/// fp8 registers are i8 bits, which the scalar op cannot say are fp8: the
+/// conversions between fp8 and f32 are emitted here, register by register,
+/// and other ops on fp8 (selects, bitcasts) are built on the i8 bits.
+/// Arithmetic on fp8 is an error (checkFP8Lowerable reports it before the
+/// conversion): tilegpu-widen-fp8 moves it to f32.
 struct ElementwiseTensorOpLowering : ConversionPattern {
   ElementwiseTensorOpLowering(TileTypeConverter &converter)
       // Above the upstream arith patterns, which do not know tensors.
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2,
                           &converter.getContext()) {}
+
+  /// The fp8 conversion `op` makes of one register, or nullptr when `op`
+  /// is not one.
+  Value convertFP8(Operation *op, Value x, OpBuilder &b) const {
+    Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type out = getElementTypeOrSelf(op->getResult(0).getType());
+    if (isa<arith::ExtFOp>(op) && isFP8(in)) {
+      Value wide = fp8ToF32(b, op->getLoc(), x, in);
+      return out.isF32() ? wide : b.create<LLVM::FPExtOp>(op->getLoc(), out, wide);
+    }
+    if (isa<arith::TruncFOp>(op) && in.isF32() && isFP8(out))
+      return f32ToFP8(b, op->getLoc(), x, out);
+    return nullptr;
+  }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -36,6 +56,14 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
     Type packedType = getTypeConverter()->convertType(resultType);
     if (!packedType)
       return rewriter.notifyMatchFailure(op, "result type not lowerable");
+    auto touchesFP8 = [](TypeRange types) {
+      return llvm::any_of(types, [](Type t) { return isFP8(getElementTypeOrSelf(t)); });
+    };
+    bool fp8 = touchesFP8(op->getOperandTypes()) || touchesFP8(op->getResultTypes());
+    bool fp8Conversion = isa<arith::ExtFOp, arith::TruncFOp>(op) && fp8;
+    if (fp8 && !fp8Conversion && !isa<arith::SelectOp, arith::BitcastOp>(op))
+      return rewriter.notifyMatchFailure(op, "arithmetic on fp8 (reported by "
+                                             "checkFP8Lowerable)");
     unsigned n = tilegpu::getNumRegisters(resultType);
 
     // Every tensor operand must hold as many registers as the result (one
@@ -52,11 +80,21 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
         perOperand.push_back(SmallVector<Value>(n, converted));
     }
     SmallVector<Value> results;
+    // fp8 results are built as their i8 bits.
+    Type resultElement = getTypeConverter()->convertType(resultType.getElementType());
     for (unsigned r = 0; r < n; ++r) {
+      if (fp8Conversion) {
+        results.push_back(convertFP8(op, perOperand[0][r], rewriter));
+        continue;
+      }
+      if (fp8 && isa<arith::BitcastOp>(op)) { // i8 bits either way
+        results.push_back(perOperand[0][r]);
+        continue;
+      }
       OperationState state(loc, op->getName());
       for (auto &values : perOperand)
         state.addOperands(values[r]);
-      state.addTypes(resultType.getElementType());
+      state.addTypes(resultElement);
       state.addAttributes(op->getAttrs());
       results.push_back(rewriter.create(state)->getResult(0));
     }
@@ -97,8 +135,9 @@ struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type pointee = tile::getElementTypeOrSelf(tile::getPointeeTypeLike(op.getType()));
-    // i1 lives in memory as a byte.
-    Type memoryElement = pointee.isInteger(1) ? rewriter.getI8Type() : pointee;
+    // i1 lives in memory as a byte, fp8 as its bits.
+    Type memoryElement = pointee.isInteger(1) ? rewriter.getI8Type()
+                                              : getTypeConverter()->convertType(pointee);
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), kGlobalAddressSpace);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> offsets = unpack(rewriter, loc, adaptor.getOffset());

@@ -40,7 +40,8 @@ struct LoadOpLowering : OpConversionPattern<tile::LoadOp> {
   matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type element = tile::getElementTypeOrSelf(op.getType());
+    Type element =
+        getTypeConverter()->convertType(tile::getElementTypeOrSelf(op.getType()));
     unsigned vector = globalAccessWidth(op.getPtr(), op.getMask(), axisInfo);
     AccessShape shape(element, vector);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
@@ -131,7 +132,8 @@ struct StoreOpLowering : OpConversionPattern<tile::StoreOp> {
   matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type element = tile::getElementTypeOrSelf(op.getValue().getType());
+    Type element = getTypeConverter()->convertType(
+        tile::getElementTypeOrSelf(op.getValue().getType()));
     unsigned vector = globalAccessWidth(op.getPtr(), op.getMask(), axisInfo);
     AccessShape shape(element, vector);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());

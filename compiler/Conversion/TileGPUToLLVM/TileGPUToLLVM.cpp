@@ -61,7 +61,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
       }
       return WalkResult::advance();
     });
-    if (planned.wasInterrupted())
+    if (planned.wasInterrupted() || failed(checkFP8Lowerable(module, *target)))
       return signalPassFailure();
     // The analysis reads the tilegpu IR, so it runs before anything moves.
     AxisInfoAnalysis axisInfo(module);
@@ -90,6 +90,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateDotOpToLLVMPatterns(converter, context, patterns);
+    populateFP8ToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);
     // they win over the LLVM intrinsics NVPTX cannot select.

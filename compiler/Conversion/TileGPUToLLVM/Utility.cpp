@@ -3,6 +3,7 @@
 #include "compiler/Conversion/TileGPUToLLVM/MemoryAccess.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -34,6 +35,18 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) 
 
 Value tilec::lowering::i32Constant(OpBuilder &b, Location loc, int64_t v) {
   return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+Value tilec::lowering::inlineAsm(OpBuilder &b, Location loc, Type result,
+                                 ValueRange operands, StringRef ptx,
+                                 StringRef constraints) {
+  return b
+      .create<LLVM::InlineAsmOp>(loc, result, operands, ptx, constraints,
+                                 /*has_side_effects=*/false,
+                                 /*is_align_stack=*/false,
+                                 LLVM::tailcallkind::TailCallKind::None,
+                                 LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
 }
 
 SmallVector<Value> tilec::lowering::unpack(OpBuilder &b, Location loc,
@@ -279,7 +292,8 @@ Value tilec::lowering::sharedMemoryOf(OpBuilder &b, Location loc, Operation *op)
 }
 
 Type tilec::lowering::memoryElementType(Type registerElement) {
-  if (registerElement.isInteger(1))
+  // i1 takes a byte in memory; fp8 is its bits.
+  if (registerElement.isInteger(1) || isFP8(registerElement))
     return IntegerType::get(registerElement.getContext(), 8);
   return registerElement;
 }
@@ -411,8 +425,27 @@ SmallVector<Value> tilec::lowering::applyCombiner(OpBuilder &b, Block &combiner,
     mapping.map(combiner.getArgument(i), lhs[i]);
     mapping.map(combiner.getArgument(n + i), rhs[i]);
   }
-  for (Operation &inner : combiner.without_terminator())
-    b.clone(inner, mapping);
+  for (Operation &inner : combiner.without_terminator()) {
+    // fp8 values are i8 bits here: conversions between fp8 and f32 (the
+    // only arithmetic tilegpu-widen-fp8 leaves on fp8) are emitted as such,
+    // and other ops (selects) produce the bits.
+    Value in = inner.getNumOperands() == 1 ? inner.getOperand(0) : Value();
+    Type out = inner.getNumResults() == 1 ? inner.getResult(0).getType() : Type();
+    if (isa<arith::ExtFOp>(inner) && isFP8(in.getType()) && out.isF32()) {
+      mapping.map(inner.getResult(0),
+                  fp8ToF32(b, inner.getLoc(), mapping.lookupOrDefault(in), in.getType()));
+      continue;
+    }
+    if (isa<arith::TruncFOp>(inner) && in.getType().isF32() && isFP8(out)) {
+      mapping.map(inner.getResult(0),
+                  f32ToFP8(b, inner.getLoc(), mapping.lookupOrDefault(in), out));
+      continue;
+    }
+    Operation *clone = b.clone(inner, mapping);
+    for (OpResult result : clone->getResults())
+      if (isFP8(result.getType()))
+        result.setType(b.getI8Type());
+  }
   SmallVector<Value> out;
   for (Value v : combiner.getTerminator()->getOperands())
     out.push_back(mapping.lookupOrDefault(v));

@@ -39,6 +39,22 @@ constexpr const char *kSharedMemorySymbol = "tilec_shared";
 
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+/// One PTX instruction without side effects as inline assembly: `ptx` reads
+/// $0.. in the order of `constraints` (outputs first).
+mlir::Value inlineAsm(mlir::OpBuilder &b, mlir::Location loc, mlir::Type result,
+                      mlir::ValueRange operands, llvm::StringRef ptx,
+                      llvm::StringRef constraints);
+
+/// fp8 (e4m3 or e5m2, `fp8Type`; held as i8 bits) to f32, exactly, and f32
+/// to fp8 rounded to nearest even with saturation to the largest finite
+/// value (cvt.rn.satfinite), NaN kept. sm_89 and newer.
+mlir::Value fp8ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                     mlir::Type fp8Type);
+mlir::Value f32ToFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Type fp8Type);
+/// Whether `type` is one of the fp8 formats tilec supports.
+bool isFP8(mlir::Type type);
+
 /// The registers of a converted tensor value (or the value itself for a
 /// scalar) and back.
 llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc,
@@ -135,7 +151,7 @@ mlir::Value sharedMemoryOf(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Operation *op);
 
 /// The element type registers hold (converted) and the one memory holds
-/// (i1 as i8).
+/// (i1 as i8; fp8, converted or not, as its i8 bits).
 mlir::Type memoryElementType(mlir::Type registerElement);
 
 /// The shared-memory address of register `r` of this thread, given `map`
@@ -188,6 +204,15 @@ void populateDotOpToLLVMPatterns(TileTypeConverter &converter,
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
+/// Conversions between fp8 and f32 (NVIDIA/FP8ToLLVM.cpp).
+void populateFP8ToLLVMPatterns(TileTypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+/// Reports, at the op, fp8 values the patterns cannot lower: arithmetic
+/// (tilegpu-widen-fp8 moves it to f32), conversions other than between
+/// fp8 and f32 (f64 from fp8), and any conversion below sm_89. Run before
+/// the conversion, which would otherwise leave invalid LLVM ops.
+mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
+                                      const TargetInfo &target);
 /// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,

@@ -65,8 +65,14 @@ struct ConstantOpLowering : TilePattern<arith::ConstantOp> {
     if (!splat)
       return rewriter.notifyMatchFailure(
           op, "only constant tensors with one value can be lowered");
-    Value scalar = rewriter.create<LLVM::ConstantOp>(
-        op.getLoc(), type.getElementType(), splat.getSplatValue<Attribute>());
+    Attribute element = splat.getSplatValue<Attribute>();
+    Type elementType = type.getElementType();
+    if (isFP8(elementType)) { // held as its bits
+      elementType = rewriter.getI8Type();
+      element = rewriter.getIntegerAttr(
+          elementType, cast<FloatAttr>(element).getValue().bitcastToAPInt());
+    }
+    Value scalar = rewriter.create<LLVM::ConstantOp>(op.getLoc(), elementType, element);
     SmallVector<Value> values(tilegpu::getNumRegisters(type), scalar);
     rewriter.replaceOp(op, pack(rewriter, op.getLoc(),
                                 getTypeConverter()->convertType(type), values));

@@ -560,17 +560,19 @@ LogicalResult DotOp::verify() {
     return emitOpError("M, N and K must be at least 16, got ")
            << m << ", " << n << ", " << k;
   Type ea = a.getElementType(), eb = b.getElementType(), ec = c.getElementType();
-  if (ea != eb)
+  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  // The two fp8 formats mix, as the tensor cores' e4m3 x e5m2 forms allow.
+  if (ea != eb && !(isFP8(ea) && isFP8(eb)))
     return emitOpError("operands must have one element type, got ")
            << ea << " and " << eb;
   bool ok = (ea.isF16() && (ec.isF32() || ec.isF16())) ||
             (ea.isBF16() && ec.isF32()) || (ea.isF32() && ec.isF32()) ||
-            (ea.isInteger(8) && ec.isInteger(32));
+            (ea.isInteger(8) && ec.isInteger(32)) || (isFP8(ea) && ec.isF32());
   if (!ok)
     return emitOpError("no dot of ")
            << ea << " operands into a " << ec
            << " accumulator (f16 -> f32 or f16, bf16 -> f32, f32 -> f32, "
-              "i8 -> i32)";
+              "i8 -> i32, f8E4M3FN/f8E5M2 -> f32)";
   return success();
 }
 

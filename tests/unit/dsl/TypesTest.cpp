@@ -34,6 +34,16 @@ TEST(Promotion, FloatsWidenAndHalvesMeetInFp32) {
   EXPECT_EQ(promote("fp16", "fp16"), "fp16");
 }
 
+TEST(Promotion, FP8FollowsTriton) {
+  // The wider float wins; the two fp8 formats meet in fp16; one format
+  // stays itself (tilegpu-widen-fp8 computes it in fp32).
+  EXPECT_EQ(promote("fp8e4nv", "fp32"), "fp32");
+  EXPECT_EQ(promote("fp8e5", "bf16"), "bf16");
+  EXPECT_EQ(promote("fp8e4nv", "fp8e5"), "fp16");
+  EXPECT_EQ(promote("fp8e5", "fp8e5"), "fp8e5");
+  EXPECT_EQ(promote("fp8e4nv", "i32"), "fp8e4nv");
+}
+
 TEST(Promotion, IntegerWithFloatIsTheFloat) {
   EXPECT_EQ(promote("i64", "fp16"), "fp16");
   EXPECT_EQ(promote("bf16", "u8"), "bf16");
@@ -69,7 +79,11 @@ TEST(DType, ParsesBothSpellings) {
   EXPECT_EQ(t("bfloat16").name(), "bf16");
   EXPECT_EQ(t("*fp32").name(), "*fp32");
   EXPECT_TRUE(t("*fp32").isPointer);
-  EXPECT_FALSE(DType::parse("fp8").has_value());
+  EXPECT_FALSE(DType::parse("fp8").has_value()); // which format?
+  EXPECT_EQ(t("float8e4nv").name(), "fp8e4nv");
+  EXPECT_EQ(t("float8_e5m2").name(), "fp8e5"); // torch's name
+  EXPECT_TRUE(t("fp8e5").isFP8() && t("fp8e5").isFloat() && t("fp8e5").bits() == 8);
+  EXPECT_FALSE(t("fp16").isFP8() || t("*fp8e4nv").isFP8());
   EXPECT_FALSE(DType::parse("*").has_value());
   EXPECT_FALSE(DType::parse("int33").has_value());
 }

@@ -255,6 +255,58 @@ TEST(InterpreterSemantics, HalfPrecisionRoundsAfterEveryOp) {
   }
 }
 
+TEST(InterpreterSemantics, FP8Conversions) {
+  // Every code decodes to a value that encodes back to it (NaNs to 0x7f),
+  // and the values ascend with the codes.
+  for (bool e4m3 : {true, false}) {
+    auto from = e4m3 ? interp::fromFP8E4M3Bits : interp::fromFP8E5M2Bits;
+    auto to = e4m3 ? interp::toFP8E4M3Bits : interp::toFP8E5M2Bits;
+    double previous = -1;
+    for (unsigned code = 0; code < 0x80; ++code) {
+      double v = from(uint8_t(code));
+      if (std::isnan(v)) {
+        EXPECT_EQ(to(v), 0x7f) << code;
+        continue;
+      }
+      if (std::isinf(v)) { // e5m2's infinity saturates to the largest value
+        EXPECT_EQ(to(v), 0x7b) << code;
+        continue;
+      }
+      EXPECT_EQ(to(v), code) << code;
+      EXPECT_EQ(from(uint8_t(code | 0x80)), -v) << code;
+      EXPECT_GT(v, previous) << code;
+      previous = v;
+    }
+  }
+  // e4m3: no infinity, 448 the largest, NaN only at S.1111.111.
+  EXPECT_EQ(interp::fromFP8E4M3Bits(0x7e), 448.0);
+  EXPECT_TRUE(std::isnan(interp::fromFP8E4M3Bits(0x7f)));
+  EXPECT_TRUE(std::isnan(interp::fromFP8E4M3Bits(0xff)));
+  EXPECT_EQ(interp::fromFP8E4M3Bits(0x01), 0x1p-9); // smallest subnormal
+  EXPECT_EQ(interp::fromFP8E4M3Bits(0x08), 0x1p-6); // smallest normal
+  // e5m2: IEEE-like, with infinities.
+  EXPECT_EQ(interp::fromFP8E5M2Bits(0x7b), 57344.0);
+  EXPECT_TRUE(std::isinf(interp::fromFP8E5M2Bits(0x7c)));
+  EXPECT_TRUE(std::isnan(interp::fromFP8E5M2Bits(0x7d)));
+  EXPECT_EQ(interp::fromFP8E5M2Bits(0x01), 0x1p-16);
+  // Saturation (cvt.rn.satfinite): past the largest value, infinities too.
+  EXPECT_EQ(interp::toFP8E4M3Bits(464.0), 0x7e);  // tie between 448 and 480: even
+  EXPECT_EQ(interp::toFP8E4M3Bits(470.0), 0x7e);
+  EXPECT_EQ(interp::toFP8E4M3Bits(1e9), 0x7e);
+  EXPECT_EQ(interp::toFP8E4M3Bits(-INFINITY), 0xfe);
+  EXPECT_EQ(interp::toFP8E5M2Bits(INFINITY), 0x7b);
+  EXPECT_EQ(interp::toFP8E5M2Bits(-1e9), 0xfb);
+  EXPECT_EQ(interp::toFP8E4M3Bits(NAN), 0x7f);
+  // Ties to even, subnormals and underflow.
+  EXPECT_EQ(interp::toFP8E4M3Bits(1.0625), 0x38);  // 1 + 1/16: tie, 1.0 even
+  EXPECT_EQ(interp::toFP8E4M3Bits(1.1875), 0x3a);  // 1 + 3/16: tie, 1.25 even
+  EXPECT_EQ(interp::toFP8E4M3Bits(0x1p-10), 0x00); // half the smallest: 0
+  EXPECT_EQ(interp::toFP8E4M3Bits(0x1.8p-10), 0x01);
+  EXPECT_EQ(interp::toFP8E4M3Bits(-0x1p-12), 0x80); // -0
+  EXPECT_EQ(interp::toFP8E5M2Bits(1.125), 0x3c);   // 1 + 1/8: tie, 1.0 even
+  EXPECT_EQ(interp::toFP8E5M2Bits(1.375), 0x3e);   // 1 + 3/8: tie, 1.5 even
+}
+
 TEST(InterpreterSemantics, HalfAndBFloat16Conversions) {
   for (uint32_t h = 0; h < 65536; ++h) {
     double v = interp::fromHalfBits(uint16_t(h));

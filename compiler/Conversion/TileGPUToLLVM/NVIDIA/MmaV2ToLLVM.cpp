@@ -1,4 +1,4 @@
-// tile.dot as mma.sync.aligned.m16n8k{8,16,32} (sm_80+), through inline
+// tile.dot as mma.sync.aligned.m16n8k{8,16,32} (sm_80+; fp8 sm_89+), through inline
 // PTX so that one code path covers every operand type the instruction
 // takes. Fragments follow the PTX ISA's tables, which the #tilegpu.mma and
 // #tilegpu.dot_op linear layouts encode: an accumulator group is 4
@@ -23,18 +23,11 @@ std::string ptxType(Type element, bool tf32) {
     return "bf16";
   if (element.isF32())
     return tf32 ? "tf32" : "f32";
+  if (isa<Float8E4M3FNType>(element))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(element))
+    return "e5m2";
   return "s" + std::to_string(element.getIntOrFloatBitWidth());
-}
-
-Value inlineAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
-                StringRef ptx, StringRef constraints) {
-  return b
-      .create<LLVM::InlineAsmOp>(loc, result, operands, ptx, constraints,
-                                 /*has_side_effects=*/false,
-                                 /*is_align_stack=*/false,
-                                 LLVM::tailcallkind::TailCallKind::None,
-                                 LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
 }
 
 /// `x` rounded to tf32 (cvt.rna: to nearest, ties away), as its b32 bits.
@@ -151,13 +144,12 @@ tilec::lowering::lowerMmaV2Dot(OpBuilder &b, Location loc, const DotRegisters &d
       dot.cRegs.size() % cGroup || dot.k % instrK)
     return std::nullopt;
   RegisterIndex aIndex(dot.a, aGroup), bIndex(dot.b, bGroup);
-  Type operand = dot.operandElement;
-  bool isTF32 = operand.isF32();
+  bool isTF32 = dot.aElement.isF32();
   bool split = isTF32 && dot.precision == tile::InputPrecision::tf32x3;
   std::string shape = "m16n8k" + std::to_string(instrK);
   std::string accType = ptxType(dot.accumulatorElement, false);
-  std::string inType = ptxType(operand, isTF32);
-  std::string types = accType + "." + inType + "." + inType + "." + accType;
+  std::string types = accType + "." + ptxType(dot.aElement, isTF32) + "." +
+                      ptxType(dot.bElement, isTF32) + "." + accType;
 
   // K outermost: the operand registers of one K step are dead once every
   // accumulator tile has used them, so ptxas needs to keep only one step's

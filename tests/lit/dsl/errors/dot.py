@@ -9,6 +9,10 @@
 # RUN: not tilec compile %s -k int64_operands -s '*i64' 2>&1 | FileCheck %s --check-prefix=I64
 # RUN: not tilec compile %s -k scalar_matmul -s 'i32' 2>&1 | FileCheck %s --check-prefix=SCALAR
 # RUN: tilec compile %s -k good -s '*fp16,*fp32' --emit tile | FileCheck %s --check-prefix=GOOD
+# RUN: not tilec compile %s -k fp8_out -s '*fp8e4nv' 2>&1 | FileCheck %s --check-prefix=FP8OUT
+# RUN: not tilec compile %s -k fp8_mixed -s '*fp8e4nv,*fp16' 2>&1 | FileCheck %s --check-prefix=FP8MIXED
+# RUN: not tilec compile %s -k fp8_good -s '*fp8e4nv,*fp8e5,*fp32' --target sm_80 2>&1 | FileCheck %s --check-prefix=FP8SM80
+# RUN: tilec compile %s -k fp8_good -s '*fp8e4nv,*fp8e5,*fp32' --emit tile | FileCheck %s --check-prefix=FP8GOOD
 import tilec.language as tl
 
 
@@ -57,7 +61,7 @@ def pointer_operand(p):
 
 def int64_operands(p):
     c = tl.dot(tile(p, 16, 16), tile(p, 16, 16))
-# I64: dot.py:[[@LINE-1]]:9: error: tl.dot does not support i64 operands (it takes fp16, bf16, fp32, i8)
+# I64: dot.py:[[@LINE-1]]:9: error: tl.dot does not support i64 operands (it takes fp16, bf16, fp32, i8, fp8e4nv, fp8e5)
 
 
 def scalar_matmul(n):
@@ -70,3 +74,22 @@ def good(p, q):
     acc += tile(p, 32, 16) @ tile(p, 16, 16)
     tl.store(q + tl.arange(0, 32)[:, None] * 16 + tl.arange(0, 16)[None, :], acc)
 # GOOD: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+
+
+def fp8_out(p):
+    c = tl.dot(tile(p, 16, 32), tile(p, 32, 16), out_dtype=tl.float16)
+# FP8OUT: dot.py:[[@LINE-1]]:9: error: tl.dot of fp8 operands accumulates in float32, not in fp16
+
+
+def fp8_mixed(p, q):
+    c = tl.dot(tile(p, 16, 32), tile(q, 32, 16))
+# FP8MIXED: dot.py:[[@LINE-1]]:9: error: tl.dot operands must have the same dtype, got fp8e4nv and fp16; cast one with .to()
+
+
+def fp8_good(p, q, r):
+    c = tl.dot(tile(p, 16, 32), tile(q, 32, 16))
+    tl.store(r + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], c)
+# The two fp8 formats meet in one dot, as the tensor cores allow; sm_80 has
+# no fp8 instructions.
+# FP8GOOD: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf32>
+# FP8SM80: dot.py:[[@LINE-5]]:9: error: tl.dot of fp8 operands needs sm_89 or newer (the target is sm_80)

@@ -1,0 +1,122 @@
+"""fp8 matrix multiplication on mma.sync (sm_89+): tilec's kernels/matmul.py
+with e4m3 operands (fp32 output) against the same kernel in bf16 and
+against cuBLAS's fp8 GEMM (torch._scaled_mm, unit scales, B column-major
+as it requires; fp32 output where cuBLAS offers it, else bf16), in one run
+on the same random normal inputs rounded to fp8.
+
+    python3 bench/matmul_fp8.py [--commit SHA] [--out DIR] [--quick]
+
+Each output is checked against the float64 product of the same fp8 values
+(max |difference| / sqrt(K)). Times are the median of three interleaved
+rounds of do_bench (bench/common.py); the spread of the three is the
+run-to-run noise. TFLOP/s = 2 M N K / time. Results:
+bench/results/matmul_fp8-DATE.json.
+"""
+import pathlib
+import statistics
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "kernels"))
+import common  # noqa: E402  bench/common.py
+from common import bench  # noqa: E402
+import matmul  # noqa: E402  kernels/matmul.py
+
+
+def error(c, ref, k):
+    return (c.double() - ref).abs().max().item() / k ** 0.5
+
+
+def best_config(a, b, c, ref, configs):
+    found = None
+    for cfg in configs:
+        c.fill_(float("nan"))
+        matmul.matmul(a, b, c, config=cfg)
+        torch.cuda.synchronize()
+        if not error(c, ref, a.shape[1]) < 1e-3:
+            print(f"  {cfg} wrong", flush=True)
+            continue
+        t = bench(lambda: matmul.matmul(a, b, c, config=cfg))
+        if found is None or t < found[0]:
+            found = (t, cfg)
+    return found[1]
+
+
+def main():
+    args = common.parse_args()
+    shapes = [(2048,) * 3, (4096,) * 3, (8192,) * 3]
+    if args.quick:
+        shapes = [(4096,) * 3]
+    rows = []
+    for m, n, k in shapes:
+        gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+        a8 = torch.randn(m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+        b8 = torch.randn(k, n, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+        ref = a8.double() @ b8.double()
+        a16, b16 = a8.to(torch.bfloat16), b8.to(torch.bfloat16)  # the same values
+        b8_colmajor = b8.t().contiguous().t()
+        one = torch.ones((), device="cuda")
+        outs = {"tilec_fp8": torch.empty(m, n, device="cuda"),
+                "tilec_bf16": torch.empty(m, n, device="cuda")}
+        cfgs = {"tilec_fp8": best_config(a8, b8, outs["tilec_fp8"], ref,
+                                         matmul.matmul_configs("float8_e4m3fn", True)),
+                "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref,
+                                          matmul.matmul_configs("bfloat16", True))}
+        runs = {
+            "tilec_fp8": lambda: matmul.matmul(a8, b8, outs["tilec_fp8"],
+                                               config=cfgs["tilec_fp8"]),
+            "tilec_bf16": lambda: matmul.matmul(a16, b16, outs["tilec_bf16"],
+                                                config=cfgs["tilec_bf16"]),
+        }
+        for out_dtype in (torch.float32, torch.bfloat16):
+            try:
+                outs["cublas_fp8"] = torch._scaled_mm(a8, b8_colmajor, one, one,
+                                                      out_dtype=out_dtype)
+                runs["cublas_fp8"] = lambda od=out_dtype: torch._scaled_mm(
+                    a8, b8_colmajor, one, one, out_dtype=od)
+                cublas_out = str(out_dtype).replace("torch.", "")
+                break
+            except (RuntimeError, TypeError) as e:
+                print(f"  torch._scaled_mm out_dtype={out_dtype}: {str(e)[:100]}", flush=True)
+        times = {name: [] for name in runs}
+        for _ in range(3):  # interleaved rounds
+            for name, fn in runs.items():
+                times[name].append(bench(fn))
+        flops = 2.0 * m * n * k
+        entry = {"dtype": "float8_e4m3fn", "M": m, "N": n, "K": k}
+        for name in runs:
+            ms = statistics.median(times[name])
+            result = outs[name] if name != "cublas_fp8" else runs[name]()
+            entry[name] = {"ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
+                           "error": error(result, ref, k), "rounds_ms": times[name],
+                           "spread": (max(times[name]) - min(times[name])) / ms}
+            if name in cfgs:
+                entry[name]["config"] = dict(zip(
+                    ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
+                     "num_stages"), cfgs[name]))
+            elif name == "cublas_fp8":
+                entry[name]["out_dtype"] = cublas_out
+        rows.append(entry)
+        print(f"{m}x{n}x{k}: " + "  ".join(
+            f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in runs), flush=True)
+    path = common.write_record("matmul_fp8", args.commit, rows, args.out)
+    print("\n| M x N x K | tilec fp8 TFLOP/s | tilec bf16 TFLOP/s | cuBLAS fp8 TFLOP/s | "
+          "fp8/bf16 | tilec fp8/cuBLAS fp8 | spread | fp8 config |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        c = r["tilec_fp8"]["config"]
+        cublas = r.get("cublas_fp8", {}).get("TFLOP/s", float("nan"))
+        spread = max(r[k]["spread"] for k in ("tilec_fp8", "tilec_bf16", "cublas_fp8") if k in r)
+        print(f"| {r['M']}x{r['N']}x{r['K']} | {r['tilec_fp8']['TFLOP/s']:.0f} | "
+              f"{r['tilec_bf16']['TFLOP/s']:.0f} | {cublas:.0f} | "
+              f"{r['tilec_fp8']['TFLOP/s'] / r['tilec_bf16']['TFLOP/s']:.2f} | "
+              f"{r['tilec_fp8']['TFLOP/s'] / cublas:.2f} | {100 * spread:.1f}% | "
+              f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} w{c['num_warps']} "
+              f"s{c['num_stages']} |")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""fp8 on the GPU (sm_89+; the H200 is sm_90): conversions bit-exact
+against the reference written from the formats' definitions (every code
+decoded; rounding ties, saturation, infinities and NaN encoded),
+arithmetic and reductions bit-exact against the interpreter, tl.dot of
+fp8 (both formats and one of each) against float64 and the interpreter at
+odd shapes, and kernels/matmul.py on torch.float8 tensors up to 4096^3."""
+import numpy as np
+import pytest
+
+import tilec
+
+import fp8_kernels as kernels
+import fp8_reference as ref
+import matmul  # kernels/matmul.py
+import matmul_reference as mref
+
+pytestmark = pytest.mark.gpu
+
+FORMATS = ["fp8e4nv", "fp8e5"]
+TORCH_NAME = {"fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
+
+
+@pytest.fixture
+def fp8_gpu(torch_cuda):
+    major, minor = torch_cuda.cuda.get_device_capability()
+    if major * 10 + minor < 89:
+        pytest.skip("fp8 needs sm_89 or newer")
+    return torch_cuda
+
+
+def codes_on_gpu(torch, codes, fmt):
+    """uint8 codes as a CUDA tensor of the fp8 dtype."""
+    t = torch.from_numpy(np.ascontiguousarray(codes)).cuda()
+    return t.view(getattr(torch, TORCH_NAME[fmt]))
+
+
+def codes_of(torch, t):
+    return t.view(torch.uint8).cpu().numpy()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_code_decodes(fp8_gpu, fmt):
+    torch = fp8_gpu
+    codes = np.arange(256, dtype=np.uint8)
+    out = torch.full((256,), -7.0, device="cuda")
+    kernels.convert[(1,)](codes_on_gpu(torch, codes, fmt), out, 256, BLOCK=256)
+    got = out.double().cpu().numpy()
+    want = ref.decode_array(codes, fmt)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_rounding_and_saturation(fp8_gpu, fmt):
+    torch = fp8_gpu
+    values = ref.special_values(fmt)
+    x = torch.from_numpy(values).cuda()
+    out = torch.zeros(values.size, dtype=getattr(torch, TORCH_NAME[fmt]), device="cuda")
+    kernels.convert[(tilec.cdiv(values.size, 128),)](x, out, values.size, BLOCK=128)
+    got = codes_of(torch, out)
+    want = ref.encode_array(values, fmt)
+    nan = np.isnan(values)
+    bad = np.nonzero((got != want) & ~nan)[0]
+    assert bad.size == 0, [(float(values[i]), int(got[i]), int(want[i])) for i in bad[:8]]
+    assert all(np.isnan(ref.decode(int(c), fmt)) for c in got[nan])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_arithmetic_matches_interpreter(fp8_gpu, fmt):
+    torch = fp8_gpu
+    rng = np.random.default_rng(17)
+    n = 1000
+    x = ref.encode_array(rng.standard_normal(n) * 4, fmt)
+    y = ref.encode_array(rng.standard_normal(n) * 4, fmt)
+    y[y & 0x7F == 0] = ref.encode(1.0, fmt)
+    out = torch.zeros(3 * n, dtype=torch.uint8, device="cuda")
+    kernels.arithmetic[(tilec.cdiv(n, 256),)](
+        codes_on_gpu(torch, x, fmt), codes_on_gpu(torch, y, fmt),
+        out.view(getattr(torch, TORCH_NAME[fmt])), n, BLOCK=256)
+    want = np.zeros(3 * n, np.uint8)
+    tilec.JITFunction(kernels.arithmetic.fn, interpret=True)[(tilec.cdiv(n, 256),)](
+        tilec.reinterpret(x, fmt), tilec.reinterpret(y, fmt),
+        tilec.reinterpret(want, fmt), n, BLOCK=256)
+    assert np.array_equal(out.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reductions_match_interpreter(fp8_gpu, fmt):
+    torch = fp8_gpu
+    rng = np.random.default_rng(23)
+    rows, n = 37, 256
+    x = ref.encode_array(rng.standard_normal((rows, n)) * 8, fmt)
+    sums = torch.zeros(rows, device="cuda")
+    maxes = torch.zeros(rows, dtype=torch.uint8, device="cuda")
+    kernels.row_reductions[(rows,)](codes_on_gpu(torch, x, fmt), sums,
+                                    maxes.view(getattr(torch, TORCH_NAME[fmt])), N=n)
+    xv = ref.decode_array(x, fmt)
+    assert np.array_equal(maxes.cpu().numpy(), ref.encode_array(xv.max(axis=1), fmt))
+    assert np.allclose(sums.double().cpu().numpy(), xv.sum(axis=1), rtol=1e-5, atol=1e-4)
+
+
+def fp8_operands(rng, m, n, k, fmt_a, fmt_b, scale=1.0):
+    a = ref.encode_array(rng.standard_normal((m, k)) * scale, fmt_a)
+    b = ref.encode_array(rng.standard_normal((k, n)) * scale, fmt_b)
+    return a, b, ref.decode_array(a, fmt_a), ref.decode_array(b, fmt_b)
+
+
+PAIRS = [("fp8e4nv", "fp8e4nv"), ("fp8e5", "fp8e5"), ("fp8e4nv", "fp8e5")]
+
+
+@pytest.mark.parametrize("fmt_a,fmt_b", PAIRS)
+@pytest.mark.parametrize("shape", [(16, 16, 32), (70, 45, 40), (257, 129, 100),
+                                   (1, 300, 64), (128, 128, 16)])
+def test_dot_matches_float64_and_interpreter(fp8_gpu, fmt_a, fmt_b, shape):
+    torch = fp8_gpu
+    m, n, k = shape
+    rng = np.random.default_rng(m * 131 + n * 7 + k)
+    a, b, av, bv = fp8_operands(rng, m, n, k, fmt_a, fmt_b)
+    c = torch.full((m, n), -7.0, device="cuda")
+    grid = (tilec.cdiv(m, 64), tilec.cdiv(n, 64))
+    kernels.scaled_dot[grid](codes_on_gpu(torch, a, fmt_a), codes_on_gpu(torch, b, fmt_b),
+                             c, 0.5, m, n, k, BM=64, BN=64, BK=32)
+    got = c.double().cpu().numpy()
+    want = 0.5 * (av @ bv)
+    err = mref.error(got, want, k)
+    assert err <= 2e-5, f"error / sqrt(K) = {err:.3g}"
+    cpu = np.full((m, n), -7, np.float32)
+    tilec.JITFunction(kernels.scaled_dot.fn, interpret=True)[grid](
+        tilec.reinterpret(a, fmt_a), tilec.reinterpret(b, fmt_b), cpu, 0.5, m, n, k,
+        BM=64, BN=64, BK=32)
+    assert mref.error(got, cpu, k) <= 2e-5
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("shape,aligned", [((300, 200, 136), False), ((512, 384, 256), True),
+                                           ((4096, 4096, 4096), True)])
+def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned):
+    """Operands made by torch (randn rounded to fp8 on the GPU); their
+    exact values in float64 make the reference."""
+    torch = fp8_gpu
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+    dtype = getattr(torch, TORCH_NAME[fmt])
+    a = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
+    b = torch.randn(k, n, device="cuda", generator=gen).to(dtype)
+    want = (a.double() @ b.double()).cpu().numpy()
+    c = torch.full((m, n), -7.0, device="cuda")
+    for config in matmul.matmul_configs(TORCH_NAME[fmt], aligned)[:1 if m > 1000 else 4]:
+        c.fill_(-7.0)
+        matmul.matmul(a, b, c, config=config)
+        torch.cuda.synchronize()
+        err = mref.error(c.double().cpu().numpy(), want, k)
+        assert err <= 2e-5, f"{config}: error / sqrt(K) = {err:.3g}"
