@@ -534,6 +534,17 @@ private:
   RunStats stats_;
 };
 
+/// The interpreter's format of a float type, nullopt for others.
+std::optional<Fmt> floatFormat(Type t) {
+  if (isa<Float8E4M3FNType>(t)) return Fmt::F8E4M3;
+  if (isa<Float8E5M2Type>(t)) return Fmt::F8E5M2;
+  if (isa<Float16Type>(t)) return Fmt::F16;
+  if (isa<BFloat16Type>(t)) return Fmt::BF16;
+  if (isa<Float32Type>(t)) return Fmt::F32;
+  if (isa<Float64Type>(t)) return Fmt::F64;
+  return std::nullopt;
+}
+
 Elem Machine::elemOf(Operation *op, Type t) {
   Elem e;
   if (auto it = dyn_cast<IntegerType>(t)) {
@@ -545,30 +556,10 @@ Elem Machine::elemOf(Operation *op, Type t) {
   } else if (isa<IndexType>(t)) {
     e.kind = Kind::Int;
     e.bits = 64;
-  } else if (isa<Float16Type>(t)) {
+  } else if (std::optional<Fmt> fmt = floatFormat(t)) {
     e.kind = Kind::Float;
-    e.fmt = Fmt::F16;
-    e.bits = 16;
-  } else if (isa<BFloat16Type>(t)) {
-    e.kind = Kind::Float;
-    e.fmt = Fmt::BF16;
-    e.bits = 16;
-  } else if (isa<Float8E4M3FNType>(t)) {
-    e.kind = Kind::Float;
-    e.fmt = Fmt::F8E4M3;
-    e.bits = 8;
-  } else if (isa<Float8E5M2Type>(t)) {
-    e.kind = Kind::Float;
-    e.fmt = Fmt::F8E5M2;
-    e.bits = 8;
-  } else if (isa<Float32Type>(t)) {
-    e.kind = Kind::Float;
-    e.fmt = Fmt::F32;
-    e.bits = 32;
-  } else if (isa<Float64Type>(t)) {
-    e.kind = Kind::Float;
-    e.fmt = Fmt::F64;
-    e.bits = 64;
+    e.fmt = *fmt;
+    e.bits = t.getIntOrFloatBitWidth();
   } else if (isa<tile::PointerType>(t)) {
     e.kind = Kind::Ptr;
     e.bits = 64;

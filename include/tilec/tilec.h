@@ -3,9 +3,13 @@
 //
 //   auto lib = tilec::Library::fromFile("kernels/vector_add.py");
 //   auto add = lib.kernel("add");
-//   add.launch({tilec::cdiv(n, 1024)}, {x, y, out, n}, {{"BLOCK", 1024}});
+//   add.launch({tilec::cdiv(n, 1024)}, {{x, "fp32"}, {y, "fp32"}, {out, "fp32"}, n},
+//              {{"BLOCK", 1024}});
 //   std::string ptx = add.compile("*fp32:16,*fp32:16,*fp32:16,i32:16",
 //                                 {{"BLOCK", 1024}}).ptx();
+//
+// (x, y and out are tilec::Buffer, n any integer type; tests/api builds
+// this example and README.md's with -Werror under g++ and clang.)
 //
 // The Python package (python/tilec) is a thin binding over this header:
 // Library::fromFunction takes a decorated function's source and globals.
@@ -19,6 +23,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -31,11 +36,25 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+namespace detail {
+/// Integer types other than bool: what the integer constructors below take,
+/// so that int, unsigned, size_t, int64_t and long long all convert
+/// without ambiguity.
+template <typename T>
+using IfInteger =
+    std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int>;
+/// `v` as an int64_t; throws Error for an unsigned value past INT64_MAX.
+int64_t toInt64(uint64_t v, const char *what);
+} // namespace detail
+
 /// A constexpr value: an integer, a float, a bool, or a dtype name ("fp16").
 struct Constexpr {
   std::variant<int64_t, double, bool, std::string> value;
-  Constexpr(int v) : value(int64_t(v)) {}
-  Constexpr(int64_t v) : value(v) {}
+  /// Any integer type; an unsigned value past INT64_MAX throws Error.
+  template <typename T, detail::IfInteger<T> = 0>
+  Constexpr(T v)
+      : value(std::is_signed_v<T> ? int64_t(v)
+                                  : detail::toInt64(uint64_t(v), "a constexpr")) {}
   Constexpr(double v) : value(v) {}
   Constexpr(bool v) : value(v) {}
   Constexpr(const char *dtype) : value(std::string(dtype)) {}
@@ -43,8 +62,24 @@ struct Constexpr {
 };
 using Constexprs = std::map<std::string, Constexpr>;
 
+/// A launch grid: programs along x, y and z. Built from any integer types
+/// (`{tilec::cdiv(n, 1024)}` is an int64_t); a negative size or one past
+/// 2^32 - 1 throws Error. A size of 0 launches nothing.
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
+  Grid() = default;
+  template <typename X, typename Y = unsigned, typename Z = unsigned,
+            detail::IfInteger<X> = 0, detail::IfInteger<Y> = 0,
+            detail::IfInteger<Z> = 0>
+  Grid(X x, Y y = 1, Z z = 1) : x(size(x, "x")), y(size(y, "y")), z(size(z, "z")) {}
+
+private:
+  template <typename T> static unsigned size(T v, const char *axis) {
+    return std::is_signed_v<T> ? checkedSize(int64_t(v), axis)
+                               : checkedSize(uint64_t(v), axis);
+  }
+  static unsigned checkedSize(int64_t v, const char *axis);
+  static unsigned checkedSize(uint64_t v, const char *axis);
 };
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -84,8 +119,11 @@ private:
 };
 
 /// A kernel argument. Pointers name their element type; scalars are typed
-/// by their C++ type (int32_t → i32, int64_t → i64, float → fp32, double →
-/// fp64). The specialisation facts (`:16`, `:1`) are read off the values.
+/// by their C++ type: signed integers of up to 32 bits → i32, 64-bit ones
+/// (int64_t, long long) → i64, unsigned ones (unsigned, size_t) by their
+/// value as Python ints are (i32 when it fits, else i64; past INT64_MAX an
+/// Error), bool → i32 0 or 1, float → fp32, double → fp64. The
+/// specialisation facts (`:16`, `:1`) are read off the values.
 struct Arg {
   enum class Kind : uint8_t { Pointer, I32, I64, F32, F64 } kind;
   ScalarType element = ScalarType::FP32; ///< pointers: what they point to
@@ -113,13 +151,22 @@ struct Arg {
   Arg(const Buffer &b, const std::string &element)
       : Arg(pointer(b.data(), element, b.size())) {}
   Arg(const Buffer &b, ScalarType element) : Arg(pointer(b.data(), element, b.size())) {}
-  Arg(int32_t v);
-  Arg(int64_t v);
+  template <typename T, detail::IfInteger<T> = 0>
+  Arg(T v)
+      : Arg(std::is_signed_v<T> ? (sizeof(T) <= 4 ? i32(int32_t(v)) : i64(int64_t(v)))
+                                : fromUnsigned(uint64_t(v))) {}
+  Arg(bool v) : Arg(i32(v ? 1 : 0)) {}
   Arg(float v);
   Arg(double v);
 
   /// The signature entry this argument specialises on: "*fp32:16", "i32:1".
   std::string signature() const;
+
+private:
+  static Arg i32(int32_t v);
+  static Arg i64(int64_t v);
+  static Arg fromUnsigned(uint64_t v);
+  Arg() = default;
 };
 
 /// Where a launch runs.
@@ -310,8 +357,8 @@ class Global {
 public:
   /// A module-level constant: int, float, bool or a dtype name ("fp16").
   Global(Constexpr value) : value_(std::move(value)) {}
-  Global(int v) : value_(Constexpr(v)) {}
-  Global(int64_t v) : value_(Constexpr(v)) {}
+  template <typename T, detail::IfInteger<T> = 0>
+  Global(T v) : value_(Constexpr(v)) {}
   Global(double v) : value_(Constexpr(v)) {}
   Global(bool v) : value_(Constexpr(v)) {}
   Global(const char *dtype) : value_(Constexpr(dtype)) {}

@@ -99,7 +99,7 @@ std::optional<ScalarType> parseScalarType(const std::string &name) {
 }
 
 Arg Arg::pointer(const void *ptr, ScalarType element, size_t bytes) {
-  Arg a(int64_t(0));
+  Arg a = i64(0);
   a.kind = Kind::Pointer;
   a.element = element;
   a.bits = reinterpret_cast<uintptr_t>(ptr);
@@ -125,8 +125,44 @@ Backend defaultBackend() {
   }();
   return backend;
 }
-Arg::Arg(int32_t v) : kind(Kind::I32), bits(uint32_t(v)) {}
-Arg::Arg(int64_t v) : kind(Kind::I64), bits(uint64_t(v)) {}
+int64_t detail::toInt64(uint64_t v, const char *what) {
+  if (v > uint64_t(INT64_MAX))
+    throw Error(std::string(what) + " of " + std::to_string(v) +
+                " does not fit in 64 signed bits");
+  return int64_t(v);
+}
+
+unsigned Grid::checkedSize(int64_t v, const char *axis) {
+  if (v < 0)
+    throw Error(std::string("grid size ") + axis + " = " + std::to_string(v) +
+                " is negative");
+  return checkedSize(uint64_t(v), axis);
+}
+
+unsigned Grid::checkedSize(uint64_t v, const char *axis) {
+  if (v > UINT32_MAX)
+    throw Error(std::string("grid size ") + axis + " = " + std::to_string(v) +
+                " does not fit in 32 bits");
+  return unsigned(v);
+}
+
+Arg Arg::i32(int32_t v) {
+  Arg a;
+  a.kind = Kind::I32;
+  a.bits = uint32_t(v);
+  return a;
+}
+Arg Arg::i64(int64_t v) {
+  Arg a;
+  a.kind = Kind::I64;
+  a.bits = uint64_t(v);
+  return a;
+}
+Arg Arg::fromUnsigned(uint64_t v) {
+  if (v <= uint64_t(INT32_MAX))
+    return i32(int32_t(v));
+  return i64(detail::toInt64(v, "an integer argument"));
+}
 Arg::Arg(float v) : kind(Kind::F32) { std::memcpy(&bits, &v, sizeof v); }
 Arg::Arg(double v) : kind(Kind::F64) { std::memcpy(&bits, &v, sizeof v); }
 
