@@ -36,6 +36,7 @@ void registerTilecDialects(DialectRegistry &registry) {
 
 void buildTileOptimizationPipeline(OpPassManager &pm) {
   pm.addPass(createTileInline());
+  pm.addPass(createTileWidenFP8());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -49,7 +50,6 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   prefetch.asyncCopy = options.ptx.target.hasAsyncCopy();
   pm.addPass(createTilePrefetchLoads(prefetch));
   pm.addPass(createTileToTileGPU(layout));
-  pm.addPass(createTileGPUWidenFP8());
   pm.addPass(createTileGPUCoalesce());
   pm.addPass(createTileGPUAccelerateMatmul());
   pm.addPass(createTileGPURemoveLayoutConversions());

@@ -428,6 +428,13 @@ Value Generator::binary(BinaryOp op, const Value &l, const Value &r,
                  r.describe());
   if (op == BinaryOp::Pow)
     fail(at, "'**' on runtime values is not supported; use tl.exp and tl.log");
+  if (type.isFP8()) {
+    // fp8 computes in fp32, the result rounded to fp8 once: literals enter
+    // unrounded, and `//` and `%` round only their final result.
+    DType fp32{ScalarKind::Float32, false};
+    Value wide = binary(op, cast(l, fp32, at), cast(r, fp32, at), at);
+    return cast(wide, type, at);
+  }
 
   Value a = cast(toIR(l, at, type), type, at);
   Value b = cast(toIR(r, at, type), type, at);
@@ -531,6 +538,10 @@ Value Generator::compare(CompareOp op, const Value &l, const Value &r,
   // i1 == i1 stays boolean.
   if (promotionOperand(l).type.isBool() && promotionOperand(r).type.isBool())
     type = DType{ScalarKind::Int1, false};
+  // fp8 compares in fp32, exactly, against unrounded literals (`x < 1000`
+  // must not become `x < 448`).
+  if (type.isFP8())
+    type = DType{ScalarKind::Float32, false};
   Value a = cast(toIR(l, at, type), type, at);
   Value b = cast(toIR(r, at, type), type, at);
   broadcastPair(a, b, at);

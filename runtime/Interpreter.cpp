@@ -114,24 +114,52 @@ struct FP8Format {
 };
 constexpr FP8Format kE4M3{4, -6, 448.0}, kE5M2{3, -14, 57344.0};
 
+uint64_t doubleBits(double x) {
+  uint64_t d;
+  std::memcpy(&d, &x, 8);
+  return d;
+}
+double bitsDouble(uint64_t d) {
+  double x;
+  std::memcpy(&x, &d, 8);
+  return x;
+}
+
+/// The NaN an fp8 NaN with `sign` and 2-bit `payload` decodes to: the
+/// payload in the top bits of the double's, so that a copy (a load and a
+/// store, a select) keeps the byte. e4m3's only NaN pattern has payload 3.
+double fp8NaN(bool sign, unsigned payload) {
+  return bitsDouble((uint64_t(sign) << 63) | (0x7ffull << 52) |
+                    (uint64_t(payload & 3) << 50));
+}
+
 /// `x` rounded to an fp8 format as the GPU's cvt.rn.satfinite does: to
 /// nearest even, anything beyond the largest finite value (infinities too)
-/// clamped to it, NaN kept.
+/// clamped to it, NaN to the canonical NaN (0x7f).
 double roundFP8(double x, const FP8Format &f) {
   if (std::isnan(x))
-    return x;
+    return fp8NaN(false, 3);
   double r = std::isinf(x) ? x : roundToFormat(x, f.precision, f.emin, 1024);
   if (std::fabs(r) > f.maxFinite)
     return std::copysign(f.maxFinite, x);
   return r;
 }
 
+/// The code of `value`, exactly when the format holds it (a stored or
+/// copied value always is: e5m2's infinities, NaNs with their sign and
+/// payload); other values round as a conversion does.
 uint8_t toFP8Bits(double value, const FP8Format &f) {
-  if (std::isnan(value))
-    return 0x7f; // the canonical NaN of both formats
-  double r = roundFP8(value, f);
-  uint8_t sign = std::signbit(r) ? 0x80 : 0;
-  double a = std::fabs(r);
+  uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  bool isE4M3 = f.precision == 4;
+  if (std::isnan(value)) {
+    if (isE4M3)
+      return sign | 0x7f;
+    unsigned payload = unsigned(doubleBits(value) >> 50) & 3;
+    return uint8_t(sign | 0x7c | (payload ? payload : 2));
+  }
+  if (std::isinf(value) && !isE4M3)
+    return sign | 0x7c;
+  double a = std::fabs(roundFP8(value, f));
   int mantissaBits = f.precision - 1;
   if (a < std::ldexp(1.0, f.emin)) // zero or subnormal
     return uint8_t(sign | uint8_t(std::ldexp(a, mantissaBits - f.emin)));
@@ -150,7 +178,7 @@ double fromFP8Bits(uint8_t bits, const FP8Format &f) {
   double v;
   if (exp == maxExp && (isE4M3 ? mant == 7 : true)) {
     if (isE4M3 || mant)
-      return negative ? -NAN : NAN;
+      return fp8NaN(negative, isE4M3 ? 3 : unsigned(mant));
     v = INFINITY; // e5m2's infinity
   } else if (exp == 0) {
     v = std::ldexp(double(mant), f.emin - mantissaBits);
@@ -158,17 +186,6 @@ double fromFP8Bits(uint8_t bits, const FP8Format &f) {
     v = std::ldexp(double(mant | (1 << mantissaBits)), exp - f.bias() - mantissaBits);
   }
   return negative ? -v : v;
-}
-
-uint64_t doubleBits(double x) {
-  uint64_t d;
-  std::memcpy(&d, &x, 8);
-  return d;
-}
-double bitsDouble(uint64_t d) {
-  double x;
-  std::memcpy(&x, &d, 8);
-  return x;
 }
 } // namespace
 

@@ -110,9 +110,11 @@ uint16_t toHalfBits(double value);
 double fromHalfBits(uint16_t bits);
 uint16_t toBFloat16Bits(double value);
 double fromBFloat16Bits(uint16_t bits);
-/// The fp8 formats, converted as the GPU's cvt.rn.satfinite converts: to
-/// nearest even, values past the largest finite one (448 for e4m3, 57344
-/// for e5m2; infinities too) clamped to it, NaN to the canonical 0x7f.
+/// The fp8 formats. A value the format holds encodes exactly (e5m2's
+/// infinities, NaNs with their sign and payload: a copied byte stays the
+/// same); any other is converted as the GPU's cvt.rn.satfinite converts:
+/// to nearest even, values past the largest finite one (448 for e4m3,
+/// 57344 for e5m2; infinity in e4m3) clamped to it.
 uint8_t toFP8E4M3Bits(double value);
 double fromFP8E4M3Bits(uint8_t bits);
 uint8_t toFP8E5M2Bits(double value);

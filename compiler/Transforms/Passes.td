@@ -18,6 +18,25 @@ def TileInline : Pass<"tile-inline", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def TileWidenFP8 : Pass<"tile-widen-fp8", "mlir::ModuleOp"> {
+  let summary = "Compute arithmetic on fp8 values in f32";
+  let description = [{
+    GPUs convert fp8 and multiply it in tensor cores, but have no fp8
+    adds, compares or math functions. Every `arith` and `math` op on fp8
+    values (scalars or tensors, reduction and scan combiners included),
+    other than constants, selects, bitcasts and conversions between fp8
+    and other floats, is rebuilt on f32: its fp8 operands extended with
+    `arith.extf`, its fp8 results rounded back with `arith.truncf`. For
+    `+ - * /` and `sqrt` of fp8 operands, f32 holds more than twice the
+    bits fp8 needs, so rounding the f32 result once more gives the
+    correctly rounded fp8 result; conversions to fp8 saturate, as the
+    hardware's do. The interpreter computes fp8 the same way. Runs before
+    the first canonicalisation, so that no fold computes on fp8 constants
+    with APFloat's overflow rules.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
   let summary = "Load the next iteration's dot operands while this one computes";
   let description = [{
@@ -72,28 +91,6 @@ def TileToTileGPU : Pass<"tile-to-tilegpu", "mlir::ModuleOp"> {
            "GPU target (sm_80, sm_86, sm_89, sm_90a, ...)">,
   ];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
-}
-
-def TileGPUWidenFP8 : Pass<"tilegpu-widen-fp8", "mlir::ModuleOp"> {
-  let summary = "Compute arithmetic on fp8 values in f32";
-  let description = [{
-    GPUs convert fp8 and multiply it in tensor cores, but have no fp8
-    adds, compares or math functions. Every `arith` and `math` op on fp8
-    values (scalars or tensors, reduction and scan combiners included),
-    other than constants, selects, bitcasts and conversions between fp8
-    and f32, is rebuilt on f32: its fp8 operands extended with
-    `arith.extf`, its fp8 results rounded back with `arith.truncf`. For
-    `+ - * /` and `sqrt` of fp8 operands, f32 holds more than twice the
-    bits fp8 needs, so rounding the f32 result once more gives the
-    correctly rounded fp8 result; conversions to fp8 saturate, as the
-    hardware's do. The interpreter computes fp8 the same way.
-
-    The conversions exist from sm_89 on: on an older target (the module's
-    `tilegpu.target`) any conversion of fp8 values, or tl.dot of them, is
-    an error at its location. Loads, stores and selects of fp8 work on
-    every target.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {

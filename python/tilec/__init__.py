@@ -75,18 +75,33 @@ __all__ = ["jit", "JITFunction", "CompiledKernel", "Error", "CompilationError",
 
 
 
+def _language_dtype(dtype, who):
+    name = dtype.name if isinstance(dtype, language.dtype) else str(dtype)
+    known = language._DTYPES.get(name) or next(
+        (t for t in language._DTYPES.values() if t.long_name == name), None)
+    if known is None:
+        raise TypeError(f"{who}: unknown dtype {dtype!r}")
+    return known
+
+
 class TensorWrapper:
     """A tensor's memory seen as another element type: kernels receive a
-    pointer to `dtype` at `base`'s data. Made by `reinterpret`."""
+    pointer to `dtype` at `base`'s data. Made by `reinterpret`; any other
+    attribute (shape, device, stride) is the base tensor's."""
 
     __slots__ = ("base", "dtype")
 
     def __init__(self, base, dtype):
+        if isinstance(base, TensorWrapper):
+            base = base.base
         self.base = base
-        self.dtype = dtype
+        self.dtype = _language_dtype(dtype, "TensorWrapper")
 
     def data_ptr(self):
         return self.base.data_ptr()
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
 
     def __repr__(self):
         return f"TensorWrapper({self.dtype!r}, base={self.base!r})"
@@ -96,14 +111,7 @@ def reinterpret(tensor, dtype):
     """`tensor`'s memory passed to kernels as elements of `dtype` (a tl
     dtype or its name), as in Triton: e.g. a uint8 array read as
     tl.float8e4nv. Nothing is copied; the element sizes may differ."""
-    if isinstance(tensor, TensorWrapper):
-        tensor = tensor.base
-    name = dtype.name if isinstance(dtype, language.dtype) else str(dtype)
-    known = language._DTYPES.get(name) or next(
-        (t for t in language._DTYPES.values() if t.long_name == name), None)
-    if known is None:
-        raise TypeError(f"reinterpret: unknown dtype {dtype!r}")
-    return TensorWrapper(tensor, known)
+    return TensorWrapper(tensor, _language_dtype(dtype, "reinterpret"))
 
 
 _tilec.set_language_types(language.constexpr, language.dtype, TensorWrapper)

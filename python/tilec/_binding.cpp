@@ -402,7 +402,9 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false) {
     Ref base(PyObject_GetAttrString(o, "base"));
     Ref dtype(PyObject_GetAttrString(o, "dtype"));
     Ref name(PyObject_GetAttrString(dtype.p, "name"));
-    const char *text = PyUnicode_AsUTF8(name.p);
+    const char *text = PyUnicode_Check(name.p) ? PyUnicode_AsUTF8(name.p) : nullptr;
+    if (!text)
+      PyErr_Clear();
     std::optional<tilec::ScalarType> element =
         text ? tilec::parseScalarType(text) : std::nullopt;
     if (!element)

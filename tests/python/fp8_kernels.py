@@ -55,3 +55,28 @@ def scaled_dot(a_ptr, b_ptr, c_ptr, scale, M, N, K,
     out = (acc * scale).to(c_ptr.dtype.element_ty)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], out,
              mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def copy_select(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    """y = x (a load and a store), z = x or 0 by a select: the bytes of
+    every code, NaNs and infinities included, move unchanged."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x, mask=mask)
+    tl.store(z_ptr + offs, tl.where(offs >= 0, x, 0.0), mask=mask)
+
+
+@tilec.jit
+def literals(x_ptr, out_ptr, flags_ptr, BLOCK: tl.constexpr):
+    """fp8 constants and literals: out[0:B] = full(300) + full(300) (fp8,
+    saturating), out[B:2B] = x * 1000.0 (the literal enters unrounded);
+    flags = x < 1000 (compared in fp32, not against a literal rounded to
+    fp8)."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    big = tl.full((BLOCK,), 300.0, x_ptr.dtype.element_ty)
+    tl.store(out_ptr + offs, big + big)
+    tl.store(out_ptr + BLOCK + offs, x * 1000.0)
+    tl.store(flags_ptr + offs, (x < 1000).to(tl.int32))

@@ -64,11 +64,77 @@ def test_rounding_and_saturation(fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_copies_keep_every_byte(fmt):
+    codes = np.arange(256, dtype=np.uint8)
+    y = np.zeros(256, np.uint8)
+    z = np.zeros(256, np.uint8)
+    interpreted(kernels.copy_select)[(2,)](
+        tilec.reinterpret(codes, fmt), tilec.reinterpret(y, fmt),
+        tilec.reinterpret(z, fmt), 256, BLOCK=128)
+    assert np.array_equal(y, codes) and np.array_equal(z, codes)
+
+
+def bf16_bits(values):
+    """float32 values that bf16 holds exactly, as bf16 bit patterns."""
+    return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("source", ["fp16", "bf16", "fp64", "other fp8"])
+def test_conversions_from_every_float(fmt, source):
+    """Every float type converts to fp8 by the same rule (through fp32,
+    which holds f16 and bf16 exactly; f64 values here are fp32 values)."""
+    values = ref.special_values(fmt)
+    if source == "fp16":
+        values = values[np.abs(values) <= 65504].astype(np.float16)
+        arg = values
+    elif source == "bf16":
+        values = values.view(np.uint32) & np.uint32(0xFFFF0000)
+        values = values.view(np.float32)
+        arg = tilec.reinterpret(bf16_bits(values), tl.bfloat16)
+    elif source == "fp64":
+        values = values.astype(np.float64)
+        arg = values
+    else:
+        other = "fp8e5" if fmt == "fp8e4nv" else "fp8e4nv"
+        codes = np.arange(256, dtype=np.uint8)
+        values = ref.decode_array(codes, other)
+        arg = tilec.reinterpret(codes, other)
+    out = np.zeros(values.size, np.uint8)
+    interpreted(kernels.convert)[(tilec.cdiv(values.size, 128),)](
+        arg, tilec.reinterpret(out, fmt), values.size, BLOCK=128)
+    want = np.array([ref.encode(float(v), fmt) for v in np.asarray(values, np.float64)],
+                    dtype=np.uint8)
+    nan = np.isnan(np.asarray(values, np.float64))
+    assert np.array_equal(out[~nan], want[~nan])
+    assert np.all(out[nan] == 0x7F)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_literals_and_constants(fmt):
+    n = 128
+    largest = ref.finite_codes(fmt)[-1][0]
+    x = np.full(n, ref.encode(largest, fmt), np.uint8)
+    x[:4] = [ref.encode(v, fmt) for v in (0.5, -2.0, 0.0, 1.0)]
+    out = np.zeros(2 * n, np.uint8)
+    flags = np.zeros(n, np.int32)
+    interpreted(kernels.literals)[(1,)](tilec.reinterpret(x, fmt),
+                                        tilec.reinterpret(out, fmt), flags, BLOCK=n)
+    xv = ref.decode_array(x, fmt)
+    assert np.all(out[:n] == ref.encode(600.0 if fmt == "fp8e5" else 448.0, fmt))
+    assert np.array_equal(out[n:], ref.encode_array(xv * 1000.0, fmt))
+    assert np.array_equal(flags, (xv < 1000).astype(np.int32))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_arithmetic_rounds_the_fp32_result(fmt):
     rng = np.random.default_rng(5)
     n = 300
-    x = ref.encode_array(rng.standard_normal(n) * 3, fmt)
-    y = ref.encode_array(rng.standard_normal(n) * 3, fmt)
+    # Magnitudes from subnormal to past the largest value, so that results
+    # underflow and saturate too.
+    scale = np.exp2(rng.integers(-14, 15, n)) if fmt == "fp8e5" else np.exp2(rng.integers(-8, 8, n))
+    x = ref.encode_array(rng.standard_normal(n) * scale, fmt)
+    y = ref.encode_array(rng.standard_normal(n) * scale[::-1], fmt)
     y[y & 0x7F == 0] = ref.encode(1.0, fmt)  # no division by zero
     out = np.zeros(3 * n, np.uint8)
     interpreted(kernels.arithmetic)[(tilec.cdiv(n, 128),)](
@@ -156,10 +222,29 @@ def test_reinterpret_checks_its_dtype():
         tilec.reinterpret(np.zeros(4, np.uint8), "fp8")
     w = tilec.reinterpret(tilec.reinterpret(np.zeros(4, np.uint8), "fp8e5"), tl.float8e4nv)
     assert w.dtype == tl.float8e4nv and w.base.dtype == np.uint8
+    assert w.shape == (4,)  # the base's
+    assert tilec.TensorWrapper(np.zeros(2, np.uint8), "float8e5").dtype == tl.float8e5
 
 
 def ptx_of(kernel, signature, constexprs, target):
     return kernel.compile(signature, constexprs=constexprs, target=target).asm["ptx"]
+
+
+@pytest.mark.parametrize("signature", ["*fp16:16,*fp8e4nv:16,i32", "*bf16:16,*fp8e5:16,i32",
+                                       "*fp8e4nv:16,*fp8e5:16,i32", "*fp8e5:16,*bf16:16,i32",
+                                       "*fp64:16,*fp8e4nv:16,i32"])
+def test_every_conversion_compiles(signature, tmp_path):
+    ptx = ptx_of(kernels.convert, signature, {"BLOCK": 256}, "sm_90a")
+    assert "cvt.rn" in ptx
+    if mref.HAS_PTXAS:
+        mref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+def test_mixed_formats_compile():
+    # e4m3 + e5m2 is fp16 (Triton's rule), stored into an fp8 pointer.
+    ptx_of(kernels.arithmetic, "*fp8e4nv:16,*fp8e5:16,*fp8e4nv:16,i32", {"BLOCK": 128},
+           "sm_90a")
+    ptx_of(kernels.literals, "*fp8e4nv:16,*fp8e4nv:16,*i32:16", {"BLOCK": 128}, "sm_90a")
 
 
 @pytest.mark.parametrize("target", ["sm_89", "sm_90a"])

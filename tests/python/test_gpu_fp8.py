@@ -66,12 +66,69 @@ def test_rounding_and_saturation(fp8_gpu, fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+def test_copies_keep_every_byte(fp8_gpu, fmt):
+    torch = fp8_gpu
+    codes = np.arange(256, dtype=np.uint8)
+    dtype = getattr(torch, TORCH_NAME[fmt])
+    y = torch.zeros(256, dtype=dtype, device="cuda")
+    z = torch.zeros(256, dtype=dtype, device="cuda")
+    kernels.copy_select[(2,)](codes_on_gpu(torch, codes, fmt), y, z, 256, BLOCK=128)
+    assert np.array_equal(codes_of(torch, y), codes)
+    assert np.array_equal(codes_of(torch, z), codes)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("source", ["float16", "bfloat16", "float64", "other fp8"])
+def test_conversions_from_every_float(fp8_gpu, fmt, source):
+    torch = fp8_gpu
+    if source == "other fp8":
+        other = "fp8e5" if fmt == "fp8e4nv" else "fp8e4nv"
+        codes = np.arange(256, dtype=np.uint8)
+        x = codes_on_gpu(torch, codes, other)
+        values = ref.decode_array(codes, other)
+    else:
+        values = ref.special_values(fmt).astype(np.float64)
+        x = torch.from_numpy(values).cuda().to(getattr(torch, source))
+        values = x.double().cpu().numpy()  # what the source type holds
+    out = torch.zeros(values.size, dtype=getattr(torch, TORCH_NAME[fmt]), device="cuda")
+    kernels.convert[(tilec.cdiv(values.size, 128),)](x, out, values.size, BLOCK=128)
+    got = codes_of(torch, out)
+    nan = np.isnan(values)
+    want = np.array([ref.encode(float(v), fmt) for v in values], dtype=np.uint8)
+    bad = np.nonzero((got != want) & ~nan)[0]
+    assert bad.size == 0, [(float(values[i]), int(got[i]), int(want[i])) for i in bad[:8]]
+    assert all(np.isnan(ref.decode(int(c), fmt)) for c in got[nan])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_literals_match_interpreter(fp8_gpu, fmt):
+    torch = fp8_gpu
+    n = 128
+    largest = ref.finite_codes(fmt)[-1][0]
+    x = np.full(n, ref.encode(largest, fmt), np.uint8)
+    x[:4] = [ref.encode(v, fmt) for v in (0.5, -2.0, 0.0, 1.0)]
+    out = torch.zeros(2 * n, dtype=torch.uint8, device="cuda")
+    flags = torch.zeros(n, dtype=torch.int32, device="cuda")
+    kernels.literals[(1,)](codes_on_gpu(torch, x, fmt),
+                           out.view(getattr(torch, TORCH_NAME[fmt])), flags, BLOCK=n)
+    want = np.zeros(2 * n, np.uint8)
+    want_flags = np.zeros(n, np.int32)
+    tilec.JITFunction(kernels.literals.fn, interpret=True)[(1,)](
+        tilec.reinterpret(x, fmt), tilec.reinterpret(want, fmt), want_flags, BLOCK=n)
+    assert np.array_equal(out.cpu().numpy(), want)
+    assert np.array_equal(flags.cpu().numpy(), want_flags)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_arithmetic_matches_interpreter(fp8_gpu, fmt):
     torch = fp8_gpu
     rng = np.random.default_rng(17)
     n = 1000
-    x = ref.encode_array(rng.standard_normal(n) * 4, fmt)
-    y = ref.encode_array(rng.standard_normal(n) * 4, fmt)
+    # From subnormal to past the largest value: results underflow and
+    # saturate too.
+    scale = np.exp2(rng.integers(-14, 15, n)) if fmt == "fp8e5" else np.exp2(rng.integers(-8, 8, n))
+    x = ref.encode_array(rng.standard_normal(n) * scale, fmt)
+    y = ref.encode_array(rng.standard_normal(n) * scale[::-1], fmt)
     y[y & 0x7F == 0] = ref.encode(1.0, fmt)
     out = torch.zeros(3 * n, dtype=torch.uint8, device="cuda")
     kernels.arithmetic[(tilec.cdiv(n, 256),)](

@@ -23,7 +23,7 @@ bool hasTensorOperandOrResult(Operation *op) {
 /// conversions between fp8 and f32 are emitted here, register by register,
 /// and other ops on fp8 (selects, bitcasts) are built on the i8 bits.
 /// Arithmetic on fp8 is an error (checkFP8Lowerable reports it before the
-/// conversion): tilegpu-widen-fp8 moves it to f32.
+/// conversion): tile-widen-fp8 moves it to f32.
 struct ElementwiseTensorOpLowering : ConversionPattern {
   ElementwiseTensorOpLowering(TileTypeConverter &converter)
       // Above the upstream arith patterns, which do not know tensors.
@@ -35,12 +35,10 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
   Value convertFP8(Operation *op, Value x, OpBuilder &b) const {
     Type in = getElementTypeOrSelf(op->getOperand(0).getType());
     Type out = getElementTypeOrSelf(op->getResult(0).getType());
-    if (isa<arith::ExtFOp>(op) && isFP8(in)) {
-      Value wide = fp8ToF32(b, op->getLoc(), x, in);
-      return out.isF32() ? wide : b.create<LLVM::FPExtOp>(op->getLoc(), out, wide);
-    }
-    if (isa<arith::TruncFOp>(op) && in.isF32() && isFP8(out))
-      return f32ToFP8(b, op->getLoc(), x, out);
+    if (isa<arith::ExtFOp>(op) && isFP8(in))
+      return fromFP8(b, op->getLoc(), x, in, out);
+    if (isa<arith::TruncFOp>(op) && isFP8(out))
+      return toFP8(b, op->getLoc(), x, out);
     return nullptr;
   }
 

@@ -427,18 +427,19 @@ SmallVector<Value> tilec::lowering::applyCombiner(OpBuilder &b, Block &combiner,
   }
   for (Operation &inner : combiner.without_terminator()) {
     // fp8 values are i8 bits here: conversions between fp8 and f32 (the
-    // only arithmetic tilegpu-widen-fp8 leaves on fp8) are emitted as such,
+    // only arithmetic tile-widen-fp8 leaves on fp8) are emitted as such,
     // and other ops (selects) produce the bits.
     Value in = inner.getNumOperands() == 1 ? inner.getOperand(0) : Value();
     Type out = inner.getNumResults() == 1 ? inner.getResult(0).getType() : Type();
-    if (isa<arith::ExtFOp>(inner) && isFP8(in.getType()) && out.isF32()) {
-      mapping.map(inner.getResult(0),
-                  fp8ToF32(b, inner.getLoc(), mapping.lookupOrDefault(in), in.getType()));
+    if (isa<arith::ExtFOp>(inner) && isFP8(in.getType())) {
+      mapping.map(inner.getResult(0), fromFP8(b, inner.getLoc(),
+                                              mapping.lookupOrDefault(in),
+                                              in.getType(), out));
       continue;
     }
-    if (isa<arith::TruncFOp>(inner) && in.getType().isF32() && isFP8(out)) {
+    if (isa<arith::TruncFOp>(inner) && isFP8(out)) {
       mapping.map(inner.getResult(0),
-                  f32ToFP8(b, inner.getLoc(), mapping.lookupOrDefault(in), out));
+                  toFP8(b, inner.getLoc(), mapping.lookupOrDefault(in), out));
       continue;
     }
     Operation *clone = b.clone(inner, mapping);

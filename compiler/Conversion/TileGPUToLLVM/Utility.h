@@ -52,6 +52,11 @@ mlir::Value fp8ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
                      mlir::Type fp8Type);
 mlir::Value f32ToFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Type fp8Type);
+/// The same between fp8 and any float type `to` / of `x` (through f32).
+mlir::Value fromFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
+                    mlir::Type fp8Type, mlir::Type to);
+mlir::Value toFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Type fp8Type);
 /// Whether `type` is one of the fp8 formats tilec supports.
 bool isFP8(mlir::Type type);
 
@@ -208,8 +213,7 @@ void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateFP8ToLLVMPatterns(TileTypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 /// Reports, at the op, fp8 values the patterns cannot lower: arithmetic
-/// (tilegpu-widen-fp8 moves it to f32), conversions other than between
-/// fp8 and f32 (f64 from fp8), and any conversion below sm_89. Run before
+/// (tile-widen-fp8 moves it to f32) and any conversion below sm_89. Run before
 /// the conversion, which would otherwise leave invalid LLVM ops.
 mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
                                       const TargetInfo &target);

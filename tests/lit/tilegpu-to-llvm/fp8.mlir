@@ -31,16 +31,51 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// Arithmetic left on fp8 (tilegpu-widen-fp8 did not run) is an error.
+// Arithmetic left on fp8 (tile-widen-fp8 did not run) is an error.
 #blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
   func.func @unwidened(%x: tensor<64xf8E4M3FN, #blocked>, %p: !tile.ptr<f8E4M3FN>) {
-    // expected-error @below {{computes on fp8 values, which GPUs cannot: run tilegpu-widen-fp8 first}}
+    // expected-error @below {{computes on fp8 values, which GPUs cannot: run tile-widen-fp8 first}}
     %y = arith.addf %x, %x : tensor<64xf8E4M3FN, #blocked>
     %ps = tile.splat %p : tensor<64x!tile.ptr<f8E4M3FN>, #blocked>
     %i = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #blocked>
     %pp = tile.addptr %ps, %i : tensor<64x!tile.ptr<f8E4M3FN>, #blocked>, tensor<64xi32, #blocked>
     tile.store %pp, %y : tensor<64x!tile.ptr<f8E4M3FN>, #blocked>
+    return
+  }
+}
+
+// -----
+
+// sm_80 has no fp8 conversions: a located error before any lowering.
+#blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_80"} {
+  func.func @old(%x: tensor<64xf8E4M3FN, #blocked>, %p: !tile.ptr<f16>) {
+    // expected-error @below {{converting fp8 values needs sm_89 or newer (the target is sm_80)}}
+    %w = arith.extf %x : tensor<64xf8E4M3FN, #blocked> to tensor<64xf16, #blocked>
+    %ps = tile.splat %p : tensor<64x!tile.ptr<f16>, #blocked>
+    %i = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #blocked>
+    %pp = tile.addptr %ps, %i : tensor<64x!tile.ptr<f16>, #blocked>, tensor<64xi32, #blocked>
+    tile.store %pp, %w : tensor<64x!tile.ptr<f16>, #blocked>
+    return
+  }
+}
+
+// -----
+
+// Any float converts to and from fp8 through f32: f16 widens exactly
+// first, and the result of an fp8 -> bf16 conversion narrows from f32.
+#blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_89"} {
+  // CHECK-LABEL: llvm.func @any_float
+  // CHECK: llvm.fpext %{{.*}} : f16 to f32
+  // CHECK: llvm.inline_asm "cvt.rn.satfinite.e4m3x2.f32
+  // CHECK: llvm.inline_asm "cvt.rn.f16x2.e4m3x2
+  // CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+  func.func @any_float(%h: f16, %p: !tile.ptr<bf16>) {
+    %e = arith.truncf %h : f16 to f8E4M3FN
+    %b = arith.extf %e : f8E4M3FN to bf16
+    tile.store %p, %b : !tile.ptr<bf16>
     return
   }
 }

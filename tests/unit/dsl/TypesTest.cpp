@@ -36,7 +36,7 @@ TEST(Promotion, FloatsWidenAndHalvesMeetInFp32) {
 
 TEST(Promotion, FP8FollowsTriton) {
   // The wider float wins; the two fp8 formats meet in fp16; one format
-  // stays itself (tilegpu-widen-fp8 computes it in fp32).
+  // stays itself (tile-widen-fp8 computes it in fp32).
   EXPECT_EQ(promote("fp8e4nv", "fp32"), "fp32");
   EXPECT_EQ(promote("fp8e5", "bf16"), "bf16");
   EXPECT_EQ(promote("fp8e4nv", "fp8e5"), "fp16");

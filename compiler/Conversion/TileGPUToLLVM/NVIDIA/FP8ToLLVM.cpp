@@ -1,8 +1,8 @@
 // fp8 values on NVIDIA GPUs: LLVM has no fp8 type, so the type converter
-// holds them as i8 bits, and the only arithmetic the front end leaves on
-// them is conversion to and from f32 (tilegpu-widen-fp8 moves everything else
-// to f32). Conversions use the cvt forms sm_89 added: e4m3x2/e5m2x2 to
-// f16x2 (exact, and f16 to f32 is exact too), and f32 pairs to e4m3x2 or
+// holds them as i8 bits, and the only arithmetic left on them is conversion
+// to and from other floats (tile-widen-fp8 moves everything else to f32).
+// Conversions go through f32 with the cvt forms sm_89 added: e4m3x2/e5m2x2
+// to f16x2 (exact, and f16 to f32 is exact too), and f32 pairs to e4m3x2 or
 // e5m2x2 with .satfinite, which PTX requires for these destinations.
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
@@ -45,6 +45,28 @@ Value tilec::lowering::f32ToFP8(OpBuilder &b, Location loc, Value x,
   return b.create<LLVM::TruncOp>(loc, b.getI8Type(), pair);
 }
 
+Value tilec::lowering::fromFP8(OpBuilder &b, Location loc, Value bits,
+                               Type fp8Type, Type to) {
+  // Through f32, exactly: every fp8 value is an f16, bf16 and f32 value.
+  Value x = fp8ToF32(b, loc, bits, fp8Type);
+  if (to.getIntOrFloatBitWidth() > 32)
+    return b.create<LLVM::FPExtOp>(loc, to, x);
+  if (to.getIntOrFloatBitWidth() < 32)
+    return b.create<LLVM::FPTruncOp>(loc, to, x);
+  return x;
+}
+
+Value tilec::lowering::toFP8(OpBuilder &b, Location loc, Value x, Type fp8Type) {
+  // f16 and bf16 widen to f32 exactly; f64 rounds to f32 first (the front
+  // end emits that step itself, and so does the interpreter run it).
+  Type f32 = b.getF32Type();
+  if (x.getType().getIntOrFloatBitWidth() < 32)
+    x = b.create<LLVM::FPExtOp>(loc, f32, x);
+  else if (x.getType().getIntOrFloatBitWidth() > 32)
+    x = b.create<LLVM::FPTruncOp>(loc, f32, x);
+  return f32ToFP8(b, loc, x, fp8Type);
+}
+
 mlir::LogicalResult tilec::lowering::checkFP8Lowerable(ModuleOp module,
                                                       const TargetInfo &target) {
   WalkResult walk = module.walk([&](Operation *op) {
@@ -56,29 +78,23 @@ mlir::LogicalResult tilec::lowering::checkFP8Lowerable(ModuleOp module,
     if (!touches || isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
       return WalkResult::advance();
     if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-      Type in = getElementTypeOrSelf(op->getOperand(0).getType());
-      Type out = getElementTypeOrSelf(op->getResult(0).getType());
-      bool supported = (fp8(in) && (out.isF32() || out.isF64())) ||
-                       (in.isF32() && fp8(out));
-      if (supported && target.computeCapability >= 89)
+      // Between fp8 and any other float (the two fp8 formats are the same
+      // width, which extf and truncf cannot be).
+      if (target.computeCapability >= 89)
         return WalkResult::advance();
-      if (supported)
-        op->emitError("converting fp8 values needs sm_89 or newer (the target is ")
-            << target.chip << ")";
-      else
-        op->emitError("converts between fp8 and ")
-            << (fp8(in) ? out : in) << "; only f32 converts to and from fp8";
+      op->emitError("converting fp8 values needs sm_89 or newer (the target is ")
+          << target.chip << ")";
       return WalkResult::interrupt();
     }
     op->emitError("computes on fp8 values, which GPUs cannot: run "
-                  "tilegpu-widen-fp8 first");
+                  "tile-widen-fp8 first");
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
 }
 
 namespace {
-/// arith.extf from fp8: f32 exactly, then on to f64 where asked.
+/// arith.extf from fp8, to any wider float.
 struct ExtFFromFP8Lowering : OpConversionPattern<arith::ExtFOp> {
   ExtFFromFP8Lowering(TileTypeConverter &converter)
       // Above the upstream arith pattern, which would extend the i8 bits.
@@ -90,16 +106,14 @@ struct ExtFFromFP8Lowering : OpConversionPattern<arith::ExtFOp> {
     Type from = op.getIn().getType();
     if (!isFP8(from))
       return failure();
-    Value x = fp8ToF32(rewriter, op.getLoc(), adaptor.getIn(), from);
-    if (!op.getType().isF32())
-      x = rewriter.create<LLVM::FPExtOp>(op.getLoc(), op.getType(), x);
-    rewriter.replaceOp(op, x);
+    rewriter.replaceOp(op, fromFP8(rewriter, op.getLoc(), adaptor.getIn(), from,
+                                   op.getType()));
     return success();
   }
 };
 
-/// arith.truncf to fp8 from f32 (the front end converts every other float
-/// to f32 first).
+/// arith.truncf to fp8 from any wider float (canonicalisation turns the
+/// front end's f16 -> f32 -> fp8 into f16 -> fp8).
 struct TruncFToFP8Lowering : OpConversionPattern<arith::TruncFOp> {
   TruncFToFP8Lowering(TileTypeConverter &converter)
       : OpConversionPattern(converter, &converter.getContext(), /*benefit=*/10) {}
@@ -108,9 +122,9 @@ struct TruncFToFP8Lowering : OpConversionPattern<arith::TruncFOp> {
   matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type to = op.getType();
-    if (!isFP8(to) || !op.getIn().getType().isF32())
-      return failure(); // checkFP8Lowerable has reported it
-    rewriter.replaceOp(op, f32ToFP8(rewriter, op.getLoc(), adaptor.getIn(), to));
+    if (!isFP8(to))
+      return failure();
+    rewriter.replaceOp(op, toFP8(rewriter, op.getLoc(), adaptor.getIn(), to));
     return success();
   }
 };

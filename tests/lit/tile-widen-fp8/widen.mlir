@@ -1,17 +1,16 @@
-// RUN: tilec-opt %s -split-input-file -tilegpu-widen-fp8 -verify-diagnostics | FileCheck %s
+// RUN: tilec-opt %s -split-input-file -tile-widen-fp8 | FileCheck %s
 
 // Arithmetic on fp8 runs in f32 and rounds back; compares read extended
-// operands; selects, constants and fp8 <-> f32 conversions stay; a
-// conversion from fp8 to f16 goes through f32; reduction combiners too.
+// operands; selects, constants and conversions between fp8 and other
+// floats stay; reduction combiners too. Nothing is folded (a fold would
+// compute on fp8 constants with APFloat's overflow rules).
 #blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
   // CHECK-LABEL: func.func @arith
   func.func @arith(%x: tensor<64xf8E4M3FN, #blocked>, %y: tensor<64xf8E4M3FN, #blocked>,
                    %s: f8E5M2) -> (tensor<64xf8E4M3FN, #blocked>, tensor<64xf16, #blocked>, f8E5M2) {
-    // The fp8 constant folds into its extension.
-    // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-    // CHECK-DAG: %[[XW:.*]] = arith.extf %arg0 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
-    // CHECK-DAG: %[[YW:.*]] = arith.extf %arg1 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
+    // CHECK: %[[XW:.*]] = arith.extf %arg0 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
+    // CHECK: %[[YW:.*]] = arith.extf %arg1 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
     // CHECK: %[[P:.*]] = arith.mulf %[[XW]], %[[YW]] : tensor<64xf32, #blocked>
     // CHECK: %[[PN:.*]] = arith.truncf %[[P]] : tensor<64xf32, #blocked> to tensor<64xf8E4M3FN, #blocked>
     %p = arith.mulf %x, %y : tensor<64xf8E4M3FN, #blocked>
@@ -19,11 +18,12 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     %c = arith.cmpf ogt, %p, %y : tensor<64xf8E4M3FN, #blocked>
     // CHECK: arith.select %{{.*}}, %[[PN]], %arg1 : tensor<64xi1, #blocked>, tensor<64xf8E4M3FN, #blocked>
     %r = arith.select %c, %p, %y : tensor<64xi1, #blocked>, tensor<64xf8E4M3FN, #blocked>
-    // CHECK: %[[H:.*]] = arith.extf %arg0 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
-    // CHECK-NEXT: arith.truncf %[[H]] : tensor<64xf32, #blocked> to tensor<64xf16, #blocked>
+    // CHECK: arith.extf %arg0 : tensor<64xf8E4M3FN, #blocked> to tensor<64xf16, #blocked>
     %h = arith.extf %x : tensor<64xf8E4M3FN, #blocked> to tensor<64xf16, #blocked>
+    // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f8E5M2
     // CHECK: arith.negf %{{.*}} : f32
-    // CHECK: arith.addf %{{.*}}, %[[ONE]] : f32
+    // CHECK: %[[ONEW:.*]] = arith.extf %[[ONE]] : f8E5M2 to f32
+    // CHECK: arith.addf %{{.*}}, %[[ONEW]] : f32
     // CHECK: arith.truncf %{{.*}} : f32 to f8E5M2
     %one = arith.constant 1.0 : f8E5M2
     %n = arith.negf %s : f8E5M2
@@ -51,27 +51,18 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// sm_80 has no fp8 conversions or fp8 mma.sync: a located error.
-#blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
-module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_80"} {
-  func.func @old(%x: tensor<64xf8E4M3FN, #blocked>) -> tensor<64xf32, #blocked> {
-    // expected-error @below {{converting fp8 values needs sm_89 or newer (the target is sm_80)}}
-    %w = arith.extf %x : tensor<64xf8E4M3FN, #blocked> to tensor<64xf32, #blocked>
-    return %w : tensor<64xf32, #blocked>
-  }
-}
-
-// -----
-
-// Moving fp8 bits needs no fp8 instruction, on any target.
+// Moving fp8 bits and converting fp8 from other floats stay as they are.
 #blocked = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_80"} {
   // CHECK-LABEL: func.func @moves
-  // CHECK-NOT: arith.extf
-  // CHECK: arith.select
+  // CHECK-NEXT: arith.select
+  // CHECK-NEXT: arith.truncf %arg3 : tensor<64xf16, #blocked> to tensor<64xf8E5M2, #blocked>
+  // CHECK-NEXT: return
   func.func @moves(%c: tensor<64xi1, #blocked>, %x: tensor<64xf8E4M3FN, #blocked>,
-                   %y: tensor<64xf8E4M3FN, #blocked>) -> tensor<64xf8E4M3FN, #blocked> {
+                   %y: tensor<64xf8E4M3FN, #blocked>, %h: tensor<64xf16, #blocked>)
+      -> (tensor<64xf8E4M3FN, #blocked>, tensor<64xf8E5M2, #blocked>) {
     %r = arith.select %c, %x, %y : tensor<64xi1, #blocked>, tensor<64xf8E4M3FN, #blocked>
-    return %r : tensor<64xf8E4M3FN, #blocked>
+    %e = arith.truncf %h : tensor<64xf16, #blocked> to tensor<64xf8E5M2, #blocked>
+    return %r, %e : tensor<64xf8E4M3FN, #blocked>, tensor<64xf8E5M2, #blocked>
   }
 }
