@@ -14,6 +14,7 @@
 // layouts around it; tilegpu-remove-layout-conversions then carries the
 // accumulator layout through the loop and the epilogue, and
 // tilegpu-decompose-conversions stages the operands through shared memory.
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/Passes.h"
@@ -37,7 +38,7 @@ namespace {
 std::optional<unsigned> mmaV2KWidth(Type element, tile::InputPrecision precision) {
   if (element.isF16() || element.isBF16())
     return 2;
-  if (element.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
+  if (element.isInteger(8) || isFP8(element))
     return 4;
   if (element.isF32() && precision != tile::InputPrecision::ieee)
     return 1;
@@ -111,7 +112,7 @@ struct TileGPUAccelerateMatmulPass
     module.walk([&](tile::DotOp op) { dots.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (tile::DotOp op : dots) {
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(op.getA().getType().getElementType()) &&
+      if (isFP8(op.getA().getType()) &&
           target->computeCapability < 89) {
         op.emitError("tl.dot of fp8 operands needs sm_89 or newer (the target "
                      "is ")

@@ -4,6 +4,7 @@
 // GPUs have). It runs before the first canonicalisation, whose folds would
 // otherwise compute fp8 constants with APFloat's overflow rules (NaN for
 // e4m3) rather than the saturation of the hardware's conversions.
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,12 +19,10 @@ namespace tilec {
 } // namespace tilec
 
 using namespace mlir;
+using tilec::computesOnFP8;
+using tilec::isFP8;
 
 namespace {
-bool isFP8(Type t) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-}
-
 /// `t` (a scalar or a tensor) with f32 elements where it had fp8 ones.
 Type widened(Type t) {
   if (!isFP8(t))
@@ -32,21 +31,6 @@ Type widened(Type t) {
   if (auto tensor = dyn_cast<RankedTensorType>(t))
     return tensor.clone(f32);
   return f32;
-}
-
-/// Ops on fp8 that need no fp8 arithmetic: they move or reinterpret bits,
-/// or are conversions between fp8 and another float.
-bool keepsFP8(Operation *op) {
-  return isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp, arith::ExtFOp,
-             arith::TruncFOp>(op);
-}
-
-bool needsWidening(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      op->getNumRegions() != 0 || keepsFP8(op))
-    return false;
-  return llvm::any_of(op->getOperandTypes(), isFP8) ||
-         llvm::any_of(op->getResultTypes(), isFP8);
 }
 
 /// `op` rebuilt on f32: fp8 operands extended, fp8 results rounded back.
@@ -79,7 +63,7 @@ struct TileWidenFP8Pass : tilec::impl::TileWidenFP8Base<TileWidenFP8Pass> {
     // fold of truncf(extf x) would hand back an op to widen again).
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (needsWidening(op))
+      if (computesOnFP8(op) && op->getNumRegions() == 0)
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

@@ -1,6 +1,7 @@
 // tile.dot: the dot-operand layouts tilegpu-accelerate-matmul chose decide
 // the form; tensor-core forms live in the target's own files (NVIDIA/).
 #include "compiler/Conversion/TileGPUToLLVM/DotOpToLLVM.h"
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 using namespace mlir;

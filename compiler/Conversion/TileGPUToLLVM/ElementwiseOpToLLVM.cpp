@@ -1,5 +1,6 @@
 // Elementwise ops on tensors: one scalar op per register. The scalar arith
 // and math ops this creates are lowered in turn by the upstream patterns.
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -54,14 +55,12 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
     Type packedType = getTypeConverter()->convertType(resultType);
     if (!packedType)
       return rewriter.notifyMatchFailure(op, "result type not lowerable");
-    auto touchesFP8 = [](TypeRange types) {
-      return llvm::any_of(types, [](Type t) { return isFP8(getElementTypeOrSelf(t)); });
-    };
-    bool fp8 = touchesFP8(op->getOperandTypes()) || touchesFP8(op->getResultTypes());
-    bool fp8Conversion = isa<arith::ExtFOp, arith::TruncFOp>(op) && fp8;
-    if (fp8 && !fp8Conversion && !isa<arith::SelectOp, arith::BitcastOp>(op))
+    if (computesOnFP8(op))
       return rewriter.notifyMatchFailure(op, "arithmetic on fp8 (reported by "
                                              "checkFP8Lowerable)");
+    bool fp8Conversion = convertsFP8(op);
+    bool fp8Bitcast = isa<arith::BitcastOp>(op) &&
+                      (isFP8(op->getOperand(0).getType()) || isFP8(resultType));
     unsigned n = tilegpu::getNumRegisters(resultType);
 
     // Every tensor operand must hold as many registers as the result (one
@@ -85,7 +84,7 @@ struct ElementwiseTensorOpLowering : ConversionPattern {
         results.push_back(convertFP8(op, perOperand[0][r], rewriter));
         continue;
       }
-      if (fp8 && isa<arith::BitcastOp>(op)) { // i8 bits either way
+      if (fp8Bitcast) { // i8 bits either way
         results.push_back(perOperand[0][r]);
         continue;
       }

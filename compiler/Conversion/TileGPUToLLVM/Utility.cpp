@@ -1,5 +1,7 @@
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
+#include "compiler/Analysis/FP8.h"
+
 #include "compiler/Conversion/TileGPUToLLVM/MemoryAccess.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 

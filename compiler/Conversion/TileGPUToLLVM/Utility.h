@@ -57,8 +57,8 @@ mlir::Value fromFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bits,
                     mlir::Type fp8Type, mlir::Type to);
 mlir::Value toFP8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   mlir::Type fp8Type);
-/// Whether `type` is one of the fp8 formats tilec supports.
-bool isFP8(mlir::Type type);
+/// An fp8 constant's value as the i8 attribute of its bits.
+mlir::IntegerAttr fp8Bits(mlir::Builder &b, mlir::FloatAttr value);
 
 /// The registers of a converted tensor value (or the value itself for a
 /// scalar) and back.

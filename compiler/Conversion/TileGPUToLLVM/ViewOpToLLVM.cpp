@@ -1,6 +1,7 @@
 // Ops that create tensors or change their shape without touching memory:
 // make_range, splat, constants, broadcast, expand_dims, trans, reshape,
 // and the program identity and hint ops.
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -69,8 +70,7 @@ struct ConstantOpLowering : TilePattern<arith::ConstantOp> {
     Type elementType = type.getElementType();
     if (isFP8(elementType)) { // held as its bits
       elementType = rewriter.getI8Type();
-      element = rewriter.getIntegerAttr(
-          elementType, cast<FloatAttr>(element).getValue().bitcastToAPInt());
+      element = fp8Bits(rewriter, cast<FloatAttr>(element));
     }
     Value scalar = rewriter.create<LLVM::ConstantOp>(op.getLoc(), elementType, element);
     SmallVector<Value> values(tilegpu::getNumRegisters(type), scalar);

@@ -4,18 +4,14 @@
 // Conversions go through f32 with the cvt forms sm_89 added: e4m3x2/e5m2x2
 // to f16x2 (exact, and f16 to f32 is exact too), and f32 pairs to e4m3x2 or
 // e5m2x2 with .satfinite, which PTX requires for these destinations.
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace tilec;
 using namespace tilec::lowering;
-
-bool tilec::lowering::isFP8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
-}
 
 namespace {
 const char *ptxName(Type fp8Type) {
@@ -67,28 +63,24 @@ Value tilec::lowering::toFP8(OpBuilder &b, Location loc, Value x, Type fp8Type) 
   return f32ToFP8(b, loc, x, fp8Type);
 }
 
+IntegerAttr tilec::lowering::fp8Bits(Builder &b, FloatAttr value) {
+  return b.getIntegerAttr(b.getI8Type(), value.getValue().bitcastToAPInt());
+}
+
 mlir::LogicalResult tilec::lowering::checkFP8Lowerable(ModuleOp module,
                                                       const TargetInfo &target) {
   WalkResult walk = module.walk([&](Operation *op) {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
-      return WalkResult::advance();
-    auto fp8 = [](Type t) { return isFP8(getElementTypeOrSelf(t)); };
-    bool touches = llvm::any_of(op->getOperandTypes(), fp8) ||
-                   llvm::any_of(op->getResultTypes(), fp8);
-    if (!touches || isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
-      return WalkResult::advance();
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-      // Between fp8 and any other float (the two fp8 formats are the same
-      // width, which extf and truncf cannot be).
-      if (target.computeCapability >= 89)
-        return WalkResult::advance();
+    if (convertsFP8(op) && target.computeCapability < 89) {
       op->emitError("converting fp8 values needs sm_89 or newer (the target is ")
           << target.chip << ")";
       return WalkResult::interrupt();
     }
-    op->emitError("computes on fp8 values, which GPUs cannot: run "
-                  "tile-widen-fp8 first");
-    return WalkResult::interrupt();
+    if (computesOnFP8(op)) {
+      op->emitError("computes on fp8 values, which GPUs cannot: run "
+                    "tile-widen-fp8 first");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
 }
@@ -104,7 +96,7 @@ struct ExtFFromFP8Lowering : OpConversionPattern<arith::ExtFOp> {
   matchAndRewrite(arith::ExtFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type from = op.getIn().getType();
-    if (!isFP8(from))
+    if (!isFP8(from) || isa<RankedTensorType>(from)) // tensors: elementwise lowering
       return failure();
     rewriter.replaceOp(op, fromFP8(rewriter, op.getLoc(), adaptor.getIn(), from,
                                    op.getType()));
@@ -122,7 +114,7 @@ struct TruncFToFP8Lowering : OpConversionPattern<arith::TruncFOp> {
   matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type to = op.getType();
-    if (!isFP8(to))
+    if (!isFP8(to) || isa<RankedTensorType>(to)) // tensors: elementwise lowering
       return failure();
     rewriter.replaceOp(op, toFP8(rewriter, op.getLoc(), adaptor.getIn(), to));
     return success();
@@ -140,10 +132,8 @@ struct FP8ConstantLowering : OpConversionPattern<arith::ConstantOp> {
     auto value = dyn_cast<FloatAttr>(op.getValue());
     if (!value || !isFP8(value.getType()))
       return failure();
-    rewriter.replaceOpWithNewOp<LLVM::ConstantOp>(
-        op, rewriter.getI8Type(),
-        rewriter.getIntegerAttr(rewriter.getI8Type(),
-                                value.getValue().bitcastToAPInt()));
+    rewriter.replaceOpWithNewOp<LLVM::ConstantOp>(op, rewriter.getI8Type(),
+                                                  fp8Bits(rewriter, value));
     return success();
   }
 };
