@@ -88,6 +88,7 @@ LoadState load() {
   required(d.cuPointerGetAttribute, {"cuPointerGetAttribute"});
   required(d.cuStreamSynchronize, {"cuStreamSynchronize"});
 
+  optional(d.cuPointerGetAttributes, {"cuPointerGetAttributes"});
   optional(d.cuMemsetD8Async, {"cuMemsetD8Async"});
   optional(d.cuStreamIsCapturing, {"cuStreamIsCapturing"});
   optional(d.cuEventCreate, {"cuEventCreate"});

@@ -65,6 +65,9 @@ enum : int {
 // CUpointer_attribute and CUmemorytype
 enum : int {
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+  CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+  CU_MEMORYTYPE_HOST = 1,
   CU_MEMORYTYPE_DEVICE = 2,
   CU_MEMORYTYPE_UNIFIED = 4,
 };
@@ -124,6 +127,9 @@ struct CudaDriver {
   CUresult (*cuPointerGetAttribute)(void *value, int attribute,
                                     CUdeviceptr address);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  // optional: several pointer attributes in one call (launch checks).
+  CUresult (*cuPointerGetAttributes)(unsigned numAttributes, int *attributes,
+                                     void **data, CUdeviceptr address);
 
   // optional: asynchronous fills (the autotuner's L2 flush) and graph
   // capture status (no autotuning while a stream is captured).

@@ -585,4 +585,39 @@ bool isDevicePointer(uint64_t ptr) {
   }
 }
 
+PointerInfo pointerInfo(uint64_t ptr) {
+  PointerInfo info;
+  if (ptr == 0 || !CudaDriver::get())
+    return info;
+  try {
+    const CudaDriver &d = CudaDriver::initialized();
+    unsigned memoryType = 0, managed = 0;
+    int ordinal = -1;
+    if (d.cuPointerGetAttributes) {
+      // Unlike the single-attribute call, this one answers "unknown" (zero
+      // values) for memory the driver has never seen instead of failing.
+      int attributes[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                           CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+      void *data[3] = {&memoryType, &managed, &ordinal};
+      if (d.cuPointerGetAttributes(3, attributes, data, ptr) != CUDA_SUCCESS)
+        return info;
+    } else {
+      if (d.cuPointerGetAttribute(&memoryType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) !=
+          CUDA_SUCCESS)
+        return info;
+      d.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr);
+      d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+    }
+    info.ordinal = ordinal;
+    if (managed || memoryType == CU_MEMORYTYPE_UNIFIED)
+      info.kind = PointerInfo::Kind::Managed;
+    else if (memoryType == CU_MEMORYTYPE_DEVICE)
+      info.kind = PointerInfo::Kind::Device;
+    else if (memoryType == CU_MEMORYTYPE_HOST)
+      info.kind = PointerInfo::Kind::Host;
+  } catch (const CudaError &) {
+  }
+  return info;
+}
+
 } // namespace tilec::runtime

@@ -242,4 +242,19 @@ void flushL2(void *stream);
 /// driver. False, without throwing, when no driver is available.
 bool isDevicePointer(uint64_t ptr);
 
+/// Where an address lives, as the driver knows it: what launches check
+/// each pointer argument against.
+struct PointerInfo {
+  enum class Kind : uint8_t {
+    Unknown, ///< not memory the driver knows: pageable host memory, garbage
+    Host,    ///< page-locked host memory (cudaHostAlloc, registered)
+    Device,  ///< device memory of GPU `ordinal`
+    Managed, ///< managed (unified) memory, reachable from every GPU
+  } kind = Kind::Unknown;
+  int ordinal = -1; ///< the GPU it was allocated on or registered with
+};
+/// One driver call (two on drivers without cuPointerGetAttributes); Kind::
+/// Unknown without a driver. Never throws.
+PointerInfo pointerInfo(uint64_t ptr);
+
 } // namespace tilec::runtime

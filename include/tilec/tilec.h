@@ -222,6 +222,15 @@ public:
   /// targetRunsOnCurrentGPU; throws Error "no CUDA driver found: ..." or
   /// naming the GPU otherwise); the result is not cached.
   std::vector<char> cubin() const;
+  /// Launches this specialisation on the current GPU (on `stream`, a
+  /// CUstream; null: the default stream), with the num_warps it was compiled
+  /// for. `args` are the runtime arguments, as for Kernel::launch, checked
+  /// against the signature compiled for: each of its kind and element type,
+  /// `:16` pointers 16-byte aligned, `:16` integers divisible by 16, `:1`
+  /// integers equal to 1 (an i32 value widens to an i64 entry; fp32 and fp64
+  /// convert). target() must run on the GPU. Every failure throws Error
+  /// naming the argument, and then nothing is launched.
+  void launch(Grid grid, const std::vector<Arg> &args, void *stream = nullptr) const;
 
 private:
   friend class Kernel;

@@ -294,6 +294,41 @@ class CompiledKernel:
         """What a reader of the PTX looks for first, one line each."""
         return _tilec.summarize_ptx(self._compiled.ptx)
 
+    def __getitem__(self, grid):
+        """`compiled[grid](*args, stream=None)` launches this specialisation
+        with no further compile, as Triton's CompiledKernel does. args are
+        every parameter in order (constexprs must then equal the compiled
+        values) or only the runtime ones. Each is checked against the
+        signature: its dtype, `:16` alignment or divisibility, `:1`; a
+        failure raises tilec.Error naming the argument, launching nothing."""
+        def launch(*args, stream=None):
+            params = (self.fn._launcher or self.fn._init()).kernel.parameters
+            runtime = [p[0] for p in params if not p[1]]
+            if len(args) == len(params) and len(params) != len(runtime):
+                given = []
+                for (name, is_constexpr, _), value in zip(params, args):
+                    if not is_constexpr:
+                        given.append(value)
+                        continue
+                    value = getattr(value, "value", value)
+                    value = getattr(value, "name", value)  # a dtype
+                    compiled = self.constexprs.get(name, value)
+                    if not (value == compiled or str(value) == str(compiled)):
+                        raise Error(f"cannot launch kernel '{self.name}': constexpr "
+                                    f"'{name}' is {value!r}, and this compile has "
+                                    f"{compiled!r}")
+                args = given
+            elif len(args) != len(runtime):
+                raise TypeError(f"{self.name}: this compile takes its {len(runtime)} "
+                                f"runtime arguments ({', '.join(runtime)}) or all "
+                                f"{len(params)} parameters, got {len(args)}")
+            g = grid
+            if callable(g):
+                g = g({**dict(zip(runtime, args)), **self.constexprs,
+                       "num_warps": self.num_warps, "num_stages": self.num_stages})
+            self._compiled.launch(g, tuple(args), runtime, stream)
+        return launch
+
     def __repr__(self):
         return (f"<tilec.CompiledKernel {self.name} [{self.signature}] "
                 f"{self.constexprs} num_warps={self.num_warps}>")

@@ -541,6 +541,23 @@ struct FixedArray {
 
 tilec::Constexprs constexprsFromDict(const py::dict &d);
 
+/// A CUstream from a launch's `stream=`: None (torch's current stream when
+/// torch is loaded, else the default stream), an int handle, or an object
+/// with .cuda_stream (torch.cuda.Stream).
+void *streamOf(PyObject *stream) {
+  if (!stream || stream == Py_None) {
+    if (!torchGetStream)
+      return nullptr;
+    Ref device(PyObject_CallNoArgs(torchGetDevice));
+    Ref s(PyObject_CallOneArg(torchGetStream, device.p));
+    return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s.p));
+  }
+  if (PyLong_Check(stream))
+    return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(stream));
+  Ref handle(PyObject_GetAttr(stream, names.cuda_stream));
+  return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(handle.p));
+}
+
 struct Param {
   std::string name;
   py::object pyName; ///< interned str
@@ -671,20 +688,6 @@ struct Launcher {
     return d;
   }
 
-  void *streamOf(PyObject *stream) const {
-    if (!stream || stream == Py_None) {
-      if (!torchGetStream)
-        return nullptr;
-      Ref device(PyObject_CallNoArgs(torchGetDevice));
-      Ref s(PyObject_CallOneArg(torchGetStream, device.p));
-      return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s.p));
-    }
-    if (PyLong_Check(stream))
-      return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(stream));
-    Ref handle(PyObject_GetAttr(stream, names.cuda_stream));
-    return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(handle.p));
-  }
-
   static unsigned gridDim(PyObject *v, int axis) {
     long long d = PyLong_AsLongLong(v);
     if (d == -1 && PyErr_Occurred())
@@ -747,9 +750,7 @@ struct Launcher {
       options.backend = tilec::Backend::GPU;
       options.stream = streamOf(b.stream);
     }
-    // Triton launches nothing on an empty grid; so does tilec.
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0)
-      return;
+    // A grid dimension of 0 is refused by Kernel::launch, naming the axis.
     {
       py::gil_scoped_release release;
       kernel.launch(grid, argv.data(), argv.size, cx.data(), cx.size, options);
@@ -998,6 +999,23 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
       .def_property_readonly("target", &tilec::CompiledKernel::target)
+      .def("launch",
+           [](const tilec::CompiledKernel &k, py::object grid, py::tuple args,
+              py::list names, py::object stream) {
+             std::vector<tilec::Arg> argv;
+             for (size_t i = 0; i < args.size(); ++i) {
+               std::string name = i < names.size() ? py::str(names[i]).cast<std::string>()
+                                                   : "#" + std::to_string(i + 1);
+               argv.push_back(toArg(args[i].ptr(), name.c_str()));
+             }
+             tilec::Grid g = Launcher::parseGrid(grid.ptr());
+             void *s = streamOf(stream.ptr());
+             py::gil_scoped_release release;
+             k.launch(g, argv, s);
+           },
+           py::arg("grid"), py::arg("args"), py::arg("names"), py::arg("stream") = py::none(),
+           "Launch this specialisation; args are its runtime arguments, checked "
+           "against its signature.")
       .def("cubin", [](const tilec::CompiledKernel &k) {
         std::vector<char> bytes;
         {

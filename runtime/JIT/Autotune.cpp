@@ -12,6 +12,7 @@
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/DiskCache.h"
+#include "runtime/JIT/LaunchChecks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -169,6 +170,15 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   if (grids.size() != configs.size())
     throw Error("autotuning '" + name() + "': " + std::to_string(configs.size()) +
                 " configs but " + std::to_string(grids.size()) + " grids");
+  // The checks of a launch, once, before anything is compiled or timed.
+  jit::ParamNames names;
+  for (const Parameter &p : parameters())
+    if (!p.isConstexpr)
+      names.push_back(&p.name);
+  jit::checkArgumentCount(name(), names, args.size());
+  for (const Grid &g : grids)
+    jit::checkGrid(name(), g);
+  jit::checkPointerArguments(name(), names, args.data(), args.size(), Backend::GPU);
   std::string why;
   if (!cudaAvailable(&why))
     throw Error("cannot autotune kernel '" + name() + "': " + why);

@@ -6,6 +6,7 @@
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/Interpret.h"
+#include "runtime/JIT/LaunchChecks.h"
 #include "runtime/JIT/DiskCache.h"
 #include "runtime/JIT/SourceKey.h"
 
@@ -224,10 +225,14 @@ bool isConstexprAnnotation(const dsl::Expr *annotation) {
 }
 
 /// A compiled kernel and, once launched, its loaded machine code (written
-/// once, under Kernel::Impl::mutex).
+/// once, under moduleMutex).
 struct CacheEntry {
   std::shared_ptr<jit::CompiledKernel> compiled;
+  std::mutex moduleMutex;
   std::unique_ptr<runtime::Module> module;
+  /// The kernel's runtime parameters, for CompiledKernel::launch's messages
+  /// (the entry may outlive its Kernel).
+  std::vector<std::string> runtimeNames;
   unsigned sharedBytes = 0;
   unsigned numStages = 0; ///< what it was compiled with
   /// The GPU target the PTX is for ("sm_90a").
@@ -248,6 +253,85 @@ std::string targetOf(const runtime::Device &device) {
   if (!target)
     throw Error(error);
   return target->chip;
+}
+
+/// Loads `entry` on `device` unless it is loaded: machine code from the disk
+/// cache when it is for this GPU, else the PTX linked to a cubin, which the
+/// entry (and its disk-cache file) then keeps. A kernel that needs more
+/// shared memory than the GPU allows one block is refused here, naming it.
+void loadModule(CacheEntry &entry, runtime::Device &device, const std::string &name,
+                const std::string &signature) {
+  std::lock_guard<std::mutex> lock(entry.moduleMutex);
+  if (entry.module)
+    return;
+  if (entry.sharedBytes > unsigned(device.maxSharedMemoryPerBlockOptin()))
+    throw Error("cannot launch kernel '" + name + "' [" + signature + "]: it needs " +
+                std::to_string(entry.sharedBytes) + " bytes of shared memory, and " +
+                device.name() + " allows " +
+                std::to_string(device.maxSharedMemoryPerBlockOptin()) +
+                " per block (smaller tiles or fewer num_stages need less)");
+  try {
+    std::string arch = "sm_" + std::to_string(device.computeCapability());
+    std::unique_ptr<runtime::Module> module;
+    if (!entry.cubin.empty() && entry.cubinArch == arch) {
+      module = runtime::Module::loadCubin(entry.cubin.data(), entry.cubin.size(), name);
+    } else {
+      std::vector<char> cubin = runtime::Module::linkPTXToCubin(entry.compiled->stages.ptx);
+      module = runtime::Module::loadCubin(cubin.data(), cubin.size(), name);
+      entry.cubin.assign(cubin.begin(), cubin.end());
+      entry.cubinArch = arch;
+      if (!entry.diskKey.empty()) {
+        jit::CachedKernel stored;
+        stored.name = name;
+        stored.signature = signature;
+        stored.stages = entry.compiled->stages;
+        stored.cubin = entry.cubin;
+        stored.cubinArch = arch;
+        jit::DiskCache::instance().store(entry.diskKey, stored);
+      }
+    }
+    if (entry.sharedBytes > 48 * 1024)
+      module->setDynamicSharedBytes(entry.sharedBytes);
+    entry.module = std::move(module);
+  } catch (const runtime::CudaError &e) {
+    throw Error(e.what());
+  }
+}
+
+/// Enqueues one launch of a loaded entry. Every parameter is passed by
+/// address; scalars narrower than 64 bits sit at the start of their slot
+/// (little-endian).
+void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
+                 unsigned numWarps, void *stream) {
+  constexpr size_t kFixed = 64;
+  uint64_t fixedStorage[kFixed];
+  void *fixedParams[kFixed];
+  std::vector<uint64_t> heapStorage;
+  std::vector<void *> heapParams;
+  uint64_t *storage = fixedStorage;
+  void **params = fixedParams;
+  if (numArgs > kFixed) {
+    heapStorage.resize(numArgs);
+    heapParams.resize(numArgs);
+    storage = heapStorage.data();
+    params = heapParams.data();
+  }
+  for (size_t i = 0; i < numArgs; ++i) {
+    storage[i] = args[i].bits;
+    params[i] = &storage[i];
+  }
+  runtime::LaunchDims dims;
+  dims.grid[0] = grid.x;
+  dims.grid[1] = grid.y;
+  dims.grid[2] = grid.z;
+  dims.block[0] = numWarps * 32;
+  dims.sharedBytes = entry.sharedBytes;
+  dims.stream = stream;
+  try {
+    runtime::launch(*entry.module, dims, params);
+  } catch (const runtime::CudaError &e) {
+    throw Error(e.what());
+  }
 }
 
 /// The target of the GPU current on this thread (device 0 when none is).
@@ -400,6 +484,15 @@ struct Kernel::Impl {
   std::string path; ///< the source file, for ids and messages
   std::vector<Parameter> params;
   std::vector<const std::string *> constexprNames; ///< into params
+  jit::ParamNames runtimeNames;                    ///< into params
+
+  void setParameters(std::vector<Parameter> parameters) {
+    params = std::move(parameters);
+    constexprNames.clear();
+    runtimeNames.clear();
+    for (const Parameter &p : params)
+      (p.isConstexpr ? constexprNames : runtimeNames).push_back(&p.name);
+  }
 
   mutable std::mutex mutex;
   /// Compiled kernels by the text of their specialisation.
@@ -559,6 +652,13 @@ struct Kernel::Impl {
     }
   }
 
+  std::shared_ptr<CacheEntry> newEntry() const {
+    auto entry = std::make_shared<CacheEntry>();
+    for (const std::string *n : runtimeNames)
+      entry->runtimeNames.push_back(*n);
+    return entry;
+  }
+
   /// The disk cache's entry, or a fresh compile stored there.
   std::shared_ptr<CacheEntry> build(const std::string &signature,
                                     const std::map<std::string, dsl::Value> &values,
@@ -579,7 +679,7 @@ struct Kernel::Impl {
       std::string error;
       dsl::parseSignature(signature, compiled->signature, error);
       compiled->stages = std::move(hit->stages);
-      entry = std::make_shared<CacheEntry>();
+      entry = newEntry();
       entry->compiled = compiled;
       entry->sharedBytes = compiled->stages.sharedBytes;
       entry->numStages = numStages;
@@ -610,7 +710,7 @@ struct Kernel::Impl {
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())
       throw Error(joinErrors(result.errors));
-    entry = std::make_shared<CacheEntry>();
+    entry = newEntry();
     entry->compiled = result.kernel;
     entry->sharedBytes = result.kernel->stages.sharedBytes;
     entry->numStages = numStages;
@@ -663,37 +763,8 @@ struct Kernel::Impl {
       signature += (i ? "," : "") + args[i].signature();
     std::shared_ptr<CacheEntry> entry =
         lookup(signature, constexprs, numWarps, numStages, target);
+    loadModule(*entry, device, name, signature);
     std::lock_guard<std::mutex> lock(mutex);
-    try {
-      if (!entry->module) {
-        // Machine code from the disk cache when it is for this GPU; else
-        // link the PTX to a cubin, and keep it in the cache entry.
-        std::string arch = "sm_" + std::to_string(device.computeCapability());
-        std::unique_ptr<runtime::Module> module;
-        if (!entry->cubin.empty() && entry->cubinArch == arch) {
-          module = runtime::Module::loadCubin(entry->cubin.data(), entry->cubin.size(), name);
-        } else {
-          std::vector<char> cubin = runtime::Module::linkPTXToCubin(entry->compiled->stages.ptx);
-          module = runtime::Module::loadCubin(cubin.data(), cubin.size(), name);
-          entry->cubin.assign(cubin.begin(), cubin.end());
-          entry->cubinArch = arch;
-          if (!entry->diskKey.empty()) {
-            jit::CachedKernel stored;
-            stored.name = name;
-            stored.signature = signature;
-            stored.stages = entry->compiled->stages;
-            stored.cubin = entry->cubin;
-            stored.cubinArch = arch;
-            jit::DiskCache::instance().store(entry->diskKey, stored);
-          }
-        }
-        if (entry->sharedBytes > 48 * 1024)
-          module->setDynamicSharedBytes(entry->sharedBytes);
-        entry->module = std::move(module);
-      }
-    } catch (const runtime::CudaError &e) {
-      throw Error(e.what());
-    }
     if (key) {
       // `cache` keeps the entry alive as long as the kernel.
       LaunchSlot &slot = launchCache[*key];
@@ -790,6 +861,9 @@ struct Kernel::Impl {
       throw Error("kernel '" + name + "' takes " +
                   std::to_string(constexprNames.size()) +
                   " constexpr parameters, got " + std::to_string(numConstexprs));
+    jit::checkArgumentCount(name, runtimeNames, numArgs);
+    jit::checkGrid(name, grid);
+    jit::checkPointerArguments(name, runtimeNames, args, numArgs, options.backend);
     if (options.backend == Backend::Interpreter)
       return interpret(grid, args, numArgs, constexprs, numConstexprs);
     SpecKey key;
@@ -814,40 +888,9 @@ struct Kernel::Impl {
                       options.numStages);
     }
 
-    // Every parameter is passed by address; scalars narrower than 64 bits
-    // sit at the start of their slot (little-endian).
-    uint64_t fixedStorage[kMaxFastArgs];
-    void *fixedParams[kMaxFastArgs];
-    std::vector<uint64_t> heapStorage;
-    std::vector<void *> heapParams;
-    uint64_t *storage = fixedStorage;
-    void **params = fixedParams;
-    if (numArgs > kMaxFastArgs) {
-      heapStorage.resize(numArgs);
-      heapParams.resize(numArgs);
-      storage = heapStorage.data();
-      params = heapParams.data();
-    }
-    for (size_t i = 0; i < numArgs; ++i) {
-      if (args[i].inHostMemory)
-        throw Error("cannot launch kernel '" + name + "' on the GPU: argument " +
-                    std::to_string(i) + " is host memory (Arg::host is for "
-                    "Backend::Interpreter)");
-      storage[i] = args[i].bits;
-      params[i] = &storage[i];
-    }
-    runtime::LaunchDims dims;
-    dims.grid[0] = grid.x;
-    dims.grid[1] = grid.y;
-    dims.grid[2] = grid.z;
-    dims.block[0] = options.numWarps * 32;
-    dims.sharedBytes = entry->sharedBytes;
-    dims.stream = options.stream;
-    try {
-      runtime::launch(*entry->module, dims, params);
-    } catch (const runtime::CudaError &e) {
-      throw Error(e.what());
-    }
+    jit::checkDevicePointers(name, runtimeNames, args, numArgs,
+                             entry->module->device().ordinal());
+    launchEntry(*entry, grid, args, numArgs, options.numWarps, options.stream);
   }
 };
 
@@ -856,6 +899,42 @@ const CacheEntry &entryOf(const std::shared_ptr<const void> &impl) {
   return *static_cast<const CacheEntry *>(impl.get());
 }
 } // namespace
+
+void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream) const {
+  if (!impl_)
+    throw Error("cannot launch an empty CompiledKernel (Kernel::compile makes them)");
+  // Only the module, written once under its mutex, changes after the compile.
+  auto &entry = *static_cast<CacheEntry *>(const_cast<void *>(impl_.get()));
+  const std::string &name = entry.compiled->name;
+  jit::ParamNames names;
+  for (const std::string &n : entry.runtimeNames)
+    names.push_back(&n);
+  std::vector<Arg> converted =
+      jit::argumentsForSignature(name, names, entry.compiled->signature, args);
+  jit::checkGrid(name, grid);
+  jit::checkPointerArguments(name, names, converted.data(), converted.size(), Backend::GPU);
+  std::string why;
+  if (!runtime::driverAvailable(&why))
+    throw Error("cannot launch kernel '" + name + "': " + why);
+  runtime::Device *device;
+  try {
+    device = &runtime::Device::current();
+  } catch (const runtime::CudaError &e) {
+    throw Error("cannot launch kernel '" + name + "': " + e.what());
+  }
+  std::string error;
+  std::optional<TargetInfo> target = TargetInfo::parse(entry.target, error);
+  if (!target || !jit::targetRunsOn(*target, unsigned(device->computeCapability())))
+    throw Error("cannot launch kernel '" + name + "': it was compiled for " + entry.target +
+                ", which " + device->name() + " (sm_" +
+                std::to_string(device->computeCapability()) +
+                ") cannot run; compile for its own target (defaultTarget())");
+  loadModule(entry, *device, name, entry.compiled->signature.str());
+  jit::checkDevicePointers(name, names, converted.data(), converted.size(),
+                           entry.module->device().ordinal());
+  launchEntry(entry, grid, converted.data(), converted.size(),
+              entry.compiled->stages.numWarps, stream);
+}
 
 const std::string &CompiledKernel::tile() const { return entryOf(impl_).compiled->stages.tile; }
 const std::string &CompiledKernel::tilegpu() const {
@@ -1117,10 +1196,7 @@ Library Library::fromFunction(const std::string &source, const std::string &path
   k.impl_->deferred = std::move(deferred);
   k.impl_->name = name;
   k.impl_->path = path;
-  k.impl_->params = parameters;
-  for (const Parameter &p : k.impl_->params)
-    if (p.isConstexpr)
-      k.impl_->constexprNames.push_back(&p.name);
+  k.impl_->setParameters(parameters);
   lib.impl_->deferredKernel = std::make_shared<Kernel>(std::move(k));
   return lib;
 }
@@ -1196,13 +1272,11 @@ Kernel Library::kernel(const std::string &name) const {
   k.impl_->parsed = fn;
   k.impl_->name = name;
   k.impl_->path = impl_->source.module->source->path();
+  std::vector<Parameter> params;
   for (const dsl::Param &p : fn->def->params)
-    k.impl_->params.push_back(
-        Parameter{p.name, isConstexprAnnotation(p.annotation.get()),
-                  p.defaultValue != nullptr});
-  for (const Parameter &p : k.impl_->params)
-    if (p.isConstexpr)
-      k.impl_->constexprNames.push_back(&p.name);
+    params.push_back(Parameter{p.name, isConstexprAnnotation(p.annotation.get()),
+                               p.defaultValue != nullptr});
+  k.impl_->setParameters(std::move(params));
   return k;
 }
 

@@ -311,8 +311,9 @@ def test_grid_errors():
         vector_add.add[(1, 1, 1, 1)](x, x, x, 16, BLOCK=16)
     with pytest.raises(TypeError, match="grid"):
         vector_add.add["x"](x, x, x, 16, BLOCK=16)
-    # An empty grid launches nothing (as in Triton), driver or not.
-    vector_add.add[(0,)](x, x, x, 16, BLOCK=16)
+    # A grid dimension of 0 is refused, naming the axis, driver or not.
+    with pytest.raises(tilec.Error, match="grid x is 0"):
+        vector_add.add[(0,)](x, x, x, 16, BLOCK=16)
 
 
 def test_error_in_module_level_kernel(tmp_path):

@@ -42,13 +42,21 @@ int64_t parseInt(const std::string &text, const std::string &what) {
   return v;
 }
 
+double parseFloat(const std::string &text, const std::string &what) {
+  char *end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end)
+    throw std::runtime_error(what + ": '" + text + "' is not a number");
+  return v;
+}
+
 /// Fills device memory of `count` elements of `type` with values in [-1, 1]
 /// (floats) or [0, 8) (integers); returns the buffer.
 tilec::Buffer randomBuffer(tilec::ScalarType type, size_t count, std::mt19937 &rng) {
   using S = tilec::ScalarType;
   size_t width = 0;
   switch (type) {
-  case S::I1: case S::I8: case S::U8: width = 1; break;
+  case S::I1: case S::I8: case S::U8: case S::FP8E4M3: case S::FP8E5M2: width = 1; break;
   case S::I16: case S::U16: case S::FP16: case S::BF16: width = 2; break;
   case S::I32: case S::U32: case S::FP32: width = 4; break;
   case S::I64: case S::U64: case S::FP64: width = 8; break;
@@ -76,6 +84,10 @@ tilec::Buffer randomBuffer(tilec::ScalarType type, size_t count, std::mt19937 &r
         h = exponent <= 0 ? uint16_t(sign) : uint16_t(sign | (uint32_t(exponent) << 10) | mantissa);
       }
       std::memcpy(p, &h, 2);
+    } else if (type == S::FP8E4M3 || type == S::FP8E5M2) {
+      // A random sign, exponent field 0..7 and mantissa: magnitudes below 2
+      // in both formats (their biases are 7 and 15), never NaN or inf.
+      *p = uint8_t((rng() & 0x3f) | ((rng() & 1) << 7));
     } else {
       uint64_t v = rng() % 8;
       std::memcpy(p, &v, width);
@@ -123,10 +135,12 @@ tilec::Config parseConfig(const std::string &text, const tilec::Constexprs &fixe
   return c;
 }
 
-unsigned gridEntry(const std::string &text, const tilec::Config &c) {
+/// A --grid entry for config c; tilec::Grid refuses what is negative or
+/// too large, Kernel::tune what is 0 or past the GPU's limits.
+int64_t gridEntry(const std::string &text, const tilec::Config &c) {
   size_t slash = text.find('/');
   if (slash == std::string::npos)
-    return unsigned(parseInt(text, "--grid"));
+    return parseInt(text, "--grid");
   int64_t n = parseInt(text.substr(0, slash), "--grid");
   std::string name = text.substr(slash + 1);
   auto it = c.constexprs.find(name);
@@ -136,7 +150,7 @@ unsigned gridEntry(const std::string &text, const tilec::Config &c) {
   int64_t d = std::get<int64_t>(it->second.value);
   if (d <= 0)
     throw std::runtime_error("--grid " + text + ": " + name + " must be positive");
-  return unsigned((n + d - 1) / d);
+  return (n + d - 1) / d;
 }
 
 bool writeText(const std::string &path, const std::string &text) {
@@ -213,6 +227,31 @@ int tuneCommand(int argc, char **argv) {
       options.key += (options.key.empty() ? "" : " ") + spec;
 
   tilec::Kernel kernel = tilec::Library::fromFile(file).kernel(kernelName);
+  std::vector<std::string> runtimeParams;
+  for (const tilec::Parameter &p : kernel.parameters())
+    if (!p.isConstexpr)
+      runtimeParams.push_back(p.name);
+  if (argSpecs.size() != runtimeParams.size()) {
+    std::string list, missing;
+    for (size_t i = 0; i < runtimeParams.size(); ++i) {
+      list += (i ? ", " : "") + runtimeParams[i];
+      if (i >= argSpecs.size())
+        missing += (missing.empty() ? "" : ", ") + ("'" + runtimeParams[i] + "'");
+    }
+    throw std::runtime_error(
+        "kernel '" + kernelName + "' takes " + std::to_string(runtimeParams.size()) +
+        " runtime arguments (" + list + "), one --arg each; got " +
+        std::to_string(argSpecs.size()) + (missing.empty() ? "" : ": missing " + missing));
+  }
+  std::vector<tilec::Grid> grids;
+  std::vector<std::string> entries = split(grid, ',');
+  if (entries.empty() || entries.size() > 3)
+    throw std::runtime_error("--grid takes 1 to 3 entries");
+  for (const tilec::Config &c : configs)
+    grids.push_back(tilec::Grid(gridEntry(entries[0], c),
+                                entries.size() > 1 ? gridEntry(entries[1], c) : 1,
+                                entries.size() > 2 ? gridEntry(entries[2], c) : 1));
+
   std::mt19937 rng(1234);
   std::vector<tilec::Buffer> buffers;
   std::vector<tilec::Arg> args;
@@ -231,24 +270,12 @@ int tuneCommand(int argc, char **argv) {
       std::string type = spec.substr(0, eq), v = spec.substr(eq + 1);
       if (type == "i32") args.emplace_back(int32_t(parseInt(v, "--arg " + spec)));
       else if (type == "i64") args.emplace_back(int64_t(parseInt(v, "--arg " + spec)));
-      else if (type == "fp32") args.emplace_back(float(std::strtod(v.c_str(), nullptr)));
-      else if (type == "fp64") args.emplace_back(std::strtod(v.c_str(), nullptr));
+      else if (type == "fp32") args.emplace_back(float(parseFloat(v, "--arg " + spec)));
+      else if (type == "fp64") args.emplace_back(parseFloat(v, "--arg " + spec));
       else throw std::runtime_error("--arg " + spec + ": scalars are i32, i64, fp32, fp64");
     } else {
       throw std::runtime_error("--arg " + spec + ": expected TYPE[N] or TYPE=VALUE");
     }
-  }
-
-  std::vector<tilec::Grid> grids;
-  std::vector<std::string> entries = split(grid, ',');
-  if (entries.empty() || entries.size() > 3)
-    throw std::runtime_error("--grid takes 1 to 3 entries");
-  for (const tilec::Config &c : configs) {
-    tilec::Grid g;
-    g.x = gridEntry(entries[0], c);
-    if (entries.size() > 1) g.y = gridEntry(entries[1], c);
-    if (entries.size() > 2) g.z = gridEntry(entries[2], c);
-    grids.push_back(g);
   }
 
   tilec::TuneReport report = kernel.tune(configs, grids, args, options);

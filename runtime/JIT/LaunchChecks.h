@@ -1,0 +1,51 @@
+// What a launch checks before anything reaches the GPU: the number of
+// arguments, the grid, and each pointer (not null, memory the GPU running
+// the kernel can reach, and, for a CompiledKernel, the types and `:16`/`:1`
+// facts its signature was compiled for). Each failure throws tilec::Error
+// naming the kernel and the argument; nothing has been launched then.
+//
+// The checks the Python binding and `tilec tune` rely on too: they pass
+// their arguments through Kernel::launch and CompiledKernel::launch.
+#pragma once
+
+#include "tilec/tilec.h"
+
+#include "dsl/Signature.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec::jit {
+
+/// The runtime (non-constexpr) parameters' names, in order.
+using ParamNames = std::vector<const std::string *>;
+
+/// numArgs must be the number of runtime parameters.
+void checkArgumentCount(const std::string &kernel, const ParamNames &names,
+                        size_t numArgs);
+
+/// Every dimension at least 1 and within the GPU's limits (x < 2^31,
+/// y and z <= 65535, as on every GPU tilec targets).
+void checkGrid(const std::string &kernel, const Grid &grid);
+
+/// No pointer argument is null; on the GPU, none is Arg::host memory.
+void checkPointerArguments(const std::string &kernel, const ParamNames &names,
+                           const Arg *args, size_t numArgs, Backend backend);
+
+/// On the GPU: every pointer argument is memory the driver knows that GPU
+/// `deviceOrdinal` can reach (its device memory, managed memory, or
+/// page-locked host memory), never pageable host memory or another GPU's.
+/// One driver call per pointer.
+void checkDevicePointers(const std::string &kernel, const ParamNames &names,
+                         const Arg *args, size_t numArgs, int deviceOrdinal);
+
+/// A CompiledKernel's launch: each argument has the kind and element type
+/// of its signature entry and keeps its promises (`:16` pointers 16-byte
+/// aligned, `:16` integers divisible by 16, `:1` integers equal to 1).
+/// Converts where nothing is lost: an i32 value for an i64 entry, fp32 and
+/// fp64 into each other. Returns the arguments as the kernel takes them.
+std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNames &names,
+                                       const dsl::Signature &signature,
+                                       const std::vector<Arg> &args);
+
+} // namespace tilec::jit
