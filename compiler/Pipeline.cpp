@@ -63,8 +63,10 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createTileGPUInsertBarriers());
 }
 
-void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &) {
-  pm.addPass(createTileGPUToLLVM());
+void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  TileGPUToLLVMOptions lowering;
+  lowering.maxRegisters = options.maxRegisters;
+  pm.addPass(createTileGPUToLLVM(lowering));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -74,12 +76,14 @@ namespace {
 struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
   Option<unsigned> numStages{*this, "num-stages", llvm::cl::init(3)};
+  Option<unsigned> maxRegisters{*this, "max-registers", llvm::cl::init(0)};
   Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
   /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
     PipelineOptions o;
     o.numWarps = numWarps;
     o.numStages = numStages;
+    o.maxRegisters = maxRegisters;
     std::string error;
     if (std::optional<TargetInfo> known = TargetInfo::parse(target, error))
       o.ptx.target = *known;

@@ -19,6 +19,9 @@ struct PipelineOptions {
   /// cp.async; `tl.range(..., num_stages=)` overrides it per loop). 1 turns
   /// the shared-memory pipeline off.
   unsigned numStages = 3;
+  /// Most registers per thread (PTX .maxnreg, Triton's maxnreg); 0: ptxas
+  /// decides.
+  unsigned maxRegisters = 0;
   PTXOptions ptx;
 };
 

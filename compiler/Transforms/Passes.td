@@ -207,9 +207,14 @@ def TileGPUToLLVM : Pass<"tilegpu-to-llvm", "mlir::ModuleOp"> {
     when masked; `convert_layout` becomes a register permutation or warp
     shuffles; shared buffers and scratch use the offsets of
     `tilegpu-allocate-shared`; kernels become `llvm.func`s with
-    `nvvm.kernel` and `nvvm.reqntid`. The target comes from the module's
-    `tilegpu.target`.
+    `nvvm.kernel` and `nvvm.reqntid` (and `nvvm.maxnreg` with
+    max-registers). The target comes from the module's `tilegpu.target`.
   }];
+  let options = [
+    Option<"maxRegisters", "max-registers", "unsigned", /*default=*/"0",
+           "Most registers per thread the kernel may use (PTX .maxnreg, "
+           "Triton's maxnreg); 0 leaves it to ptxas">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }

@@ -132,6 +132,12 @@ struct Arg {
   /// read-only numpy array); the GPU ignores it.
   bool readOnly = false;
   uint64_t bits = 0; ///< the value (pointer address or scalar bits)
+  /// What a launch specialises on for this argument: everything (`:16` for
+  /// 16-byte aligned pointers and integers divisible by 16, `:1` for
+  /// integers equal to 1), everything but alignment (no `:16`: Triton's
+  /// do_not_specialize_on_alignment), or nothing (Triton's
+  /// do_not_specialize: one compile for every value).
+  enum class Facts : uint8_t { All, NoAlignment, None } facts = Facts::All;
   /// Pointers: bytes the kernel may touch from the address, 0 when unknown.
   /// The interpreter needs it (every access is checked against it); the
   /// GPU ignores it.
@@ -190,6 +196,9 @@ struct LaunchOptions {
   /// sm_80+ that many shared buffers per operand, filled through cp.async
   /// num_stages - 1 iterations ahead; 1 turns it off.
   unsigned numStages = 3;
+  /// Most registers per thread (PTX .maxnreg, Triton's maxnreg), 16 to
+  /// 255; 0 leaves the choice to the assembler.
+  unsigned maxRegisters = 0;
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();
 };
@@ -204,6 +213,8 @@ public:
   unsigned sharedBytes() const;
   unsigned numWarps() const;
   unsigned numStages() const;
+  /// The .maxnreg it was compiled with; 0 for none.
+  unsigned maxRegisters() const;
   /// Milliseconds from source to PTX (0 when it came from the disk cache).
   double compileMilliseconds() const;
   /// True when this specialisation was read from the disk cache instead of
@@ -256,7 +267,7 @@ public:
                          const Constexprs &constexprs = {},
                          unsigned numWarps = 4,
                          const std::string &target = "",
-                         unsigned numStages = 3) const;
+                         unsigned numStages = 3, unsigned maxRegisters = 0) const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR
@@ -312,8 +323,9 @@ struct GlobalAccess;
 struct Config {
   Constexprs constexprs;
   unsigned numWarps = 4;
-  /// As LaunchOptions::numStages.
+  /// As LaunchOptions::numStages and maxRegisters.
   unsigned numStages = 3;
+  unsigned maxRegisters = 0;
   /// "BLOCK=1024, num_warps=4, num_stages=3": stable, the database's key.
   std::string str() const;
 };
@@ -331,7 +343,17 @@ struct TuneOptions {
   bool force = false;
   /// A line per config on stderr.
   bool progress = true;
+  /// Read stored results and store new ones in the autotuning database;
+  /// false times every config and keeps nothing.
+  bool useDatabase = true;
   void *stream = nullptr;
+  /// Called, on the calling thread, before and after every launch of
+  /// configs[i] that tuning makes (the first, the warm-up and the timed
+  /// ones), outside the timed interval: what restores an in-place kernel's
+  /// input or zeroes an accumulator between runs (Python's restore_value,
+  /// reset_to_zero, pre_hook and post_hook). An exception from either ends
+  /// the tuning and propagates; nothing is stored for that config.
+  std::function<void(size_t config)> beforeLaunch, afterLaunch;
 };
 
 struct TuneResult {

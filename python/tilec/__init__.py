@@ -260,6 +260,8 @@ class CompiledKernel:
         self.num_warps = compiled.num_warps
         #: Software-pipeline depth it was compiled with (launch's num_stages).
         self.num_stages = compiled.num_stages
+        #: Its register cap (PTX .maxnreg), None when it has none.
+        self.maxnreg = compiled.maxnreg or None
         #: The GPU target of the PTX ("sm_90a", "sm_80").
         self.target = compiled.target
         self.shared = compiled.shared_bytes
@@ -287,7 +289,8 @@ class CompiledKernel:
     def metadata(self):
         return {"name": self.name, "signature": self.signature,
                 "constexprs": self.constexprs, "num_warps": self.num_warps,
-                "num_stages": self.num_stages, "shared": self.shared,
+                "num_stages": self.num_stages, "maxnreg": self.maxnreg,
+                "shared": self.shared,
                 "target": self.target}
 
     def summary(self):
@@ -364,22 +367,41 @@ class JITFunction:
     compile it without a GPU with `fn.compile(signature, **constexprs)` or
     `fn.warmup(*args, **constexprs)`."""
 
-    def __init__(self, fn, **options):
+    def __init__(self, fn, *, interpret=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, debug=None, noinline=None,
+                 version=None, repr=None, launch_metadata=None):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError("tilec.jit decorates Python functions")
         self.fn = fn
         # interpret=True (or TILEC_INTERPRET=1 in the environment) runs
-        # launches in tilec's CPU interpreter. Triton's other options
-        # (do_not_specialize, debug, noinline, ...) are accepted and have
-        # no effect.
-        interpret = options.pop("interpret", None)
+        # launches in tilec's CPU interpreter.
         if interpret is None:
             interpret = os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
         self.interpret = bool(interpret)
-        self.options = options
+        # Triton's options tilec cannot honour are refused, never ignored.
+        for option, value, why in (
+                ("debug", debug, "tl.device_assert and bounds checks on the GPU are not "
+                                 "built yet"),
+                ("noinline", noinline, "tilec inlines every @jit helper"),
+                ("version", version, "it has no meaning in tilec"),
+                ("repr", repr, "kernels are named after their function"),
+                ("launch_metadata", launch_metadata, "tilec has no launch hooks")):
+            if value:
+                raise ValueError(f"@tilec.jit({option}={value!r}) is not supported: {why}")
         functools.update_wrapper(self, fn)
         params = inspect.signature(fn).parameters
         self.arg_names = list(params)
+        # Arguments not specialised on: no `:16`/`:1` (do_not_specialize) or
+        # no `:16` (..._on_alignment), as in Triton: {name: "none"|"alignment"}.
+        self._unspecialized = {}
+        for option, facts in ((do_not_specialize_on_alignment, "alignment"),
+                              (do_not_specialize, "none")):
+            for p in option or ():
+                name = self.arg_names[p] if isinstance(p, int) else p
+                if name not in params:
+                    raise ValueError(f"@tilec.jit: {p!r} in do_not_specialize is not a "
+                                     f"parameter of '{fn.__name__}' ({self.arg_names})")
+                self._unspecialized[name] = facts
         self._defaults = {n: p.default for n, p in params.items()
                           if p.default is not inspect.Parameter.empty}
         self._launcher = None
@@ -457,7 +479,8 @@ class JITFunction:
                                                    self._globals(), self.fn.__name__,
                                                    self._parameters())
                 kernel = lib.kernel(self.fn.__name__)
-                self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret)
+                self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
+                                                 self._unspecialized)
             finally:
                 self._initializing = False
             return self._launcher
@@ -485,14 +508,15 @@ class JITFunction:
     # -- compiling without launching -------------------------------------------
 
     def compile(self, signature, *, num_warps=4, num_stages=3, target=None,
-                constexprs=None, **kwargs):
+                maxnreg=None, constexprs=None, **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
         Needs no GPU. `target` is one of known_targets() ("sm_80", "sm_90a",
         ...); None compiles for default_target(): the current GPU's, what a
         launch there compiles (and shares with it), else sm_90a. An unknown
         target raises tilec.Error listing the known ones. `num_stages` as
-        for a launch (software-pipeline depth of loops feeding tl.dot).
+        for a launch (software-pipeline depth of loops feeding tl.dot);
+        `maxnreg` caps the registers per thread (PTX .maxnreg, 16 to 255).
         Returns a CompiledKernel."""
         if isinstance(signature, (list, tuple)):
             signature = ",".join(signature)
@@ -500,14 +524,14 @@ class JITFunction:
         values.update(kwargs)
         launcher = self._launcher or self._init()
         compiled = launcher.kernel.compile(signature, values, num_warps, target,
-                                           num_stages)
+                                           num_stages, maxnreg or 0)
         result = CompiledKernel(self, compiled, signature, values)
         self._last_compiled = result
         self._last_compiled_at = launcher.launches
         return result
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None,
-               **kwargs):
+               maxnreg=None, **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
         entries ("*fp16:16"), or one full signature string. `target` as for
@@ -518,11 +542,11 @@ class JITFunction:
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
             return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
-                                target=target, **kwargs)
-        signature, constexprs, num_warps, num_stages = launcher.specialize(
-            *args, num_warps=num_warps, num_stages=num_stages, **kwargs)
+                                target=target, maxnreg=maxnreg, **kwargs)
+        signature, constexprs, num_warps, num_stages, maxnreg = launcher.specialize(
+            *args, num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg, **kwargs)
         return self.compile(signature, num_warps=num_warps, num_stages=num_stages,
-                            target=target, constexprs=constexprs)
+                            target=target, maxnreg=maxnreg, constexprs=constexprs)
 
     @property
     def asm(self):
@@ -534,9 +558,9 @@ class JITFunction:
             spec = launcher.last_specialization()
             target = _tilec.default_target()
             if self._launched is None or self._launched[0] != (spec, target):
-                signature, constexprs, num_warps, num_stages = spec
+                signature, constexprs, num_warps, num_stages, maxnreg = spec
                 compiled = launcher.kernel.compile(signature, constexprs, num_warps,
-                                                   target, num_stages)
+                                                   target, num_stages, maxnreg)
                 self._launched = ((spec, target),
                                   CompiledKernel(self, compiled, signature, constexprs))
             return self._launched[1].asm
@@ -550,7 +574,10 @@ class JITFunction:
 
 
 def jit(fn=None, **options):
-    """Decorator: `@tilec.jit` or `@tilec.jit(**options)` makes a JITFunction."""
+    """Decorator: `@tilec.jit` or `@tilec.jit(**options)` makes a JITFunction
+    (its options: interpret, do_not_specialize, do_not_specialize_on_alignment;
+    Triton's others are refused with a ValueError, unknown ones are a
+    TypeError)."""
     if fn is None:
         return lambda f: JITFunction(f, **options)
     return JITFunction(fn, **options)

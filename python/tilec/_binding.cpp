@@ -31,7 +31,7 @@ constexpr size_t kMaxParams = 64;
 
 struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
-      *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas,
+      *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg,
       *array_interface, *device, *type, *shape, *strides, *nbytes;
 };
 Names names;
@@ -42,7 +42,7 @@ void internNames() {
            in("__cuda_array_interface__"),  in("__dlpack__"),
            in("typestr"),  in("data"),    in("value"),
            in("name"),     in("cuda_stream"), in("num_warps"),
-           in("stream"),   in("num_stages"), in("num_ctas"),
+           in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"),
            in("__array_interface__"), in("device"), in("type"),
            in("shape"), in("strides"), in("nbytes")};
 }
@@ -563,6 +563,8 @@ struct Param {
   py::object pyName; ///< interned str
   bool isConstexpr;
   py::object defaultValue; ///< null when none
+  /// What launches specialise on (do_not_specialize...).
+  tilec::Arg::Facts facts = tilec::Arg::Facts::All;
 };
 
 /// The launch state of one kernel: its parameters, their Python defaults,
@@ -579,9 +581,9 @@ struct Launcher {
   uint64_t launches = 0;
   std::vector<tilec::Arg> lastArgs;
   std::vector<tilec::Constexpr> lastConstexprs;
-  unsigned lastNumWarps = 4, lastNumStages = 3;
+  unsigned lastNumWarps = 4, lastNumStages = 3, lastMaxRegisters = 0;
 
-  Launcher(tilec::Kernel k, py::dict defaults, bool interpret)
+  Launcher(tilec::Kernel k, py::dict defaults, bool interpret, py::dict unspecialized)
       : kernel(std::move(k)), interpret(interpret) {
     for (const tilec::Parameter &p : kernel.parameters()) {
       Param param;
@@ -591,6 +593,14 @@ struct Launcher {
       param.isConstexpr = p.isConstexpr;
       if (defaults.contains(param.pyName))
         param.defaultValue = defaults[param.pyName];
+      if (unspecialized.contains(param.pyName)) {
+        std::string facts = py::str(unspecialized[param.pyName]);
+        if (facts != "none" && facts != "alignment")
+          throw py::value_error("parameter '" + p.name + "': not specialised on '" + facts +
+                                "'; expected 'none' or 'alignment'");
+        param.facts = facts == "none" ? tilec::Arg::Facts::None
+                                      : tilec::Arg::Facts::NoAlignment;
+      }
       (p.isConstexpr ? numConstexpr : numRuntime)++;
       params.push_back(std::move(param));
     }
@@ -599,12 +609,20 @@ struct Launcher {
                             std::to_string(kMaxParams) + " parameters");
   }
 
+  /// Parameter i's value as a launch passes it.
+  tilec::Arg argOf(size_t i, PyObject *value, bool interpretArg = false) const {
+    tilec::Arg a = toArg(value, params[i].name.c_str(), interpretArg);
+    a.facts = params[i].facts;
+    return a;
+  }
+
   /// What a call binds: each parameter's value (borrowed), num_warps,
   /// num_stages and the stream.
   struct Bound {
     PyObject *values[kMaxParams];
     unsigned numWarps = 4;
     unsigned numStages = 3;
+    unsigned maxRegisters = 0; ///< maxnreg; 0: none
     PyObject *stream = nullptr;
   };
 
@@ -655,8 +673,24 @@ struct Launcher {
                                   std::to_string(s));
           b.numStages = unsigned(s);
         } else if (PyUnicode_Compare(key, names.num_ctas) == 0) {
-          // Triton's cluster option: accepted; tilec launches one CTA per
-          // program.
+          // Triton's cluster option: tilec launches one CTA per program.
+          long c = PyLong_AsLong(value);
+          if (c == -1 && PyErr_Occurred())
+            throwPython();
+          if (c != 1)
+            throw py::value_error("num_ctas=" + std::to_string(c) +
+                                  ": tilec launches one CTA per program (clusters are "
+                                  "not supported)");
+        } else if (PyUnicode_Compare(key, names.maxnreg) == 0) {
+          if (value != Py_None) {
+            long r = PyLong_AsLong(value);
+            if (r == -1 && PyErr_Occurred())
+              throwPython();
+            if (r < 16 || r > 255)
+              throw py::value_error("maxnreg must be from 16 to 255 (or None), got " +
+                                    std::to_string(r));
+            b.maxRegisters = unsigned(r);
+          }
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
@@ -685,6 +719,8 @@ struct Launcher {
     }
     d["num_warps"] = b.numWarps;
     d["num_stages"] = b.numStages;
+    if (b.maxRegisters)
+      d["maxnreg"] = b.maxRegisters;
     return d;
   }
 
@@ -737,11 +773,12 @@ struct Launcher {
       if (params[i].isConstexpr)
         cx.emplace(toConstexpr(b.values[i], params[i].name.c_str()));
       else
-        argv.emplace(toArg(b.values[i], params[i].name.c_str(), interpret));
+        argv.emplace(argOf(i, b.values[i], interpret));
     }
     tilec::LaunchOptions options;
     options.numWarps = b.numWarps;
     options.numStages = b.numStages;
+    options.maxRegisters = b.maxRegisters;
     if (interpret) {
       // Device memory is staged with synchronous copies on the legacy
       // default stream, which wait for work queued before them.
@@ -760,6 +797,7 @@ struct Launcher {
     lastConstexprs.assign(cx.data(), cx.data() + cx.size);
     lastNumWarps = b.numWarps;
     lastNumStages = b.numStages;
+    lastMaxRegisters = b.maxRegisters;
   }
 
   /// Kernel::tune over Python configs [(constexprs dict, num_warps,
@@ -772,7 +810,7 @@ struct Launcher {
     std::vector<tilec::Arg> argv;
     for (size_t i = 0; i < params.size(); ++i)
       if (!params[i].isConstexpr)
-        argv.push_back(toArg(b.values[i], params[i].name.c_str()));
+        argv.push_back(argOf(i, b.values[i]));
     std::vector<tilec::Config> cs;
     for (auto item : configs) {
       py::tuple t = item.cast<py::tuple>();
@@ -780,6 +818,8 @@ struct Launcher {
       c.constexprs = constexprsFromDict(t[0].cast<py::dict>());
       c.numWarps = t[1].cast<unsigned>();
       c.numStages = t[2].cast<unsigned>();
+      if (t.size() > 3 && !t[3].is_none())
+        c.maxRegisters = t[3].cast<unsigned>();
       cs.push_back(std::move(c));
     }
     std::vector<tilec::Grid> gs;
@@ -793,13 +833,27 @@ struct Launcher {
     if (options.contains("key")) o.key = options["key"].cast<std::string>();
     if (options.contains("force")) o.force = options["force"].cast<bool>();
     if (options.contains("progress")) o.progress = options["progress"].cast<bool>();
+    if (options.contains("database")) o.useDatabase = options["database"].cast<bool>();
+    // Hooks run Python with the GIL taken back; `options` (held by the
+    // caller) keeps the callables alive for the call.
+    for (auto [key, slot] : {std::pair{"before", &o.beforeLaunch},
+                             std::pair{"after", &o.afterLaunch}})
+      if (options.contains(key) && !options[key].is_none()) {
+        PyObject *f = options[key].ptr();
+        *slot = [f](size_t config) {
+          py::gil_scoped_acquire gil;
+          py::handle hook(f);
+          hook(config);
+        };
+      }
     o.stream = streamOf(b.stream);
     py::gil_scoped_release release;
     return kernel.tune(cs, gs, argv, o);
   }
 
   /// What a launch with these arguments would compile, without launching:
-  /// (signature, {constexpr name: value}, num_warps, num_stages). A str in a runtime
+  /// (signature, {constexpr name: value}, num_warps, num_stages, maxnreg or
+  /// 0). A str in a runtime
   /// position is taken as that argument's signature entry ("*fp16:16").
   py::tuple specialize(py::args args, py::kwargs kwargs) const {
     Bound b;
@@ -822,10 +876,10 @@ struct Launcher {
       if (PyUnicode_Check(v))
         entry = py::handle(v).cast<std::string>();
       else
-        entry = toArg(v, params[i].name.c_str()).signature();
+        entry = argOf(i, v).signature();
       signature += (signature.empty() ? "" : ",") + entry;
     }
-    return py::make_tuple(signature, constexprs, b.numWarps, b.numStages);
+    return py::make_tuple(signature, constexprs, b.numWarps, b.numStages, b.maxRegisters);
   }
 
   /// The last launch's specialisation, as specialize() returns it; None
@@ -849,7 +903,8 @@ struct Launcher {
       else value = py::str(std::get<std::string>(c.value));
       constexprs[p.pyName] = value;
     }
-    return py::make_tuple(signature, constexprs, lastNumWarps, lastNumStages);
+    return py::make_tuple(signature, constexprs, lastNumWarps, lastNumStages,
+                          lastMaxRegisters);
   }
 };
 
@@ -995,6 +1050,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("shared_bytes", &tilec::CompiledKernel::sharedBytes)
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
+      .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
@@ -1035,18 +1091,19 @@ PYBIND11_MODULE(_tilec, m) {
       }, "[(name, is_constexpr, has_default)] in the order of the definition")
       .def("compile",
            [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
-              unsigned numWarps, py::object target, unsigned numStages) {
+              unsigned numWarps, py::object target, unsigned numStages,
+              unsigned maxRegisters) {
              tilec::Constexprs values = constexprsFromDict(constexprs);
              std::string chip = target.is_none() ? std::string() : py::str(target).cast<std::string>();
              if (!target.is_none() && chip.empty())
                throw py::value_error("target must be a GPU target name (" +
                                      tilec::knownTargets() + ") or None, got ''");
              py::gil_scoped_release release;
-             return k.compile(signature, values, numWarps, chip, numStages);
+             return k.compile(signature, values, numWarps, chip, numStages, maxRegisters);
            },
            py::arg("signature"), py::arg("constexprs") = py::dict(),
            py::arg("num_warps") = 4, py::arg("target") = py::none(),
-           py::arg("num_stages") = 3,
+           py::arg("num_stages") = 3, py::arg("maxnreg") = 0,
            "Compile for `target`; None: tilec.default_target() (the current GPU's, "
            "else sm_90a).");
 
@@ -1114,7 +1171,8 @@ PYBIND11_MODULE(_tilec, m) {
           out.append(py::dict(
               py::arg("config") = x.config.str(), py::arg("constexprs") = c,
               py::arg("num_warps") = x.config.numWarps,
-              py::arg("num_stages") = x.config.numStages, py::arg("ok") = x.ok,
+              py::arg("num_stages") = x.config.numStages,
+              py::arg("maxnreg") = x.config.maxRegisters, py::arg("ok") = x.ok,
               py::arg("error") = x.error, py::arg("median_ms") = x.medianMs,
               py::arg("min_ms") = x.minMs, py::arg("max_ms") = x.maxMs,
               py::arg("gb_per_s") = x.gbPerSecond, py::arg("tflops") = x.tflops,
@@ -1131,8 +1189,9 @@ PYBIND11_MODULE(_tilec, m) {
       .def("__str__", &tilec::TuneReport::table);
 
   py::class_<Launcher>(m, "Launcher")
-      .def(py::init<tilec::Kernel, py::dict, bool>(), py::arg("kernel"),
-           py::arg("defaults") = py::dict(), py::arg("interpret") = false)
+      .def(py::init<tilec::Kernel, py::dict, bool, py::dict>(), py::arg("kernel"),
+           py::arg("defaults") = py::dict(), py::arg("interpret") = false,
+           py::arg("unspecialized") = py::dict())
       .def_property_readonly("interpret", [](const Launcher &l) { return l.interpret; })
       .def("__getitem__",
            [](py::object self, py::object grid) {

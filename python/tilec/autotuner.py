@@ -18,6 +18,18 @@ process picks the stored best without timing anything, and editing one
 config re-times only that one. Configs that fail to compile or launch are
 reported and skipped. Tuning never runs while the stream is being captured
 into a CUDA graph (an error then; launch once before capturing).
+
+In-place kernels tune safely: `restore_value=[names]` copies those
+arguments before the first timed launch and puts them back after every
+one, so the caller's data is as it was when the real launch runs;
+`reset_to_zero=[names]` zeroes those arguments before every launch tuning
+makes, and once more when tuning ends (an accumulator starts the real
+launch at zero). `pre_hook(nargs)` and `post_hook(nargs, exception)`
+replace those two defaults, as in Triton; a Config's own `pre_hook(nargs)`
+runs before each of its launches, tuning or not. The hooks run between
+launches, outside the timed interval. Options tilec cannot honour
+(`use_cuda_graph=True`, `do_bench=`) are refused with a ValueError, and an
+unknown keyword is a TypeError.
 """
 import os
 
@@ -27,19 +39,29 @@ from . import _tilec
 class Config:
     """One candidate: constexpr values (`kwargs`) and launch options."""
 
-    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, pre_hook=None):
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+                 pre_hook=None):
         self.kwargs = dict(kwargs)
         self.num_warps = int(num_warps)
         self.num_stages = int(num_stages)
-        self.num_ctas = num_ctas
+        if num_ctas != 1:
+            raise ValueError(f"Config(num_ctas={num_ctas!r}): tilec launches one CTA per "
+                             "program (clusters are not supported)")
+        self.num_ctas = 1
+        self.maxnreg = None if maxnreg is None else int(maxnreg)
         self.pre_hook = pre_hook
 
     def all_kwargs(self):
-        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        out = {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.maxnreg is not None:
+            out["maxnreg"] = self.maxnreg
+        return out
 
     def __repr__(self):
         parts = [f"{k}={v!r}" for k, v in self.kwargs.items()]
         parts += [f"num_warps={self.num_warps}", f"num_stages={self.num_stages}"]
+        if self.maxnreg is not None:
+            parts.append(f"maxnreg={self.maxnreg}")
         return "Config(" + ", ".join(parts) + ")"
 
     def __eq__(self, other):
@@ -47,6 +69,32 @@ class Config:
 
     def __hash__(self):
         return hash(tuple(sorted(self.all_kwargs().items())))
+
+
+def _zero(value, name):
+    if hasattr(value, "zero_"):
+        value.zero_()
+    elif hasattr(value, "fill"):
+        value.fill(0)
+    else:
+        raise TypeError(f"autotune reset_to_zero: argument '{name}' is a "
+                        f"{type(value).__name__}, which has neither zero_() nor fill()")
+
+
+def _snapshot(value, name):
+    if hasattr(value, "clone"):
+        return value.clone()
+    if hasattr(value, "copy"):
+        return value.copy()
+    raise TypeError(f"autotune restore_value: argument '{name}' is a "
+                    f"{type(value).__name__}, which has neither clone() nor copy()")
+
+
+def _restore(value, saved):
+    if hasattr(value, "copy_"):
+        value.copy_(saved)
+    else:
+        value[...] = saved
 
 
 def _key_text(value):
@@ -108,7 +156,8 @@ class Autotuner:
     kernel, without the tuned constexprs and num_warps."""
 
     def __init__(self, fn, configs, key, prune_configs_by=None, warmup=25, rep=100,
-                 reset_to_zero=None, restore_value=None, progress=True):
+                 reset_to_zero=None, restore_value=None, pre_hook=None, post_hook=None,
+                 cache_results=None, progress=True):
         from . import JITFunction  # the package imports this module first
         if not isinstance(fn, JITFunction):
             raise TypeError("tilec.autotune decorates a @tilec.jit function "
@@ -129,7 +178,19 @@ class Autotuner:
         self.warmup = warmup
         self.rep = rep
         self.progress = progress
-        self.reset_to_zero = reset_to_zero or []
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        for option, names in (("reset_to_zero", self.reset_to_zero),
+                              ("restore_value", self.restore_value)):
+            unknown = [n for n in names if n not in fn.arg_names]
+            if unknown:
+                raise ValueError(f"autotune {option} names {unknown} are not parameters "
+                                 f"of '{fn.__name__}' ({fn.arg_names})")
+        self.pre_hook = pre_hook
+        self.post_hook = post_hook
+        #: False: time every config and store nothing (the database is on
+        #: by default, unlike Triton's cache_results).
+        self.use_database = cache_results is not False
         self.cache = {}          # key values -> Config, this process
         self.best_config = None  # of the last launch
         self.report = None       # of the last tuning run
@@ -171,7 +232,8 @@ class Autotuner:
             grids.append(tuple(g) if isinstance(g, (tuple, list)) else (g,))
         constexpr_names = {p[0] for p in launcher.kernel.parameters if p[1]}
         fixed = {k: v for k, v in kwargs.items() if k in constexpr_names}
-        native_configs = [({**fixed, **c.kwargs}, c.num_warps, c.num_stages) for c in configs]
+        native_configs = [({**fixed, **c.kwargs}, c.num_warps, c.num_stages, c.maxnreg)
+                          for c in configs]
         bind_kwargs = dict(kwargs)
         bind_kwargs.update(configs[0].kwargs)
         options = {"warmup": float(self.warmup), "rep": float(self.rep), "force": force,
@@ -184,10 +246,52 @@ class Autotuner:
         stream = bind_kwargs.pop("stream", None)
         if stream is not None:
             bind_kwargs["stream"] = stream
-        native = launcher.tune(native_configs, grids, tuple(args), bind_kwargs, options)
+        options["database"] = self.use_database
+        state = {"saved": None, "launched": False, "nargs": None}
+        hooked = (self.pre_hook or self.post_hook or self.reset_to_zero or self.restore_value
+                  or any(c.pre_hook for c in configs))
+        if hooked:
+            options["before"] = lambda i: self._before(configs[i], named, state)
+            options["after"] = lambda i: self._after(state)
+        try:
+            native = launcher.tune(native_configs, grids, tuple(args), bind_kwargs, options)
+        finally:
+            if state["saved"] is not None:  # also after a failed hook
+                for name, saved in state["saved"].items():
+                    _restore(named[name], saved)
+            if state["launched"] and not self.pre_hook:
+                for name in self.reset_to_zero:
+                    _zero(named[name], name)
         report = Report(native, configs)
         self.report = report
         return report
+
+    def _before(self, config, named, state):
+        """Before each launch tuning makes: the config's pre_hook, then the
+        autotuner's (or the default: zero reset_to_zero, and keep copies of
+        restore_value before the first launch)."""
+        nargs = {**named, **config.all_kwargs()}
+        state["nargs"] = nargs
+        state["launched"] = True
+        if config.pre_hook:
+            config.pre_hook(nargs)
+        if self.pre_hook:
+            self.pre_hook(nargs)
+            return
+        for name in self.reset_to_zero:
+            _zero(named[name], name)
+        if self.restore_value and state["saved"] is None:
+            state["saved"] = {name: _snapshot(named[name], name) for name in self.restore_value}
+
+    def _after(self, state):
+        """After each launch tuning makes: the autotuner's post_hook, or the
+        default: put restore_value's copies back."""
+        if self.post_hook:
+            self.post_hook(state["nargs"], exception=None)
+            return
+        if state["saved"] is not None:
+            for name, saved in state["saved"].items():
+                _restore(state["nargs"][name], saved)
 
     def run(self, *args, grid, **kwargs):
         named = self._named(args, kwargs)
@@ -206,6 +310,8 @@ class Autotuner:
         call_kwargs.update(config.kwargs)
         call_kwargs["num_warps"] = config.num_warps
         call_kwargs["num_stages"] = config.num_stages
+        if config.maxnreg is not None:
+            call_kwargs["maxnreg"] = config.maxnreg
         self.fn[grid](*args, **call_kwargs)
 
     def __getitem__(self, grid):
@@ -229,10 +335,21 @@ class Autotuner:
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
-             warmup=25, rep=100, progress=True, **ignored):
-    """Decorator: @tilec.autotune(configs=[...], key=[...]) over @tilec.jit."""
+             pre_hook=None, post_hook=None, warmup=25, rep=100, use_cuda_graph=False,
+             do_bench=None, cache_results=None, progress=True):
+    """Decorator: @tilec.autotune(configs=[...], key=[...]) over @tilec.jit.
+    Triton's keywords; see the module's text for the hooks."""
+    if use_cuda_graph:
+        raise ValueError("autotune(use_cuda_graph=True) is not supported: tilec times "
+                         "each launch with CUDA events (warmup=, rep=)")
+    if do_bench is not None:
+        raise ValueError("autotune(do_bench=...) is not supported: tilec times configs "
+                         "itself (CUDA events, L2 flushed, median of repeats)")
+
     def decorate(fn):
         return Autotuner(fn, configs, key, prune_configs_by=prune_configs_by,
                          warmup=warmup, rep=rep, reset_to_zero=reset_to_zero,
-                         restore_value=restore_value, progress=progress)
+                         restore_value=restore_value, pre_hook=pre_hook,
+                         post_hook=post_hook, cache_results=cache_results,
+                         progress=progress)
     return decorate

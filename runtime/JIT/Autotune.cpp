@@ -25,6 +25,12 @@
 namespace tilec {
 
 namespace {
+/// An exception of a TuneOptions hook, carried past the per-config handler
+/// (which turns launch failures into skipped configs) to tune's caller.
+struct HookFailed {
+  std::exception_ptr error;
+};
+
 constexpr const char *kTuneMagic = "tilec-tune 1";
 
 std::string constexprText(const Constexpr &c) {
@@ -151,7 +157,8 @@ std::string Config::str() const {
   for (const auto &[name, value] : constexprs)
     s += name + "=" + constexprText(value) + ", ";
   return s + "num_warps=" + std::to_string(numWarps) +
-         ", num_stages=" + std::to_string(numStages);
+         ", num_stages=" + std::to_string(numStages) +
+         (maxRegisters ? ", maxnreg=" + std::to_string(maxRegisters) : "");
 }
 
 bool TuneReport::reused() const {
@@ -210,7 +217,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
     TuneResult &r = report.results[i];
     r.config = configs[i];
     std::optional<std::string> stored;
-    if (!options.force)
+    if (!options.force && options.useDatabase)
       stored = db.readText("tune", resultName(source, report.signature, options.key,
                                               report.gpu, report.target, configs[i]));
     if (stored && deserialize(*stored, r)) {
@@ -240,7 +247,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           try {
             CompiledKernel c = compile(report.signature, r.config.constexprs,
                                        r.config.numWarps, report.target,
-                                       r.config.numStages);
+                                       r.config.numStages, r.config.maxRegisters);
             r.sharedBytes = int(c.sharedBytes());
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
@@ -253,74 +260,97 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
 
   // Time each config on the GPU.
   size_t done = 0;
-  for (size_t i : toTime) {
-    TuneResult &r = report.results[i];
-    ++done;
-    if (r.error.empty()) {
-      try {
-        LaunchOptions lo;
-        lo.numWarps = r.config.numWarps;
-        lo.numStages = r.config.numStages;
-        lo.stream = options.stream;
-        lo.backend = Backend::GPU;
-        auto run = [&] { launch(grids[i], args, r.config.constexprs, lo); };
-        run();
-        runtime::synchronize(); // a failing launch shows here
-        // The compile the launch above loaded (same target): its registers.
-        CompiledKernel c = compile(report.signature, r.config.constexprs,
-                                   r.config.numWarps, report.target, r.config.numStages);
-        r.registers = c.numRegisters();
-        r.spillBytes = c.spillBytes();
-        float estimate;
-        {
-          runtime::EventTimer t(options.stream);
-          t.start();
-          for (int k = 0; k < 5; ++k)
-            run();
-          t.stop();
-          estimate = std::max(t.elapsedMilliseconds() / 5, 1e-4f);
-        }
-        int warmups = std::max(1, int(options.warmupMs / estimate));
-        int repeats = std::clamp(int(options.repMs / estimate), 5, 1000);
-        for (int k = 0; k < warmups; ++k)
-          run();
-        std::vector<std::unique_ptr<runtime::EventTimer>> timers;
-        for (int k = 0; k < repeats; ++k)
-          timers.push_back(std::make_unique<runtime::EventTimer>(options.stream));
-        for (int k = 0; k < repeats; ++k) {
-          runtime::flushL2(options.stream);
-          timers[k]->start();
-          run();
-          timers[k]->stop();
-        }
-        std::vector<double> ms;
-        for (auto &t : timers)
-          ms.push_back(t->elapsedMilliseconds());
-        std::sort(ms.begin(), ms.end());
-        r.medianMs = ms.size() % 2 ? ms[ms.size() / 2]
-                                   : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-        r.minMs = ms.front();
-        r.maxMs = ms.back();
-        r.ok = true;
-      } catch (const std::exception &e) {
-        r.error = std::string("launch failed: ") + e.what();
+  try {
+    for (size_t i : toTime) {
+      TuneResult &r = report.results[i];
+      ++done;
+      if (r.error.empty()) {
         try {
-          runtime::synchronize();
-        } catch (const std::exception &) {
-          // A sticky error leaves the context unusable; later configs report it.
+          LaunchOptions lo;
+          lo.numWarps = r.config.numWarps;
+          lo.numStages = r.config.numStages;
+          lo.maxRegisters = r.config.maxRegisters;
+          lo.stream = options.stream;
+          lo.backend = Backend::GPU;
+          auto launchOnce = [&] { launch(grids[i], args, r.config.constexprs, lo); };
+          auto hook = [&](const std::function<void(size_t)> &f) {
+            if (!f)
+              return;
+            try {
+              f(i);
+            } catch (...) {
+              throw HookFailed{std::current_exception()};
+            }
+          };
+          auto run = [&] {
+            hook(options.beforeLaunch);
+            launchOnce();
+            hook(options.afterLaunch);
+          };
+          run();
+          runtime::synchronize(); // a failing launch shows here
+          // The compile the launch above loaded (same target): its registers.
+          CompiledKernel c = compile(report.signature, r.config.constexprs,
+                                     r.config.numWarps, report.target, r.config.numStages,
+                                     r.config.maxRegisters);
+          r.registers = c.numRegisters();
+          r.spillBytes = c.spillBytes();
+          float estimate;
+          {
+            runtime::EventTimer t(options.stream);
+            t.start();
+            for (int k = 0; k < 5; ++k)
+              run();
+            t.stop();
+            estimate = std::max(t.elapsedMilliseconds() / 5, 1e-4f);
+          }
+          int warmups = std::max(1, int(options.warmupMs / estimate));
+          int repeats = std::clamp(int(options.repMs / estimate), 5, 1000);
+          for (int k = 0; k < warmups; ++k)
+            run();
+          std::vector<std::unique_ptr<runtime::EventTimer>> timers;
+          for (int k = 0; k < repeats; ++k)
+            timers.push_back(std::make_unique<runtime::EventTimer>(options.stream));
+          for (int k = 0; k < repeats; ++k) {
+            runtime::flushL2(options.stream);
+            hook(options.beforeLaunch);
+            timers[k]->start();
+            launchOnce();
+            timers[k]->stop();
+            hook(options.afterLaunch);
+          }
+          std::vector<double> ms;
+          for (auto &t : timers)
+            ms.push_back(t->elapsedMilliseconds());
+          std::sort(ms.begin(), ms.end());
+          r.medianMs = ms.size() % 2 ? ms[ms.size() / 2]
+                                     : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+          r.minMs = ms.front();
+          r.maxMs = ms.back();
+          r.ok = true;
+        } catch (const std::exception &e) {
+          r.error = std::string("launch failed: ") + e.what();
+          try {
+            runtime::synchronize();
+          } catch (const std::exception &) {
+            // A sticky error leaves the context unusable; later configs report it.
+          }
         }
       }
+      addRates(r, options);
+      if (options.useDatabase)
+        db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
+                                        report.target, r.config),
+                     serialize(r));
+      if (options.progress) {
+        std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +
+                           std::to_string(toTime.size()) + "] " + r.config.str() + ": ";
+        line += r.ok ? number(r.medianMs * 1e3) + " us" : "skipped (" + oneLine(r.error) + ")";
+        std::fprintf(stderr, "%s\n", line.c_str());
+      }
     }
-    addRates(r, options);
-    db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
-                                    report.target, r.config),
-                 serialize(r));
-    if (options.progress) {
-      std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +
-                         std::to_string(toTime.size()) + "] " + r.config.str() + ": ";
-      line += r.ok ? number(r.medianMs * 1e3) + " us" : "skipped (" + oneLine(r.error) + ")";
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
+  } catch (const HookFailed &failed) {
+    std::rethrow_exception(failed.error);
   }
 
   for (size_t i = 0; i < report.results.size(); ++i) {
@@ -399,7 +429,7 @@ std::string TuneReport::json() const {
       first = false;
     }
     os << "}, \"num_warps\": " << r.config.numWarps << ", \"num_stages\": "
-       << r.config.numStages << ", \"ok\": " << (r.ok ? "true" : "false")
+       << r.config.numStages << ", \"maxnreg\": " << r.config.maxRegisters << ", \"ok\": " << (r.ok ? "true" : "false")
        << ", \"median_ms\": " << number(r.medianMs, 9) << ", \"min_ms\": "
        << number(r.minMs, 9) << ", \"max_ms\": " << number(r.maxMs, 9)
        << ", \"gb_per_s\": " << number(r.gbPerSecond, 6) << ", \"tflops\": "

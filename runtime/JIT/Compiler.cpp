@@ -79,6 +79,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
   PipelineOptions pipeline;
   pipeline.numWarps = options.numWarps;
   pipeline.numStages = options.numStages;
+  pipeline.maxRegisters = options.maxRegisters;
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);
   if (!target) {
@@ -96,6 +97,12 @@ CompileResult compile(const dsl::JitFunction &kernel,
   if (options.numStages == 0 || options.numStages > 16) {
     result.errors.push_back("error: num_stages must be from 1 to 16, got " +
                             std::to_string(options.numStages));
+    return result;
+  }
+  if (options.maxRegisters != 0 &&
+      (options.maxRegisters < 16 || options.maxRegisters > 255)) {
+    result.errors.push_back("error: maxnreg must be from 16 to 255 (or 0: no limit), got " +
+                            std::to_string(options.maxRegisters));
     return result;
   }
   dsl::KernelSpecialization spec;

@@ -21,6 +21,7 @@ namespace tilec::jit {
 struct CompileOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3; ///< PipelineOptions::numStages
+  unsigned maxRegisters = 0; ///< PipelineOptions::maxRegisters
   std::string target = "sm_90a";
   /// Where tl.static_print goes; stderr when empty.
   std::function<void(const std::string &)> staticPrint;

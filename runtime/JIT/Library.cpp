@@ -167,18 +167,38 @@ Arg Arg::fromUnsigned(uint64_t v) {
 Arg::Arg(float v) : kind(Kind::F32) { std::memcpy(&bits, &v, sizeof v); }
 Arg::Arg(double v) : kind(Kind::F64) { std::memcpy(&bits, &v, sizeof v); }
 
+namespace {
+/// The `:16`/`:1` fact a launch specialises `a` on: 16, 1, or 0 for none.
+int specialisation(const Arg &a) {
+  if (a.facts == Arg::Facts::None)
+    return 0;
+  bool aligned = a.facts == Arg::Facts::All;
+  switch (a.kind) {
+  case Arg::Kind::Pointer:
+    return aligned && a.bits % 16 == 0 ? 16 : 0;
+  case Arg::Kind::I32:
+  case Arg::Kind::I64: {
+    int64_t v = a.kind == Arg::Kind::I32 ? int64_t(int32_t(uint32_t(a.bits))) : int64_t(a.bits);
+    return v == 1 ? 1 : aligned && v % 16 == 0 ? 16 : 0;
+  }
+  case Arg::Kind::F32:
+  case Arg::Kind::F64:
+    return 0;
+  }
+  return 0;
+}
+const char *factSuffix(int fact) { return fact == 16 ? ":16" : fact == 1 ? ":1" : ""; }
+} // namespace
+
 std::string Arg::signature() const {
+  const char *suffix = factSuffix(specialisation(*this));
   switch (kind) {
   case Kind::Pointer:
-    return std::string("*") + scalarTypeName(element) + (bits % 16 == 0 ? ":16" : "");
-  case Kind::I32: {
-    int32_t v = int32_t(uint32_t(bits));
-    return v == 1 ? "i32:1" : v % 16 == 0 ? "i32:16" : "i32";
-  }
-  case Kind::I64: {
-    int64_t v = int64_t(bits);
-    return v == 1 ? "i64:1" : v % 16 == 0 ? "i64:16" : "i64";
-  }
+    return std::string("*") + scalarTypeName(element) + suffix;
+  case Kind::I32:
+    return std::string("i32") + suffix;
+  case Kind::I64:
+    return std::string("i64") + suffix;
   case Kind::F32: return "fp32";
   case Kind::F64: return "fp64";
   }
@@ -234,13 +254,24 @@ struct CacheEntry {
   /// (the entry may outlive its Kernel).
   std::vector<std::string> runtimeNames;
   unsigned sharedBytes = 0;
-  unsigned numStages = 0; ///< what it was compiled with
+  unsigned numStages = 0;    ///< what it was compiled with
+  unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
   /// The GPU target the PTX is for ("sm_90a").
   std::string target;
   std::string diskKey;
   bool fromDisk = false;
   /// Machine code from the disk cache, and the GPU it is for ("sm_90").
   std::string cubin, cubinArch;
+};
+
+/// What a compile takes besides the signature, constexprs and target: the
+/// launch options that change the code (LaunchOptions, Config).
+struct Knobs {
+  unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
+  std::string text() const {
+    return "|w" + std::to_string(numWarps) + "|s" + std::to_string(numStages) +
+           (maxRegisters ? "|r" + std::to_string(maxRegisters) : "");
+  }
 };
 
 /// The target to compile for on `device`: its own architecture
@@ -412,17 +443,14 @@ struct SpecKeyHash {
 /// The specialisation facts of one argument in one byte; the same facts
 /// Arg::signature() spells out.
 uint8_t argCode(const Arg &a) {
+  int fact = specialisation(a);
   switch (a.kind) {
   case Arg::Kind::Pointer:
-    return uint8_t(0x80 | (unsigned(a.element) << 1) | (a.bits % 16 == 0));
-  case Arg::Kind::I32: {
-    int32_t v = int32_t(uint32_t(a.bits));
-    return uint8_t(0x10 | (v == 1 ? 2 : v % 16 == 0 ? 1 : 0));
-  }
-  case Arg::Kind::I64: {
-    int64_t v = int64_t(a.bits);
-    return uint8_t(0x20 | (v == 1 ? 2 : v % 16 == 0 ? 1 : 0));
-  }
+    return uint8_t(0x80 | (unsigned(a.element) << 1) | (fact == 16));
+  case Arg::Kind::I32:
+    return uint8_t(0x10 | (fact == 1 ? 2 : fact == 16 ? 1 : 0));
+  case Arg::Kind::I64:
+    return uint8_t(0x20 | (fact == 1 ? 2 : fact == 16 ? 1 : 0));
   case Arg::Kind::F32: return 0x30;
   case Arg::Kind::F64: return 0x40;
   }
@@ -557,8 +585,7 @@ struct Kernel::Impl {
   /// Called with `mutex` held.
   std::vector<jit::KeyPart> keyParts(const std::string &signature,
                                      const std::map<std::string, dsl::Value> &values,
-                                     unsigned numWarps, unsigned numStages,
-                                     const std::string &target) const {
+                                     const Knobs &knobs, const std::string &target) const {
     if (!sourceParts) {
       std::set<const void *> seen;
       std::vector<jit::KeyPart> parts;
@@ -569,8 +596,10 @@ struct Kernel::Impl {
     parts.push_back({"signature", signature, "", ""});
     for (const auto &[k, v] : values)
       parts.push_back({"constexpr " + k, v.repr(), "", ""});
-    parts.push_back({"num_warps", std::to_string(numWarps), "", ""});
-    parts.push_back({"num_stages", std::to_string(numStages), "", ""});
+    parts.push_back({"num_warps", std::to_string(knobs.numWarps), "", ""});
+    parts.push_back({"num_stages", std::to_string(knobs.numStages), "", ""});
+    if (knobs.maxRegisters)
+      parts.push_back({"maxnreg", std::to_string(knobs.maxRegisters), "", ""});
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
@@ -610,14 +639,12 @@ struct Kernel::Impl {
   /// anything else throws Error listing them), compiled on first use. The
   /// in-memory key holds the target, like the disk cache's.
   std::shared_ptr<CacheEntry> lookup(const std::string &signature,
-                                     const Constexprs &constexprs,
-                                     unsigned numWarps, unsigned numStages,
+                                     const Constexprs &constexprs, const Knobs &knobs,
                                      const std::string &target) const {
     std::string targetError;
     if (!TargetInfo::parse(target, targetError))
       throw Error("cannot compile kernel '" + name + "': " + targetError);
-    std::string key = signature + "|w" + std::to_string(numWarps) + "|s" +
-                      std::to_string(numStages) + "|" + target;
+    std::string key = signature + knobs.text() + "|" + target;
     std::map<std::string, dsl::Value> values;
     for (const auto &[k, v] : constexprs) {
       values[k] = toValue(v);
@@ -641,7 +668,7 @@ struct Kernel::Impl {
       return pending.get(); // rethrows the first thread's error
     try {
       std::shared_ptr<CacheEntry> entry =
-          build(signature, values, numWarps, numStages, target);
+          build(signature, values, knobs, target);
       promise.set_value(entry);
       return entry;
     } catch (...) {
@@ -662,13 +689,12 @@ struct Kernel::Impl {
   /// The disk cache's entry, or a fresh compile stored there.
   std::shared_ptr<CacheEntry> build(const std::string &signature,
                                     const std::map<std::string, dsl::Value> &values,
-                                    unsigned numWarps, unsigned numStages,
-                                    const std::string &target) const {
+                                    const Knobs &knobs, const std::string &target) const {
     std::shared_ptr<CacheEntry> entry;
     std::vector<jit::KeyPart> parts;
     {
       std::lock_guard<std::mutex> lock(keyMutex);
-      parts = keyParts(signature, values, numWarps, numStages, target);
+      parts = keyParts(signature, values, knobs, target);
     }
     std::string diskKey = jit::hashKey(parts);
     const jit::DiskCache &disk = jit::DiskCache::instance();
@@ -682,7 +708,8 @@ struct Kernel::Impl {
       entry = newEntry();
       entry->compiled = compiled;
       entry->sharedBytes = compiled->stages.sharedBytes;
-      entry->numStages = numStages;
+      entry->numStages = knobs.numStages;
+      entry->maxRegisters = knobs.maxRegisters;
       entry->target = target;
       entry->diskKey = diskKey;
       entry->fromDisk = true;
@@ -704,8 +731,9 @@ struct Kernel::Impl {
       noteCompile(parts);
     }
     jit::CompileOptions options;
-    options.numWarps = numWarps;
-    options.numStages = numStages;
+    options.numWarps = knobs.numWarps;
+    options.numStages = knobs.numStages;
+    options.maxRegisters = knobs.maxRegisters;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())
@@ -713,7 +741,8 @@ struct Kernel::Impl {
     entry = newEntry();
     entry->compiled = result.kernel;
     entry->sharedBytes = result.kernel->stages.sharedBytes;
-    entry->numStages = numStages;
+    entry->numStages = knobs.numStages;
+    entry->maxRegisters = knobs.maxRegisters;
     entry->target = target;
     entry->diskKey = diskKey;
     jit::CachedKernel stored;
@@ -731,8 +760,7 @@ struct Kernel::Impl {
   /// find that compile), load it on the GPU, remember it under `key` (when
   /// it fits) and make it the last one launched.
   CacheEntry *prepare(const SpecKey *key, const Arg *args, size_t numArgs,
-                      const Constexprs &constexprs, unsigned numWarps,
-                      unsigned numStages) const {
+                      const Constexprs &constexprs, const Knobs &knobs) const {
     if (key) {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = launchCache.find(*key);
@@ -762,7 +790,7 @@ struct Kernel::Impl {
     for (size_t i = 0; i < numArgs; ++i)
       signature += (i ? "," : "") + args[i].signature();
     std::shared_ptr<CacheEntry> entry =
-        lookup(signature, constexprs, numWarps, numStages, target);
+        lookup(signature, constexprs, knobs, target);
     loadModule(*entry, device, name, signature);
     std::lock_guard<std::mutex> lock(mutex);
     if (key) {
@@ -869,6 +897,7 @@ struct Kernel::Impl {
     SpecKey key;
     bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
                 key.put(&options.numStages, sizeof(unsigned)) &&
+                key.put(&options.maxRegisters, sizeof(unsigned)) &&
                 key.put8(uint8_t(numArgs));
     for (size_t i = 0; fits && i < numArgs; ++i)
       fits = key.put8(argCode(args[i]));
@@ -884,8 +913,8 @@ struct Kernel::Impl {
       for (size_t i = 0; i < numConstexprs; ++i)
         if (constexprs[i])
           given.emplace(*constexprNames[i], *constexprs[i]);
-      entry = prepare(fits ? &key : nullptr, args, numArgs, given, options.numWarps,
-                      options.numStages);
+      entry = prepare(fits ? &key : nullptr, args, numArgs, given,
+                      Knobs{options.numWarps, options.numStages, options.maxRegisters});
     }
 
     jit::checkDevicePointers(name, runtimeNames, args, numArgs,
@@ -947,6 +976,7 @@ unsigned CompiledKernel::sharedBytes() const {
 }
 unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stages.numWarps; }
 unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
+unsigned CompiledKernel::maxRegisters() const { return entryOf(impl_).maxRegisters; }
 double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
 }
@@ -980,9 +1010,10 @@ std::vector<char> CompiledKernel::cubin() const {
 
 CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
-                               const std::string &target, unsigned numStages) const {
+                               const std::string &target, unsigned numStages,
+                               unsigned maxRegisters) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, numWarps, numStages,
+  k.impl_ = impl_->lookup(signature, constexprs, Knobs{numWarps, numStages, maxRegisters},
                           target.empty() ? defaultTarget() : target);
   return k;
 }
@@ -1017,7 +1048,7 @@ const std::string &Kernel::name() const { return impl_->name; }
 
 std::string Kernel::sourceDigest() const {
   std::lock_guard<std::mutex> lock(impl_->keyMutex);
-  std::vector<jit::KeyPart> parts = impl_->keyParts("", {}, 0, 0, "");
+  std::vector<jit::KeyPart> parts = impl_->keyParts("", {}, Knobs{}, "");
   parts.resize(impl_->sourceParts->size());
   return jit::hashKey(parts);
 }
@@ -1047,7 +1078,8 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args,
     std::string signature;
     for (size_t i = 0; i < args.size(); ++i)
       signature += (i ? "," : "") + args[i].signature();
-    impl.lookup(signature, constexprs, options.numWarps, options.numStages, "sm_90a");
+    impl.lookup(signature, constexprs,
+                Knobs{options.numWarps, options.numStages, options.maxRegisters}, "sm_90a");
     throw Error("kernel '" + impl.name + "' has no such constexpr parameter");
   }
   impl.launch(grid, args.data(), args.size(), values, n, options);

@@ -170,3 +170,134 @@ def test_launch_stores_cubin_in_cache(torch_cuda, tmp_path):
     assert any(e["cubin_arch"].startswith("sm_") for e in first["list"])
     second, _ = _run(tmp_path, script, **env)
     assert second["ok"] and second["from_cache"]
+
+
+# -- hooks: tuning an in-place kernel leaves the caller's data as it was ----
+
+@tilec.jit
+def accumulate(acc_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    """acc += x, in place: every launch changes acc."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.load(acc_ptr + offs, mask=mask)
+    tl.store(acc_ptr + offs, acc + tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+HOOK_CONFIGS = [tilec.Config({"BLOCK": b}, num_warps=w) for b, w in [(256, 2), (1024, 4)]]
+
+
+def _grid(n):
+    return lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)
+
+
+def test_restore_value_leaves_the_callers_data(torch_cuda, tmp_path, monkeypatch):
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], restore_value=["acc_ptr"], warmup=2,
+                           rep=5, cache_results=False, progress=False)(accumulate)
+    n = 1 << 16
+    acc = torch.randn(n, device="cuda")
+    x = torch.randn(n, device="cuda")
+    before = acc.clone()
+    tuned[_grid(n)](acc, x, n)
+    torch.cuda.synchronize()
+    # Dozens of launches were timed; the caller sees exactly one.
+    assert torch.equal(acc, before + x)
+    assert sum(r["ok"] for r in tuned.report.results) == 2
+
+
+def test_without_restore_value_tuning_changes_the_data(torch_cuda, tmp_path, monkeypatch):
+    """The control: the same tuning without restore_value accumulates."""
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], warmup=2, rep=5, cache_results=False,
+                           progress=False)(accumulate)
+    n = 1 << 16
+    acc = torch.zeros(n, device="cuda")
+    x = torch.ones(n, device="cuda")
+    tuned[_grid(n)](acc, x, n)
+    torch.cuda.synchronize()
+    assert (acc > 2).all()
+
+
+def test_reset_to_zero_starts_the_real_launch_at_zero(torch_cuda, tmp_path, monkeypatch):
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], reset_to_zero=["acc_ptr"], warmup=2,
+                           rep=5, cache_results=False, progress=False)(accumulate)
+    n = 1 << 16
+    acc = torch.zeros(n, device="cuda")
+    x = torch.randn(n, device="cuda")
+    tuned[_grid(n)](acc, x, n)
+    torch.cuda.synchronize()
+    assert torch.equal(acc, x)
+
+
+def test_pre_and_post_hooks_bracket_every_tuning_launch(torch_cuda, tmp_path, monkeypatch):
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def pre(nargs):
+        assert nargs["n"] == n and nargs["acc_ptr"] is acc and "BLOCK" in nargs
+        calls.append(("pre", nargs["BLOCK"]))
+        nargs["acc_ptr"].zero_()
+
+    def post(nargs, exception):
+        assert exception is None
+        calls.append(("post", nargs["BLOCK"]))
+
+    config_calls = []
+    configs = [tilec.Config({"BLOCK": 256}, num_warps=2,
+                            pre_hook=lambda nargs: config_calls.append(nargs["BLOCK"])),
+               tilec.Config({"BLOCK": 1024}, num_warps=4)]
+    tuned = tilec.autotune(configs, key=["n"], pre_hook=pre, post_hook=post, warmup=2,
+                           rep=5, cache_results=False, progress=False)(accumulate)
+    n = 1 << 16
+    acc = torch.zeros(n, device="cuda")
+    x = torch.randn(n, device="cuda")
+    tuned[_grid(n)](acc, x, n)
+    torch.cuda.synchronize()
+    pres = [b for kind, b in calls if kind == "pre"]
+    posts = [b for kind, b in calls if kind == "post"]
+    # Alternating, one pair per launch, at least the 5 timed repeats of each config.
+    assert calls[0][0] == "pre" and pres == posts and len(pres) == len(calls) // 2
+    assert pres.count(256) >= 5 and pres.count(1024) >= 5
+    # The config's own hook: before each of its tuning launches, and before
+    # the real launch if it won.
+    won = tuned.best_config.kwargs["BLOCK"] == 256
+    assert len(config_calls) == pres.count(256) + (1 if won else 0)
+    # pre zeroed acc before the last tuning launch, which added x once; the
+    # real launch added it again (user hooks replace the restore default).
+    assert torch.allclose(acc, 2 * x)
+
+
+def test_a_failing_hook_ends_tuning_with_its_error(torch_cuda, tmp_path, monkeypatch):
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+
+    def pre(nargs):
+        raise KeyError("from the hook")
+
+    tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], pre_hook=pre, warmup=2, rep=5,
+                           cache_results=False, progress=False)(accumulate)
+    n = 1 << 12
+    acc = torch.zeros(n, device="cuda")
+    with pytest.raises(KeyError, match="from the hook"):
+        tuned[_grid(n)](acc, acc, n)
+
+
+def test_maxnreg_config_takes_effect(torch_cuda, tmp_path, monkeypatch):
+    torch = torch_cuda
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    configs = [tilec.Config({"BLOCK": 1024}, num_warps=4, maxnreg=24)]
+    tuned = tilec.autotune(configs, key=["n"], warmup=2, rep=5, cache_results=False,
+                           progress=False)(accumulate)
+    n = 1 << 16
+    acc = torch.zeros(n, device="cuda")
+    x = torch.randn(n, device="cuda")
+    tuned[_grid(n)](acc, x, n)
+    torch.cuda.synchronize()
+    result = tuned.report.results[0]
+    assert result["ok"] and result["maxnreg"] == 24 and 0 < result["registers"] <= 24
+    assert "maxnreg=24" in result["config"]

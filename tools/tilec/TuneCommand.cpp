@@ -112,7 +112,8 @@ tilec::Constexpr constexprValue(const std::string &text) {
   return tilec::Constexpr(text);
 }
 
-/// "NAME=V NAME=V num_warps=W num_stages=S" (spaces or commas between).
+/// "NAME=V NAME=V num_warps=W num_stages=S maxnreg=R" (spaces or commas
+/// between).
 tilec::Config parseConfig(const std::string &text, const tilec::Constexprs &fixed) {
   tilec::Config c;
   c.constexprs = fixed;
@@ -129,6 +130,8 @@ tilec::Config parseConfig(const std::string &text, const tilec::Constexprs &fixe
       c.numWarps = unsigned(parseInt(value, "num_warps"));
     else if (name == "num_stages")
       c.numStages = unsigned(parseInt(value, "num_stages"));
+    else if (name == "maxnreg")
+      c.maxRegisters = unsigned(parseInt(value, "maxnreg"));
     else
       c.constexprs.insert_or_assign(name, constexprValue(value));
   }

@@ -1,7 +1,8 @@
 // tilec: the command-line compiler.
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
-//         [--num-warps N] [--num-stages S] [--target CHIP] [--emit STAGE]
+//         [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]
+//         [--emit STAGE]
 //         [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
@@ -33,7 +34,7 @@ const char *kDefaultTarget = "sm_90a";
 std::string usage() {
   return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
-    "                     [--num-warps N] [--num-stages S] [--target CHIP]\n"
+    "                     [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]\n"
     "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
@@ -46,7 +47,8 @@ std::string usage() {
     "'*fp32:16,*fp32:16,*fp32:16,i32:16' (':16' = 16-byte aligned pointer or\n"
     "integer divisible by 16, ':1' = integer equal to 1).\n"
     "S is the software-pipeline depth of loops feeding tl.dot (default 3;\n"
-    "1: off), as Triton's num_stages.\n"
+    "1: off), as Triton's num_stages. R caps the registers per thread (PTX .maxnreg,\n"
+    "16 to 255), as Triton's maxnreg.\n"
     "CHIP is the GPU target of the PTX, one of\n  ") +
     tilec::knownTargets() + "\n"
     "(default " + kDefaultTarget + " on every machine, with a GPU or without: compiling\n"
@@ -86,7 +88,7 @@ int compileCommand(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ptx", outDir;
   bool haveSignature = false, time = false;
   tilec::Constexprs constexprs;
-  unsigned numWarps = 4, numStages = 3;
+  unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
   std::string target = kDefaultTarget;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
@@ -114,6 +116,13 @@ int compileCommand(int argc, char **argv) {
       if (*end || n <= 0 || n > 1024)
         throw std::runtime_error("--num-warps needs a number, got '" + v + "'");
       numWarps = n;
+    } else if (arg == "--maxnreg") {
+      std::string v = value();
+      char *end;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end || v.empty() || n < 16 || n > 255)
+        throw std::runtime_error("--maxnreg needs a number from 16 to 255, got '" + v + "'");
+      maxRegisters = unsigned(n);
     } else if (arg == "--num-stages") {
       std::string v = value();
       char *end;
@@ -163,7 +172,7 @@ int compileCommand(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     tilec::Library library = tilec::Library::fromFile(file);
     compiled = library.kernel(kernel).compile(signature, constexprs, numWarps,
-                                              target, numStages);
+                                              target, numStages, maxRegisters);
     ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
              .count();

@@ -40,6 +40,9 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
     kernel->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     rewriter.getDenseI32ArrayAttr(
                         {int32_t(context.numThreads()), 1, 1}));
+    if (context.maxRegisters)
+      kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                      rewriter.getI32IntegerAttr(int32_t(context.maxRegisters)));
     rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(), kernel.end());
     [[maybe_unused]] FailureOr<Block *> converted = rewriter.convertRegionTypes(
         &kernel.getBody(), *getTypeConverter(), &signature);

@@ -33,6 +33,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     MLIRContext *ctx = &getContext();
     LoweringContext context;
     context.numWarps = tilegpu::getNumWarps(module);
+    context.maxRegisters = maxRegisters;
     if (context.numWarps == 0) {
       module.emitError("tilegpu-to-llvm needs a module that went through "
                        "tile-to-tilegpu (no tilegpu.num_warps attribute)");

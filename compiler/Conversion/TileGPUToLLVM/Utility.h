@@ -19,6 +19,8 @@ namespace tilec::lowering {
 struct LoweringContext {
   TargetInfo target;
   unsigned numWarps = 4;
+  /// nvvm.maxnreg of the kernel; 0: none.
+  unsigned maxRegisters = 0;
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
 };
 
