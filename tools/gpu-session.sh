@@ -54,6 +54,8 @@ step cli-summary "$bundle/bin/tilec" compile kernels/vector_add.py -k add \
   -s '*fp32:16,*fp32:16,*fp32:16,i32:16' -D BLOCK=1024 --emit summary --time
 step cpp-runtime-tests "$bundle/bin/tilec-runtime-tests"
 step cpp-gpu-tests "$bundle/bin/tilec-gpu-tests"
+# The public API as users link it: integer types, bad launch arguments.
+step cpp-api-tests "$bundle/bin/tilec-api-tests"
 step cpp-example "$bundle/bin/tilec-example-vector-add"
 # Shared memory races and out-of-bounds accesses in the kernels whose tiles
 # change layout (through shared memory, by barriers the compiler placed)
@@ -79,6 +81,29 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-matmul python3 -m pytest -q -x tests/python/test_gpu_matmul.py
     # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
     step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
+    # Bad launch arguments, options and autotuning hooks, every shipped
+    # kernel at small shapes.
+    step py-tests-launch python3 -m pytest -q -rs tests/python/test_gpu_launch_args.py \
+      tests/python/test_gpu_autotune.py tests/python/test_options.py \
+      tests/python/test_launch_args.py tests/python/test_gpu_shipped_kernels.py
+    # Every shipped kernel (every matmul config) under the three
+    # compute-sanitizer tools, then every C++ GPU test (docs/results.md).
+    if command -v compute-sanitizer > /dev/null; then
+      sanitize_shipped() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q \
+          tests/python/test_gpu_shipped_kernels.py
+      }
+      sanitize_cpp() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 "$bundle/bin/tilec-gpu-tests"
+      }
+      export -f sanitize_shipped sanitize_cpp
+      for tool in memcheck racecheck synccheck; do
+        step "sanitize-shipped-$tool" sanitize_shipped "$tool"
+      done
+      for tool in memcheck racecheck synccheck; do
+        step "sanitize-cpp-$tool" sanitize_cpp "$tool"
+      done
+    fi
     # The cp.async pipeline's barriers and masked-off copies under
     # racecheck and memcheck, at shapes with fewer iterations than stages.
     if command -v compute-sanitizer > /dev/null; then
@@ -164,7 +189,7 @@ tar -czf "$out/tune.tar.gz" -C "$logs/tune" .
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in py-tests-matmul py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

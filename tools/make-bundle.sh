@@ -5,7 +5,8 @@
 #   tools/make-bundle.sh [OUT]      (default: dist/tilec)
 #
 # OUT/bin/tilec               the CLI (finds ../lib/libtilec.so)
-# OUT/bin/tilec-example-vector-add, tilec-runtime-tests, tilec-gpu-tests
+# OUT/bin/tilec-example-vector-add, tilec-runtime-tests, tilec-gpu-tests,
+#   tilec-api-tests
 # OUT/lib/libtilec.so         the C++ API, LLVM/MLIR inside, stripped
 # OUT/include/tilec/tilec.h   the public header
 # OUT/python/tilec/           the Python package; build its extension on the
@@ -23,12 +24,13 @@ if [ ! -f "$build/build.ninja" ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3
 fi
 cmake --build "$build" -j "$(nproc)" --target tilec libtilec \
-  tilec-example-vector-add tilec-runtime-tests tilec-gpu-tests
+  tilec-example-vector-add tilec-runtime-tests tilec-gpu-tests tilec-api-tests
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/include/tilec" "$out/python"
 cp "$build/bin/tilec" "$build/bin/tilec-example-vector-add" \
-   "$build/bin/tilec-runtime-tests" "$build/bin/tilec-gpu-tests" "$out/bin/"
+   "$build/bin/tilec-runtime-tests" "$build/bin/tilec-gpu-tests" \
+   "$build/bin/tilec-api-tests" "$out/bin/"
 cp "$build/lib/libtilec.so" "$out/lib/"
 strip --strip-unneeded "$out/bin/"* "$out/lib/libtilec.so"
 cp include/tilec/tilec.h "$out/include/tilec/"
