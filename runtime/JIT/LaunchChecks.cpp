@@ -44,6 +44,25 @@ std::string describe(const Arg &a) {
 
 } // namespace
 
+int specialisedFact(const Arg &a) {
+  if (a.facts == Arg::Facts::None)
+    return 0;
+  bool aligned = a.facts == Arg::Facts::All;
+  switch (a.kind) {
+  case Arg::Kind::Pointer:
+    return aligned && a.bits % 16 == 0 ? 16 : 0;
+  case Arg::Kind::I32:
+  case Arg::Kind::I64: {
+    int64_t v = a.kind == Arg::Kind::I32 ? int64_t(int32_t(uint32_t(a.bits))) : int64_t(a.bits);
+    return v == 1 ? 1 : aligned && v % 16 == 0 ? 16 : 0;
+  }
+  case Arg::Kind::F32:
+  case Arg::Kind::F64:
+    return 0;
+  }
+  return 0;
+}
+
 void checkArgumentCount(const std::string &kernel, const ParamNames &names,
                         size_t numArgs) {
   if (numArgs == names.size())
