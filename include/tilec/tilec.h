@@ -351,9 +351,12 @@ struct TuneOptions {
   /// configs[i] that tuning makes (the first, the warm-up and the timed
   /// ones), outside the timed interval: what restores an in-place kernel's
   /// input or zeroes an accumulator between runs (Python's restore_value,
-  /// reset_to_zero, pre_hook and post_hook). An exception from either ends
-  /// the tuning and propagates; nothing is stored for that config.
-  std::function<void(size_t config)> beforeLaunch, afterLaunch;
+  /// reset_to_zero, pre_hook and post_hook). afterLaunch gets the error of
+  /// a launch that failed (then the config is skipped), null otherwise. An
+  /// exception from either hook ends the tuning and propagates; nothing is
+  /// stored for that config.
+  std::function<void(size_t config)> beforeLaunch;
+  std::function<void(size_t config, const char *error)> afterLaunch;
 };
 
 struct TuneResult {

@@ -315,7 +315,7 @@ class CompiledKernel:
                         continue
                     value = getattr(value, "value", value)
                     value = getattr(value, "name", value)  # a dtype
-                    compiled = self.constexprs.get(name, value)
+                    compiled = self.constexprs.get(name, self.fn._defaults.get(name, value))
                     if not (value == compiled or str(value) == str(compiled)):
                         raise Error(f"cannot launch kernel '{self.name}': constexpr "
                                     f"'{name}' is {value!r}, and this compile has "
@@ -394,12 +394,14 @@ class JITFunction:
         # Arguments not specialised on: no `:16`/`:1` (do_not_specialize) or
         # no `:16` (..._on_alignment), as in Triton: {name: "none"|"alignment"}.
         self._unspecialized = {}
-        for option, facts in ((do_not_specialize_on_alignment, "alignment"),
-                              (do_not_specialize, "none")):
-            for p in option or ():
+        for option, names, facts in (
+                ("do_not_specialize_on_alignment", do_not_specialize_on_alignment,
+                 "alignment"),
+                ("do_not_specialize", do_not_specialize, "none")):
+            for p in names or ():
                 name = self.arg_names[p] if isinstance(p, int) else p
                 if name not in params:
-                    raise ValueError(f"@tilec.jit: {p!r} in do_not_specialize is not a "
+                    raise ValueError(f"@tilec.jit: {p!r} in {option} is not a "
                                      f"parameter of '{fn.__name__}' ({self.arg_names})")
                 self._unspecialized[name] = facts
         self._defaults = {n: p.default for n, p in params.items()

@@ -836,16 +836,25 @@ struct Launcher {
     if (options.contains("database")) o.useDatabase = options["database"].cast<bool>();
     // Hooks run Python with the GIL taken back; `options` (held by the
     // caller) keeps the callables alive for the call.
-    for (auto [key, slot] : {std::pair{"before", &o.beforeLaunch},
-                             std::pair{"after", &o.afterLaunch}})
-      if (options.contains(key) && !options[key].is_none()) {
-        PyObject *f = options[key].ptr();
-        *slot = [f](size_t config) {
-          py::gil_scoped_acquire gil;
-          py::handle hook(f);
-          hook(config);
-        };
-      }
+    if (options.contains("before") && !options["before"].is_none()) {
+      PyObject *f = options["before"].ptr();
+      o.beforeLaunch = [f](size_t config) {
+        py::gil_scoped_acquire gil;
+        py::handle hook(f);
+        hook(config);
+      };
+    }
+    if (options.contains("after") && !options["after"].is_none()) {
+      PyObject *f = options["after"].ptr();
+      o.afterLaunch = [f](size_t config, const char *error) {
+        py::gil_scoped_acquire gil;
+        py::handle hook(f);
+        if (error)
+          hook(config, py::str(error));
+        else
+          hook(config, py::none());
+      };
+    }
     o.stream = streamOf(b.stream);
     py::gil_scoped_release release;
     return kernel.tune(cs, gs, argv, o);

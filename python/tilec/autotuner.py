@@ -198,7 +198,10 @@ class Autotuner:
         self.__doc__ = fn.__doc__
 
     def _named(self, args, kwargs):
-        named = dict(zip(self.fn.arg_names, args))
+        """Every parameter's value by name: the arguments given, then the
+        defaults of the rest."""
+        named = dict(self.fn._defaults)
+        named.update(zip(self.fn.arg_names, args))
         named.update(kwargs)
         return named
 
@@ -210,7 +213,7 @@ class Autotuner:
             top_k = self.top_k
             if isinstance(top_k, float) and top_k <= 1.0:
                 top_k = max(1, int(len(configs) * top_k))
-            est = [(self.perf_model(**named, **c.all_kwargs()), i) for i, c in enumerate(configs)]
+            est = [(self.perf_model(**{**named, **c.all_kwargs()}), i) for i, c in enumerate(configs)]
             keep = sorted(est)[:top_k]
             configs = [configs[i] for _, i in sorted(keep, key=lambda t: t[1])]
         if not configs:
@@ -252,7 +255,7 @@ class Autotuner:
                   or any(c.pre_hook for c in configs))
         if hooked:
             options["before"] = lambda i: self._before(configs[i], named, state)
-            options["after"] = lambda i: self._after(state)
+            options["after"] = lambda i, error: self._after(state, error)
         try:
             native = launcher.tune(native_configs, grids, tuple(args), bind_kwargs, options)
         finally:
@@ -283,11 +286,13 @@ class Autotuner:
         if self.restore_value and state["saved"] is None:
             state["saved"] = {name: _snapshot(named[name], name) for name in self.restore_value}
 
-    def _after(self, state):
-        """After each launch tuning makes: the autotuner's post_hook, or the
-        default: put restore_value's copies back."""
+    def _after(self, state, error):
+        """After each launch tuning makes (`error`: why it failed, else
+        None): the autotuner's post_hook, or the default: put
+        restore_value's copies back."""
         if self.post_hook:
-            self.post_hook(state["nargs"], exception=None)
+            self.post_hook(state["nargs"],
+                           exception=None if error is None else _tilec.Error(error))
             return
         if state["saved"] is not None:
             for name, saved in state["saved"].items():
@@ -327,7 +332,7 @@ class Autotuner:
 
     def warmup_compile(self, *args, **kwargs):
         return [self.fn.warmup(*args, num_warps=c.num_warps, num_stages=c.num_stages,
-                               **kwargs, **c.kwargs)
+                               maxnreg=c.maxnreg, **kwargs, **c.kwargs)
                 for c in self.configs]
 
     def __repr__(self):

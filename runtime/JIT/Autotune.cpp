@@ -198,6 +198,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   // The GPU, and the target its launches compile for, before any compile.
   try {
     const runtime::Device &device = runtime::Device::current();
+    // Memory this GPU cannot reach would fail every config the same way.
+    jit::checkDevicePointers(name(), names, args.data(), args.size(), device.ordinal());
     report.gpu = device.name();
     std::string error;
     std::optional<TargetInfo> target =
@@ -272,20 +274,39 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           lo.maxRegisters = r.config.maxRegisters;
           lo.stream = options.stream;
           lo.backend = Backend::GPU;
-          auto launchOnce = [&] { launch(grids[i], args, r.config.constexprs, lo); };
-          auto hook = [&](const std::function<void(size_t)> &f) {
-            if (!f)
+          // A hook's exception ends the tuning (HookFailed passes the
+          // per-config handler below).
+          auto before = [&] {
+            if (!options.beforeLaunch)
               return;
             try {
-              f(i);
+              options.beforeLaunch(i);
             } catch (...) {
               throw HookFailed{std::current_exception()};
             }
           };
+          auto after = [&](const char *error) {
+            if (!options.afterLaunch)
+              return;
+            try {
+              options.afterLaunch(i, error);
+            } catch (...) {
+              throw HookFailed{std::current_exception()};
+            }
+          };
+          // The after-hook sees a launch that failed too, with its error.
+          auto launchOnce = [&] {
+            try {
+              launch(grids[i], args, r.config.constexprs, lo);
+            } catch (const std::exception &e) {
+              after(e.what());
+              throw;
+            }
+          };
           auto run = [&] {
-            hook(options.beforeLaunch);
+            before();
             launchOnce();
-            hook(options.afterLaunch);
+            after(nullptr);
           };
           run();
           runtime::synchronize(); // a failing launch shows here
@@ -312,12 +333,14 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           for (int k = 0; k < repeats; ++k)
             timers.push_back(std::make_unique<runtime::EventTimer>(options.stream));
           for (int k = 0; k < repeats; ++k) {
+            // The hook first: what it writes is flushed from L2 too, and
+            // the flush keeps the GPU busy while the host reaches start().
+            before();
             runtime::flushL2(options.stream);
-            hook(options.beforeLaunch);
             timers[k]->start();
             launchOnce();
             timers[k]->stop();
-            hook(options.afterLaunch);
+            after(nullptr);
           }
           std::vector<double> ms;
           for (auto &t : timers)
@@ -338,7 +361,10 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
         }
       }
       addRates(r, options);
-      if (options.useDatabase)
+      // A launch failure may belong to this process (a sticky error of an
+      // earlier config, the GPU's state): it is reported, never stored.
+      bool launchFailed = !r.ok && r.error.rfind("launch failed", 0) == 0;
+      if (options.useDatabase && !launchFailed)
         db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
                                         report.target, r.config),
                      serialize(r));

@@ -183,12 +183,22 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
       }
       continue;
     }
-    // Integers.
+    // Integers: the value must fit the entry's width and signedness.
     unsigned bits = spec.type.bits();
-    if ((a.kind != Arg::Kind::I32 && a.kind != Arg::Kind::I64) || (bits != 32 && bits != 64))
+    if ((a.kind != Arg::Kind::I32 && a.kind != Arg::Kind::I64) || !spec.type.isInt() ||
+        bits > 64)
       mismatch();
     int64_t v = a.kind == Arg::Kind::I32 ? int64_t(int32_t(uint32_t(a.bits))) : int64_t(a.bits);
-    if (bits == 32 && (v < INT32_MIN || v > INT32_MAX))
+    bool fits = true;
+    if (bits < 64) {
+      int64_t lo = spec.type.isSigned() ? -(int64_t(1) << (bits - 1)) : 0;
+      int64_t hi = spec.type.isSigned() ? (int64_t(1) << (bits - 1)) - 1
+                                        : (int64_t(1) << bits) - 1;
+      fits = v >= lo && v <= hi;
+    } else if (!spec.type.isSigned()) {
+      fits = v >= 0 || a.kind == Arg::Kind::I64; // u64 past INT64_MAX arrives as i64 bits
+    }
+    if (!fits)
       fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
                        ", which does not fit the " + entry + " it was compiled for");
     if (spec.equalsOne && v != 1)
@@ -199,7 +209,8 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
       fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
                        ", not divisible by 16 as its signature entry " + entry +
                        " promises");
-    a = bits == 32 ? Arg(int32_t(v)) : Arg(int64_t(v));
+    // Narrow values sit at the start of their slot (little-endian).
+    a = bits <= 32 ? Arg(int32_t(uint32_t(uint64_t(v)))) : Arg(int64_t(v));
   }
   return out;
 }

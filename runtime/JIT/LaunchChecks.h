@@ -45,9 +45,10 @@ void checkDevicePointers(const std::string &kernel, const ParamNames &names,
 
 /// A CompiledKernel's launch: each argument has the kind and element type
 /// of its signature entry and keeps its promises (`:16` pointers 16-byte
-/// aligned, `:16` integers divisible by 16, `:1` integers equal to 1).
-/// Converts where nothing is lost: an i32 value for an i64 entry, fp32 and
-/// fp64 into each other. Returns the arguments as the kernel takes them.
+/// aligned, `:16` integers divisible by 16, `:1` integers equal to 1). An
+/// integer must fit its entry's width and signedness (and is passed at that
+/// width); fp32 and fp64 values convert into each other (fp64 to fp32
+/// rounds). Returns the arguments as the kernel takes them.
 std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNames &names,
                                        const dsl::Signature &signature,
                                        const std::vector<Arg> &args);

@@ -777,6 +777,10 @@ void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *strea
                 std::to_string(device->computeCapability()) +
                 ") cannot run; compile for its own target (defaultTarget())");
   loadModule(entry, *device, name, entry.compiled->signature.str());
+  if (entry.module->device().ordinal() != device->ordinal())
+    throw Error("cannot launch kernel '" + name + "': this compile was loaded on GPU " +
+                std::to_string(entry.module->device().ordinal()) + " by its first launch, and GPU " +
+                std::to_string(device->ordinal()) + " is current");
   jit::checkDevicePointers(name, names, converted.data(), converted.size(),
                            entry.module->device().ordinal());
   launchEntry(entry, grid, converted.data(), converted.size(),

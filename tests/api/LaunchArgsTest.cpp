@@ -34,6 +34,10 @@ def needs_shared(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl
     a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
     b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
     tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b))
+
+@tilec.jit
+def store_value(out_ptr, v):
+    tl.store(out_ptr, v)
 )";
 
 tilec::Kernel addKernel() {
@@ -265,6 +269,33 @@ TEST(CompiledLaunchArgs, EqualsOneIsACompiledConstant) {
       << e;
 }
 
+TEST(CompiledLaunchArgs, IntegersMustFitTheirEntry) {
+  using S = tilec::ScalarType;
+  tilec::Kernel k = tilec::Library::fromString(kSource, "launch_args.py").kernel("store_value");
+  struct Case {
+    const char *signature;
+    S element; ///< of the pointer
+    tilec::Arg value;
+    const char *message; ///< null: accepted (the driver is the next failure)
+  } cases[] = {
+      {"*u8:16,u8", S::U8, tilec::Arg(300), "argument 'v' is 300, which does not fit the u8"},
+      {"*u8:16,u8", S::U8, tilec::Arg(-1), "argument 'v' is -1, which does not fit the u8"},
+      {"*i8:16,i8", S::I8, tilec::Arg(-128), nullptr},
+      {"*u32:16,u32", S::U32, tilec::Arg(uint32_t(4000000000u)), nullptr},
+      {"*i32:16,i32", S::I32, tilec::Arg(uint32_t(4000000000u)), "does not fit the i32"},
+      {"*i1:16,i1", S::I1, tilec::Arg(2), "argument 'v' is 2, which does not fit the i1"},
+      {"*i64:16,i64", S::I64, tilec::Arg(-5), nullptr},
+  };
+  for (const Case &c : cases) {
+    tilec::CompiledKernel compiled = k.compile(c.signature);
+    std::string e = errorOf([&] { compiled.launch({1}, {fakePointer(0x10000, c.element), c.value}); });
+    if (c.message)
+      EXPECT_NE(e.find(c.message), std::string::npos) << c.signature << ": " << e;
+    else
+      EXPECT_EQ(e.find("argument 'v'"), std::string::npos) << c.signature << ": " << e;
+  }
+}
+
 TEST(CompiledLaunchArgs, EmptyCompiledKernelIsRefused) {
   tilec::CompiledKernel empty;
   std::string e = errorOf([&] { empty.launch({1}, fakeArgs()); });
@@ -293,6 +324,16 @@ TEST(CompiledLaunchArgs, LaunchesOnTheGpuWithWidenedArguments) {
   bo.copyToHost(out.data(), n * 4);
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[i], x[i] + y[i]) << i;
+
+  // An i32 value for an i64 entry is widened with its sign (not zero-filled).
+  tilec::Kernel store = tilec::Library::fromString(kSource, "launch_args.py").kernel("store_value");
+  tilec::Buffer cell = tilec::Buffer::allocate(8);
+  cell.fill(0);
+  store.compile("*i64:16,i64", {}, 4, tilec::defaultTarget())
+      .launch({1}, {tilec::Arg(cell, "i64"), -5});
+  int64_t got = 0;
+  cell.copyToHost(&got, 8);
+  EXPECT_EQ(got, -5);
 }
 
 TEST(LaunchArgs, AutotuningChecksLikeALaunchBeforeTiming) {

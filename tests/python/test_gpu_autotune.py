@@ -190,9 +190,8 @@ def _grid(n):
     return lambda meta: (tilec.cdiv(n, meta["BLOCK"]),)
 
 
-def test_restore_value_leaves_the_callers_data(torch_cuda, tmp_path, monkeypatch):
+def test_restore_value_leaves_the_callers_data(torch_cuda):
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], restore_value=["acc_ptr"], warmup=2,
                            rep=5, cache_results=False, progress=False)(accumulate)
     n = 1 << 16
@@ -206,10 +205,9 @@ def test_restore_value_leaves_the_callers_data(torch_cuda, tmp_path, monkeypatch
     assert sum(r["ok"] for r in tuned.report.results) == 2
 
 
-def test_without_restore_value_tuning_changes_the_data(torch_cuda, tmp_path, monkeypatch):
+def test_without_restore_value_tuning_changes_the_data(torch_cuda):
     """The control: the same tuning without restore_value accumulates."""
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], warmup=2, rep=5, cache_results=False,
                            progress=False)(accumulate)
     n = 1 << 16
@@ -220,9 +218,8 @@ def test_without_restore_value_tuning_changes_the_data(torch_cuda, tmp_path, mon
     assert (acc > 2).all()
 
 
-def test_reset_to_zero_starts_the_real_launch_at_zero(torch_cuda, tmp_path, monkeypatch):
+def test_reset_to_zero_starts_the_real_launch_at_zero(torch_cuda):
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     tuned = tilec.autotune(HOOK_CONFIGS, key=["n"], reset_to_zero=["acc_ptr"], warmup=2,
                            rep=5, cache_results=False, progress=False)(accumulate)
     n = 1 << 16
@@ -233,9 +230,8 @@ def test_reset_to_zero_starts_the_real_launch_at_zero(torch_cuda, tmp_path, monk
     assert torch.equal(acc, x)
 
 
-def test_pre_and_post_hooks_bracket_every_tuning_launch(torch_cuda, tmp_path, monkeypatch):
+def test_pre_and_post_hooks_bracket_every_tuning_launch(torch_cuda):
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     calls = []
 
     def pre(nargs):
@@ -261,7 +257,8 @@ def test_pre_and_post_hooks_bracket_every_tuning_launch(torch_cuda, tmp_path, mo
     pres = [b for kind, b in calls if kind == "pre"]
     posts = [b for kind, b in calls if kind == "post"]
     # Alternating, one pair per launch, at least the 5 timed repeats of each config.
-    assert calls[0][0] == "pre" and pres == posts and len(pres) == len(calls) // 2
+    assert [kind for kind, _ in calls] == ["pre", "post"] * (len(calls) // 2)
+    assert pres == posts
     assert pres.count(256) >= 5 and pres.count(1024) >= 5
     # The config's own hook: before each of its tuning launches, and before
     # the real launch if it won.
@@ -272,9 +269,8 @@ def test_pre_and_post_hooks_bracket_every_tuning_launch(torch_cuda, tmp_path, mo
     assert torch.allclose(acc, 2 * x)
 
 
-def test_a_failing_hook_ends_tuning_with_its_error(torch_cuda, tmp_path, monkeypatch):
+def test_a_failing_hook_ends_tuning_with_its_error(torch_cuda):
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
 
     def pre(nargs):
         raise KeyError("from the hook")
@@ -287,9 +283,8 @@ def test_a_failing_hook_ends_tuning_with_its_error(torch_cuda, tmp_path, monkeyp
         tuned[_grid(n)](acc, acc, n)
 
 
-def test_maxnreg_config_takes_effect(torch_cuda, tmp_path, monkeypatch):
+def test_maxnreg_config_takes_effect(torch_cuda):
     torch = torch_cuda
-    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     configs = [tilec.Config({"BLOCK": 1024}, num_warps=4, maxnreg=24)]
     tuned = tilec.autotune(configs, key=["n"], warmup=2, rep=5, cache_results=False,
                            progress=False)(accumulate)

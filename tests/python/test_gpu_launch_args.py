@@ -71,7 +71,7 @@ def test_tensor_on_another_gpu_is_refused(torch_cuda):
 
 
 def test_compiled_kernel_launches(torch_cuda):
-    n = 4000  # not a multiple of 16: the compile has no `:16` on n
+    n = 4001  # not a multiple of 16: the compile has no `:16` on n
     x, y, out = vectors(torch_cuda, n)
     k = vector_add.add.warmup(x, y, out, n, BLOCK=256)
     assert k.signature == "*fp32:16,*fp32:16,*fp32:16,i32"
