@@ -271,6 +271,8 @@ class CompiledKernel:
         self.cache_key = compiled.cache_key
         self._compiled = compiled
         self._asm = None
+        self._params = None   # the kernel's [(name, is_constexpr, has_default)]
+        self._runtime = None  # its runtime parameters' names
 
     @property
     def asm(self):
@@ -304,9 +306,12 @@ class CompiledKernel:
         values) or only the runtime ones. Each is checked against the
         signature: its dtype, `:16` alignment or divisibility, `:1`; a
         failure raises tilec.Error naming the argument, launching nothing."""
+        if self._params is None:
+            self._params = (self.fn._launcher or self.fn._init()).kernel.parameters
+            self._runtime = [p[0] for p in self._params if not p[1]]
+        params, runtime = self._params, self._runtime
+
         def launch(*args, stream=None):
-            params = (self.fn._launcher or self.fn._init()).kernel.parameters
-            runtime = [p[0] for p in params if not p[1]]
             if len(args) == len(params) and len(params) != len(runtime):
                 given = []
                 for (name, is_constexpr, _), value in zip(params, args):
