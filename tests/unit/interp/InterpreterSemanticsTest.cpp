@@ -686,4 +686,42 @@ func.func @u(%out: !tile.ptr<i32>, %fout: !tile.ptr<f32>) {
   EXPECT_EQ(fout[0], 2.0f);
 }
 
+//===----------------------------------------------------------------------===//
+// Limits
+//===----------------------------------------------------------------------===//
+
+// RunLimits::maxOperations stops a run that would not end in reasonable
+// time (the fuzzer's kernels), located at the op that went past it; below
+// the limit the run is unchanged.
+TEST(InterpreterLimits, MaxOperationsStopsALongLoop) {
+  const char *source = R"(
+import tilec.language as tl
+
+
+def spin(out, n):
+    acc = 0
+    for i in range(n):
+        acc += i
+    tl.store(out, acc)
+)";
+  jit::ParsedSource parsed = jit::parseSource("spin.py", source);
+  ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+  jit::InterpretOptions options;
+  options.limits.maxOperations = 1000;
+  std::vector<int32_t> out(1, -1);
+  auto r = jit::interpret(*parsed.function("spin"), "*i32,i32", {}, {1, 1, 1},
+                          {Arg::ofBuffer(out), Arg::ofInt(2000000000)}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_CONTAINS(r.errors[0], "spin.py:");
+  EXPECT_CONTAINS(r.errors[0], "error: the run exceeded its limit of 1000 operations");
+  EXPECT_CONTAINS(r.errors[0], "in program (0, 0, 0) of kernel 'spin'");
+  EXPECT_EQ(out[0], -1);
+
+  r = jit::interpret(*parsed.function("spin"), "*i32,i32", {}, {1, 1, 1},
+                     {Arg::ofBuffer(out), Arg::ofInt(100)}, options);
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  EXPECT_EQ(out[0], 4950);
+  EXPECT_LE(r.stats.operations, 1000u);
+}
+
 } // namespace
