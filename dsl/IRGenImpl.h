@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <set>
@@ -176,7 +177,10 @@ private:
   mlir::ModuleOp module_;
   mlir::OpBuilder b_;
   StaticPrintSink print_;
-  std::vector<Function> stack_;
+  /// The functions being generated, innermost last. A deque, so that a
+  /// reference to a frame (`Function &f = stack_.back()`) stays valid while
+  /// a nested call pushes and pops frames of its own.
+  std::deque<Function> stack_;
   const Scope *constantScope_ = nullptr; ///< for evaluate()
   std::map<std::string, Specialized> specializations_;
   std::set<std::string> inProgress_;
