@@ -3,6 +3,8 @@
 #include "dsl/IRGenImpl.h"
 #include "dsl/Sema.h"
 
+#include "compiler/StackSpace.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,6 +22,21 @@ namespace tilec::dsl {
 Generator::Generator(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                      StaticPrintSink print)
     : ctx_(ctx), module_(module), b_(&ctx), print_(std::move(print)) {}
+
+Generator::DepthGuard::DepthGuard(Generator &g, SourceLoc at) : g(g) {
+  // One function's expressions and blocks are as deep as the parser allows
+  // (dsl/Parser.cpp), but calls of @jit functions stack them up: a
+  // compile-time recursion over a constexpr does, as deep as it likes. The
+  // generator stops with an error while the stack still has room.
+  ++g.depth_;
+  if (stackNearlyExhausted()) {
+    --g.depth_;
+    fail(at, "calls of @jit functions, blocks and expressions nest too deeply "
+             "here (" + std::to_string(g.depth_) +
+                 " levels) for the stack; is a compile-time recursion "
+                 "missing its end?");
+  }
+}
 
 mlir::Location Generator::loc(SourceLoc l) const {
   std::string path = l.buffer ? l.buffer->path() : "<unknown>";
@@ -152,6 +169,7 @@ void Generator::genBody(const StmtList &body) {
 }
 
 void Generator::genStmt(const Stmt &stmt) {
+  DepthGuard depth(*this, stmt.loc);
   switch (stmt.kind) {
   case Stmt::Kind::Expr:
     gen(*llvm::cast<ExprStmt>(stmt).value);
@@ -576,6 +594,7 @@ void Generator::genFor(const ForStmt &stmt) {
 //===----------------------------------------------------------------------===//
 
 Value Generator::gen(const Expr &expr) {
+  DepthGuard depth(*this, expr.loc);
   switch (expr.kind) {
   case Expr::Kind::Name:
     return genName(llvm::cast<NameExpr>(expr));
@@ -887,6 +906,7 @@ Value Generator::genIfExp(const IfExpExpr &e) {
 //===----------------------------------------------------------------------===//
 
 Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
+  DepthGuard depth(*this, call.loc);
   requireIR(call.loc, "a call to a @jit function");
   const FunctionDef &def = *fn.def;
   checkFunction(fn);

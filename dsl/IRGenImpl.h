@@ -173,6 +173,15 @@ private:
   /// The scope free names resolve in: the current function's.
   const Scope &scope() const;
 
+  /// Levels of gen, genStmt and callJit on the C++ stack. DepthGuard stops
+  /// the generation with an error before the stack overflows.
+  unsigned depth_ = 0;
+  struct DepthGuard {
+    DepthGuard(Generator &g, SourceLoc at);
+    ~DepthGuard() { --g.depth_; }
+    Generator &g;
+  };
+
   mlir::MLIRContext &ctx_;
   mlir::ModuleOp module_;
   mlir::OpBuilder b_;

@@ -11,6 +11,7 @@
 
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/RenderLocation.h"
+#include "compiler/StackSpace.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1411,6 +1412,11 @@ void Machine::ifOp(scf::IfOp op) {
 //===----------------------------------------------------------------------===//
 
 void Machine::runBlock(Block &block, llvm::SmallVectorImpl<TensorRef> &yielded) {
+  // Regions nest as deep as the kernel's ifs and loops, inlined helpers'
+  // included; stop before the stack overflows.
+  if (stackNearlyExhausted())
+    fail(block.getParentOp(), "ifs and loops nest too deeply for the "
+                              "interpreter's stack");
   yielded.clear();
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {

@@ -724,4 +724,40 @@ def spin(out, n):
   EXPECT_LE(r.stats.operations, 1000u);
 }
 
+// A helper whose body nests 20 runtime ifs and calls itself in the
+// innermost one nests scf.if regions 20 deep per call. The interpreter
+// recurses into each region; where its stack runs low (an AddressSanitizer
+// build, N = 10: 200 levels) it stops with an error at an 'if' instead of
+// overflowing. Either way the run ends, and a run that finishes computes
+// the right value.
+TEST(InterpreterLimits, DeeplyNestedIfsRunOrStopWithAnError) {
+  std::string source = "import tilec.language as tl\n\n\n"
+                       "def rec(x, N: tl.constexpr):\n"
+                       "    helper(x, N)\n\n\n"
+                       "def helper(x, N: tl.constexpr):\n"
+                       "    if N > 0:\n";
+  std::string indent(8, ' ');
+  for (int i = 0; i < 20; ++i) {
+    source += indent + "if tl.load(x) > " + std::to_string(i) + ":\n";
+    indent += "    ";
+  }
+  source += indent + "helper(x, N - 1)\n    tl.store(x, N)\n";
+  jit::ParsedSource parsed = jit::parseSource("nested.py", source);
+  ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+  for (int64_t n : {2, 10}) {
+    std::vector<int32_t> x(1, 1000);
+    jit::InterpretOptions options;
+    auto r = jit::interpret(*parsed.function("rec"), "*i32", {{"N", dsl::Value::ofInt(n)}},
+                            {1, 1, 1}, {Arg::ofBuffer(x)}, options);
+    if (r.ok()) {
+      EXPECT_EQ(x[0], n) << "N = " << n; // the outermost store runs last
+    } else {
+      EXPECT_CONTAINS(r.errors[0], "nested.py:");
+      EXPECT_CONTAINS(r.errors[0], "error: ifs and loops nest too deeply for the "
+                                   "interpreter's stack");
+      EXPECT_EQ(n, 10) << r.errors[0];
+    }
+  }
+}
+
 } // namespace
