@@ -38,6 +38,21 @@ Generator::DepthGuard::DepthGuard(Generator &g, SourceLoc at) : g(g) {
   }
 }
 
+// Runtime ifs and loops nested inside one another, helpers' included. Real
+// kernels nest a handful; MLIR's canonicalizer takes time that grows faster
+// than the square of the depth (a minute for 1000 nested ifs), and the
+// interpreter recurses into each region.
+constexpr unsigned kMaxRuntimeNesting = 128;
+
+Generator::RuntimeNesting::RuntimeNesting(Generator &g, SourceLoc at) : g(g) {
+  if (++g.runtimeNesting_ > kMaxRuntimeNesting) {
+    --g.runtimeNesting_;
+    fail(at, "runtime 'if's and loops nest more than " +
+                 std::to_string(kMaxRuntimeNesting) +
+                 " deep here (counting those of the calling functions)");
+  }
+}
+
 mlir::Location Generator::loc(SourceLoc l) const {
   std::string path = l.buffer ? l.buffer->path() : "<unknown>";
   return mlir::FileLineColLoc::get(&ctx_, path, l.line, l.col);
@@ -324,6 +339,7 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(block->getTerminator());
     stack_.back().env = before;
+    RuntimeNesting nesting(*this, stmt.loc);
     ++stack_.back().runtimeDepth;
     genBody(body);
     --stack_.back().runtimeDepth;
@@ -559,6 +575,7 @@ void Generator::genFor(const ForStmt &stmt) {
     f.env[target->id] = iv;
     for (size_t i = 0; i < carried.size(); ++i)
       f.env[carried[i]] = Value::ofIR(forOp.getRegionIterArg(i), inits[i].type);
+    RuntimeNesting nesting(*this, stmt.loc);
     ++f.runtimeDepth;
     genBody(stmt.body);
     --f.runtimeDepth;

@@ -182,6 +182,16 @@ private:
     Generator &g;
   };
 
+  /// Runtime ifs and loops open around the code being generated, counted
+  /// across @jit calls (helpers are inlined, so their regions nest in the
+  /// caller's). RuntimeNesting bounds it.
+  unsigned runtimeNesting_ = 0;
+  struct RuntimeNesting {
+    RuntimeNesting(Generator &g, SourceLoc at);
+    ~RuntimeNesting() { --g.runtimeNesting_; }
+    Generator &g;
+  };
+
   mlir::MLIRContext &ctx_;
   mlir::ModuleOp module_;
   mlir::OpBuilder b_;
