@@ -3,6 +3,8 @@
 #include "dsl/IRGenImpl.h"
 #include "dsl/Sema.h"
 
+#include "compiler/StackSpace.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,6 +22,36 @@ namespace tilec::dsl {
 Generator::Generator(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                      StaticPrintSink print)
     : ctx_(ctx), module_(module), b_(&ctx), print_(std::move(print)) {}
+
+Generator::DepthGuard::DepthGuard(Generator &g, SourceLoc at) : g(g) {
+  // One function's expressions and blocks are as deep as the parser allows
+  // (dsl/Parser.cpp), but calls of @jit functions stack them up: a
+  // compile-time recursion over a constexpr does, as deep as it likes. The
+  // generator stops with an error while the stack still has room.
+  ++g.depth_;
+  if (stackNearlyExhausted()) {
+    --g.depth_;
+    fail(at, "calls of @jit functions, blocks and expressions nest too deeply "
+             "here (" + std::to_string(g.depth_) +
+                 " levels) for the stack; is a compile-time recursion "
+                 "missing its end?");
+  }
+}
+
+// Runtime ifs and loops nested inside one another, helpers' included. Real
+// kernels nest a handful; MLIR's canonicalizer takes time that grows faster
+// than the square of the depth (a minute for 1000 nested ifs), and the
+// interpreter recurses into each region.
+constexpr unsigned kMaxRuntimeNesting = 128;
+
+Generator::RuntimeNesting::RuntimeNesting(Generator &g, SourceLoc at) : g(g) {
+  if (++g.runtimeNesting_ > kMaxRuntimeNesting) {
+    --g.runtimeNesting_;
+    fail(at, "runtime 'if's and loops nest more than " +
+                 std::to_string(kMaxRuntimeNesting) +
+                 " deep here (counting those of the calling functions)");
+  }
+}
 
 mlir::Location Generator::loc(SourceLoc l) const {
   std::string path = l.buffer ? l.buffer->path() : "<unknown>";
@@ -152,6 +184,7 @@ void Generator::genBody(const StmtList &body) {
 }
 
 void Generator::genStmt(const Stmt &stmt) {
+  DepthGuard depth(*this, stmt.loc);
   switch (stmt.kind) {
   case Stmt::Kind::Expr:
     gen(*llvm::cast<ExprStmt>(stmt).value);
@@ -306,6 +339,7 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(block->getTerminator());
     stack_.back().env = before;
+    RuntimeNesting nesting(*this, stmt.loc);
     ++stack_.back().runtimeDepth;
     genBody(body);
     --stack_.back().runtimeDepth;
@@ -541,6 +575,7 @@ void Generator::genFor(const ForStmt &stmt) {
     f.env[target->id] = iv;
     for (size_t i = 0; i < carried.size(); ++i)
       f.env[carried[i]] = Value::ofIR(forOp.getRegionIterArg(i), inits[i].type);
+    RuntimeNesting nesting(*this, stmt.loc);
     ++f.runtimeDepth;
     genBody(stmt.body);
     --f.runtimeDepth;
@@ -576,6 +611,7 @@ void Generator::genFor(const ForStmt &stmt) {
 //===----------------------------------------------------------------------===//
 
 Value Generator::gen(const Expr &expr) {
+  DepthGuard depth(*this, expr.loc);
   switch (expr.kind) {
   case Expr::Kind::Name:
     return genName(llvm::cast<NameExpr>(expr));
@@ -887,6 +923,7 @@ Value Generator::genIfExp(const IfExpExpr &e) {
 //===----------------------------------------------------------------------===//
 
 Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
+  DepthGuard depth(*this, call.loc);
   requireIR(call.loc, "a call to a @jit function");
   const FunctionDef &def = *fn.def;
   checkFunction(fn);

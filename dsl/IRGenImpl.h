@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <set>
@@ -172,11 +173,33 @@ private:
   /// The scope free names resolve in: the current function's.
   const Scope &scope() const;
 
+  /// Levels of gen, genStmt and callJit on the C++ stack. DepthGuard stops
+  /// the generation with an error before the stack overflows.
+  unsigned depth_ = 0;
+  struct DepthGuard {
+    DepthGuard(Generator &g, SourceLoc at);
+    ~DepthGuard() { --g.depth_; }
+    Generator &g;
+  };
+
+  /// Runtime ifs and loops open around the code being generated, counted
+  /// across @jit calls (helpers are inlined, so their regions nest in the
+  /// caller's). RuntimeNesting bounds it.
+  unsigned runtimeNesting_ = 0;
+  struct RuntimeNesting {
+    RuntimeNesting(Generator &g, SourceLoc at);
+    ~RuntimeNesting() { --g.runtimeNesting_; }
+    Generator &g;
+  };
+
   mlir::MLIRContext &ctx_;
   mlir::ModuleOp module_;
   mlir::OpBuilder b_;
   StaticPrintSink print_;
-  std::vector<Function> stack_;
+  /// The functions being generated, innermost last. A deque, so that a
+  /// reference to a frame (`Function &f = stack_.back()`) stays valid while
+  /// a nested call pushes and pops frames of its own.
+  std::deque<Function> stack_;
   const Scope *constantScope_ = nullptr; ///< for evaluate()
   std::map<std::string, Specialized> specializations_;
   std::set<std::string> inProgress_;

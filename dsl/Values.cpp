@@ -169,8 +169,8 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
       auto fn = std::make_shared<JitFunction>();
       fn->module = module;
       fn->def = def;
-      fn->scope = scope;
-      scope->define(def->name, Value::ofFunction(fn));
+      fn->scope = scope.get();
+      scope->defineFunction(def->name, std::move(fn));
     }
   for (const StmtPtr &s : module->body) {
     if (llvm::isa<FunctionDef>(s.get()) || isDocstring(*s))

@@ -20,10 +20,16 @@ namespace tilec::dsl {
 class Scope;
 
 /// A @jit function: its definition and the scope its free names resolve in.
+///
+/// The scope owns the functions defined in it, and a function only points
+/// back at its scope: an owning pointer both ways would be a cycle that
+/// keeps a parsed file alive forever. Whoever keeps a function keeps its
+/// scope: ParsedSource::function (runtime/JIT/Compiler.h) returns a pointer
+/// that shares the ownership of the scope.
 struct JitFunction {
   std::shared_ptr<ModuleAST> module; ///< owns `def`
   const FunctionDef *def = nullptr;
-  std::shared_ptr<const Scope> scope;
+  const Scope *scope = nullptr; ///< not owned: the scope owns the function
   /// Stable text identifying the function (its name and source), used in
   /// specialisation keys.
   std::string name() const { return def->name; }
@@ -97,6 +103,12 @@ struct Value {
 class Scope {
 public:
   void define(const std::string &name, Value value) { names_[name] = std::move(value); }
+  /// Defines `name` as a function of this scope, which owns it for as long
+  /// as the scope lives, even after another definition replaces the name.
+  void defineFunction(const std::string &name, std::shared_ptr<const JitFunction> fn) {
+    functions_.push_back(fn);
+    define(name, Value::ofFunction(std::move(fn)));
+  }
   const Value *lookup(const std::string &name) const {
     auto it = names_.find(name);
     return it == names_.end() ? nullptr : &it->second;
@@ -105,6 +117,7 @@ public:
 
 private:
   std::map<std::string, Value> names_;
+  std::vector<std::shared_ptr<const JitFunction>> functions_;
 };
 
 /// The scope of a parsed file: its imports, module-level constants (each

@@ -11,6 +11,7 @@
 
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/RenderLocation.h"
+#include "compiler/StackSpace.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -443,8 +444,8 @@ std::string indexString(size_t flat, const Shape &shape) {
 class Machine {
 public:
   Machine(func::FuncOp fn, const std::string &kernel, Grid grid,
-          const std::vector<Arg> &args)
-      : fn_(fn), kernel_(kernel), grid_(grid), args_(args) {}
+          const std::vector<Arg> &args, const RunLimits &limits)
+      : fn_(fn), kernel_(kernel), grid_(grid), args_(args), limits_(limits) {}
 
   RunStats run();
 
@@ -545,6 +546,7 @@ private:
   std::string kernel_;
   Grid grid_;
   const std::vector<Arg> &args_;
+  RunLimits limits_;
   std::array<uint32_t, 3> pid_{0, 0, 0};
   bool inProgram_ = false;
   llvm::DenseMap<Value, TensorRef> env_;
@@ -1410,6 +1412,11 @@ void Machine::ifOp(scf::IfOp op) {
 //===----------------------------------------------------------------------===//
 
 void Machine::runBlock(Block &block, llvm::SmallVectorImpl<TensorRef> &yielded) {
+  // Regions nest as deep as the kernel's ifs and loops, inlined helpers'
+  // included; stop before the stack overflows.
+  if (stackNearlyExhausted())
+    fail(block.getParentOp(), "ifs and loops nest too deeply for the "
+                              "interpreter's stack");
   yielded.clear();
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
@@ -1420,7 +1427,9 @@ void Machine::runBlock(Block &block, llvm::SmallVectorImpl<TensorRef> &yielded) 
         yielded.push_back(ref(&op, v));
       return;
     }
-    ++stats_.operations;
+    if (++stats_.operations > limits_.maxOperations && limits_.maxOperations)
+      fail(&op, "the run exceeded its limit of " +
+                    std::to_string(limits_.maxOperations) + " operations");
     exec(op);
   }
 }
@@ -1730,12 +1739,12 @@ RunStats Machine::run() {
 } // namespace
 
 RunStats run(ModuleOp tileModule, const std::string &kernel, Grid grid,
-             const std::vector<Arg> &args) {
+             const std::vector<Arg> &args, const RunLimits &limits) {
   auto fn = tileModule.lookupSymbol<func::FuncOp>(kernel);
   if (!fn)
     throw InterpreterError("", "no function '" + kernel + "' in the module",
                            kernel, false, {0, 0, 0});
-  Machine machine(fn, kernel, grid, args);
+  Machine machine(fn, kernel, grid, args, limits);
   return machine.run();
 }
 

@@ -97,12 +97,20 @@ private:
   std::array<uint32_t, 3> program_;
 };
 
+/// Bounds on a run, for kernels that are not trusted to end (the fuzzer of
+/// tests/fuzz): 0 is no bound.
+struct RunLimits {
+  /// Ops executed, counted as RunStats::operations; past it the run stops
+  /// with an InterpreterError at the op.
+  uint64_t maxOperations = 0;
+};
+
 /// Run the public func.func `kernel` of `tileModule` for every program of
 /// `grid`, reading and writing the argument buffers. Throws
 /// InterpreterError; the buffers then hold what the programs before the
 /// failing access wrote (a failing store writes none of its lanes).
 RunStats run(mlir::ModuleOp tileModule, const std::string &kernel, Grid grid,
-             const std::vector<Arg> &args);
+             const std::vector<Arg> &args, const RunLimits &limits = {});
 
 /// IEEE binary16 and bfloat16, rounded to nearest even (overflow to
 /// infinity, subnormals kept, NaN stays NaN with its leading payload bits).

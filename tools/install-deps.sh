@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ ccache
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  clang-22
+  clang-22 libclang-rt-22-dev
   libzstd-dev zlib1g-dev
   libgtest-dev googletest
   python3 python3-numpy python3-pytest pybind11-dev python3-dev

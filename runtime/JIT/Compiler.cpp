@@ -27,9 +27,14 @@ ParsedSource::function(const std::string &name) const {
   if (!scope)
     return nullptr;
   const dsl::Value *v = scope->lookup(name);
-  if (!v || v->kind != dsl::Value::Kind::Function)
+  if (!v || v->kind != dsl::Value::Kind::Function || !v->function)
     return nullptr;
-  return v->function;
+  // The function points at its scope without owning it (dsl/Values.h): the
+  // pointer returned owns both, so that the scope, and through it every
+  // function and value the function can name, lives as long as it.
+  return std::shared_ptr<const dsl::JitFunction>(
+      v->function.get(),
+      [scope = scope, fn = v->function](const dsl::JitFunction *) {});
 }
 
 ParsedSource parseSource(const std::string &path, const std::string &text,

@@ -56,7 +56,8 @@ struct ParsedSource {
   std::shared_ptr<dsl::Scope> scope;
   std::vector<std::string> errors;
   bool ok() const { return errors.empty(); }
-  /// The function named `name`, or null.
+  /// The function named `name`, or null. The pointer keeps the scope the
+  /// function's names resolve in alive (a function does not own its scope).
   std::shared_ptr<const dsl::JitFunction> function(const std::string &name) const;
 };
 

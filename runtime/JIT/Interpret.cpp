@@ -107,7 +107,7 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
   }
   auto start = std::chrono::steady_clock::now();
   try {
-    result.stats = interp::run(*module, kernel.name(), grid, args);
+    result.stats = interp::run(*module, kernel.name(), grid, args, options.limits);
   } catch (const interp::InterpreterError &e) {
     result.errors.push_back(e.what());
   }

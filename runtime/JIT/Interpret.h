@@ -20,6 +20,8 @@ struct InterpretOptions {
   std::function<void(const std::string &)> staticPrint;
   /// Keep the text of the tile IR that ran in InterpretResult::tile.
   bool keepTileIR = false;
+  /// Bounds on the run (none by default).
+  interp::RunLimits limits;
 };
 
 struct InterpretResult {

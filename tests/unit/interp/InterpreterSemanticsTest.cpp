@@ -686,4 +686,77 @@ func.func @u(%out: !tile.ptr<i32>, %fout: !tile.ptr<f32>) {
   EXPECT_EQ(fout[0], 2.0f);
 }
 
+//===----------------------------------------------------------------------===//
+// Limits
+//===----------------------------------------------------------------------===//
+
+// RunLimits::maxOperations stops a run that would not end in reasonable
+// time (the fuzzer's kernels), located at the op that went past it; below
+// the limit the run is unchanged.
+TEST(InterpreterLimits, MaxOperationsStopsALongLoop) {
+  const char *source = R"(
+import tilec.language as tl
+
+
+def spin(out, n):
+    acc = 0
+    for i in range(n):
+        acc += i
+    tl.store(out, acc)
+)";
+  jit::ParsedSource parsed = jit::parseSource("spin.py", source);
+  ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+  jit::InterpretOptions options;
+  options.limits.maxOperations = 1000;
+  std::vector<int32_t> out(1, -1);
+  auto r = jit::interpret(*parsed.function("spin"), "*i32,i32", {}, {1, 1, 1},
+                          {Arg::ofBuffer(out), Arg::ofInt(2000000000)}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_CONTAINS(r.errors[0], "spin.py:");
+  EXPECT_CONTAINS(r.errors[0], "error: the run exceeded its limit of 1000 operations");
+  EXPECT_CONTAINS(r.errors[0], "in program (0, 0, 0) of kernel 'spin'");
+  EXPECT_EQ(out[0], -1);
+
+  r = jit::interpret(*parsed.function("spin"), "*i32,i32", {}, {1, 1, 1},
+                     {Arg::ofBuffer(out), Arg::ofInt(100)}, options);
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  EXPECT_EQ(out[0], 4950);
+  EXPECT_LE(r.stats.operations, 1000u);
+}
+
+// A helper whose body nests 20 runtime ifs and calls itself in the
+// innermost one nests scf.if regions 20 deep per call. Up to 128 nested
+// runtime ifs and loops (N = 6: 120) the kernel runs and computes the right
+// value; deeper (N = 10: 200) the front end stops at an 'if', before MLIR's
+// passes or the interpreter's recursion get to it (deep enough, the
+// interpreter overflowed its stack in an AddressSanitizer build).
+TEST(InterpreterLimits, DeeplyNestedIfs) {
+  std::string source = "import tilec.language as tl\n\n\n"
+                       "def rec(x, N: tl.constexpr):\n"
+                       "    helper(x, N)\n\n\n"
+                       "def helper(x, N: tl.constexpr):\n"
+                       "    if N > 0:\n";
+  std::string indent(8, ' ');
+  for (int i = 0; i < 20; ++i) {
+    source += indent + "if tl.load(x) > " + std::to_string(i) + ":\n";
+    indent += "    ";
+  }
+  source += indent + "helper(x, N - 1)\n    tl.store(x, N)\n";
+  jit::ParsedSource parsed = jit::parseSource("nested.py", source);
+  ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+  auto run = [&](int64_t n, std::vector<int32_t> &x) {
+    return jit::interpret(*parsed.function("rec"), "*i32", {{"N", dsl::Value::ofInt(n)}},
+                          {1, 1, 1}, {Arg::ofBuffer(x)});
+  };
+  std::vector<int32_t> x(1, 1000);
+  auto r = run(6, x);
+  ASSERT_TRUE(r.ok()) << firstError(r);
+  EXPECT_EQ(x[0], 6); // the outermost store runs last
+  r = run(10, x);
+  ASSERT_FALSE(r.ok());
+  EXPECT_CONTAINS(r.errors[0], "nested.py:");
+  EXPECT_CONTAINS(r.errors[0], "error: runtime 'if's and loops nest more than 128 "
+                               "deep here (counting those of the calling functions)");
+}
+
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +122,46 @@ TEST(Compiler, VectorAddToPTX) {
   EXPECT_NE(s.ptx.find("ld.global.v4.b32"), std::string::npos);
   SKIP_WITHOUT_PTXAS();
   EXPECT_TRUE(ptxasAccepts(s.ptx));
+}
+
+// A function keeps its file's scope (and the parsed module) alive, and
+// nothing else does: once the last function of a file is dropped, the scope
+// and the AST are freed. A shared_ptr cycle between the scope and its
+// functions used to keep every parsed file forever (LeakSanitizer reports
+// it in `make test-asan`; this test catches it in every build).
+TEST(ParsedSource, FreedWithItsLastFunction) {
+  std::weak_ptr<dsl::Scope> scope;
+  std::weak_ptr<dsl::ModuleAST> module;
+  std::shared_ptr<const dsl::JitFunction> kernel;
+  {
+    jit::ParsedSource parsed = jit::parseSource("t.py", std::string(kVectorAdd) + R"(
+def helper(x):
+    return x + 1
+
+def uses_helper(out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, helper(offs))
+)");
+    ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+    scope = parsed.scope;
+    module = parsed.module;
+    kernel = parsed.function("uses_helper");
+    ASSERT_NE(kernel, nullptr);
+  }
+  ASSERT_FALSE(scope.expired());
+  ASSERT_FALSE(module.expired());
+  EXPECT_EQ(kernel->scope, scope.lock().get());
+  const dsl::Value *helper = kernel->scope->lookup("helper");
+  ASSERT_NE(helper, nullptr);
+  ASSERT_EQ(helper->kind, dsl::Value::Kind::Function);
+  EXPECT_EQ(helper->function->scope, kernel->scope);
+  // The function compiles with its helper after the ParsedSource is gone.
+  jit::CompileOptions options;
+  auto r = jit::compile(*kernel, "*i32", {{"BLOCK", dsl::Value::ofInt(128)}}, options);
+  ASSERT_TRUE(r.ok()) << r.errors[0];
+  kernel.reset();
+  EXPECT_TRUE(scope.expired());
+  EXPECT_TRUE(module.expired());
 }
 
 TEST(Compiler, NumWarpsChangesTheBlock) {
