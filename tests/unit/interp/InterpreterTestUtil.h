@@ -117,9 +117,11 @@ struct Closeness {
   size_t bad = 0, checked = 0;
   double worst = 0; ///< largest |got - want| / (abs + rel * |want|)
   std::string first;
-  void operator()(double got, double want, const std::string &where) {
+  /// `extra`: more absolute error allowed for this value (a bound that
+  /// depends on how it was computed, e.g. a long sum's).
+  void operator()(double got, double want, const std::string &where, double extra = 0) {
     ++checked;
-    double limit = abs + rel * std::fabs(want);
+    double limit = abs + extra + rel * std::fabs(want);
     double err = std::fabs(got - want);
     if (!(err <= limit)) {
       if (++bad <= 5)
