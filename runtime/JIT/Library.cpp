@@ -73,8 +73,10 @@ struct CacheEntry {
   std::mutex moduleMutex;
   std::unique_ptr<runtime::Module> module;
   /// The kernel's runtime parameters, for CompiledKernel::launch's messages
-  /// (the entry may outlive its Kernel).
+  /// (the entry may outlive its Kernel), and pointers to them as the checks
+  /// take them (both filled once, by newEntry).
   std::vector<std::string> runtimeNames;
+  jit::ParamNames runtimeNameRefs;
   unsigned sharedBytes = 0;
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
@@ -518,6 +520,8 @@ struct Kernel::Impl {
     auto entry = std::make_shared<CacheEntry>();
     for (const std::string *n : runtimeNames)
       entry->runtimeNames.push_back(*n);
+    for (const std::string &n : entry->runtimeNames)
+      entry->runtimeNameRefs.push_back(&n);
     return entry;
   }
 
@@ -640,12 +644,10 @@ struct Kernel::Impl {
     for (size_t i = 0; i < numConstexprs; ++i)
       if (constexprs[i])
         values[*constexprNames[i]] = toValue(*constexprs[i]);
-    std::vector<std::string> names = jit::runtimeParameterNames(*function());
     std::vector<std::vector<uint8_t>> staged(numArgs);
     std::vector<interp::Arg> hostArgs;
-    auto argName = [&](size_t i) {
-      return i < names.size() ? "'" + names[i] + "'" : "#" + std::to_string(i);
-    };
+    // launch() checked that there is one argument per runtime parameter.
+    auto argName = [&](size_t i) { return "'" + *runtimeNames[i] + "'"; };
     for (size_t i = 0; i < numArgs; ++i) {
       const Arg &a = args[i];
       switch (a.kind) {
@@ -761,9 +763,7 @@ void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *strea
   // Only the module, written once under its mutex, changes after the compile.
   auto &entry = *static_cast<CacheEntry *>(const_cast<void *>(impl_.get()));
   const std::string &name = entry.compiled->name;
-  jit::ParamNames names;
-  for (const std::string &n : entry.runtimeNames)
-    names.push_back(&n);
+  const jit::ParamNames &names = entry.runtimeNameRefs;
   std::vector<Arg> converted =
       jit::argumentsForSignature(name, names, entry.compiled->signature, args);
   jit::checkGrid(name, grid);
