@@ -48,6 +48,8 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TilePrefetchLoadsOptions prefetch;
   prefetch.numStages = options.numStages;
   prefetch.asyncCopy = options.ptx.target.hasAsyncCopy();
+  if (options.debug)
+    pm.addPass(createTileCheckBounds());
   pm.addPass(createTilePrefetchLoads(prefetch));
   pm.addPass(createTileToTileGPU(layout));
   pm.addPass(createTileGPUCoalesce());
@@ -78,12 +80,14 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> numStages{*this, "num-stages", llvm::cl::init(3)};
   Option<unsigned> maxRegisters{*this, "max-registers", llvm::cl::init(0)};
   Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
+  Option<bool> debug{*this, "debug", llvm::cl::init(false)};
   /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
     PipelineOptions o;
     o.numWarps = numWarps;
     o.numStages = numStages;
     o.maxRegisters = maxRegisters;
+    o.debug = debug;
     std::string error;
     if (std::optional<TargetInfo> known = TargetInfo::parse(target, error))
       o.ptx.target = *known;

@@ -22,6 +22,10 @@ struct PipelineOptions {
   /// Most registers per thread (PTX .maxnreg, Triton's maxnreg); 0: ptxas
   /// decides.
   unsigned maxRegisters = 0;
+  /// Triton's debug=True: tile-check-bounds runs first, so that every
+  /// kernel takes the extents of its pointer arguments after its own
+  /// arguments (the runtime passes them) and checks its loads and stores.
+  bool debug = false;
   PTXOptions ptx;
 };
 

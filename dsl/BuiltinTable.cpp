@@ -111,6 +111,7 @@ const BuiltinTable &builtins() {
     addScanBuiltins(t);
     addShapeBuiltins(t);
     addDotBuiltins(t);
+    addDebugBuiltins(t);
     addPythonBuiltins(t);
     return t;
   }();

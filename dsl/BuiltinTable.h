@@ -143,6 +143,8 @@ void addDotBuiltins(BuiltinTable &t); // IRGenDot.cpp
 void addScanBuiltins(BuiltinTable &t); // IRGenReduce.cpp
 /// trans, permute, reshape, ravel, broadcast_to, broadcast, expand_dims.
 void addShapeBuiltins(BuiltinTable &t); // IRGenShape.cpp
+/// device_assert, device_print, debug_barrier.
+void addDebugBuiltins(BuiltinTable &t); // IRGenDebug.cpp
 /// Python's min, max, abs, len, int, float, bool, range, print.
 void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
 

@@ -102,6 +102,7 @@ mlir::func::FuncOp Generator::generateKernel(const JitFunction &kernel,
                                              const KernelSpecialization &spec) {
   const FunctionDef &def = *kernel.def;
   checkFunction(kernel);
+  debug_ = spec.debug;
 
   std::vector<const Param *> runtimeParams;
   for (const Param &p : def.params)
@@ -156,6 +157,8 @@ mlir::func::FuncOp Generator::generateKernel(const JitFunction &kernel,
     if (arg.divisibility > 1)
       func.setArgAttr(argIndex, tile::kDivisibilityAttr,
                       b_.getI64IntegerAttr(arg.divisibility));
+    if (spec.debug) // for the messages of the bounds checks
+      func.setArgAttr(argIndex, tile::kArgNameAttr, b_.getStringAttr(p.name));
     if (arg.equalsOne)
       value = b_.create<mlir::arith::ConstantOp>(
           loc(p.loc), b_.getIntegerAttr(arg.type.toMLIR(&ctx_), 1));
@@ -222,18 +225,26 @@ void Generator::genStmt(const Stmt &stmt) {
     return;
   case Stmt::Kind::Assert: {
     const auto &s = llvm::cast<AssertStmt>(stmt);
-    std::optional<bool> ok = gen(*s.test).truthiness();
-    if (!ok)
-      fail(s.test->loc, "assert needs a compile-time condition (it is "
-                        "checked while compiling)");
-    if (!*ok) {
-      std::string message = "assertion failed";
-      if (s.msg) {
-        Value msg = gen(*s.msg);
-        message += ": " + (msg.kind == Value::Kind::String ? msg.text : msg.repr());
-      }
-      fail(s.loc, message);
+    Value test = gen(*s.test);
+    std::string detail;
+    if (s.msg) {
+      Value msg = gen(*s.msg);
+      detail = msg.kind == Value::Kind::String ? msg.text : msg.repr();
     }
+    if (test.isIR()) {
+      // A runtime condition is checked on the device, as Triton does, when
+      // compiling with debug=True; the message defaults to the statement.
+      if (!s.msg && s.loc.buffer)
+        detail = llvm::StringRef(s.loc.buffer->line(s.loc.line)).trim().str();
+      deviceAssert(test, detail, nullptr, s.loc);
+      return;
+    }
+    std::optional<bool> ok = test.truthiness();
+    if (!ok)
+      fail(s.test->loc, "assert needs a compile-time condition or a runtime "
+                        "scalar or tensor, got " + test.describe());
+    if (!*ok)
+      fail(s.loc, "assertion failed" + (s.msg ? ": " + detail : std::string()));
     return;
   }
   default:

@@ -20,6 +20,9 @@ struct KernelSpecialization {
   /// Values of constexpr parameters, by name. Parameters not given use
   /// their default.
   std::map<std::string, Value> constexprs;
+  /// Compile tl.device_assert and runtime `assert` statements into checks
+  /// (Triton's debug=True); without it they generate nothing.
+  bool debug = false;
 };
 
 /// Where tl.static_print writes (stderr unless replaced).

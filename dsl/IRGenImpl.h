@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <deque>
 #include <functional>
@@ -56,6 +57,11 @@ public:
   void broadcastPair(Value &a, Value &b, SourceLoc l);
   /// Convert to i1 (non-zero is true) with the value's shape.
   Value toBool(const Value &v, SourceLoc l);
+  /// tl.device_assert(cond, msg, mask) and a runtime `assert cond, msg`:
+  /// a tile.assert when compiling with debug=True, nothing otherwise.
+  void deviceAssert(const Value &cond, const std::string &message,
+                    const Value *mask, SourceLoc at);
+  bool debug() const { return debug_; }
   Value binary(BinaryOp op, const Value &l, const Value &r, SourceLoc at);
   Value compare(CompareOp op, const Value &l, const Value &r, SourceLoc at);
   /// tl.where(c, x, y), also `x if c else y` with a runtime scalar c.
@@ -191,6 +197,14 @@ private:
     ~RuntimeNesting() { --g.runtimeNesting_; }
     Generator &g;
   };
+
+  /// Compiled with debug=True: tl.device_assert and runtime `assert`
+  /// statements generate checks (without it they generate nothing).
+  bool debug_ = false;
+  /// The operands (converted and broadcast) of every runtime comparison
+  /// generated, by its i1 result: what a failed assertion of `a < b`
+  /// reports besides the index.
+  llvm::DenseMap<mlir::Value, std::pair<Value, Value>> comparisons_;
 
   mlir::MLIRContext &ctx_;
   mlir::ModuleOp module_;

@@ -557,7 +557,9 @@ Value Generator::compare(CompareOp op, const Value &l, const Value &r,
     case CompareOp::Eq: pred = arith::CmpFPredicate::OEQ; break;
     default: pred = arith::CmpFPredicate::UNE; break;
     }
-    return Value::ofIR(b_.create<arith::CmpFOp>(where, pred, a.ir, b.ir), result);
+    Value cmp = Value::ofIR(b_.create<arith::CmpFOp>(where, pred, a.ir, b.ir), result);
+    comparisons_[cmp.ir] = {a, b};
+    return cmp;
   }
   bool s = type.isSigned();
   arith::CmpIPredicate pred;
@@ -569,7 +571,9 @@ Value Generator::compare(CompareOp op, const Value &l, const Value &r,
   case CompareOp::Eq: pred = arith::CmpIPredicate::eq; break;
   default: pred = arith::CmpIPredicate::ne; break;
   }
-  return Value::ofIR(b_.create<arith::CmpIOp>(where, pred, a.ir, b.ir), result);
+  Value cmp = Value::ofIR(b_.create<arith::CmpIOp>(where, pred, a.ir, b.ir), result);
+  comparisons_[cmp.ir] = {a, b};
+  return cmp;
 }
 
 Value Generator::where(const Value &c, const Value &x, const Value &y,

@@ -155,6 +155,10 @@ std::string errorText(CUresult result) {
   std::string out = name ? name : "CUDA error " + std::to_string(result);
   if (text)
     out += std::string(" (") + text + ")";
+  if (result == CUDA_ERROR_ASSERT)
+    out += ": an assertion failed in a kernel compiled with debug=True (tl.device_assert "
+           "or assert); the kernel printed the failing program, element and values to "
+           "stdout, and this process's CUDA context can no longer be used";
   return out;
 }
 

@@ -496,6 +496,11 @@ void synchronize() {
   check(d.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+void synchronizeStream(void *stream) {
+  const CudaDriver &d = CudaDriver::initialized();
+  check(d.cuStreamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize");
+}
+
 EventTimer::EventTimer(void *stream)
     : device_(&Device::current()), stream_(stream) {
   const CudaDriver &d = driver();
@@ -582,6 +587,24 @@ bool isDevicePointer(uint64_t ptr) {
            memoryType == CU_MEMORYTYPE_UNIFIED;
   } catch (const CudaError &) {
     return false; // cuInit failed: no device, so no device pointer
+  }
+}
+
+uint64_t allocationBytesFrom(uint64_t ptr) {
+  if (ptr == 0 || !CudaDriver::get())
+    return 0;
+  try {
+    const CudaDriver &d = CudaDriver::initialized();
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    if (d.cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) !=
+            CUDA_SUCCESS ||
+        d.cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, ptr) !=
+            CUDA_SUCCESS)
+      return 0;
+    return ptr >= start && ptr - start < size ? start + size - ptr : 0;
+  } catch (const CudaError &) {
+    return 0;
   }
 }
 

@@ -208,6 +208,10 @@ private:
 /// asynchronous error of that work.
 void synchronize();
 
+/// Waits until the work queued on `stream` (a CUstream; null: the default
+/// stream) has finished; reports the first asynchronous error of that work.
+void synchronizeStream(void *stream);
+
 /// Times work on a stream with two CUDA events, for benchmarks:
 ///   EventTimer t; t.start(); launch(...); t.stop(); t.elapsedMilliseconds();
 class EventTimer {
@@ -241,6 +245,11 @@ void flushL2(void *stream);
 /// True when ptr is an address of device (or managed) memory known to the
 /// driver. False, without throwing, when no driver is available.
 bool isDevicePointer(uint64_t ptr);
+
+/// The bytes from `ptr` to the end of the allocation it lies in (as the
+/// driver knows allocations: cuMemAlloc's, a caching allocator's blocks);
+/// 0 when the driver does not know the address.
+uint64_t allocationBytesFrom(uint64_t ptr);
 
 /// Where an address lives, as the driver knows it: what launches check
 /// each pointer argument against.

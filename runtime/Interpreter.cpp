@@ -9,6 +9,7 @@
 #include "runtime/Interpreter.h"
 #include "runtime/InterpreterDot.h"
 
+#include "compiler/Dialect/Tile/PrintFormat.h"
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/RenderLocation.h"
 #include "compiler/StackSpace.h"
@@ -23,6 +24,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -444,8 +446,10 @@ std::string indexString(size_t flat, const Shape &shape) {
 class Machine {
 public:
   Machine(func::FuncOp fn, const std::string &kernel, Grid grid,
-          const std::vector<Arg> &args, const RunLimits &limits)
-      : fn_(fn), kernel_(kernel), grid_(grid), args_(args), limits_(limits) {}
+          const std::vector<Arg> &args, const RunLimits &limits,
+          const PrintSink &print)
+      : fn_(fn), kernel_(kernel), grid_(grid), args_(args), limits_(limits),
+        print_(print) {}
 
   RunStats run();
 
@@ -522,6 +526,11 @@ private:
   void fma(math::FmaOp op);
   void dot(tile::DotOp op);
   void absi(math::AbsIOp op);
+  void assertOp(tile::AssertOp op);
+  void printOp(tile::PrintOp op);
+  /// The line's opening, "pid (X, Y, Z) idx (I, J)", and its values' text.
+  std::string lineStart(size_t flat, const Shape &shape,
+                        std::vector<std::string> &texts) const;
 
   void makeRange(tile::MakeRangeOp op);
   void splat(tile::SplatOp op);
@@ -547,6 +556,7 @@ private:
   Grid grid_;
   const std::vector<Arg> &args_;
   RunLimits limits_;
+  const PrintSink &print_;
   std::array<uint32_t, 3> pid_{0, 0, 0};
   bool inProgram_ = false;
   llvm::DenseMap<Value, TensorRef> env_;
@@ -1333,6 +1343,139 @@ void Machine::scan(tile::ScanOp op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Debugging: the text the GPU prints (compiler/Dialect/Tile/PrintFormat.h)
+//===----------------------------------------------------------------------===//
+
+/// printf of one value through its conversion, as vprintf would print it.
+template <typename T> std::string printfText(const std::string &conversion, T value) {
+  char text[64];
+  std::snprintf(text, sizeof text, conversion.c_str(), value);
+  return text;
+}
+
+/// Element `k` of `t` as the GPU's vprintf shows it (print::conversion's
+/// promotions: small integers through 32 bits, floats through double).
+std::string valueText(const Tensor &t, size_t k, bool isSigned, bool hex,
+                      const HostBuffer *buffer) {
+  namespace print = tile::print;
+  if (t.elem.kind == Kind::Ptr) {
+    auto base = reinterpret_cast<uintptr_t>(buffer ? buffer->data : nullptr);
+    return printfText(print::conversion(print::Kind::Pointer, 64, false),
+                      reinterpret_cast<void *>(base + uintptr_t(t.i[k])));
+  }
+  unsigned bits = t.elem.kind == Kind::Float ? 0 : t.elem.bits;
+  uint64_t raw;
+  if (t.elem.kind == Kind::Float) {
+    if (!hex)
+      return printfText(print::conversion(print::Kind::Float, 64, false), t.f[k]);
+    static const unsigned formatBits[] = {8, 8, 16, 16, 32, 64};
+    bits = formatBits[unsigned(t.elem.fmt)];
+    raw = floatToBits(t.f[k], t.elem.fmt);
+  } else {
+    raw = bits >= 64 ? uint64_t(t.i[k]) : uint64_t(t.i[k]) & ((uint64_t(1) << bits) - 1);
+  }
+  bool wide = bits > 32;
+  bool showSigned = isSigned && bits > 1 && !hex;
+  std::string conversion = print::conversion(
+      showSigned ? print::Kind::Signed : print::Kind::Unsigned, hex ? bits : wide ? 64 : 32,
+      hex);
+  if (showSigned)
+    return wide ? printfText(conversion, (long long)t.i[k])
+                : printfText(conversion, int(t.i[k]));
+  return wide ? printfText(conversion, (unsigned long long)raw)
+              : printfText(conversion, unsigned(raw));
+}
+
+std::string Machine::lineStart(size_t flat, const Shape &shape,
+                               std::vector<std::string> &texts) const {
+  namespace print = tile::print;
+  std::string u = print::conversion(print::Kind::Unsigned, 32, false);
+  for (uint32_t p : pid_)
+    texts.push_back(printfText(u, p));
+  llvm::SmallVector<int64_t, 4> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = int64_t(flat % size_t(shape[d]));
+    flat /= size_t(shape[d]);
+  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    texts.push_back(printfText(
+        print::conversion(print::Kind::Unsigned, 32, false, print::indexWidth(shape[d])),
+        unsigned(idx[d])));
+  return print::programIdFormat() + print::indexFormat(shape.size());
+}
+
+/// `format` with its kValue placeholders replaced by `texts`, in order.
+std::string fillFormat(const std::string &format, const std::vector<std::string> &texts) {
+  std::string out;
+  size_t next = 0;
+  for (char c : format)
+    if (c == tile::print::kValue)
+      out += next < texts.size() ? texts[next++] : std::string("?");
+    else
+      out += c;
+  return out;
+}
+
+void Machine::assertOp(tile::AssertOp op) {
+  const Tensor &cond = operand(op, 0);
+  for (size_t k = 0; k < cond.size(); ++k) {
+    if (cond.i[k] & 1)
+      continue;
+    // The line of the GPU less its pid: InterpreterError names the program.
+    std::vector<std::string> texts;
+    lineStart(k, cond.shape, texts);
+    texts.erase(texts.begin(), texts.begin() + 3);
+    std::string format =
+        cond.shape.empty() ? "" : ", " + tile::print::indexFormat(cond.shape.size()).substr(1);
+    std::vector<std::string> details;
+    for (Attribute piece : op.getDetails())
+      details.push_back(mlir::cast<StringAttr>(piece).getValue().str());
+    format += tile::print::assertFormat(op.getMessage().str(), details);
+    for (auto [i, v] : llvm::enumerate(op.getValues())) {
+      const Tensor &t = in(op, v);
+      texts.push_back(valueText(t, t.size() == 1 ? 0 : k, op.getValuesSigned()[i],
+                                false, nullptr));
+    }
+    fail(op, "assertion failed" + fillFormat(format, texts));
+  }
+}
+
+void Machine::printOp(tile::PrintOp op) {
+  auto emit = [&](const std::string &line) {
+    if (print_) {
+      print_(line);
+    } else {
+      // Flushed at once, as the GPU's lines are at the launch's end: a
+      // failure a moment later must not lose them.
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  };
+  size_t n = op.getArgs().size();
+  if (n == 0) {
+    std::vector<std::string> texts;
+    lineStart(0, {}, texts);
+    std::string format = tile::print::programIdFormat() +
+                         tile::print::userText(op.getPrefix().str());
+    emit(fillFormat(format, texts));
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor &t = operand(op, unsigned(i));
+    const HostBuffer *buffer = nullptr;
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t.elem.kind == Kind::Ptr && t.buf[k] >= 0 && size_t(t.buf[k]) < args_.size())
+        buffer = &args_[size_t(t.buf[k])].buffer;
+      std::vector<std::string> texts;
+      std::string format = lineStart(k, t.shape, texts) +
+                           tile::print::printValueFormat(op.getPrefix().str(), i, n);
+      texts.push_back(valueText(t, k, op.getArgsSigned()[i], op.getHex(), buffer));
+      emit(fillFormat(format, texts));
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // scf
 //===----------------------------------------------------------------------===//
 
@@ -1466,6 +1609,9 @@ void Machine::exec(Operation &operation) {
       .Case<tile::ReduceOp>([&](auto o) { reduce(o); })
       .Case<tile::ScanOp>([&](auto o) { scan(o); })
       .Case<tile::DotOp>([&](auto o) { dot(o); })
+      .Case<tile::AssertOp>([&](auto o) { assertOp(o); })
+      .Case<tile::PrintOp>([&](auto o) { printOp(o); })
+      .Case<tile::DebugBarrierOp>([&](auto) {}) // programs run one at a time
       .Case<tile::AssumeMultipleOp, tile::AssumeContiguousOp>(
           [&](auto o) { set(o.getResult(), ref(o, o.getSrc())); })
       // arith: integers
@@ -1739,12 +1885,13 @@ RunStats Machine::run() {
 } // namespace
 
 RunStats run(ModuleOp tileModule, const std::string &kernel, Grid grid,
-             const std::vector<Arg> &args, const RunLimits &limits) {
+             const std::vector<Arg> &args, const RunLimits &limits,
+             const PrintSink &print) {
   auto fn = tileModule.lookupSymbol<func::FuncOp>(kernel);
   if (!fn)
     throw InterpreterError("", "no function '" + kernel + "' in the module",
                            kernel, false, {0, 0, 0});
-  Machine machine(fn, kernel, grid, args, limits);
+  Machine machine(fn, kernel, grid, args, limits, print);
   return machine.run();
 }
 

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -105,12 +106,20 @@ struct RunLimits {
   uint64_t maxOperations = 0;
 };
 
+/// Where tile.print's lines go (one call per line, without its newline);
+/// stdout when empty.
+using PrintSink = std::function<void(const std::string &)>;
+
 /// Run the public func.func `kernel` of `tileModule` for every program of
 /// `grid`, reading and writing the argument buffers. Throws
 /// InterpreterError; the buffers then hold what the programs before the
-/// failing access wrote (a failing store writes none of its lanes).
+/// failing access wrote (a failing store writes none of its lanes). A
+/// failing tile.assert (a kernel compiled with debug) is an InterpreterError
+/// "assertion failed, idx (I): MESSAGE: DETAILS"; tile.print writes the
+/// lines the GPU would, in element order.
 RunStats run(mlir::ModuleOp tileModule, const std::string &kernel, Grid grid,
-             const std::vector<Arg> &args, const RunLimits &limits = {});
+             const std::vector<Arg> &args, const RunLimits &limits = {},
+             const PrintSink &print = {});
 
 /// IEEE binary16 and bfloat16, rounded to nearest even (overflow to
 /// infinity, subnormals kept, NaN stays NaN with its leading payload bits).

@@ -86,6 +86,14 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-launch python3 -m pytest -q -rs tests/python/test_gpu_launch_args.py \
       tests/python/test_gpu_autotune.py tests/python/test_options.py \
       tests/python/test_launch_args.py tests/python/test_gpu_shipped_kernels.py
+    # Debugging (tl.device_print, tl.device_assert, bounds checks), then
+    # every shipped kernel compiled with debug=True on good inputs: the
+    # bounds checks must not fire on correct kernels.
+    step py-tests-debug python3 -m pytest -q -rs tests/python/test_gpu_debug.py \
+      tests/python/test_debug.py
+    shipped_debug() { TILEC_DEBUG=1 python3 -m pytest -q tests/python/test_gpu_shipped_kernels.py; }
+    export -f shipped_debug
+    step py-tests-shipped-debug shipped_debug
     # Every shipped kernel (every matmul config) under the three
     # compute-sanitizer tools, then every C++ GPU test (docs/results.md).
     if command -v compute-sanitizer > /dev/null; then

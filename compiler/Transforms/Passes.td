@@ -37,6 +37,24 @@ def TileWidenFP8 : Pass<"tile-widen-fp8", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileCheckBounds : Pass<"tile-check-bounds", "mlir::ModuleOp"> {
+  let summary = "Check every load and store against its pointer argument's buffer";
+  let description = [{
+    The bounds checks of a debug compile (Triton's debug=True). Every kernel
+    gets one i64 argument more per pointer argument, after all of them and
+    in their order (marked `tile.extent_of = <index>`): the bytes the
+    caller's buffer holds from that pointer on, which the launcher passes.
+    Every `tile.load` and `tile.store` whose addresses all come from one
+    pointer argument (through addptr, splat, broadcast, expand_dims,
+    reshape, trans, selects, and values carried by `scf.for` and `scf.if`
+    that stay derived from it) is preceded by a `tile.assert` that each
+    unmasked element's bytes lie inside that extent, reporting the byte
+    offset and the extent. Accesses through pointers of other origins are
+    not checked. The message names the argument by its `tile.arg_name`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
   let summary = "Load the next iteration's dot operands while this one computes";
   let description = [{

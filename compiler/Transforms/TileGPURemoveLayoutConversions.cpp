@@ -239,6 +239,13 @@ LogicalResult LayoutGroups::collect() {
         slices_.push_back({sliced.front(), full.front(), slice.getSliceDim()});
       return WalkResult::advance();
     }
+    if (isa<tile::PrintOp>(op)) {
+      // Printing reads each operand in whatever layout it has; the operands
+      // need not share one.
+      for (Value v : op->getOperands())
+        tie(v);
+      return WalkResult::advance();
+    }
     SmallVector<Value> tensorValues;
     for (Value v : op->getOperands())
       if (asTensor(v))
@@ -267,8 +274,9 @@ LogicalResult LayoutGroups::collect() {
     if (auto scan = dyn_cast<tile::ScanOp>(op))
       scans_.push_back(scan);
     // An op that touches memory keeps the layout it has: tilegpu-coalesce
-    // (or whoever built it) chose it for the access.
-    if (!isMemoryEffectFree(op)) {
+    // (or whoever built it) chose it for the access. An assertion's only
+    // memory effect is its report, which reads registers in any layout.
+    if (!isMemoryEffectFree(op) && !isa<tile::AssertOp>(op)) {
       anchors_.push_back(
           {tensorValues.front(), asTensor(tensorValues.front()).getEncoding()});
       if (isa<tile::StoreOp>(op))

@@ -188,6 +188,9 @@ enum class Backend : uint8_t {
 /// Backend::Interpreter when the environment has TILEC_INTERPRET=1 (read
 /// once), else Backend::GPU.
 Backend defaultBackend();
+/// True when the environment has TILEC_DEBUG=1 (read once; Triton's
+/// TRITON_DEBUG): LaunchOptions::debug's default.
+bool defaultDebug();
 
 struct LaunchOptions {
   unsigned numWarps = 4;
@@ -199,6 +202,13 @@ struct LaunchOptions {
   /// Most registers per thread (PTX .maxnreg, Triton's maxnreg), 16 to
   /// 255; 0 leaves the choice to the assembler.
   unsigned maxRegisters = 0;
+  /// Triton's debug=True: tl.device_assert and `assert` on runtime values
+  /// are checked (a failure stops the kernel with the failing element's
+  /// program, index and values, and the launch's next synchronisation
+  /// throws), and every load and store is checked against the extent of
+  /// the buffer its pointer argument points into (docs/language.md,
+  /// "Debugging"). A separate compile, slower; off unless TILEC_DEBUG=1.
+  bool debug = defaultDebug();
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();
 };
@@ -267,7 +277,8 @@ public:
                          const Constexprs &constexprs = {},
                          unsigned numWarps = 4,
                          const std::string &target = "",
-                         unsigned numStages = 3, unsigned maxRegisters = 0) const;
+                         unsigned numStages = 3, unsigned maxRegisters = 0,
+                         bool debug = defaultDebug()) const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR
@@ -341,6 +352,9 @@ struct TuneOptions {
   std::string key;
   /// Re-time every config, ignoring (and then updating) the database.
   bool force = false;
+  /// Tune the kernel compiled with LaunchOptions::debug (its checks timed
+  /// too); the database keeps such results apart.
+  bool debug = defaultDebug();
   /// A line per config on stderr.
   bool progress = true;
   /// Read stored results and store new ones in the autotuning database;

@@ -383,10 +383,13 @@ class JITFunction:
         if interpret is None:
             interpret = os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
         self.interpret = bool(interpret)
+        # debug=True (or TILEC_DEBUG=1, as Triton's TRITON_DEBUG): runtime
+        # assertions checked, loads and stores checked against their buffers.
+        if debug is None:
+            debug = os.environ.get("TILEC_DEBUG", "0") not in ("", "0")
+        self.debug = bool(debug)
         # Triton's options tilec cannot honour are refused, never ignored.
         for option, value, why in (
-                ("debug", debug, "tl.device_assert and bounds checks on the GPU are not "
-                                 "built yet"),
                 ("noinline", noinline, "tilec inlines every @jit helper"),
                 ("version", version, "it has no meaning in tilec"),
                 ("repr", repr, "kernels are named after their function"),
@@ -487,7 +490,7 @@ class JITFunction:
                                                    self._parameters())
                 kernel = lib.kernel(self.fn.__name__)
                 self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
-                                                 self._unspecialized)
+                                                 self._unspecialized, self.debug)
             finally:
                 self._initializing = False
             return self._launcher
@@ -515,7 +518,7 @@ class JITFunction:
     # -- compiling without launching -------------------------------------------
 
     def compile(self, signature, *, num_warps=4, num_stages=3, target=None,
-                maxnreg=None, constexprs=None, **kwargs):
+                maxnreg=None, debug=None, constexprs=None, **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
         Needs no GPU. `target` is one of known_targets() ("sm_80", "sm_90a",
@@ -523,22 +526,24 @@ class JITFunction:
         launch there compiles (and shares with it), else sm_90a. An unknown
         target raises tilec.Error listing the known ones. `num_stages` as
         for a launch (software-pipeline depth of loops feeding tl.dot);
-        `maxnreg` caps the registers per thread (PTX .maxnreg, 16 to 255).
-        Returns a CompiledKernel."""
+        `maxnreg` caps the registers per thread (PTX .maxnreg, 16 to 255);
+        `debug` (None: the @jit's) compiles runtime assertions and bounds
+        checks in. Returns a CompiledKernel."""
         if isinstance(signature, (list, tuple)):
             signature = ",".join(signature)
         values = dict(constexprs or {})
         values.update(kwargs)
         launcher = self._launcher or self._init()
         compiled = launcher.kernel.compile(signature, values, num_warps, target,
-                                           num_stages, maxnreg or 0)
+                                           num_stages, maxnreg or 0,
+                                           self.debug if debug is None else bool(debug))
         result = CompiledKernel(self, compiled, signature, values)
         self._last_compiled = result
         self._last_compiled_at = launcher.launches
         return result
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None,
-               maxnreg=None, **kwargs):
+               maxnreg=None, debug=None, **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
         entries ("*fp16:16"), or one full signature string. `target` as for
@@ -549,11 +554,13 @@ class JITFunction:
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
             return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
-                                target=target, maxnreg=maxnreg, **kwargs)
-        signature, constexprs, num_warps, num_stages, maxnreg = launcher.specialize(
-            *args, num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg, **kwargs)
+                                target=target, maxnreg=maxnreg, debug=debug, **kwargs)
+        signature, constexprs, num_warps, num_stages, maxnreg, debug = launcher.specialize(
+            *args, num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg,
+            debug=debug, **kwargs)
         return self.compile(signature, num_warps=num_warps, num_stages=num_stages,
-                            target=target, maxnreg=maxnreg, constexprs=constexprs)
+                            target=target, maxnreg=maxnreg, debug=debug,
+                            constexprs=constexprs)
 
     @property
     def asm(self):
@@ -565,9 +572,9 @@ class JITFunction:
             spec = launcher.last_specialization()
             target = _tilec.default_target()
             if self._launched is None or self._launched[0] != (spec, target):
-                signature, constexprs, num_warps, num_stages, maxnreg = spec
+                signature, constexprs, num_warps, num_stages, maxnreg, debug = spec
                 compiled = launcher.kernel.compile(signature, constexprs, num_warps,
-                                                   target, num_stages, maxnreg)
+                                                   target, num_stages, maxnreg, debug)
                 self._launched = ((spec, target),
                                   CompiledKernel(self, compiled, signature, constexprs))
             return self._launched[1].asm
@@ -582,7 +589,7 @@ class JITFunction:
 
 def jit(fn=None, **options):
     """Decorator: `@tilec.jit` or `@tilec.jit(**options)` makes a JITFunction
-    (its options: interpret, do_not_specialize, do_not_specialize_on_alignment;
+    (its options: interpret, debug, do_not_specialize, do_not_specialize_on_alignment;
     Triton's others are refused with a ValueError, unknown ones are a
     TypeError)."""
     if fn is None:

@@ -31,7 +31,7 @@ constexpr size_t kMaxParams = 64;
 
 struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
-      *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg,
+      *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg, *debug,
       *array_interface, *device, *type, *shape, *strides, *nbytes;
 };
 Names names;
@@ -42,7 +42,7 @@ void internNames() {
            in("__cuda_array_interface__"),  in("__dlpack__"),
            in("typestr"),  in("data"),    in("value"),
            in("name"),     in("cuda_stream"), in("num_warps"),
-           in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"),
+           in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"), in("debug"),
            in("__array_interface__"), in("device"), in("type"),
            in("shape"), in("strides"), in("nbytes")};
 }
@@ -388,7 +388,22 @@ tilec::Arg arrayInterfaceArg(PyObject *o, PyObject *attr, bool host, bool interp
 /// int (i32, or i64 when it does not fit) or a float (fp32). With
 /// `interpret`, host arrays (numpy, CPU tensors) are accepted too, and
 /// every pointer carries its extent for the interpreter's bounds checks.
-tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false) {
+/// The bytes of a torch tensor's storage from its first element on: what a
+/// debug launch's bounds checks allow (a view may reach anywhere in it).
+size_t torchStorageBytesFrom(PyObject *tensor) {
+  Ref storage(PyObject_CallMethod(tensor, "untyped_storage", nullptr));
+  Ref total(PyObject_CallMethod(storage.p, "nbytes", nullptr));
+  Ref offset(PyObject_CallMethod(tensor, "storage_offset", nullptr));
+  Ref item(PyObject_CallMethod(tensor, "element_size", nullptr));
+  long long t = PyLong_AsLongLong(total.p), o = PyLong_AsLongLong(offset.p),
+            e = PyLong_AsLongLong(item.p);
+  if (PyErr_Occurred())
+    throwPython();
+  return t > o * e ? size_t(t - o * e) : 0;
+}
+
+tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false,
+                 bool wantExtent = false) {
   if (PyBool_Check(o))
     return tilec::Arg(int32_t(o == Py_True));
   if (PyLong_CheckExact(o))
@@ -433,7 +448,7 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false) {
       throwPython();
     auto *data = reinterpret_cast<void *>(address);
     if (!interpret)
-      return tilec::Arg::pointer(data, scalar);
+      return tilec::Arg::pointer(data, scalar, wantExtent ? torchStorageBytesFrom(o) : 0);
     Ref nbytes(PyObject_GetAttr(o, names.nbytes));
     size_t bytes = PyLong_AsSize_t(nbytes.p);
     if (PyErr_Occurred())
@@ -576,15 +591,19 @@ struct Launcher {
   size_t numConstexpr = 0;
   /// Launches run in tilec's CPU interpreter (host arrays accepted).
   bool interpret = false;
+  /// Launches compile with debug=True unless a launch says otherwise.
+  bool debug = false;
 
   // The last successful launch.
   uint64_t launches = 0;
   std::vector<tilec::Arg> lastArgs;
   std::vector<tilec::Constexpr> lastConstexprs;
   unsigned lastNumWarps = 4, lastNumStages = 3, lastMaxRegisters = 0;
+  bool lastDebug = false;
 
-  Launcher(tilec::Kernel k, py::dict defaults, bool interpret, py::dict unspecialized)
-      : kernel(std::move(k)), interpret(interpret) {
+  Launcher(tilec::Kernel k, py::dict defaults, bool interpret, py::dict unspecialized,
+           bool debug)
+      : kernel(std::move(k)), interpret(interpret), debug(debug) {
     for (const tilec::Parameter &p : kernel.parameters()) {
       Param param;
       param.name = p.name;
@@ -610,8 +629,9 @@ struct Launcher {
   }
 
   /// Parameter i's value as a launch passes it.
-  tilec::Arg argOf(size_t i, PyObject *value, bool interpretArg = false) const {
-    tilec::Arg a = toArg(value, params[i].name.c_str(), interpretArg);
+  tilec::Arg argOf(size_t i, PyObject *value, bool interpretArg = false,
+                   bool wantExtent = false) const {
+    tilec::Arg a = toArg(value, params[i].name.c_str(), interpretArg, wantExtent);
     a.facts = params[i].facts;
     return a;
   }
@@ -623,11 +643,13 @@ struct Launcher {
     unsigned numWarps = 4;
     unsigned numStages = 3;
     unsigned maxRegisters = 0; ///< maxnreg; 0: none
+    bool debug = false;
     PyObject *stream = nullptr;
   };
 
   void bind(PyObject *args, PyObject *kwargs, Bound &b) const {
     size_t n = params.size();
+    b.debug = debug;
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (size_t(nargs) > n)
       typeError(kernel.name() + "() takes " + std::to_string(n) +
@@ -691,6 +713,13 @@ struct Launcher {
                                     std::to_string(r));
             b.maxRegisters = unsigned(r);
           }
+        } else if (PyUnicode_Compare(key, names.debug) == 0) {
+          if (value != Py_None) {
+            int d = PyObject_IsTrue(value);
+            if (d < 0)
+              throwPython();
+            b.debug = d != 0;
+          }
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
@@ -721,6 +750,8 @@ struct Launcher {
     d["num_stages"] = b.numStages;
     if (b.maxRegisters)
       d["maxnreg"] = b.maxRegisters;
+    if (b.debug)
+      d["debug"] = true;
     return d;
   }
 
@@ -773,12 +804,13 @@ struct Launcher {
       if (params[i].isConstexpr)
         cx.emplace(toConstexpr(b.values[i], params[i].name.c_str()));
       else
-        argv.emplace(argOf(i, b.values[i], interpret));
+        argv.emplace(argOf(i, b.values[i], interpret, b.debug));
     }
     tilec::LaunchOptions options;
     options.numWarps = b.numWarps;
     options.numStages = b.numStages;
     options.maxRegisters = b.maxRegisters;
+    options.debug = b.debug;
     if (interpret) {
       // Device memory is staged with synchronous copies on the legacy
       // default stream, which wait for work queued before them.
@@ -798,6 +830,7 @@ struct Launcher {
     lastNumWarps = b.numWarps;
     lastNumStages = b.numStages;
     lastMaxRegisters = b.maxRegisters;
+    lastDebug = b.debug;
   }
 
   /// Kernel::tune over Python configs [(constexprs dict, num_warps,
@@ -856,13 +889,14 @@ struct Launcher {
       };
     }
     o.stream = streamOf(b.stream);
+    o.debug = b.debug;
     py::gil_scoped_release release;
     return kernel.tune(cs, gs, argv, o);
   }
 
   /// What a launch with these arguments would compile, without launching:
   /// (signature, {constexpr name: value}, num_warps, num_stages, maxnreg or
-  /// 0). A str in a runtime
+  /// 0, debug). A str in a runtime
   /// position is taken as that argument's signature entry ("*fp16:16").
   py::tuple specialize(py::args args, py::kwargs kwargs) const {
     Bound b;
@@ -888,7 +922,8 @@ struct Launcher {
         entry = argOf(i, v).signature();
       signature += (signature.empty() ? "" : ",") + entry;
     }
-    return py::make_tuple(signature, constexprs, b.numWarps, b.numStages, b.maxRegisters);
+    return py::make_tuple(signature, constexprs, b.numWarps, b.numStages, b.maxRegisters,
+                          b.debug);
   }
 
   /// The last launch's specialisation, as specialize() returns it; None
@@ -913,7 +948,7 @@ struct Launcher {
       constexprs[p.pyName] = value;
     }
     return py::make_tuple(signature, constexprs, lastNumWarps, lastNumStages,
-                          lastMaxRegisters);
+                          lastMaxRegisters, lastDebug);
   }
 };
 
@@ -1101,18 +1136,19 @@ PYBIND11_MODULE(_tilec, m) {
       .def("compile",
            [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
               unsigned numWarps, py::object target, unsigned numStages,
-              unsigned maxRegisters) {
+              unsigned maxRegisters, bool debug) {
              tilec::Constexprs values = constexprsFromDict(constexprs);
              std::string chip = target.is_none() ? std::string() : py::str(target).cast<std::string>();
              if (!target.is_none() && chip.empty())
                throw py::value_error("target must be a GPU target name (" +
                                      tilec::knownTargets() + ") or None, got ''");
              py::gil_scoped_release release;
-             return k.compile(signature, values, numWarps, chip, numStages, maxRegisters);
+             return k.compile(signature, values, numWarps, chip, numStages, maxRegisters,
+                              debug);
            },
            py::arg("signature"), py::arg("constexprs") = py::dict(),
            py::arg("num_warps") = 4, py::arg("target") = py::none(),
-           py::arg("num_stages") = 3, py::arg("maxnreg") = 0,
+           py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("debug") = false,
            "Compile for `target`; None: tilec.default_target() (the current GPU's, "
            "else sm_90a).");
 
@@ -1198,10 +1234,11 @@ PYBIND11_MODULE(_tilec, m) {
       .def("__str__", &tilec::TuneReport::table);
 
   py::class_<Launcher>(m, "Launcher")
-      .def(py::init<tilec::Kernel, py::dict, bool, py::dict>(), py::arg("kernel"),
+      .def(py::init<tilec::Kernel, py::dict, bool, py::dict, bool>(), py::arg("kernel"),
            py::arg("defaults") = py::dict(), py::arg("interpret") = false,
-           py::arg("unspecialized") = py::dict())
+           py::arg("unspecialized") = py::dict(), py::arg("debug") = false)
       .def_property_readonly("interpret", [](const Launcher &l) { return l.interpret; })
+      .def_property_readonly("debug", [](const Launcher &l) { return l.debug; })
       .def("__getitem__",
            [](py::object self, py::object grid) {
              return BoundLaunch{self, self.cast<Launcher *>(), std::move(grid)};

@@ -167,7 +167,7 @@ _BUILTINS = [
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs",
     "floor", "ceil", "erf", "tanh", "sigmoid",
     "trans", "permute", "reshape", "ravel", "broadcast_to", "broadcast",
-    "expand_dims",
+    "expand_dims", "device_assert", "device_print", "debug_barrier",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)

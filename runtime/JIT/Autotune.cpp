@@ -214,13 +214,15 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   const jit::DiskCache &db = jit::DiskCache::instance();
 
   report.results.resize(configs.size());
+  // Times of a debug compile (its checks included) are not the kernel's.
+  const std::string databaseKey = options.key + (options.debug ? " debug" : "");
   std::vector<size_t> toTime;
   for (size_t i = 0; i < configs.size(); ++i) {
     TuneResult &r = report.results[i];
     r.config = configs[i];
     std::optional<std::string> stored;
     if (!options.force && options.useDatabase)
-      stored = db.readText("tune", resultName(source, report.signature, options.key,
+      stored = db.readText("tune", resultName(source, report.signature, databaseKey,
                                               report.gpu, report.target, configs[i]));
     if (stored && deserialize(*stored, r)) {
       r.fromDatabase = true;
@@ -249,7 +251,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           try {
             CompiledKernel c = compile(report.signature, r.config.constexprs,
                                        r.config.numWarps, report.target,
-                                       r.config.numStages, r.config.maxRegisters);
+                                       r.config.numStages, r.config.maxRegisters,
+                                       options.debug);
             r.sharedBytes = int(c.sharedBytes());
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
@@ -272,6 +275,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           lo.numWarps = r.config.numWarps;
           lo.numStages = r.config.numStages;
           lo.maxRegisters = r.config.maxRegisters;
+          lo.debug = options.debug;
           lo.stream = options.stream;
           lo.backend = Backend::GPU;
           // A hook's exception ends the tuning (HookFailed passes the
@@ -313,7 +317,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           // The compile the launch above loaded (same target): its registers.
           CompiledKernel c = compile(report.signature, r.config.constexprs,
                                      r.config.numWarps, report.target, r.config.numStages,
-                                     r.config.maxRegisters);
+                                     r.config.maxRegisters, options.debug);
           r.registers = c.numRegisters();
           r.spillBytes = c.spillBytes();
           float estimate;
@@ -365,7 +369,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
       // earlier config, the GPU's state): it is reported, never stored.
       bool launchFailed = !r.ok && r.error.rfind("launch failed", 0) == 0;
       if (options.useDatabase && !launchFailed)
-        db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
+        db.writeText("tune", resultName(source, report.signature, databaseKey, report.gpu,
                                         report.target, r.config),
                      serialize(r));
       if (options.progress) {

@@ -85,6 +85,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
   pipeline.numWarps = options.numWarps;
   pipeline.numStages = options.numStages;
   pipeline.maxRegisters = options.maxRegisters;
+  pipeline.debug = options.debug;
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);
   if (!target) {
@@ -117,6 +118,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
   }
   compiled->signature = spec.signature;
   spec.constexprs = constexprs;
+  spec.debug = options.debug;
 
   mlir::MLIRContext ctx(tilecDialectRegistry(),
                         mlir::MLIRContext::Threading::DISABLED);

@@ -22,6 +22,10 @@ struct CompileOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3; ///< PipelineOptions::numStages
   unsigned maxRegisters = 0; ///< PipelineOptions::maxRegisters
+  /// tl.device_assert (and `assert` on runtime values) checked, and every
+  /// load and store checked against its argument's extent (Triton's
+  /// debug=True; docs/language.md, "Debugging").
+  bool debug = false;
   std::string target = "sm_90a";
   /// Where tl.static_print goes; stderr when empty.
   std::function<void(const std::string &)> staticPrint;

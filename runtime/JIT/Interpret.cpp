@@ -53,6 +53,7 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
     return result;
   }
   spec.constexprs = constexprs;
+  spec.debug = options.debug;
 
   std::vector<std::string> names = runtimeParameterNames(kernel);
   for (size_t i = 0; i < args.size() && i < names.size(); ++i)
@@ -107,7 +108,8 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
   }
   auto start = std::chrono::steady_clock::now();
   try {
-    result.stats = interp::run(*module, kernel.name(), grid, args, options.limits);
+    result.stats = interp::run(*module, kernel.name(), grid, args, options.limits,
+                                options.devicePrint);
   } catch (const interp::InterpreterError &e) {
     result.errors.push_back(e.what());
   }

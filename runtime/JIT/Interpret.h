@@ -20,6 +20,11 @@ struct InterpretOptions {
   std::function<void(const std::string &)> staticPrint;
   /// Keep the text of the tile IR that ran in InterpretResult::tile.
   bool keepTileIR = false;
+  /// tl.device_assert (and `assert` on runtime values) checked, as
+  /// CompileOptions::debug; the interpreter checks every access anyway.
+  bool debug = false;
+  /// Where tl.device_print's lines go; stdout when empty.
+  std::function<void(const std::string &)> devicePrint;
   /// Bounds on the run (none by default).
   interp::RunLimits limits;
 };

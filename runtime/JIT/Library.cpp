@@ -80,6 +80,7 @@ struct CacheEntry {
   unsigned sharedBytes = 0;
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
+  bool debug = false;        ///< compiled with debug=True
   /// The GPU target the PTX is for ("sm_90a").
   std::string target;
   std::string diskKey;
@@ -92,9 +93,16 @@ struct CacheEntry {
 /// launch options that change the code (LaunchOptions, Config).
 struct Knobs {
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
+  bool debug = false;
+  Knobs() = default;
+  Knobs(unsigned numWarps, unsigned numStages, unsigned maxRegisters, bool debug)
+      : numWarps(numWarps), numStages(numStages), maxRegisters(maxRegisters),
+        debug(debug) {}
+  explicit Knobs(const LaunchOptions &o)
+      : Knobs(o.numWarps, o.numStages, o.maxRegisters, o.debug) {}
   std::string text() const {
     return "|w" + std::to_string(numWarps) + "|s" + std::to_string(numStages) +
-           (maxRegisters ? "|r" + std::to_string(maxRegisters) : "");
+           (maxRegisters ? "|r" + std::to_string(maxRegisters) : "") + (debug ? "|d" : "");
   }
 };
 
@@ -169,8 +177,27 @@ runtime::Device &launchDevice(const std::string &name) {
 /// Enqueues one launch of a loaded entry. Every parameter is passed by
 /// address; scalars narrower than 64 bits sit at the start of their slot
 /// (little-endian).
+/// What a debug compile's bounds checks measure a pointer argument's
+/// accesses against (tile-check-bounds): the bytes from the pointer on,
+/// Arg::bytes when the caller said, else to the end of the driver's
+/// allocation; unknown (INT64_MAX: nothing fails) when neither knows.
+uint64_t extentOf(const Arg &a) {
+  if (a.bytes)
+    return a.bytes;
+  if (uint64_t bytes = runtime::allocationBytesFrom(a.bits))
+    return std::min<uint64_t>(bytes, uint64_t(INT64_MAX));
+  return uint64_t(INT64_MAX);
+}
+
 void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
                  unsigned numWarps, void *stream) {
+  // A debug compile takes the extent of each pointer argument after the
+  // arguments, in their order.
+  size_t numExtents = 0;
+  if (entry.debug)
+    for (const dsl::ArgSpec &spec : entry.compiled->signature.args)
+      numExtents += spec.type.isPointer;
+  size_t numParams = numArgs + numExtents;
   constexpr size_t kFixed = 64;
   uint64_t fixedStorage[kFixed];
   void *fixedParams[kFixed];
@@ -178,9 +205,9 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
   std::vector<void *> heapParams;
   uint64_t *storage = fixedStorage;
   void **params = fixedParams;
-  if (numArgs > kFixed) {
-    heapStorage.resize(numArgs);
-    heapParams.resize(numArgs);
+  if (numParams > kFixed) {
+    heapStorage.resize(numParams);
+    heapParams.resize(numParams);
     storage = heapStorage.data();
     params = heapParams.data();
   }
@@ -188,6 +215,12 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
     storage[i] = args[i].bits;
     params[i] = &storage[i];
   }
+  for (size_t i = 0, next = numArgs; numExtents && i < numArgs; ++i)
+    if (args[i].kind == Arg::Kind::Pointer) {
+      storage[next] = extentOf(args[i]);
+      params[next] = &storage[next];
+      ++next;
+    }
   runtime::LaunchDims dims;
   dims.grid[0] = grid.x;
   dims.grid[1] = grid.y;
@@ -199,6 +232,17 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
     runtime::launch(*entry.module, dims, params);
   } catch (const runtime::CudaError &e) {
     throw Error(e.what());
+  }
+  // A debug launch waits for its kernel, so that a failed assertion is
+  // this launch's error, reported here (not at some later synchronisation,
+  // by whoever makes it); not while the stream is captured into a graph.
+  if (entry.debug && !runtime::streamIsCapturing(stream)) {
+    try {
+      runtime::synchronizeStream(stream);
+    } catch (const runtime::CudaError &e) {
+      throw Error("kernel '" + entry.compiled->name + "' (compiled with debug=True) failed: " +
+                  e.what());
+    }
   }
 }
 
@@ -437,6 +481,8 @@ struct Kernel::Impl {
     parts.push_back({"num_stages", std::to_string(knobs.numStages), "", ""});
     if (knobs.maxRegisters)
       parts.push_back({"maxnreg", std::to_string(knobs.maxRegisters), "", ""});
+    if (knobs.debug)
+      parts.push_back({"debug", "True", "", ""});
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
@@ -549,6 +595,7 @@ struct Kernel::Impl {
       entry->sharedBytes = compiled->stages.sharedBytes;
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
+      entry->debug = knobs.debug;
       entry->target = target;
       entry->diskKey = diskKey;
       entry->fromDisk = true;
@@ -573,6 +620,7 @@ struct Kernel::Impl {
     options.numWarps = knobs.numWarps;
     options.numStages = knobs.numStages;
     options.maxRegisters = knobs.maxRegisters;
+    options.debug = knobs.debug;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())
@@ -582,6 +630,7 @@ struct Kernel::Impl {
     entry->sharedBytes = result.kernel->stages.sharedBytes;
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
+    entry->debug = knobs.debug;
     entry->target = target;
     entry->diskKey = diskKey;
     jit::CachedKernel stored;
@@ -636,7 +685,8 @@ struct Kernel::Impl {
   /// Backend::Interpreter: the tile IR of this specialisation on the CPU,
   /// device memory staged through host copies.
   void interpret(Grid grid, const Arg *args, size_t numArgs,
-                 const Constexpr *const *constexprs, size_t numConstexprs) const {
+                 const Constexpr *const *constexprs, size_t numConstexprs,
+                 bool debug) const {
     std::string signature;
     for (size_t i = 0; i < numArgs; ++i)
       signature += (i ? "," : "") + args[i].signature();
@@ -694,9 +744,11 @@ struct Kernel::Impl {
       }
       }
     }
+    jit::InterpretOptions interpretOptions;
+    interpretOptions.debug = debug;
     jit::InterpretResult result = jit::interpret(
         *function(), signature, values, interp::Grid{grid.x, grid.y, grid.z},
-        std::move(hostArgs));
+        std::move(hostArgs), interpretOptions);
     if (!result.ok())
       throw Error(joinErrors(result.errors));
     for (size_t i = 0; i < numArgs; ++i)
@@ -721,11 +773,12 @@ struct Kernel::Impl {
     jit::checkGrid(name, grid);
     jit::checkPointerArguments(name, runtimeNames, args, numArgs, options.backend);
     if (options.backend == Backend::Interpreter)
-      return interpret(grid, args, numArgs, constexprs, numConstexprs);
+      return interpret(grid, args, numArgs, constexprs, numConstexprs, options.debug);
     SpecKey key;
     bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
                 key.put(&options.numStages, sizeof(unsigned)) &&
                 key.put(&options.maxRegisters, sizeof(unsigned)) &&
+                key.put8(uint8_t(options.debug)) &&
                 key.put8(uint8_t(numArgs));
     for (size_t i = 0; fits && i < numArgs; ++i)
       fits = key.put8(argCode(args[i]));
@@ -742,7 +795,7 @@ struct Kernel::Impl {
         if (constexprs[i])
           given.emplace(*constexprNames[i], *constexprs[i]);
       entry = prepare(fits ? &key : nullptr, args, numArgs, given,
-                      Knobs{options.numWarps, options.numStages, options.maxRegisters});
+                      Knobs(options));
     }
 
     jit::checkDevicePointers(name, runtimeNames, args, numArgs,
@@ -833,9 +886,10 @@ std::vector<char> CompiledKernel::cubin() const {
 CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
                                const std::string &target, unsigned numStages,
-                               unsigned maxRegisters) const {
+                               unsigned maxRegisters, bool debug) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs, Knobs{numWarps, numStages, maxRegisters},
+  k.impl_ = impl_->lookup(signature, constexprs,
+                          Knobs(numWarps, numStages, maxRegisters, debug),
                           target.empty() ? defaultTarget() : target);
   return k;
 }
@@ -901,7 +955,7 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args,
     for (size_t i = 0; i < args.size(); ++i)
       signature += (i ? "," : "") + args[i].signature();
     impl.lookup(signature, constexprs,
-                Knobs{options.numWarps, options.numStages, options.maxRegisters}, "sm_90a");
+                Knobs(options), "sm_90a");
     throw Error("kernel '" + impl.name + "' has no such constexpr parameter");
   }
   impl.launch(grid, args.data(), args.size(), values, n, options);

@@ -110,6 +110,13 @@ Backend defaultBackend() {
   }();
   return backend;
 }
+bool defaultDebug() {
+  static const bool debug = [] {
+    const char *v = std::getenv("TILEC_DEBUG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return debug;
+}
 int64_t detail::toInt64(uint64_t v, const char *what) {
   if (v > uint64_t(INT64_MAX))
     throw Error(std::string(what) + " of " + std::to_string(v) +

@@ -28,7 +28,6 @@ def test_unknown_jit_option_is_a_type_error():
 
 
 @pytest.mark.parametrize("option, message", [
-    ({"debug": True}, "debug=True\\) is not supported: tl.device_assert"),
     ({"noinline": True}, "noinline=True\\) is not supported: tilec inlines"),
     ({"repr": lambda meta: "k"}, "repr=.*is not supported"),
     ({"launch_metadata": lambda *a: {}}, "launch_metadata=.*is not supported"),

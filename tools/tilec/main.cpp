@@ -2,7 +2,7 @@
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
 //         [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]
-//         [--emit STAGE]
+//         [--debug] [--emit STAGE]
 //         [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
@@ -35,7 +35,7 @@ std::string usage() {
   return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
     "                     [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]\n"
-    "                     [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
+    "                     [--debug] [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
     "                  (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...\n"
@@ -48,7 +48,8 @@ std::string usage() {
     "integer divisible by 16, ':1' = integer equal to 1).\n"
     "S is the software-pipeline depth of loops feeding tl.dot (default 3;\n"
     "1: off), as Triton's num_stages. R caps the registers per thread (PTX .maxnreg,\n"
-    "16 to 255), as Triton's maxnreg.\n"
+    "16 to 255), as Triton's maxnreg. --debug compiles as Triton's debug=True:\n"
+    "tl.device_assert checked, loads and stores checked against their buffers.\n"
     "CHIP is the GPU target of the PTX, one of\n  ") +
     tilec::knownTargets() + "\n"
     "(default " + kDefaultTarget + " on every machine, with a GPU or without: compiling\n"
@@ -86,7 +87,7 @@ bool writeFile(const std::string &path, const std::string &text) {
 
 int compileCommand(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ptx", outDir;
-  bool haveSignature = false, time = false;
+  bool haveSignature = false, time = false, debug = false;
   tilec::Constexprs constexprs;
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
   std::string target = kDefaultTarget;
@@ -144,6 +145,8 @@ int compileCommand(int argc, char **argv) {
       outDir = value();
     else if (arg == "--time")
       time = true;
+    else if (arg == "--debug")
+      debug = true;
     else if (!arg.empty() && arg[0] == '-')
       throw std::runtime_error("unknown option '" + arg + "'");
     else if (file.empty())
@@ -172,7 +175,7 @@ int compileCommand(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     tilec::Library library = tilec::Library::fromFile(file);
     compiled = library.kernel(kernel).compile(signature, constexprs, numWarps,
-                                              target, numStages, maxRegisters);
+                                              target, numStages, maxRegisters, debug);
     ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
              .count();

@@ -148,6 +148,21 @@ struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
     return success();
   }
 };
+/// One ptrtoint per register.
+struct PtrToIntOpLowering : OpConversionPattern<tile::PtrToIntOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::PtrToIntOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> results;
+    for (Value ptr : unpack(rewriter, loc, adaptor.getPtr()))
+      results.push_back(rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), ptr));
+    Type packedType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, pack(rewriter, loc, packedType, results));
+    return success();
+  }
+};
 } // namespace
 
 void tilec::lowering::populateElementwiseOpToLLVMPatterns(
@@ -155,5 +170,5 @@ void tilec::lowering::populateElementwiseOpToLLVMPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseTensorOpLowering>(converter);
   patterns.add<ApproximateDivFOpLowering>(converter);
-  patterns.add<AddPtrOpLowering>(converter, &converter.getContext());
+  patterns.add<AddPtrOpLowering, PtrToIntOpLowering>(converter, &converter.getContext());
 }

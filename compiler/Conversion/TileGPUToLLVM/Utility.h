@@ -219,6 +219,11 @@ void populateFP8ToLLVMPatterns(TileTypeConverter &converter,
 /// the conversion, which would otherwise leave invalid LLVM ops.
 mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
                                       const TargetInfo &target);
+/// tile.print, tile.assert and tile.debug_barrier: vprintf, __assertfail and
+/// bar.sync (NVIDIA/DebugOpToLLVM.cpp).
+void populateDebugOpToLLVMPatterns(TileTypeConverter &converter,
+                                   const LoweringContext &context,
+                                   mlir::RewritePatternSet &patterns);
 /// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,

@@ -610,3 +610,54 @@ void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
   results.add<FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// assert, print
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What a device-side print can show: integers, f16 to f64, pointers.
+bool isPrintable(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isSignlessInteger() || element.isF16() || element.isBF16() ||
+         element.isF32() || element.isF64() || isa<PointerType>(element);
+}
+} // namespace
+
+LogicalResult AssertOp::verify() {
+  if (getDetails().size() != getValues().size() + 1)
+    return emitOpError("needs one more detail piece than values, got ")
+           << getDetails().size() << " pieces for " << getValues().size()
+           << " values";
+  if (getValuesSigned().size() != getValues().size())
+    return emitOpError("needs one signedness per value");
+  auto condition = dyn_cast<RankedTensorType>(getCondition().getType());
+  for (Value v : getValues()) {
+    if (!isPrintable(v.getType()))
+      return emitOpError("cannot report a value of type ") << v.getType();
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    if (bool(tensor) != bool(condition) ||
+        (tensor && tensor.getShape() != condition.getShape()))
+      return emitOpError("values must have the condition's shape");
+  }
+  return success();
+}
+
+LogicalResult PrintOp::verify() {
+  if (getArgsSigned().size() != getArgs().size())
+    return emitOpError("needs one signedness per operand");
+  for (Value v : getArgs())
+    if (!isPrintable(v.getType()))
+      return emitOpError("cannot print a value of type ") << v.getType();
+  return success();
+}
+
+LogicalResult PtrToIntOp::verify() {
+  auto ptrs = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto ints = dyn_cast<RankedTensorType>(getResult().getType());
+  if (bool(ptrs) != bool(ints) || (ptrs && ptrs.getShape() != ints.getShape()))
+    return emitOpError("result must have the shape of the pointers");
+  if (!getElementTypeOrSelf(getResult().getType()).isInteger(64))
+    return emitOpError("result must be i64, got ") << getResult().getType();
+  return success();
+}

@@ -24,6 +24,13 @@ constexpr const char *kDivisibilityAttr = "tile.divisibility";
 /// On an scf.for: how many stages deep to software-pipeline its loads
 /// (`tl.range(..., num_stages=N)`), overriding the compilation's default.
 constexpr const char *kNumStagesAttr = "tile.num_stages";
+/// Argument attribute of a debug compile: the parameter's name in the
+/// source, for the messages of its bounds checks.
+constexpr const char *kArgNameAttr = "tile.arg_name";
+/// Argument attribute: this i64 argument, added by tile-check-bounds, holds
+/// the bytes that may be accessed from the pointer argument it names (its
+/// index), counted from that pointer.
+constexpr const char *kExtentOfAttr = "tile.extent_of";
 
 /// For `!tile.ptr<T>` → T; for `tensor<SHAPE x !tile.ptr<T>>` → tensor<SHAPE x T>
 /// (keeping the encoding).
