@@ -127,6 +127,8 @@ std::optional<FuzzCase> makeCase(const uint8_t *data, size_t size) {
       c.options.numStages = unsigned(clampedNumber(value, 0, 32, 3));
     } else if (key == "target") {
       c.options.target = value;
+    } else if (key == "debug") {
+      c.options.debug = value != "0";
     } else if (key == "elems") {
       c.elements = unsigned(clampedNumber(value, 1, 1024, 64));
     } else if (key == "grid") {

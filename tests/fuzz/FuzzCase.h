@@ -13,6 +13,7 @@
 //                    parameter names: sizes and strides i32, eps fp32,
 //                    others *fp32)
 //   warps=N stages=N target=sm_XX   the compile options
+//   debug=1          a debug compile (assertions, bounds checks)
 //   grid=X[,Y[,Z]]   programs the interpreter runs (each at most 4)
 //   elems=N          elements of each interpreter buffer (at most 1024)
 //   NAME=VALUE       a constexpr of the kernel (as `tilec compile -D`), or

@@ -82,6 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   jit::InterpretOptions options;
   options.staticPrint = c->options.staticPrint;
+  options.debug = c->options.debug;
+  options.devicePrint = [](const std::string &) {};
   options.limits.maxOperations = kMaxRunOperations;
   jit::InterpretResult r =
       jit::interpret(*c->kernel, c->signature, c->constexprs, c->grid, args, options);

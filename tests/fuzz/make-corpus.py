@@ -4,7 +4,7 @@
 Seeds come from the kernels tilec ships and tests:
   - every `tilec compile` RUN line of the lit tests (tests/lit/**): the file
     it compiles, with a `# fuzz:` line that says what the RUN line says
-    (kernel, signature, -D constexprs, --num-warps, --target);
+    (kernel, signature, -D constexprs, --num-warps, --target, --debug);
   - every other kernel file: kernels/*.py, tests/python/*kernels.py, the
     lit tests' inputs, with no `# fuzz:` line (the target guesses);
   - every kernel source written inline in the C++ unit tests (R"(...)"
@@ -88,6 +88,10 @@ def run_line_seeds():
                     words.append(("stages", value))
                 elif a == "--target":
                     words.append(("target", value))
+                elif a == "--debug":
+                    words.append(("debug", "1"))
+                    i += 1
+                    continue
                 else:
                     i += 1
                     continue
