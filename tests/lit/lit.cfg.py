@@ -20,7 +20,7 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", config.python_executable))
 llvm_config.with_environment("PATH", config.tilec_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["tilec-opt", "tilec"],
+llvm_config.add_tool_substitutions(["tilec-opt", "tilec", "tilec-interpret"],
                                    [config.tilec_tools_dir])
 
 # PTX tests assemble what tilec emits; without ptxas they are unsupported.

@@ -52,17 +52,17 @@ def test_gpu_prints_the_interpreters_lines(torch_cuda):
     assert sorted(gpu_lines) == sorted(cpu_lines)
 
 
-FAILS = """
-import torch, tilec, debug_kernels as k
-x = torch.zeros(300, device="cuda")
-x[133] = 9.0
-try:
-    k.check_below[(3,)](x, 300, 3.0, BLOCK=128, debug=True)
-except tilec.Error as e:
-    print("RAISED:", e, flush=True)
-else:
-    print("NOT RAISED", flush=True)
-"""
+def reporting(setup, launch):
+    """A child's script: `setup`, then `launch`, printing whether it raised
+    tilec.Error (and its text)."""
+    return (f"import torch, tilec, debug_kernels as k\n{setup}\n"
+            f"try:\n    {launch}\n"
+            f"except tilec.Error as e:\n    print('RAISED:', e, flush=True)\n"
+            f"else:\n    print('NOT RAISED', flush=True)\n")
+
+
+FAILS = reporting('x = torch.zeros(300, device="cuda")\nx[133] = 9.0',
+                  "k.check_below[(3,)](x, 300, 3.0, BLOCK=128, debug=True)")
 
 
 def test_gpu_failed_assertion_reports_and_raises(torch_cuda):
@@ -106,17 +106,10 @@ def test_gpu_tilec_debug_environment(torch_cuda):
     assert "NOT RAISED" in r.stdout, r.stdout + r.stderr
 
 
-OUT_OF_BOUNDS = """
-import torch, tilec, debug_kernels as k
-x = torch.arange(1000, device="cuda", dtype=torch.float32)
-out = torch.empty(1024, device="cuda")
-try:
-    k.copy_unmasked[(8,)](x, out, BLOCK=128, debug=True)   # 1024 elements of 1000
-except tilec.Error as e:
-    print("RAISED:", e, flush=True)
-else:
-    print("NOT RAISED", flush=True)
-"""
+# 1024 elements read of 1000.
+OUT_OF_BOUNDS = reporting('x = torch.arange(1000, device="cuda", dtype=torch.float32)\n'
+                          'out = torch.empty(1024, device="cuda")',
+                          "k.copy_unmasked[(8,)](x, out, BLOCK=128, debug=True)")
 
 
 def test_gpu_bounds_checks_catch_a_read_past_the_tensor(torch_cuda):

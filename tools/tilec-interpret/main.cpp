@@ -34,7 +34,7 @@ namespace {
 const char *kUsage = R"(usage: tilec-interpret FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
                        --grid X[,Y[,Z]] [--arg NAME=SPEC]...
                        [--print NAME[:COUNT]]... [--dump NAME=PATH]...
-                       [--emit-tile] [--quiet]
+                       [--debug] [--emit-tile] [--quiet]
 
 Runs KERNEL of FILE on the CPU: the tile IR that `tilec compile --emit tile`
 shows, one program at a time for every point of the grid (x fastest), with
@@ -42,6 +42,9 @@ every unmasked load and store checked against its buffer. An error names
 the source line, the program and the access:
   vector_add.py:23:9: error: out-of-bounds load of 4 bytes at offset 16000 of
   argument 'x_ptr' (16000 bytes), element [928] in program (3, 0, 0) of kernel 'add'
+
+tl.device_print lines go to stdout as the GPU prints them; --debug checks
+tl.device_assert and `assert` on runtime values (Triton's debug=True).
 
 SIGNATURE and -D are those of `tilec compile`. Every non-constexpr
 parameter needs one --arg NAME=SPEC:
@@ -240,7 +243,7 @@ uint64_t fnv1a(const std::vector<uint8_t> &bytes) {
 
 int run(int argc, char **argv) {
   std::string file, kernel, signature;
-  bool haveSignature = false, emitTile = false, quiet = false;
+  bool haveSignature = false, emitTile = false, quiet = false, debug = false;
   std::string gridText;
   std::map<std::string, dsl::Value> constexprs;
   std::vector<std::pair<std::string, std::string>> argSpecs;
@@ -286,6 +289,8 @@ int run(int argc, char **argv) {
       dumps.push_back(nameValue(value(), '='));
     else if (arg == "--emit-tile")
       emitTile = true;
+    else if (arg == "--debug")
+      debug = true;
     else if (arg == "--quiet" || arg == "-q")
       quiet = true;
     else if (!arg.empty() && arg[0] == '-')
@@ -405,6 +410,7 @@ int run(int argc, char **argv) {
 
   jit::InterpretOptions options;
   options.keepTileIR = emitTile;
+  options.debug = debug;
   jit::InterpretResult result =
       jit::interpret(*fn, signature, constexprs, grid, args, options);
   if (emitTile && !result.tile.empty())
