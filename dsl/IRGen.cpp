@@ -226,15 +226,18 @@ void Generator::genStmt(const Stmt &stmt) {
   case Stmt::Kind::Assert: {
     const auto &s = llvm::cast<AssertStmt>(stmt);
     Value test = gen(*s.test);
-    std::string detail;
-    if (s.msg) {
+    // The message is evaluated only where it is needed, as Python does.
+    auto message = [&]() -> std::string {
       Value msg = gen(*s.msg);
-      detail = msg.kind == Value::Kind::String ? msg.text : msg.repr();
-    }
+      return msg.kind == Value::Kind::String ? msg.text : msg.repr();
+    };
     if (test.isIR()) {
       // A runtime condition is checked on the device, as Triton does, when
       // compiling with debug=True; the message defaults to the statement.
-      if (!s.msg && s.loc.buffer)
+      std::string detail;
+      if (debug_ && s.msg)
+        detail = message();
+      else if (debug_ && s.loc.buffer)
         detail = llvm::StringRef(s.loc.buffer->line(s.loc.line)).trim().str();
       deviceAssert(test, detail, nullptr, s.loc);
       return;
@@ -244,7 +247,7 @@ void Generator::genStmt(const Stmt &stmt) {
       fail(s.test->loc, "assert needs a compile-time condition or a runtime "
                         "scalar or tensor, got " + test.describe());
     if (!*ok)
-      fail(s.loc, "assertion failed" + (s.msg ? ": " + detail : std::string()));
+      fail(s.loc, "assertion failed" + (s.msg ? ": " + message() : std::string()));
     return;
   }
   default:

@@ -109,20 +109,23 @@ Value debugBarrier(Generator &g, const BuiltinArguments &args) {
 
 void Generator::deviceAssert(const Value &cond, const std::string &message,
                              const Value *mask, SourceLoc at) {
+  bool runtimeMask = mask && !mask->isConstexpr();
   if (cond.isConstexpr()) {
-    // Known while compiling: checked now, whatever the debug setting.
     std::optional<bool> ok = cond.truthiness();
     if (!ok)
       fail(at, "the condition of an assertion must be a bool, a number or a "
                "tensor, got " + cond.describe());
-    if (!*ok && !(mask && mask->isConstexpr() && mask->truthiness() == false))
+    if (*ok || (mask && mask->isConstexpr() && mask->truthiness() == false))
+      return;
+    // Known to fail while compiling: an error now, whatever the debug
+    // setting; under a runtime mask it fails where the mask is set.
+    if (!runtimeMask)
       fail(at, "assertion failed" + (message.empty() ? "" : ": " + message));
-    return;
   }
   requireIR(at, "tl.device_assert");
   // Checked like an active one, so that a kernel's errors do not depend on
   // the debug setting; generated only under it.
-  Value ok = toBool(cond, at);
+  Value ok = cond.isConstexpr() ? toIR(Value::ofBool(false), at) : toBool(cond, at);
   std::vector<Value> shown;
   if (auto it = comparisons_.find(cond.ir); cond.isIR() && it != comparisons_.end())
     shown = {it->second.first, it->second.second};

@@ -156,9 +156,10 @@ std::string errorText(CUresult result) {
   if (text)
     out += std::string(" (") + text + ")";
   if (result == CUDA_ERROR_ASSERT)
-    out += ": an assertion failed in a kernel compiled with debug=True (tl.device_assert "
-           "or assert); the kernel printed the failing program, element and values to "
-           "stdout, and this process's CUDA context can no longer be used";
+    out += ": a device-side assertion failed (in a tilec kernel compiled with debug=True: "
+           "a tl.device_assert, an assert or a bounds check, whose failing program, "
+           "element and values the kernel printed to stdout; or another library's); this "
+           "process's CUDA context can no longer be used";
   return out;
 }
 

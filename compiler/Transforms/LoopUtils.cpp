@@ -20,7 +20,8 @@ bool tilec::mayWriteGlobalMemory(scf::ForOp loop) {
     effects.getEffects(list);
     for (const MemoryEffects::EffectInstance &e : list)
       if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
-          e.getResource() != tilegpu::SharedMemory::get())
+          e.getResource() != tilegpu::SharedMemory::get() &&
+          e.getResource() != tile::DebugOutput::get())
         return WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -139,8 +139,9 @@ struct Arg {
   /// do_not_specialize: one compile for every value).
   enum class Facts : uint8_t { All, NoAlignment, None } facts = Facts::All;
   /// Pointers: bytes the kernel may touch from the address, 0 when unknown.
-  /// The interpreter needs it (every access is checked against it); the
-  /// GPU ignores it.
+  /// The interpreter needs it (every access is checked against it); on the
+  /// GPU a debug compile's bounds checks use it (LaunchOptions::debug),
+  /// else it is ignored.
   size_t bytes = 0;
 
   /// A device pointer (raw CUDA memory); `bytes` as above.
@@ -225,6 +226,12 @@ public:
   unsigned numStages() const;
   /// The .maxnreg it was compiled with; 0 for none.
   unsigned maxRegisters() const;
+  /// Compiled with debug=True (LaunchOptions::debug). Its kernel then
+  /// takes, after the arguments of the signature, one i64 per pointer
+  /// argument, in their order: the bytes the buffer holds from that
+  /// pointer on (-1: unknown), which launch() passes; whoever launches
+  /// ptx() or cubin() another way must pass them too.
+  bool debug() const;
   /// Milliseconds from source to PTX (0 when it came from the disk cache).
   double compileMilliseconds() const;
   /// True when this specialisation was read from the disk cache instead of

@@ -262,6 +262,9 @@ class CompiledKernel:
         self.num_stages = compiled.num_stages
         #: Its register cap (PTX .maxnreg), None when it has none.
         self.maxnreg = compiled.maxnreg or None
+        #: Compiled with debug=True: assertions and bounds checks (its PTX
+        #: then takes one i64 extent per pointer after the arguments).
+        self.debug = compiled.debug
         #: The GPU target of the PTX ("sm_90a", "sm_80").
         self.target = compiled.target
         self.shared = compiled.shared_bytes
@@ -292,7 +295,7 @@ class CompiledKernel:
         return {"name": self.name, "signature": self.signature,
                 "constexprs": self.constexprs, "num_warps": self.num_warps,
                 "num_stages": self.num_stages, "maxnreg": self.maxnreg,
-                "shared": self.shared,
+                "debug": self.debug, "shared": self.shared,
                 "target": self.target}
 
     def summary(self):

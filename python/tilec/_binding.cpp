@@ -425,7 +425,7 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false,
     if (!element)
       typeError(std::string("argument '") + param +
                 "': tilec.reinterpret with an unknown dtype");
-    tilec::Arg arg = toArg(base.p, param, interpret);
+    tilec::Arg arg = toArg(base.p, param, interpret, wantExtent);
     if (arg.kind != tilec::Arg::Kind::Pointer)
       typeError(std::string("argument '") + param +
                 "': tilec.reinterpret wraps tensors, not scalars");
@@ -843,7 +843,7 @@ struct Launcher {
     std::vector<tilec::Arg> argv;
     for (size_t i = 0; i < params.size(); ++i)
       if (!params[i].isConstexpr)
-        argv.push_back(argOf(i, b.values[i]));
+        argv.push_back(argOf(i, b.values[i], false, b.debug));
     std::vector<tilec::Config> cs;
     for (auto item : configs) {
       py::tuple t = item.cast<py::tuple>();
@@ -1095,6 +1095,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
       .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
+      .def_property_readonly("debug", &tilec::CompiledKernel::debug)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
@@ -1106,7 +1107,7 @@ PYBIND11_MODULE(_tilec, m) {
              for (size_t i = 0; i < args.size(); ++i) {
                std::string name = i < names.size() ? py::str(names[i]).cast<std::string>()
                                                    : "#" + std::to_string(i + 1);
-               argv.push_back(toArg(args[i].ptr(), name.c_str()));
+               argv.push_back(toArg(args[i].ptr(), name.c_str(), false, k.debug()));
              }
              tilec::Grid g = Launcher::parseGrid(grid.ptr());
              void *s = streamOf(stream.ptr());

@@ -301,6 +301,9 @@ class Autotuner:
     def run(self, *args, grid, **kwargs):
         named = self._named(args, kwargs)
         key = tuple(_key_text(named.get(k)) for k in self.key)
+        # A debug compile is timed with its checks: tuned apart.
+        debug = kwargs.get("debug")
+        key += (bool(getattr(self.fn, "debug", False) if debug is None else debug),)
         config = self.cache.get(key)
         if config is None:
             report = self._tune(grid, args, kwargs)

@@ -70,9 +70,12 @@ constexpr const char *kTimingGeneration = "2";
 /// it) says nothing about this one.
 std::string resultName(const std::string &source, const std::string &signature,
                        const std::string &key, const std::string &gpu,
-                       const std::string &target, const Config &config) {
+                       const std::string &target, const Config &config, bool debug) {
+  // A debug compile's times (its checks included) are not the kernel's: a
+  // line of their own, which no text of the user's key can imitate.
   return jit::digest(source + "\n" + signature + "\n" + key + "\n" + gpu + "\n" +
-                     target + "\n" + config.str() + "\n" + kTimingGeneration) +
+                     target + "\n" + config.str() + "\n" + kTimingGeneration +
+                     (debug ? "\ndebug" : "")) +
          ".txt";
 }
 
@@ -214,16 +217,15 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   const jit::DiskCache &db = jit::DiskCache::instance();
 
   report.results.resize(configs.size());
-  // Times of a debug compile (its checks included) are not the kernel's.
-  const std::string databaseKey = options.key + (options.debug ? " debug" : "");
   std::vector<size_t> toTime;
   for (size_t i = 0; i < configs.size(); ++i) {
     TuneResult &r = report.results[i];
     r.config = configs[i];
     std::optional<std::string> stored;
     if (!options.force && options.useDatabase)
-      stored = db.readText("tune", resultName(source, report.signature, databaseKey,
-                                              report.gpu, report.target, configs[i]));
+      stored = db.readText("tune", resultName(source, report.signature, options.key,
+                                              report.gpu, report.target, configs[i],
+                                              options.debug));
     if (stored && deserialize(*stored, r)) {
       r.fromDatabase = true;
       addRates(r, options);
@@ -369,8 +371,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
       // earlier config, the GPU's state): it is reported, never stored.
       bool launchFailed = !r.ok && r.error.rfind("launch failed", 0) == 0;
       if (options.useDatabase && !launchFailed)
-        db.writeText("tune", resultName(source, report.signature, databaseKey, report.gpu,
-                                        report.target, r.config),
+        db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
+                                        report.target, r.config, options.debug),
                      serialize(r));
       if (options.progress) {
         std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +

@@ -174,21 +174,20 @@ runtime::Device &launchDevice(const std::string &name) {
   }
 }
 
-/// Enqueues one launch of a loaded entry. Every parameter is passed by
-/// address; scalars narrower than 64 bits sit at the start of their slot
-/// (little-endian).
 /// What a debug compile's bounds checks measure a pointer argument's
 /// accesses against (tile-check-bounds): the bytes from the pointer on,
 /// Arg::bytes when the caller said, else to the end of the driver's
-/// allocation; unknown (INT64_MAX: nothing fails) when neither knows.
-uint64_t extentOf(const Arg &a) {
-  if (a.bytes)
-    return a.bytes;
-  if (uint64_t bytes = runtime::allocationBytesFrom(a.bits))
-    return std::min<uint64_t>(bytes, uint64_t(INT64_MAX));
-  return uint64_t(INT64_MAX);
+/// allocation; -1 (unknown: every access passes) when neither knows.
+int64_t extentOf(const Arg &a) {
+  uint64_t bytes = a.bytes ? a.bytes : runtime::allocationBytesFrom(a.bits);
+  if (!bytes)
+    return -1;
+  return int64_t(std::min<uint64_t>(bytes, uint64_t(INT64_MAX)));
 }
 
+/// Enqueues one launch of a loaded entry. Every parameter is passed by
+/// address; scalars narrower than 64 bits sit at the start of their slot
+/// (little-endian).
 void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
                  unsigned numWarps, void *stream) {
   // A debug compile takes the extent of each pointer argument after the
@@ -217,7 +216,7 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
   }
   for (size_t i = 0, next = numArgs; numExtents && i < numArgs; ++i)
     if (args[i].kind == Arg::Kind::Pointer) {
-      storage[next] = extentOf(args[i]);
+      storage[next] = uint64_t(extentOf(args[i]));
       params[next] = &storage[next];
       ++next;
     }
@@ -852,6 +851,7 @@ unsigned CompiledKernel::sharedBytes() const {
 unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stages.numWarps; }
 unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
 unsigned CompiledKernel::maxRegisters() const { return entryOf(impl_).maxRegisters; }
+bool CompiledKernel::debug() const { return entryOf(impl_).debug; }
 double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
 }

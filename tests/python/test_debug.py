@@ -111,8 +111,13 @@ def test_tilec_debug_environment(monkeypatch):
 def test_compile_with_debug_has_the_assertion():
     fn = tilec.JITFunction(k.check_below.fn)
     signature = "*fp32:16,i32,fp32"
-    plain = fn.compile(signature, BLOCK=128, target="sm_90a").asm["ptx"]
-    checked = fn.compile(signature, BLOCK=128, target="sm_90a", debug=True).asm["ptx"]
+    plain_kernel = fn.compile(signature, BLOCK=128, target="sm_90a")
+    checked_kernel = fn.compile(signature, BLOCK=128, target="sm_90a", debug=True)
+    assert not plain_kernel.debug and checked_kernel.metadata["debug"]
+    plain, checked = plain_kernel.asm["ptx"], checked_kernel.asm["ptx"]
+    # One i64 extent per pointer argument after the kernel's own: 3 + 1.
+    assert ".param .u64 check_below_param_3" in checked
+    assert "check_below_param_3" not in plain
     assert "__assertfail" not in plain and "vprintf" not in plain
     assert "__assertfail" in checked and "vprintf" in checked
     # Its own cache entry: the plain compile is still there, unchanged.

@@ -12,6 +12,15 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "compiler/Dialect/Tile/TileDialect.h.inc"
+
+namespace tilec::tile {
+/// What tile.print and tile.assert write: the program's output (the CUDA
+/// runtime's printf buffer), not memory any load reads, so they do not stop
+/// loads from being moved past them.
+struct DebugOutput : public mlir::SideEffects::Resource::Base<DebugOutput> {
+  llvm::StringRef getName() final { return "<DebugOutput>"; }
+};
+} // namespace tilec::tile
 #include "compiler/Dialect/Tile/TileEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES

@@ -395,12 +395,15 @@ def Tile_AssumeContiguousOp : Tile_Op<"assume_contiguous", [Pure, SameOperandsAn
 // Debugging
 //===----------------------------------------------------------------------===//
 
-// The debugging ops write to the program's output, not to memory; the write
-// effect keeps them in program order with the loads and stores around them
-// (an assertion must run before the access it guards) and alive although
-// nothing uses them.
+// The debugging ops write to the program's output, not to memory (their
+// own resource): the write keeps them alive although nothing uses them and
+// in order with each other, and lets loads move past them (a loop that
+// prints is still software-pipelined). tile.debug_barrier is a barrier of
+// memory, and orders with every access.
+def Tile_DebugOutput : Resource<"::tilec::tile::DebugOutput">;
+
 def Tile_AssertOp : Tile_Op<"assert", [Tile_SameOperandsAndResultEncoding,
-    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+    MemoryEffects<[MemWrite<Tile_DebugOutput>]>]> {
   let summary = "Stop the kernel when an element of a condition is false";
   let description = [{
     `tl.device_assert(cond, msg)` and a runtime `assert` in a kernel compiled
@@ -426,7 +429,7 @@ def Tile_AssertOp : Tile_Op<"assert", [Tile_SameOperandsAndResultEncoding,
   let hasVerifier = 1;
 }
 
-def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<Tile_DebugOutput>]>]> {
   let summary = "Print values from the device, one line per element";
   let description = [{
     `tl.device_print(prefix, *args, hex=)`. Each element of each operand is

@@ -23,8 +23,11 @@ func.func @copy(%x: !tile.ptr<f32> {tile.arg_name = "x"}, %n: i32,
   // CHECK: %[[GE:.*]] = arith.cmpi sge, %[[OFF]], %{{.*}} : tensor<64xi64>
   // CHECK: %[[LE:.*]] = arith.cmpi sle, %[[OFF]], %[[LAST]] : tensor<64xi64>
   // CHECK: %[[IN:.*]] = arith.andi %[[GE]], %[[LE]] : tensor<64xi1>
+  // A negative extent: the runtime did not know it, everything passes.
+  // CHECK: %[[UNKNOWN:.*]] = arith.cmpi slt, %[[EXT]], %{{.*}} : tensor<64xi64>
+  // CHECK: %[[KNOWN_OK:.*]] = arith.ori %[[IN]], %[[UNKNOWN]] : tensor<64xi1>
   // CHECK: %[[OFFMASK:.*]] = arith.xori %{{.*}}, %{{.*}} : tensor<64xi1>
-  // CHECK: %[[OK:.*]] = arith.ori %[[IN]], %[[OFFMASK]] : tensor<64xi1>
+  // CHECK: %[[OK:.*]] = arith.ori %[[KNOWN_OK]], %[[OFFMASK]] : tensor<64xi1>
   // CHECK: tile.assert %[[OK]], %[[OFF]], %[[EXT]] {details = ["byte offset ", " outside the ", " bytes it points to"], message = "out-of-bounds load from 'x'", valuesSigned = array<i1: true, true>}
   // CHECK-NEXT: tile.load
   %v = tile.load %xp, %m : tensor<64x!tile.ptr<f32>>
@@ -43,8 +46,9 @@ func.func @copy(%x: !tile.ptr<f32> {tile.arg_name = "x"}, %n: i32,
 
 // -----
 
-// Pointers carried by a loop and chosen by a select stay derived from
-// their argument; a select between two arguments is not checked.
+// Pointers carried by a loop, advanced or not by a select, stay derived
+// from their argument (a dataflow fixpoint: any number of steps); a select
+// between two arguments is not checked, nor is a private helper.
 // CHECK-LABEL: func.func @carried
 func.func @carried(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %k: i32, %c: i1) {
   %c0 = arith.constant 0 : i32
@@ -59,7 +63,8 @@ func.func @carried(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %k: i32, %c: i1) {
     %v = tile.load %q : tensor<32x!tile.ptr<f32>>
     %step = tile.splat %k : tensor<32xi32>
     %next = tile.addptr %q, %step : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
-    scf.yield %next : tensor<32x!tile.ptr<f32>>
+    %maybe = arith.select %c, %next, %q : tensor<32x!tile.ptr<f32>>
+    scf.yield %maybe : tensor<32x!tile.ptr<f32>>
   }
   // After the loop: still derived from %a.
   // CHECK: tile.assert {{.*}} message = "out-of-bounds store to argument 1"
@@ -72,5 +77,16 @@ func.func @carried(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %k: i32, %c: i1) {
   // CHECK-NOT: tile.assert
   // CHECK: tile.store
   tile.store %either, %one : tensor<32x!tile.ptr<f32>>
+  return
+}
+
+// A helper (private) gets no extents and no checks.
+// CHECK-LABEL: func.func private @helper
+// CHECK-SAME: (%{{.*}}: !tile.ptr<f32>)
+// CHECK-NOT: tile.assert
+// CHECK: return
+func.func private @helper(%a: !tile.ptr<f32>) {
+  %one = arith.constant 1.0 : f32
+  tile.store %a, %one : !tile.ptr<f32>
   return
 }

@@ -92,3 +92,27 @@ func.func @stores(%pa: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %b: tensor<16x16xf16
   }
   return
 }
+
+// -----
+
+// A device print (or assertion) in the loop writes the program's output,
+// not memory: the loads still move ahead. A store would stop them.
+// CHECK-LABEL: func.func @printing_loop
+// CHECK: tile.load
+// CHECK: scf.for
+// CHECK: tile.load
+// CHECK: tile.print
+// CHECK: tile.dot
+func.func @printing_loop(%pa: !tile.ptr<f16>, %b: tensor<16x16xf16>, %lb: i32, %ub: i32, %step: i32) {
+  %zero = arith.constant dense<0.0> : tensor<32x16xf32>
+  %offs = arith.constant dense<16> : tensor<32x16xi32>
+  %p0 = tile.splat %pa : tensor<32x16x!tile.ptr<f16>>
+  %r:2 = scf.for %i = %lb to %ub step %step iter_args(%acc = %zero, %p = %p0) -> (tensor<32x16xf32>, tensor<32x16x!tile.ptr<f16>>) : i32 {
+    tile.print %i : i32 {argsSigned = array<i1: true>, hex = false, prefix = " i: "}
+    %a = tile.load %p : tensor<32x16x!tile.ptr<f16>>
+    %d = tile.dot %a, %b, %acc : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %pn = tile.addptr %p, %offs : tensor<32x16x!tile.ptr<f16>>, tensor<32x16xi32>
+    scf.yield %d, %pn : tensor<32x16xf32>, tensor<32x16x!tile.ptr<f16>>
+  }
+  return
+}

@@ -73,7 +73,7 @@ struct Shown {
 /// to double, pointers generic), with its conversion.
 std::pair<Value, std::string> promote(OpBuilder &b, Location loc, const Shown &s) {
   Type type = s.value.getType();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i32 = b.getI32Type();
   if (isa<LLVM::LLVMPointerType>(type)) {
     Value p = s.value;
     if (cast<LLVM::LLVMPointerType>(type).getAddressSpace() != 0)
@@ -97,7 +97,6 @@ std::pair<Value, std::string> promote(OpBuilder &b, Location loc, const Shown &s
     v = s.kind == print::Kind::Signed && !s.hex
             ? b.create<LLVM::SExtOp>(loc, i32, v).getResult()
             : b.create<LLVM::ZExtOp>(loc, i32, v).getResult();
-  (void)i64;
   // Hex shows the digits of the value's own width (4 for fp16), as Triton.
   return {v, print::conversion(s.kind, s.hex ? bits : (bits > 32 ? 64 : 32), s.hex,
                                s.width)};

@@ -44,3 +44,38 @@ def kernel(x_ptr, n, BLOCK: tl.constexpr):
 # PTX-DAG: .extern .func  (.param .b32 func_retval0) vprintf
 # PTX-DAG: .extern .func __assertfail
 # PTX-COUNT-4: call.uni __assertfail
+
+
+# A long chain of conditional pointer updates: the pointer-origin analysis
+# reaches its fixpoint at once (no search through both sides of each select).
+# RUN: tilec compile %s -k long_chain -s '*fp32,i32' -D BLOCK=64 --debug --emit tilegpu | FileCheck %s --check-prefix=CHAIN
+def long_chain(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr + offs
+    for i in tl.static_range(300):
+        p = tl.where(offs < n, p + 1, p)
+    tl.store(p, 1.0)
+# CHAIN: message = "out-of-bounds store to 'x_ptr'"
+
+
+# A false condition under a runtime mask fails where the mask is set, in a
+# debug compile.
+# RUN: tilec compile %s -k masked_false -s '*fp32,i32' -D BLOCK=64 --debug --emit tile | FileCheck %s --check-prefix=MASKED
+# RUN: tilec compile %s -k masked_false -s '*fp32,i32' -D BLOCK=64 --emit tile | FileCheck %s --check-prefix=MASKED-PLAIN
+def masked_false(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.device_assert(False, "never where the mask is set", mask=offs >= n)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+# MASKED: tile.assert %{{.*}} {details = [""], message = "never where the mask is set"
+# MASKED-PLAIN-NOT: tile.assert
+# MASKED-PLAIN: tile.store
+
+
+# An assert's message is evaluated only when it is needed (as Python does):
+# without debug, a runtime assertion's message is never read.
+# RUN: tilec compile %s -k lazy_message -s '*fp32,i32' -D BLOCK=64 --emit tile | FileCheck %s --check-prefix=LAZY
+def lazy_message(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    assert offs < n + 64, 1 // 0
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+# LAZY: tile.store
