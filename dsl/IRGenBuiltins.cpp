@@ -76,17 +76,15 @@ Value arange(Generator &g, const BuiltinArguments &args) {
 }
 
 /// tl.zeros(shape, dtype) and tl.full(shape, value, dtype).
-Value filled(Generator &g, const BuiltinArguments &args, bool full) {
-  SourceLoc at = args.at();
-  const std::string &name = args.function();
-  std::vector<int64_t> shape = g.constShape(args["shape"], args.loc("shape"), "the shape");
-  DType dtype = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
+/// A tensor of `shape` and `dtype` every element of which is `value` (a
+/// number, or a runtime scalar).
+Value filledTensor(Generator &g, const std::vector<int64_t> &shape, DType dtype,
+                   SourceLoc dtypeLoc, const Value &value, SourceLoc valueLoc,
+                   SourceLoc at, const std::string &name) {
   if (dtype.isPointer)
-    fail(args.loc("dtype"), "cannot make a tensor of pointers with " + name);
+    fail(dtypeLoc, "cannot make a tensor of pointers with " + name);
   g.requireIR(at, name.c_str());
   ValueType type = g.tensorType(dtype, shape, at);
-  Value value = full ? args["value"] : Value::ofInt(0);
-  SourceLoc valueLoc = full ? args.loc("value") : at;
   if (value.isConstexpr()) {
     if (!value.isNumber())
       fail(valueLoc, "the fill value must be a number, got " + value.describe());
@@ -99,6 +97,29 @@ Value filled(Generator &g, const BuiltinArguments &args, bool full) {
   if (value.type.isTensor())
     fail(valueLoc, "the fill value must be a scalar");
   return g.broadcastTo(g.cast(value, dtype, at), shape, at);
+}
+
+/// tl.zeros(shape, dtype), tl.full(shape, value, dtype).
+Value filled(Generator &g, const BuiltinArguments &args, bool full) {
+  std::vector<int64_t> shape = g.constShape(args["shape"], args.loc("shape"), "the shape");
+  DType dtype = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
+  return filledTensor(g, shape, dtype, args.loc("dtype"),
+                      full ? args["value"] : Value::ofInt(0),
+                      full ? args.loc("value") : args.at(), args.at(), args.function());
+}
+
+/// tl.zeros_like(input, dtype=None), tl.full_like(input, value, dtype=None):
+/// the shape of `input`, its element type unless `dtype` is given.
+Value filledLike(Generator &g, const BuiltinArguments &args, bool full) {
+  const Value &input = args["input"];
+  if (!input.isIR() || !input.type.isTensor())
+    fail(args.loc("input"), args.function() + " needs a tensor, got " + input.describe());
+  DType dtype = args.has("dtype") ? dtypeArg(args["dtype"], args.loc("dtype"), "dtype")
+                                  : input.type.element;
+  return filledTensor(g, input.type.shape, dtype,
+                      args.has("dtype") ? args.loc("dtype") : args.loc("input"),
+                      full ? args["value"] : Value::ofInt(0),
+                      full ? args.loc("value") : args.at(), args.at(), args.function());
 }
 
 Value load(Generator &g, const BuiltinArguments &args) {
@@ -266,6 +287,10 @@ void addCoreBuiltins(BuiltinTable &t) {
         [](Generator &g, const BuiltinArguments &a) { return filled(g, a, false); });
   t.add("tl.full", {{"shape", "value", "dtype"}, 3},
         [](Generator &g, const BuiltinArguments &a) { return filled(g, a, true); });
+  t.add("tl.zeros_like", {{"input", "dtype"}, 1},
+        [](Generator &g, const BuiltinArguments &a) { return filledLike(g, a, false); });
+  t.add("tl.full_like", {{"input", "value", "dtype"}, 2},
+        [](Generator &g, const BuiltinArguments &a) { return filledLike(g, a, true); });
   t.add("tl.load",
         {{"pointer", "mask", "other", "boundary_check", "padding_option",
           "cache_modifier", "eviction_policy", "volatile"},

@@ -118,7 +118,7 @@ Value unaryMath(Generator &g, MathOp op, const Value &input, SourceLoc inputLoc,
 }
 
 /// tl.minimum(x, y, propagate_nan=tl.PropagateNan.NONE) and tl.maximum.
-Value minimumMaximum(Generator &g, const BuiltinArguments &args, bool isMin) {
+bool propagatesNan(const BuiltinArguments &args) {
   bool propagateNan = false;
   if (args.has("propagate_nan")) {
     const Value &p = args["propagate_nan"];
@@ -130,8 +130,27 @@ Value minimumMaximum(Generator &g, const BuiltinArguments &args, bool isMin) {
                                           p.describe());
     propagateNan = p.text == "PropagateNan.ALL";
   }
-  return g.minMax(isMin, args["x"], args["y"], propagateNan, args.at(),
+  return propagateNan;
+}
+
+Value minimumMaximum(Generator &g, const BuiltinArguments &args, bool isMin) {
+  return g.minMax(isMin, args["x"], args["y"], propagatesNan(args), args.at(),
                   args.function());
+}
+
+/// tl.clamp(x, min, max, propagate_nan): maximum(minimum(x, max), min), on
+/// floating-point values as Triton's (a NaN x gives max unless NaNs
+/// propagate; min > max is not checked, as in Triton).
+Value clamp(Generator &g, const BuiltinArguments &args) {
+  auto isFloat = [](const Value &v) {
+    return v.kind == Value::Kind::Float || (v.isIR() && v.type.element.isFloat());
+  };
+  if (!isFloat(args["x"]))
+    fail(args.loc("x"), "tl.clamp clamps floating-point values, got " +
+                            args["x"].describe());
+  bool nan = propagatesNan(args);
+  Value low = g.minMax(true, args["x"], args["max"], nan, args.at(), args.function());
+  return g.minMax(false, low, args["min"], nan, args.at(), args.function());
 }
 
 bool isNan(const Value &v) {
@@ -207,6 +226,7 @@ void addMathBuiltins(BuiltinTable &t) {
         [](Generator &g, const BuiltinArguments &a) {
           return minimumMaximum(g, a, false);
         });
+  t.add("tl.clamp", {{"x", "min", "max", "propagate_nan"}, 3}, clamp);
 }
 
 } // namespace tilec::dsl

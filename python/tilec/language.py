@@ -160,8 +160,8 @@ def _builtin(name):
 # and the compiler's agree.
 _BUILTINS = [
     "program_id", "num_programs", "arange", "load", "store", "where",
-    "minimum", "maximum", "zeros", "full", "cdiv", "multiple_of",
-    "max_contiguous", "static_print", "static_assert", "range",
+    "minimum", "maximum", "clamp", "zeros", "full", "zeros_like", "full_like",
+    "cdiv", "multiple_of", "max_contiguous", "static_print", "static_assert", "range",
     "static_range", "cast", "fma", "div_rn", "fdiv", "sum", "max", "min",
     "argmax", "argmin", "reduce", "cumsum", "cumprod", "associative_scan", "dot",
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs",
