@@ -61,7 +61,6 @@ public:
   /// a tile.assert when compiling with debug=True, nothing otherwise.
   void deviceAssert(const Value &cond, const std::string &message,
                     const Value *mask, SourceLoc at);
-  bool debug() const { return debug_; }
   Value binary(BinaryOp op, const Value &l, const Value &r, SourceLoc at);
   Value compare(CompareOp op, const Value &l, const Value &r, SourceLoc at);
   /// tl.where(c, x, y), also `x if c else y` with a runtime scalar c.
@@ -202,8 +201,8 @@ private:
   /// statements generate checks (without it they generate nothing).
   bool debug_ = false;
   /// The operands (converted and broadcast) of every runtime comparison
-  /// generated, by its i1 result: what a failed assertion of `a < b`
-  /// reports besides the index.
+  /// generated under debug_, by its i1 result: what a failed assertion of
+  /// `a < b` reports besides the index.
   llvm::DenseMap<mlir::Value, std::pair<Value, Value>> comparisons_;
 
   mlir::MLIRContext &ctx_;

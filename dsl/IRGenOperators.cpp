@@ -558,7 +558,8 @@ Value Generator::compare(CompareOp op, const Value &l, const Value &r,
     default: pred = arith::CmpFPredicate::UNE; break;
     }
     Value cmp = Value::ofIR(b_.create<arith::CmpFOp>(where, pred, a.ir, b.ir), result);
-    comparisons_[cmp.ir] = {a, b};
+    if (debug_) // for the report of a failed assertion
+      comparisons_[cmp.ir] = {a, b};
     return cmp;
   }
   bool s = type.isSigned();
@@ -572,7 +573,8 @@ Value Generator::compare(CompareOp op, const Value &l, const Value &r,
   default: pred = arith::CmpIPredicate::ne; break;
   }
   Value cmp = Value::ofIR(b_.create<arith::CmpIOp>(where, pred, a.ir, b.ir), result);
-  comparisons_[cmp.ir] = {a, b};
+  if (debug_) // for the report of a failed assertion
+    comparisons_[cmp.ir] = {a, b};
   return cmp;
 }
 

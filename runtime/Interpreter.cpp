@@ -427,12 +427,18 @@ std::string typeString(Type t) {
   return text;
 }
 
-std::string indexString(size_t flat, const Shape &shape) {
+/// The coordinates of row-major element `flat` of `shape`.
+llvm::SmallVector<int64_t, 4> coordinates(size_t flat, const Shape &shape) {
   llvm::SmallVector<int64_t, 4> idx(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
     idx[d] = int64_t(flat % size_t(shape[d]));
     flat /= size_t(shape[d]);
   }
+  return idx;
+}
+
+std::string indexString(size_t flat, const Shape &shape) {
+  llvm::SmallVector<int64_t, 4> idx = coordinates(flat, shape);
   std::string text = "[";
   for (size_t d = 0; d < idx.size(); ++d)
     text += (d ? ", " : "") + std::to_string(idx[d]);
@@ -528,9 +534,8 @@ private:
   void absi(math::AbsIOp op);
   void assertOp(tile::AssertOp op);
   void printOp(tile::PrintOp op);
-  /// The line's opening, "pid (X, Y, Z) idx (I, J)", and its values' text.
-  std::string lineStart(size_t flat, const Shape &shape,
-                        std::vector<std::string> &texts) const;
+  /// The texts of "pid (X, Y, Z)" (print::programIdFormat's values).
+  void programIdTexts(std::vector<std::string> &texts) const;
 
   void makeRange(tile::MakeRangeOp op);
   void splat(tile::SplatOp op);
@@ -1386,22 +1391,21 @@ std::string valueText(const Tensor &t, size_t k, bool isSigned, bool hex,
               : printfText(conversion, unsigned(raw));
 }
 
-std::string Machine::lineStart(size_t flat, const Shape &shape,
-                               std::vector<std::string> &texts) const {
-  namespace print = tile::print;
-  std::string u = print::conversion(print::Kind::Unsigned, 32, false);
+void Machine::programIdTexts(std::vector<std::string> &texts) const {
+  std::string u = tile::print::conversion(tile::print::Kind::Unsigned, 32, false);
   for (uint32_t p : pid_)
     texts.push_back(printfText(u, p));
-  llvm::SmallVector<int64_t, 4> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = int64_t(flat % size_t(shape[d]));
-    flat /= size_t(shape[d]);
-  }
+}
+
+/// The texts of " idx (I, J)" (print::indexFormat's values) for element
+/// `flat` of `shape`, each padded to its dimension's digits.
+void indexTexts(size_t flat, const Shape &shape, std::vector<std::string> &texts) {
+  namespace print = tile::print;
+  llvm::SmallVector<int64_t, 4> idx = coordinates(flat, shape);
   for (size_t d = 0; d < shape.size(); ++d)
     texts.push_back(printfText(
         print::conversion(print::Kind::Unsigned, 32, false, print::indexWidth(shape[d])),
         unsigned(idx[d])));
-  return print::programIdFormat() + print::indexFormat(shape.size());
 }
 
 /// `format` with its kValue placeholders replaced by `texts`, in order.
@@ -1423,14 +1427,10 @@ void Machine::assertOp(tile::AssertOp op) {
       continue;
     // The line of the GPU less its pid: InterpreterError names the program.
     std::vector<std::string> texts;
-    lineStart(k, cond.shape, texts);
-    texts.erase(texts.begin(), texts.begin() + 3);
+    indexTexts(k, cond.shape, texts);
     std::string format =
         cond.shape.empty() ? "" : ", " + tile::print::indexFormat(cond.shape.size()).substr(1);
-    std::vector<std::string> details;
-    for (Attribute piece : op.getDetails())
-      details.push_back(mlir::cast<StringAttr>(piece).getValue().str());
-    format += tile::print::assertFormat(op.getMessage().str(), details);
+    format += tile::print::assertFormat(op.getMessage().str(), op.getDetailPieces());
     for (auto [i, v] : llvm::enumerate(op.getValues())) {
       const Tensor &t = in(op, v);
       texts.push_back(valueText(t, t.size() == 1 ? 0 : k, op.getValuesSigned()[i],
@@ -1454,7 +1454,7 @@ void Machine::printOp(tile::PrintOp op) {
   size_t n = op.getArgs().size();
   if (n == 0) {
     std::vector<std::string> texts;
-    lineStart(0, {}, texts);
+    programIdTexts(texts);
     std::string format = tile::print::programIdFormat() +
                          tile::print::userText(op.getPrefix().str());
     emit(fillFormat(format, texts));
@@ -1467,7 +1467,10 @@ void Machine::printOp(tile::PrintOp op) {
       if (t.elem.kind == Kind::Ptr && t.buf[k] >= 0 && size_t(t.buf[k]) < args_.size())
         buffer = &args_[size_t(t.buf[k])].buffer;
       std::vector<std::string> texts;
-      std::string format = lineStart(k, t.shape, texts) +
+      programIdTexts(texts);
+      indexTexts(k, t.shape, texts);
+      std::string format = tile::print::programIdFormat() +
+                           tile::print::indexFormat(t.shape.size()) +
                            tile::print::printValueFormat(op.getPrefix().str(), i, n);
       texts.push_back(valueText(t, k, op.getArgsSigned()[i], op.getHex(), buffer));
       emit(fillFormat(format, texts));

@@ -427,6 +427,15 @@ def Tile_AssertOp : Tile_Op<"assert", [Tile_SameOperandsAndResultEncoding,
                        DenseBoolArrayAttr:$valuesSigned);
   let assemblyFormat = "$condition (`,` $values^)? attr-dict `:` type($condition) (`,` type($values)^)?";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `details` as strings, for print::assertFormat.
+    std::vector<std::string> getDetailPieces() {
+      std::vector<std::string> pieces;
+      for (::mlir::Attribute piece : getDetails())
+        pieces.push_back(::mlir::cast<::mlir::StringAttr>(piece).getValue().str());
+      return pieces;
+    }
+  }];
 }
 
 def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<Tile_DebugOutput>]>]> {

@@ -240,6 +240,12 @@ Block *branchIf(ConversionPatternRewriter &rewriter, Location loc, Operation *op
   return after;
 }
 
+/// Ends the code branchIf started: on to `after`, where the builder goes.
+void rejoin(ConversionPatternRewriter &rewriter, Location loc, Block *after) {
+  rewriter.create<LLVM::BrOp>(loc, after);
+  rewriter.setInsertionPointToStart(after);
+}
+
 struct PrintOpLowering : OpConversionPattern<tile::PrintOp> {
   PrintOpLowering(TileTypeConverter &converter, const LoweringContext &context)
       : OpConversionPattern(converter, &converter.getContext()), context(context) {}
@@ -256,8 +262,7 @@ struct PrintOpLowering : OpConversionPattern<tile::PrintOp> {
       addProgramId(rewriter, loc, format, values);
       printLine(rewriter, loc, op, format + print::userText(op.getPrefix().str()),
                 values);
-      rewriter.create<LLVM::BrOp>(loc, after);
-      rewriter.setInsertionPointToStart(after);
+      rejoin(rewriter, loc, after);
       rewriter.eraseOp(op);
       return success();
     }
@@ -282,8 +287,7 @@ struct PrintOpLowering : OpConversionPattern<tile::PrintOp> {
         printLine(rewriter, loc, op, format, values);
       }
       if (after) {
-        rewriter.create<LLVM::BrOp>(loc, after);
-        rewriter.setInsertionPointToStart(after);
+        rejoin(rewriter, loc, after);
       }
     }
     rewriter.eraseOp(op);
@@ -335,18 +339,14 @@ struct AssertOpLowering : OpConversionPattern<tile::AssertOp> {
       shape = tensor.getShape();
       addIndex(format, line, coord, shape);
     }
-    std::vector<std::string> details;
-    for (Attribute piece : op.getDetails())
-      details.push_back(cast<StringAttr>(piece).getValue().str());
-    format += print::assertFormat(op.getMessage().str(), details);
+    format += print::assertFormat(op.getMessage().str(), op.getDetailPieces());
     for (size_t k = 0; k < shown.size(); ++k) {
       Type element = tile::getElementTypeOrSelf(op.getValues()[k].getType());
       line.push_back({shown[k], kindOf(element, op.getValuesSigned()[k])});
     }
     printLine(rewriter, loc, op, format, line);
     callAssertFail(rewriter, loc, op);
-    rewriter.create<LLVM::BrOp>(loc, after);
-    rewriter.setInsertionPointToStart(after);
+    rejoin(rewriter, loc, after);
     rewriter.eraseOp(op);
     return success();
   }
