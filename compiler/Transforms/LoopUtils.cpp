@@ -44,6 +44,9 @@ bool tilec::isAsyncCopyable(tile::LoadOp load) {
 }
 
 bool tilec::isZeroFill(Value other) {
+  // (Layout conversions of a zero, before they are folded, are zeros too.)
+  while (auto convert = other.getDefiningOp<tilegpu::ConvertLayoutOp>())
+    other = convert.getSrc();
   if (auto splat = other.getDefiningOp<tile::SplatOp>())
     other = splat.getOperand();
   return matchPattern(other, m_Zero()) || matchPattern(other, m_AnyZeroFloat());

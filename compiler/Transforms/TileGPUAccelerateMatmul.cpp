@@ -14,9 +14,26 @@
 // layouts around it; tilegpu-remove-layout-conversions then carries the
 // accumulator layout through the loop and the epilogue, and
 // tilegpu-decompose-conversions stages the operands through shared memory.
+//
+// On sm_90a an f16 or bf16 dot with an f32 accumulator runs on wgmma
+// instead when its shape allows (2-D, whole warpgroups of 64 rows along
+// M, K a multiple of 16, operands whose contiguous dimension spans at
+// least 32 bytes): each operand is written once into a shared buffer in
+// the #tilegpu.nvmma_shared layout its contiguous dimension decides (K
+// contiguous is read as is, M or N contiguous transposed), straight from
+// the layout it was produced in, and a tilegpu.warp_group_dot reads both
+// buffers. tilegpu-pipeline-loads turns those writes of loaded tiles into
+// asynchronous copies. A tile that reaches the dot in registers from an
+// earlier iteration (tile-prefetch-loads carried it, because cp.async
+// cannot move its elements, or the loop is not pipelined), or from a load
+// cp.async cannot copy into the buffer, keeps mma.sync: it would be
+// written into the buffer and waited for in every iteration, which
+// measured slower than mma.sync's ldmatrix reads (docs/results.md).
+#include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Analysis/FP8.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -91,6 +108,46 @@ Attribute fmaAccumulatorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
   return tilegpu::getBlockedLayout(ctx, shape, sizePerThread, order, numWarps);
 }
 
+/// The dimension of `type` along which each thread's registers run
+/// longest (ties: `preferred`): the one a shared buffer written from it
+/// should keep contiguous.
+unsigned contiguousDim(RankedTensorType type, unsigned preferred) {
+  tilegpu::LinearLayout layout = tilegpu::toLinearLayout(type);
+  unsigned best = preferred;
+  unsigned bestBits = layout.getNumConsecutiveBits(tilegpu::kRegister,
+                                                   tilegpu::outDimName(preferred));
+  for (unsigned d = 0; d < 2; ++d)
+    if (layout.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(d)) >
+        bestBits) {
+      best = d;
+      bestBits = layout.getNumConsecutiveBits(tilegpu::kRegister,
+                                              tilegpu::outDimName(d));
+    }
+  return best;
+}
+
+/// The wgmma layout of a buffer of `type` kept contiguous along `col`: the
+/// widest swizzle its rows fill; nullopt when they are narrower than 32
+/// bytes or there are fewer than 8 of them.
+std::optional<tilegpu::NVMMASharedEncodingAttr>
+wgmmaBufferLayout(RankedTensorType type, unsigned col) {
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t rowBytes = type.getShape()[col] * bits / 8;
+  if (rowBytes < 32 || type.getShape()[1 - col] % 8)
+    return std::nullopt;
+  unsigned swizzle = rowBytes >= 128 ? 128 : unsigned(rowBytes);
+  return tilegpu::NVMMASharedEncodingAttr::get(type.getContext(), swizzle, bits,
+                                               {col, 1 - col});
+}
+
+/// The value `v` converts from, through any layout conversions: writing
+/// that into shared memory needs no conversion first.
+Value beforeConversions(Value v) {
+  while (auto convert = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
+    v = convert.getSrc();
+  return v;
+}
+
 RankedTensorType withEncoding(Value v, Attribute encoding) {
   return cast<RankedTensorType>(v.getType()).cloneWithEncoding(encoding);
 }
@@ -108,6 +165,7 @@ struct TileGPUAccelerateMatmulPass
                        "through tile-to-tilegpu");
       return signalPassFailure();
     }
+    axisInfo_.reset();
     SmallVector<tile::DotOp> dots;
     module.walk([&](tile::DotOp op) { dots.push_back(op); });
     IRRewriter rewriter(&getContext());
@@ -123,8 +181,80 @@ struct TileGPUAccelerateMatmulPass
     }
   }
 
+  /// Rewrites `op` into a tilegpu.warp_group_dot when sm_90a's wgmma can
+  /// run it; false (nothing changed) otherwise.
+  bool useWgmma(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
+                unsigned numWarps) {
+    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
+                     dType = op.getD().getType();
+    Type element = aType.getElementType();
+    if (target.computeCapability != 90 || !target.archSpecific ||
+        dType.getRank() != 2 || !(element.isF16() || element.isBF16()) ||
+        !dType.getElementType().isF32() || numWarps % 4)
+      return false;
+    int64_t m = dType.getShape()[0], n = dType.getShape()[1],
+            k = aType.getShape()[1];
+    unsigned warpgroups = numWarps / 4;
+    if (m % (64 * warpgroups) || n % 8 || k % 16)
+      return false;
+    Value aSrc = beforeConversions(op.getA()), bSrc = beforeConversions(op.getB());
+    auto aSrcType = cast<RankedTensorType>(aSrc.getType());
+    auto bSrcType = cast<RankedTensorType>(bSrc.getType());
+    std::optional<tilegpu::NVMMASharedEncodingAttr> aShared =
+        wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, 1));
+    std::optional<tilegpu::NVMMASharedEncodingAttr> bShared =
+        wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, 0));
+    if (!aShared || !bShared)
+      return false;
+    MLIRContext *ctx = op.getContext();
+    auto bufferType = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) {
+      auto type = cast<RankedTensorType>(src.getType());
+      return tilegpu::MemDescType::get(ctx, type.getShape(), type.getElementType(),
+                                       layout, /*mutableMemory=*/false);
+    };
+    auto arrivesAsynchronously = [&](Value src, tilegpu::MemDescType buffer) {
+      if (isa<BlockArgument>(src))
+        return false; // loaded by an earlier iteration, into registers
+      auto load = src.getDefiningOp<tile::LoadOp>();
+      if (!load)
+        return true; // computed: stored once whichever instruction reads it
+      return isAsyncCopyable(load) &&
+             asyncCopyWidth(load.getPtr(), load.getMask(), buffer,
+                            axisInfo(op->getParentOfType<ModuleOp>())) != 0;
+    };
+    if (!arrivesAsynchronously(aSrc, bufferType(aSrc, *aShared)) ||
+        !arrivesAsynchronously(bSrc, bufferType(bSrc, *bShared)))
+      return false;
+    unsigned instrN = unsigned(std::min<int64_t>(n, 256));
+    auto accumulator = tilegpu::MmaEncodingAttr::get(
+        ctx, 3, {4 * warpgroups, 1}, {64, instrN});
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    auto buffer = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) -> Value {
+      return rewriter.create<tilegpu::LocalAllocOp>(loc, bufferType(src, layout),
+                                                    src);
+    };
+    Value a = buffer(aSrc, *aShared), b = buffer(bSrc, *bShared);
+    Value c = rewriter.create<tilegpu::ConvertLayoutOp>(
+        loc, withEncoding(op.getC(), accumulator), op.getC());
+    auto dot = rewriter.create<tilegpu::WarpGroupDotOp>(loc, c.getType(), a, b, c);
+    rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, dType, dot);
+    return true;
+  }
+
+  /// The module's axis info, computed when first asked for.
+  const AxisInfoAnalysis &axisInfo(ModuleOp module) {
+    if (!axisInfo_)
+      axisInfo_ = std::make_shared<AxisInfoAnalysis>(module);
+    return *axisInfo_;
+  }
+  /// (Shared, so that the pass stays copyable; reset per run.)
+  std::shared_ptr<AxisInfoAnalysis> axisInfo_;
+
   void accelerate(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
                   unsigned numWarps) {
+    if (useWgmma(rewriter, op, target, numWarps))
+      return;
     MLIRContext *ctx = op.getContext();
     RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
     Type element = aType.getElementType();

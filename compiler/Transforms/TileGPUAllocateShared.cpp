@@ -9,10 +9,12 @@
 // nested op, so a buffer read inside a loop lives through the whole loop);
 // a scratch lives during its op; uses of a view of it (memdesc_index) are
 // its uses. A buffer used by anything but local_load, local_store,
-// local_dealloc, memdesc_index and async_copy_global_to_local (a yield, a
-// loop's iteration argument) is an error. Buffers are placed largest first, each at
-// the lowest 16-byte-aligned offset that overlaps no placed buffer alive
-// at the same time. The total goes to the module's tilegpu.shared_bytes;
+// local_dealloc, memdesc_index, async_copy_global_to_local and
+// warp_group_dot (a yield, a loop's iteration argument) is an error.
+// Buffers are placed largest first, each at the lowest aligned offset that
+// overlaps no placed buffer alive at the same time: 16 bytes, or 1024 for
+// the #tilegpu.nvmma_shared layouts, whose swizzle the hardware computes
+// from address bits (the arena itself starts 1024-byte aligned). The total goes to the module's tilegpu.shared_bytes;
 // more than the target allows one block is an error naming the kernel.
 #include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
@@ -36,12 +38,14 @@ using namespace tilec;
 namespace {
 
 constexpr int64_t kAlignment = 16;
+constexpr int64_t kSwizzleAlignment = 1024;
 
 struct Buffer {
   Operation *owner; ///< the local_alloc, or the op using scratch
   int64_t bytes;
   int64_t start, end; ///< lifetime, inclusive, in op numbers
   int64_t offset = -1;
+  int64_t alignment = kAlignment;
 };
 
 class SharedAllocation {
@@ -62,6 +66,8 @@ public:
       if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
         Buffer buffer{op, alloc.getType().getSizeInBytes(), number_.lookup(op),
                       number_.lookup(op)};
+        if (isa<tilegpu::NVMMASharedEncodingAttr>(alloc.getType().getEncoding()))
+          buffer.alignment = kSwizzleAlignment;
         Block *block = op->getBlock();
         // The users of the buffer and of the views of it (one buffer of a
         // ring).
@@ -73,10 +79,11 @@ public:
           // analysis does not model.
           if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
                    tilegpu::LocalDeallocOp, tilegpu::MemDescIndexOp,
-                   tilegpu::AsyncCopyGlobalToLocalOp>(user)) {
+                   tilegpu::AsyncCopyGlobalToLocalOp, tilegpu::WarpGroupDotOp>(
+                  user)) {
             user->emitError("a shared buffer can only be used by local_load, "
-                            "local_store, local_dealloc, memdesc_index and "
-                            "async_copy_global_to_local, not '")
+                            "local_store, local_dealloc, memdesc_index, "
+                            "async_copy_global_to_local and warp_group_dot, not '")
                 << user->getName() << "'";
             return WalkResult::interrupt();
           }
@@ -118,7 +125,7 @@ public:
         if (offset + buffer->bytes <= other->offset)
           break;
         offset = std::max<int64_t>(
-            offset, llvm::alignTo(other->offset + other->bytes, kAlignment));
+            offset, llvm::alignTo(other->offset + other->bytes, buffer->alignment));
       }
       buffer->offset = offset;
       placed.push_back(buffer);

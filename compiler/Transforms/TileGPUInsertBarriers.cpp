@@ -5,7 +5,8 @@
 // tilegpu-allocate-shared laid out: a local_alloc with contents writes its
 // buffer, local_store writes and local_load reads the buffer of its
 // operand, an op with scratch reads and writes its scratch (its lowering
-// orders its own write before its own read). Walking the kernel in order,
+// orders its own write before its own read), a warp_group_dot reads both
+// of its buffers (its lowering waits for the tensor cores to finish). Walking the kernel in order,
 // the analysis keeps the ranges read and written since the last barrier; an
 // op that writes a range read or written since, or reads a range written
 // since, gets a barrier before it, which empties both sets.
@@ -203,6 +204,9 @@ private:
       // overwrites; its write counts at the async_wait that completes it
       // (tilegpu-pipeline-loads never reads a buffer between the two).
       a.inFlight.push_back(bufferRange(copy.getDst()));
+    } else if (auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(op)) {
+      a.reads.push_back(bufferRange(dot.getA()));
+      a.reads.push_back(bufferRange(dot.getB()));
     } else if (isa<tilegpu::AsyncCommitGroupOp>(op)) {
     } else if (int64_t bytes = getScratchBytes(&op)) {
       auto offset = op.getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr);

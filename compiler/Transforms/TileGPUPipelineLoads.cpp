@@ -37,7 +37,7 @@
 // no result used after the loop — and when the loop writes no global
 // memory (a load moved ahead of a store could miss what it writes). A load
 // qualifies when its only use is a local_alloc read only by local_loads that
-// feed a dot, its `other` is absent or zero (cp.async fills with zeros), and
+// feed a dot or by warp_group_dots (which read the ring's buffer itself), its `other` is absent or zero (cp.async fills with zeros), and
 // each thread's elements come in vectors of at least 4 bytes in both
 // memories. Loops that do not qualify are left alone.
 #include "compiler/Analysis/AccessWidth.h"
@@ -75,11 +75,14 @@ struct PipelinedLoad {
   Value ring; ///< set when the loop is rewritten
 };
 
-/// True when every reader of `buffer` is a local_load whose tile feeds a dot.
+/// True when every reader of `buffer` is a warp_group_dot, or a local_load
+/// whose tile feeds a dot.
 bool feedsDotOnly(tilegpu::LocalAllocOp buffer) {
   if (buffer->use_empty())
     return false;
   return llvm::all_of(buffer->getUsers(), [](Operation *user) {
+    if (isa<tilegpu::WarpGroupDotOp>(user))
+      return true;
     auto read = dyn_cast<tilegpu::LocalLoadOp>(user);
     return read && llvm::any_of(read->getUsers(), [](Operation *op) {
              return isa<tile::DotOp>(op);
@@ -123,6 +126,13 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   // through registers models register reads, which is what the other
   // types still do.)
   tilegpu::MemDescType bufferType = buffer.getType();
+  // wgmma reads its operands in the layout tilegpu-accelerate-matmul
+  // chose, which the copies must then fill as it is.
+  if (isa<tilegpu::NVMMASharedEncodingAttr>(bufferType.getEncoding())) {
+    if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo))
+      return std::nullopt;
+    return PipelinedLoad{load, buffer, bufferType, Value()};
+  }
   if (tile::getElementBytes(element) == 2) {
     tilegpu::MemDescType swizzled = ldmatrixFriendlyBuffer(load, axisInfo);
     if (asyncCopyWidth(load.getPtr(), load.getMask(), swizzled, axisInfo))

@@ -275,8 +275,10 @@ LogicalResult LayoutGroups::collect() {
       scans_.push_back(scan);
     // An op that touches memory keeps the layout it has: tilegpu-coalesce
     // (or whoever built it) chose it for the access. An assertion's only
-    // memory effect is its report, which reads registers in any layout.
-    if (!isMemoryEffectFree(op) && !isa<tile::AssertOp>(op)) {
+    // memory effect is its report, which reads registers in any layout; a
+    // local_alloc writes its buffer from any layout (the wgmma operands
+    // tilegpu-accelerate-matmul stores take their producer's).
+    if (!isMemoryEffectFree(op) && !isa<tile::AssertOp, tilegpu::LocalAllocOp>(op)) {
       anchors_.push_back(
           {tensorValues.front(), asTensor(tensorValues.front()).getEncoding()});
       if (isa<tile::StoreOp>(op))

@@ -29,7 +29,7 @@ def no_disk_cache(monkeypatch):
 def stored(a, b, kernel):
     """The operands as `kernel` reads them: B as N x K for a_bt, A as K x M
     for at_b."""
-    if kernel is kernels.at_b:
+    if kernel in (kernels.at_b, kernels.at_b_direct):
         return np.ascontiguousarray(a.T), b
     return a, np.ascontiguousarray(b.T)
 
@@ -49,8 +49,8 @@ def interpret(kernel, a, b, dtype, precision, block=(32, 32, 16)):
 
 
 @pytest.mark.parametrize("dtype,precision", CASES)
-@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b],
-                         ids=["a_bt", "at_b"])
+@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b, kernels.at_b_direct],
+                         ids=["a_bt", "at_b", "at_b_direct"])
 @pytest.mark.parametrize("shape", [(70, 45, 40), (16, 16, 16), (1, 33, 7)])
 def test_interpreter_matches_numpy(kernel, dtype, precision, shape):
     m, n, k = shape
@@ -69,6 +69,8 @@ def test_interpreter_operator_and_dot_T(dtype):
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", out)]
 
 
+# wgmma's names of the 16-bit operand types
+PTX_TYPE = {"fp16": "f16", "bf16": "bf16"}
 # operand, accumulator, the mma.sync it must use
 TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
          ("bf16", "fp32", "m16n8k16.row.col.f32.bf16.bf16.f32"),
@@ -91,5 +93,34 @@ def test_ptx_uses_mma_and_assembles(tmp_path, target, operand, output, mma,
                               num_warps=warps, target=target, BM=bm, BN=bn, BK=bk,
                               **extra)
     ptx = compiled.asm["ptx"]
-    assert "mma.sync.aligned." + mma in ptx
+    # On sm_90a, fp16 and bf16 tiles that cp.async copies go to wgmma. Here
+    # (M and N without :16) that is a_bt's: at_b's A tile runs along M,
+    # whose unaligned rows cp.async cannot copy (it is carried in
+    # registers), and a_bt_operator's 32 rows are half a warpgroup's.
+    if target == "sm_90a" and operand in ("fp16", "bf16") and kernel is kernels.a_bt:
+        assert f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{PTX_TYPE[operand]}.{PTX_TYPE[operand]}" in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned." + mma in ptx
+        assert "wgmma" not in ptx
     ref.assert_assembles_without_spills(ptx, target, tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand", ["fp16", "bf16"])
+@pytest.mark.parametrize("kernel,flags", [(kernels.a_bt, "1, 1, 0, 0"),
+                                          (kernels.at_b_direct, "1, 1, 1, 1")],
+                         ids=["a_bt", "at_b_direct"])
+def test_wgmma_reads_transposed_tiles(tmp_path, operand, kernel, flags):
+    """With every size :16 both tiles are copied by cp.async, and wgmma
+    reads each as it lies in memory: A (K contiguous) and B^T's tile (K
+    contiguous) as they are, a column-major A (M contiguous) and B (N
+    contiguous) transposed, as the last two immediates (imm-trans-a,
+    imm-trans-b) say."""
+    compiled = kernel.compile(f"*{operand}:16,*{operand}:16,*fp32:16,i32:16,i32:16,i32:16",
+                              num_warps=4, target="sm_90a", BM=64, BN=64, BK=32,
+                              PREC="tf32")
+    ptx = compiled.asm["ptx"]
+    assert f"wgmma.mma_async.sync.aligned.m64n64k16.f32.{PTX_TYPE[operand]}.{PTX_TYPE[operand]}" in ptx
+    assert f", {flags};" in ptx
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

@@ -1,6 +1,6 @@
 """A transposed dot operand on the GPU: tl.dot(a, tl.trans(b)) with B
-stored N x K (A @ B^T), tl.dot(tl.trans(a), b) with A stored K x M, and
-a @ b.T, for every operand type and input precision at odd shapes; against
+stored N x K (A @ B^T), tl.dot(tl.trans(a), b) with A stored K x M (and
+the same A loaded straight as a column-major tile), and a @ b.T, for every operand type and input precision at odd shapes; against
 float64 and against the CPU interpreter running the same kernel."""
 import numpy as np
 import pytest
@@ -34,9 +34,14 @@ def _run(torch, kernel, a, b, dtype, precision, block, warps):
     return c.double().cpu().numpy()
 
 
+# (128, 96, 80): every size :16, so the 16-bit tiles are copied by cp.async
+# and multiplied by wgmma on sm_90a (a column-major A read transposed);
+# the odd shapes carry their tiles in registers to mma.sync.
 @pytest.mark.parametrize("dtype,precision", CASES + [("bfloat16", "tf32")])
-@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b], ids=["a_bt", "at_b"])
-@pytest.mark.parametrize("shape", [(16, 16, 16), (70, 45, 40), (257, 129, 100)])
+@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b, kernels.at_b_direct],
+                         ids=["a_bt", "at_b", "at_b_direct"])
+@pytest.mark.parametrize("shape", [(16, 16, 16), (70, 45, 40), (257, 129, 100),
+                                   (128, 96, 80)])
 @pytest.mark.parametrize("block,warps", [((32, 32, 16), 4), ((64, 64, 32), 4),
                                          ((128, 128, 32), 8)])
 def test_dot_transposed_operand(torch_cuda, kernel, dtype, precision, shape, block, warps):

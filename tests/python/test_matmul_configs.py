@@ -1,5 +1,6 @@
 """Every shipped kernels/matmul.py config, for every operand type, compiles
-for sm_80 and sm_90a (fp8: sm_90a), uses tensor cores (mma.sync of the right shape) and
+for sm_80 and sm_90a (fp8: sm_90a), uses tensor cores (mma.sync of the right
+shape, or on sm_90a wgmma for the pipelined fp16 and bf16 configs) and
 assembles with ptxas without spilling: the aligned configs with the
 specialisation aligned shapes get (K, N and the strides `:16`), where the
 operands go through cp.async and shared buffers, the others with unaligned
@@ -12,6 +13,8 @@ import matmul  # kernels/matmul.py
 import matmul_reference as ref
 
 
+# wgmma's names of the 16-bit operand types
+PTX_TYPE = {"fp16": "f16", "bf16": "bf16"}
 # operand, accumulator/output, the mma.sync it must use
 TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
          ("bf16", "fp32", "m16n8k16.row.col.f32.bf16.bf16.f32"),
@@ -46,7 +49,16 @@ def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True,
         ACTIVATION="gelu", INPUT_PRECISION="tf32")
     ptx = k.asm["ptx"]
-    assert "mma.sync.aligned." + mma in ptx
+    if target == "sm_90a" and operand in ("fp16", "bf16") and aligned:
+        # Tiles copied by cp.async: wgmma reads them in shared memory, one
+        # m64nN instruction per 64 rows of a warpgroup's share.
+        wgmma = (f"wgmma.mma_async.sync.aligned.m64n{min(bn, 256)}k16."
+                 f"f32.{PTX_TYPE[operand]}.{PTX_TYPE[operand]}")
+        assert wgmma in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned." + mma in ptx
+        assert "wgmma" not in ptx
     if aligned:  # both operands pipelined through cp.async, 16 bytes each
         assert "cp.async.cg.shared.global" in ptx
         assert "cp.async.wait_group" in ptx

@@ -91,6 +91,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateDotOpToLLVMPatterns(converter, context, patterns);
+    populateWarpGroupDotOpToLLVMPatterns(converter, context, patterns);
     populateDebugOpToLLVMPatterns(converter, context, patterns);
     populateFP8ToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

@@ -275,7 +275,7 @@ Value tilec::lowering::sharedMemoryBase(OpBuilder &b, Location loc,
     auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
     global = b.create<LLVM::GlobalOp>(
         loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
-        kSharedMemorySymbol, /*value=*/Attribute(), /*alignment=*/16,
+        kSharedMemorySymbol, /*value=*/Attribute(), /*alignment=*/1024,
         kSharedAddressSpace);
   }
   return b.create<LLVM::AddressOfOp>(loc, global);

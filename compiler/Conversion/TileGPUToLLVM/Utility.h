@@ -224,6 +224,10 @@ mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
 void populateDebugOpToLLVMPatterns(TileTypeConverter &converter,
                                    const LoweringContext &context,
                                    mlir::RewritePatternSet &patterns);
+/// tilegpu.warp_group_dot as wgmma (NVIDIA/WgmmaToLLVM.cpp).
+void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
+                                          const LoweringContext &context,
+                                          mlir::RewritePatternSet &patterns);
 /// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,

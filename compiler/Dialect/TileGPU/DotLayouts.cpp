@@ -73,16 +73,27 @@ LogicalResult MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitErr
                                       unsigned version,
                                       ArrayRef<unsigned> warpsPerCTA,
                                       ArrayRef<unsigned> instrShape) {
-  if (version != 2)
+  if (version != 2 && version != 3)
     return emitError() << "mma version " << version
-                       << " is not supported (2: mma.sync)";
+                       << " is not supported (2: mma.sync, 3: wgmma)";
   size_t rank = warpsPerCTA.size();
+  if (version == 3) {
+    if (rank != 2 || instrShape.size() != 2)
+      return emitError() << "mma version 3 (wgmma) needs rank 2";
+    if (warpsPerCTA[0] % 4 || warpsPerCTA[1] != 1)
+      return emitError() << "mma version 3 puts whole warpgroups (4 warps) "
+                            "along M: warpsPerCTA must be [4k, 1]";
+    if (instrShape[0] != 64 || instrShape[1] % 8 || instrShape[1] < 8 ||
+        instrShape[1] > 256)
+      return emitError() << "mma version 3 has instrShape [64, N] with N a "
+                            "multiple of 8 from 8 to 256";
+  }
   if (rank != 2 && rank != 3)
     return emitError() << "mma layout needs rank 2 or 3, got " << rank;
   if (instrShape.size() != rank)
     return emitError() << "mma instrShape must have rank " << rank;
-  if (instrShape[rank - 2] != 16 || instrShape[rank - 1] != 8 ||
-      (rank == 3 && instrShape[0] != 1))
+  if (version == 2 && (instrShape[rank - 2] != 16 || instrShape[rank - 1] != 8 ||
+                       (rank == 3 && instrShape[0] != 1)))
     return emitError() << "mma version 2 has instrShape [16, 8] (with a "
                           "leading 1 for a batch)";
   for (unsigned w : warpsPerCTA)
@@ -100,7 +111,10 @@ unsigned MmaEncodingAttr::getNumWarps() const { return product(getWarpsPerCTA())
 LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   unsigned rank = getRank();
   assert(shape.size() == rank && "mma layout of the wrong rank");
-  // c0, c1: row l/4, columns 2(l%4) + {0, 1}; c2, c3: row l/4 + 8.
+  // c0, c1: row l/4, columns 2(l%4) + {0, 1}; c2, c3: row l/4 + 8. A
+  // wgmma accumulator (version 3) repeats this tile along N in registers
+  // and stacks the four warps of a warpgroup along M (warpsPerCTA [4k, 1]
+  // puts every warp bit along M), which is this same construction.
   LinearLayout tile = warpTile(rank, 16, 8, {{0, 1}, {8, 0}},
                                {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}});
   tile = tile * mmaWarps(getWarpsPerCTA(), true, true);
@@ -113,6 +127,10 @@ LogicalResult MmaEncodingAttr::verifyEncoding(
     return failure();
   if (shape[getRank() - 2] < 16 || shape[getRank() - 1] < 8)
     return emitError() << "mma layout needs at least 16 x 8 elements per matrix";
+  if (getVersion() == 3 &&
+      (shape[0] % (16 * getWarpsPerCTA()[0]) || shape[1] % getInstrShape()[1]))
+    return emitError() << "a wgmma accumulator needs 64 rows per warpgroup and "
+                          "whole instructions along N";
   return success();
 }
 
@@ -128,6 +146,10 @@ LogicalResult DotOperandEncodingAttr::verify(
   if (!isa<MmaEncodingAttr, BlockedEncodingAttr>(parent))
     return emitError() << "dot_op parent must be an #tilegpu.mma or "
                           "#tilegpu.blocked layout";
+  if (auto mma = dyn_cast<MmaEncodingAttr>(parent); mma && mma.getVersion() != 2)
+    return emitError() << "dot_op registers are only defined for mma.sync "
+                          "(version 2) parents; wgmma reads its operands from "
+                          "shared memory";
   if (isa<MmaEncodingAttr>(parent) && kWidth != 1 && kWidth != 2 && kWidth != 4)
     return emitError() << "dot_op kWidth of an mma parent must be 1, 2 or 4, got "
                        << kWidth;

@@ -483,6 +483,14 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (!elementType.isIntOrFloat() && !isa<tilec::tile::PointerType>(elementType))
     return emitError() << "memdesc elements must be integers, floats or pointers";
+  if (auto nvmma = dyn_cast<NVMMASharedEncodingAttr>(encoding)) {
+    if (failed(nvmma.verifyShape(shape, emitError)))
+      return failure();
+    if (!elementType.isIntOrFloat() ||
+        elementType.getIntOrFloatBitWidth() != nvmma.getElementBits())
+      return emitError() << "nvmma_shared of " << nvmma.getElementBits()
+                         << "-bit elements holds " << elementType;
+  }
   if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding))
     for (unsigned i = 0; i < linear.getNumBases(); ++i)
       for (unsigned d = 0; d < shape.size(); ++d)
@@ -603,3 +611,32 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
       return emitOpError("the mask must have the pointers' shape and layout");
   return verifyDistributed(*this, ptrs, "the pointers");
 }
+
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  RankedTensorType d = getD().getType();
+  if (a.isRing() || b.isRing() || a.getShape().size() != 2 ||
+      b.getShape().size() != 2 || d.getRank() != 2)
+    return emitOpError("multiplies one 2-D buffer by another");
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  if (b.getShape()[0] != k || d.getShape()[0] != m || d.getShape()[1] != n)
+    return emitOpError() << "has shapes that do not multiply: " << m << "x" << k
+                         << " times " << b.getShape()[0] << "x" << n << " into "
+                         << d.getShape()[0] << "x" << d.getShape()[1];
+  Type element = a.getElementType();
+  if (element != b.getElementType() || !(element.isF16() || element.isBF16()))
+    return emitOpError() << "multiplies f16 or bf16 buffers of one type, got "
+                         << a.getElementType() << " and " << b.getElementType();
+  if (k % 16)
+    return emitOpError() << "needs K a multiple of 16 (the instruction's), got "
+                         << k;
+  if (!isa<NVMMASharedEncodingAttr>(a.getEncoding()) ||
+      !isa<NVMMASharedEncodingAttr>(b.getEncoding()))
+    return emitOpError("reads buffers in #tilegpu.nvmma_shared layouts");
+  auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError("accumulates in an #tilegpu.mma version 3 layout");
+  return success();
+}
+
+Value WarpGroupDotOp::getAccumulator() { return getC(); }

@@ -123,6 +123,13 @@ def TileGPU_MmaEncodingAttr : TileGPU_DistributedAttr<"MmaEncoding", "mma"> {
     As a linear layout of one tile: register bits (0, 1), (8, 0); lane
     bits (0, 2), (0, 4), (1, 0), (2, 0), (4, 0).
 
+    `version = 3` is Hopper's `wgmma` (sm_90a): `instrShape` = [64, N] is
+    one instruction's accumulator (N a multiple of 8 up to 256), computed
+    by a warpgroup of 4 warps, each warp 16 rows of it. Its registers are
+    the version-2 tile repeated along N, so the linear layout is the same
+    construction with `warpsPerCTA` = [4k, 1]: every warp bit along M,
+    warpgroups stacked 64 rows apart, the pattern repeating along N first.
+
     ```mlir
     #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
     ```
@@ -182,6 +189,45 @@ def TileGPU_SwizzledSharedEncodingAttr : TileGPU_Attr<"SwizzledSharedEncoding",
             `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
   }];
   let genVerifyDecl = 1;
+}
+
+def TileGPU_NVMMASharedEncodingAttr : TileGPU_Attr<"NVMMASharedEncoding",
+    "nvmma_shared", [DeclareAttrInterfaceMethods<TileGPU_SharedEncodingAttrInterface>]> {
+  let summary = "The swizzled shared layout Hopper's wgmma reads through descriptors";
+  let description = [{
+    A 2-D tile as `wgmma` and TMA address it. Dimension `order[0]` (the
+    contiguous one) is cut into columns of `swizzleBytes` bytes; each column
+    is stored whole, one row (a line along `order[1]`) of `swizzleBytes`
+    after another, and the columns follow each other. Inside a column the
+    16-byte chunk index of row r is XORed with `(r / (128 / swizzleBytes)) %
+    (swizzleBytes / 16)`: the 128-, 64- and 32-byte swizzles of the PTX
+    ISA, whose pattern repeats every 8 rows (1024, 512 or 256 bytes).
+    `elementBits` is the element's width, which fixes how many elements a
+    chunk and a column hold. Buffers of this layout start on a multiple of
+    1024 bytes, as the hardware's swizzle is a function of the address.
+
+    ```mlir
+    #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzleBytes, "unsigned":$elementBits,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `swizzleBytes` `=` $swizzleBytes `,` `elementBits` `=` $elementBits `,`
+            `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements in one row of a swizzle column.
+    unsigned getColumnElements() const {
+      return getSwizzleBytes() * 8 / getElementBits();
+    }
+    /// Whether a buffer of `shape` can have this layout: whole columns,
+    /// whole 8-row swizzle patterns, sizes powers of two.
+    ::mlir::LogicalResult verifyShape(
+        ::llvm::ArrayRef<int64_t> shape,
+        ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError) const;
+  }];
 }
 
 def TileGPU_SharedLinearEncodingAttr : TileGPU_Attr<"SharedLinearEncoding",

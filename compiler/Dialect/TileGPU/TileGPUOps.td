@@ -198,4 +198,34 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+
+def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>, AllTypesMatch<["c", "d"]>,
+    DeclareOpInterfaceMethods<Tile_AccumulatorOpInterface>]> {
+  let summary = "d = a @ b + c on Hopper's warpgroup tensor cores (wgmma)";
+  let description = [{
+    `tile.dot` as `wgmma.mma_async` (sm_90a): `a` (M x K) and `b` (K x N)
+    are shared-memory buffers in `#tilegpu.nvmma_shared` layouts, read by
+    the tensor cores through matrix descriptors; `c` and `d` are M x N in
+    an `#tilegpu.mma` version-3 layout, each warpgroup holding 64 rows per
+    instruction. A buffer whose contiguous dimension is K is read as is;
+    one whose contiguous dimension is M (of `a`) or N (of `b`) is read
+    transposed, which the instruction does for 16-bit elements. The op is
+    complete when it returns: the lowering waits for the instructions it
+    issued, so the buffers may be overwritten after it.
+
+    ```mlir
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<64x128xf16, #nvmma1>, tensor<128x128xf32, #mma3> -> tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
+                       RankedTensorOf<[F32]>:$c);
+  let results = (outs RankedTensorOf<[F32]>:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b))
+    `,` type($c) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILEC_TILEGPU_OPS

@@ -1,16 +1,17 @@
 // RUN: tilec-opt %s -split-input-file -tile-to-tilegpu=num-warps=4 -tilegpu-accelerate-matmul | FileCheck %s
 // RUN: tilec-opt %s -split-input-file -tile-to-tilegpu="num-warps=8 target=sm_80" -tilegpu-accelerate-matmul | FileCheck %s --check-prefix=W8
 
-// f16 on sm_90a: mma.sync, warps split 2 x 2 over a square tile; operands
-// pack two elements per register; the result converts back for its users.
-// CHECK-DAG: #[[MMA:mma[0-9]*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
-// CHECK-DAG: #[[A:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
-// CHECK-DAG: #[[B:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 1, parent = #[[MMA]], kWidth = 2}>
+// f16 on sm_90a: wgmma. Each operand is written, from the layout it was
+// computed in, into a buffer in wgmma's layout: A (64 x 32, K contiguous
+// in its registers) with 64-byte rows, B (whose registers run along
+// neither dimension longer) kept K-major; the accumulator is a version-3
+// mma layout of one warpgroup. On sm_80 (W8) the same dot is mma.sync.
+// CHECK-DAG: #[[ACC:mma[0-9]*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 // CHECK-LABEL: func.func @f16
-// CHECK: %[[CA:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x32xf16, #[[A]]>
-// CHECK: %[[CB:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<32x64xf16, #[[B]]>
-// CHECK: %[[CC:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x64xf32, #[[MMA]]>
-// CHECK: %[[D:.*]] = tile.dot %[[CA]], %[[CB]], %[[CC]] : tensor<64x32xf16, #[[A]]>, tensor<32x64xf16, #[[B]]> -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<64x32xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<32x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>>
+// CHECK: %[[C:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[D:.*]] = tilegpu.warp_group_dot %[[A]], %[[B]], %[[C]]
 // CHECK: tilegpu.convert_layout %[[D]]
 // W8: #tilegpu.mma<{version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8]}>
 func.func @f16(%x: f16, %y: f32, %p: !tile.ptr<f32>) {
@@ -87,5 +88,43 @@ func.func @batched(%x: bf16, %y: f32, %p: !tile.ptr<f32>) {
   %d = tile.dot %a, %b, %c : tensor<2x32x16xbf16>, tensor<2x16x32xbf16> -> tensor<2x32x32xf32>
   %ps = tile.splat %p : tensor<2x32x32x!tile.ptr<f32>>
   tile.store %ps, %d : tensor<2x32x32x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// Where wgmma does not fit, sm_90a keeps mma.sync: 32 rows are half a
+// warpgroup's 64, and a tile carried into the loop's next iteration in
+// registers (as tile-prefetch-loads carries tiles cp.async cannot copy)
+// would be stored into a buffer and waited for in every iteration.
+// CHECK-LABEL: func.func @short_m
+// CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #mma{{[0-9]*}}>
+// CHECK-NOT: warp_group_dot
+// CHECK-LABEL: func.func @carried
+// CHECK: scf.for
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #mma{{[0-9]*}}>
+// CHECK-NOT: warp_group_dot
+func.func @short_m(%x: f16, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<32x32xf16>
+  %b = tile.splat %x : tensor<32x64xf16>
+  %c = tile.splat %y : tensor<32x64xf32>
+  %d = tile.dot %a, %b, %c : tensor<32x32xf16>, tensor<32x64xf16> -> tensor<32x64xf32>
+  %ps = tile.splat %p : tensor<32x64x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<32x64x!tile.ptr<f32>>
+  return
+}
+func.func @carried(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a0 = tile.splat %x : tensor<64x32xf16>
+  %b = tile.splat %x : tensor<32x64xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %a0, %acc = %c) -> (tensor<64x32xf16>, tensor<64x64xf32>) : i32 {
+    %d = tile.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %next = arith.addf %a, %a : tensor<64x32xf16>
+    scf.yield %next, %d : tensor<64x32xf16>, tensor<64x64xf32>
+  }
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %r#1 : tensor<64x64x!tile.ptr<f32>>
   return
 }

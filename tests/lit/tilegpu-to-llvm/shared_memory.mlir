@@ -5,7 +5,7 @@
 // shared memory, a barrier between them.
 #rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #tilegpu.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
-// CHECK: llvm.mlir.global external @tilec_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tilec_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // CHECK-LABEL: llvm.func @round_trip
   // CHECK: llvm.mlir.addressof @tilec_shared

@@ -56,8 +56,8 @@ func.func @rank(%a: tensor<16xf16>, %b: tensor<16xf16>, %c: tensor<16xf32>) {
 
 // -----
 
-// expected-error @+1 {{mma version 3 is not supported}}
-func.func @mma_version(%x: tensor<16x16xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>) {
+// expected-error @+1 {{mma version 4 is not supported (2: mma.sync, 3: wgmma)}}
+func.func @mma_version(%x: tensor<16x16xf32, #tilegpu.mma<{version = 4, warpsPerCTA = [1, 1], instrShape = [16, 8]}>>) {
   return
 }
 

@@ -1,0 +1,249 @@
+// tilegpu.warp_group_dot as Hopper's wgmma.mma_async (sm_90a), through
+// inline PTX. Both operands are read from shared memory through matrix
+// descriptors (PTX ISA, "Matrix Descriptor Format"); the accumulator stays
+// in registers, N / 2 f32 per thread per m64nNk16 instruction.
+//
+// The sequence per op: fence.proxy.async (the buffers were written through
+// the generic proxy: st.shared or cp.async, and wgmma reads through the
+// async proxy), wgmma.fence (the accumulator registers were written by
+// ordinary instructions), one wgmma per K step of 16, per 64 rows of the
+// warpgroup's share of M and per instruction along N, then one
+// commit_group and a wait_group 0 that takes every accumulator register
+// as an in/out operand, so that nothing reads them before the tensor
+// cores have written them.
+#include "compiler/Conversion/TileGPUToLLVM/DotOpToLLVM.h"
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+using tilegpu::LinearLayout;
+
+namespace {
+
+/// Inline PTX with side effects, so that LLVM keeps it in program order
+/// with the barriers and fences around it.
+Value orderedAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
+                 StringRef ptx, StringRef constraints) {
+  auto op = b.create<LLVM::InlineAsmOp>(
+      loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  return op.getNumResults() ? op.getResult(0) : Value();
+}
+
+/// How one operand's buffer is addressed: a K-major buffer (K contiguous)
+/// is read as is, an MN-major one transposed.
+struct OperandBuffer {
+  tilegpu::NVMMASharedEncodingAttr layout;
+  ArrayRef<int64_t> shape;
+  unsigned kDim; ///< 1 for A (M x K), 0 for B (K x N)
+  Value base;    ///< i32 shared address of the buffer
+
+  bool transposed() const { return layout.getOrder()[0] != kDim; }
+  int64_t swizzle() const { return layout.getSwizzleBytes(); }
+
+  /// Bytes from the buffer's start to element (mn, k), before the
+  /// swizzle, which the hardware applies to the address: columns of
+  /// `swizzleBytes` along the contiguous dimension, rows of a column
+  /// `swizzleBytes` apart.
+  int64_t byteOffset(int64_t mn, int64_t k) const {
+    unsigned col = layout.getOrder()[0], row = layout.getOrder()[1];
+    int64_t at[2];
+    at[kDim] = k;
+    at[1 - kDim] = mn;
+    int64_t columnElements = layout.getColumnElements();
+    int64_t bytes = layout.getElementBits() / 8;
+    return at[col] / columnElements * shape[row] * swizzle() +
+           at[row] * swizzle() + at[col] % columnElements * bytes;
+  }
+
+  /// The descriptor's fixed part: leading and stride byte offsets and the
+  /// swizzle mode. K-major: the stride is one 8-row swizzle pattern (the
+  /// leading offset is unused). MN-major: the stride is 8 rows along K and
+  /// the leading offset the distance between columns along M or N.
+  uint64_t fixedBits() const {
+    uint64_t leading = transposed() ? uint64_t(shape[kDim]) * swizzle() : 16;
+    uint64_t stride = 8 * swizzle();
+    uint64_t mode = swizzle() == 128 ? 1 : swizzle() == 64 ? 2 : 3;
+    return ((leading >> 4) & 0x3FFF) << 16 | ((stride >> 4) & 0x3FFF) << 32 |
+           mode << 62;
+  }
+};
+
+/// The 64-bit descriptor of the operand tile starting `offset` bytes past
+/// the buffer's start (`offset` may be a runtime i32).
+Value descriptor(OpBuilder &b, Location loc, const OperandBuffer &buffer,
+                 Value offset) {
+  Type i64 = b.getI64Type();
+  Value address = b.create<LLVM::AddOp>(loc, buffer.base, offset);
+  Value field = b.create<LLVM::AndOp>(
+      loc, b.create<LLVM::LShrOp>(loc, address, i32Constant(b, loc, 4)),
+      i32Constant(b, loc, 0x3FFF));
+  Value low = b.create<LLVM::ZExtOp>(loc, i64, field);
+  Value fixed = b.create<LLVM::ConstantOp>(
+      loc, i64, b.getI64IntegerAttr(int64_t(buffer.fixedBits())));
+  return b.create<LLVM::OrOp>(loc, low, fixed);
+}
+
+/// The i32 shared-memory address of a converted memdesc.
+Value sharedAddressOf(OpBuilder &b, Location loc, Value pointer) {
+  Value wide = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), pointer);
+  return b.create<LLVM::TruncOp>(loc, b.getI32Type(), wide);
+}
+
+std::string ptxType(Type element) { return element.isF16() ? "f16" : "bf16"; }
+
+/// One wgmma.mma_async: `acc` (N / 2 f32) in, the instruction's results
+/// out; they are only valid after the wait.
+SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
+                             Type element, bool transA, bool transB,
+                             Value descA, Value descB, ArrayRef<Value> acc) {
+  unsigned count = acc.size();
+  std::string list = "{";
+  for (unsigned i = 0; i < count; ++i)
+    list += (i ? ", $" : "$") + std::to_string(i);
+  list += "}";
+  std::string type = ptxType(element);
+  std::string ptx = llvm::formatv(
+      "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {2}, ${3}, ${4}, 1, "
+      "1, 1, {5}, {6};",
+      n, type, list, count, count + 1, transA ? 1 : 0, transB ? 1 : 0);
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i)
+    constraints += std::string(i ? "," : "") + "=f";
+  constraints += ",l,l";
+  for (unsigned i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands{descA, descB};
+  operands.append(acc.begin(), acc.end());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  Value d = orderedAsm(b, loc, resultType, operands, ptx, constraints);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
+  return out;
+}
+
+/// wgmma.commit_group and wait_group 0 with every accumulator register
+/// passed through, so that their uses come after the wait.
+SmallVector<Value> commitAndWait(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
+  unsigned count = acc.size();
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i)
+    constraints += std::string(i ? "," : "") + "=f";
+  for (unsigned i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  Value d = orderedAsm(b, loc, resultType, acc,
+                       "wgmma.commit_group.sync.aligned;\n\t"
+                       "wgmma.wait_group.sync.aligned 0;",
+                       constraints);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
+  return out;
+}
+
+struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
+  WarpGroupDotOpLowering(TileTypeConverter &converter,
+                         const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+
+  LogicalResult
+  matchAndRewrite(tilegpu::WarpGroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (context.target.computeCapability != 90 || !context.target.archSpecific)
+      return op.emitOpError("wgmma needs sm_90a, the target is ")
+             << context.target.chip;
+    tilegpu::MemDescType aType = op.getA().getType(), bType = op.getB().getType();
+    RankedTensorType dType = op.getD().getType();
+    auto mma = cast<tilegpu::MmaEncodingAttr>(dType.getEncoding());
+    int64_t m = dType.getShape()[0], n = dType.getShape()[1],
+            k = aType.getShape()[1];
+    unsigned instrN = mma.getInstrShape()[1];
+    unsigned warpgroups = mma.getWarpsPerCTA()[0] / 4;
+    int64_t rowsPerGroup = m / warpgroups;
+
+    // The accumulator's registers, found by the coordinates lane 0 of warp
+    // 0 holds: d[4j + t] of an instruction whose tile starts at (row0,
+    // col0) is (row0 + 8 (t >> 1), col0 + 8j + (t & 1)) there.
+    LinearLayout layout = tilegpu::toLinearLayout(dType);
+    ArrayRef<LinearLayout::Image> warps = layout.getBases(tilegpu::kWarp);
+    for (auto [bit, image] : llvm::enumerate(warps))
+      if (image[1] != 0 || image[0] != (bit < 2 ? 16 << bit
+                                                : rowsPerGroup << (bit - 2)))
+        return op.emitOpError("has an accumulator layout whose warps are not "
+                              "whole warpgroups along M");
+    RegisterIndex index(layout, 1);
+    SmallVector<Value> acc = unpack(rewriter, loc, adaptor.getC());
+
+    auto operand = [&](tilegpu::MemDescType type, Value converted,
+                       unsigned kDim) {
+      return OperandBuffer{cast<tilegpu::NVMMASharedEncodingAttr>(type.getEncoding()),
+                           type.getShape(), kDim,
+                           sharedAddressOf(rewriter, loc, converted)};
+    };
+    OperandBuffer a = operand(aType, adaptor.getA(), 1);
+    OperandBuffer b = operand(bType, adaptor.getB(), 0);
+    // This warpgroup's rows of A: rowsPerGroup past the previous group's,
+    // at a runtime offset.
+    ThreadIndex thread = threadIndex(rewriter, loc, context);
+    Value group = rewriter.create<LLVM::LShrOp>(loc, thread.warp,
+                                                i32Constant(rewriter, loc, 2));
+    Value groupRowBytes = rewriter.create<LLVM::MulOp>(
+        loc, group, i32Constant(rewriter, loc, a.byteOffset(rowsPerGroup, 0)));
+
+    orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
+               "fence.proxy.async.shared::cta;\n\twgmma.fence.sync.aligned;", "");
+    for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      for (int64_t row0 = 0; row0 < rowsPerGroup; row0 += 64) {
+        Value aOffset = rewriter.create<LLVM::AddOp>(
+            loc, groupRowBytes,
+            i32Constant(rewriter, loc, a.byteOffset(row0, k0)));
+        Value descA = descriptor(rewriter, loc, a, aOffset);
+        for (int64_t col0 = 0; col0 < n; col0 += instrN) {
+          Value descB = descriptor(rewriter, loc, b,
+                                   i32Constant(rewriter, loc, b.byteOffset(col0, k0)));
+          SmallVector<unsigned> regs;
+          for (unsigned i = 0; i < instrN / 2; ++i) {
+            LinearLayout::Image at(2, 0);
+            at[0] = int32_t(row0 + 8 * ((i >> 1) & 1));
+            at[1] = int32_t(col0 + 8 * (i >> 2) + (i & 1));
+            std::optional<unsigned> r = index.find(at);
+            if (!r)
+              return op.emitOpError("has an accumulator layout that does not "
+                                    "hold the wgmma fragment");
+            regs.push_back(*r);
+          }
+          SmallVector<Value> in;
+          for (unsigned r : regs)
+            in.push_back(acc[r]);
+          SmallVector<Value> out =
+              emitWgmma(rewriter, loc, instrN, aType.getElementType(),
+                        a.transposed(), b.transposed(), descA, descB, in);
+          for (auto [r, v] : llvm::zip(regs, out))
+            acc[r] = v;
+        }
+      }
+    }
+    acc = commitAndWait(rewriter, loc, acc);
+    rewriter.replaceOp(op, pack(rewriter, loc,
+                                getTypeConverter()->convertType(dType), acc));
+    return success();
+  }
+
+  const LoweringContext &context;
+};
+} // namespace
+
+void tilec::lowering::populateWarpGroupDotOpToLLVMPatterns(
+    TileTypeConverter &converter, const LoweringContext &context,
+    RewritePatternSet &patterns) {
+  patterns.add<WarpGroupDotOpLowering>(converter, context);
+}

@@ -1,0 +1,58 @@
+// RUN: tilec-opt %s -tilegpu-allocate-shared -tilegpu-insert-barriers -tilegpu-to-llvm -split-input-file | FileCheck %s
+
+// Two warpgroups, each 64 rows of a 128 x 128 accumulator: per K step of
+// 16 one m64n128k16, so 4 for K = 64. A is K-major (read as is), B is
+// N-major (read transposed: the last immediate). Descriptors: A's stride is
+// one 8-row pattern of 128-byte rows (1024 bytes, 64 in 16-byte units, at
+// bit 32), its leading offset unused (1, bit 16), the 128-byte swizzle mode
+// 1 at bit 62; B's leading offset is the distance between its two 64-column
+// blocks, 64 rows x 128 bytes (512 units). A proxy fence and wgmma.fence
+// come first, one commit and a wait that ties the 64 registers last.
+#a = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @k_major_a_n_major_b
+  // CHECK: "fence.proxy.async.shared::cta;\0A\09wgmma.fence.sync.aligned;"
+  // CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64)
+  // CHECK-DAG: llvm.mlir.constant(4611686293338849280 : i64)
+  // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, 1, 1, 1, 0, 1;
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;"
+  func.func @k_major_a_n_major_b(%x: tensor<128x64xf16, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>>,
+                                 %y: tensor<64x128xf16, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>>,
+                                 %c: tensor<128x128xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<128x64xf16, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>>) -> !tilegpu.memdesc<128x64xf16, #a>
+    %b = tilegpu.local_alloc %y : (tensor<64x128xf16, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>>) -> !tilegpu.memdesc<64x128xf16, #a>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #a>, !tilegpu.memdesc<64x128xf16, #a>, tensor<128x128xf32, #acc> -> tensor<128x128xf32, #acc>
+    %ps = tile.splat %p : tensor<128x128x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<128x128x!tile.ptr<f32>, #acc>
+    return
+  }
+}
+
+// -----
+
+// bf16 with K = 32: 64-byte rows, so the 64-byte swizzle (mode 2 at bit
+// 62, a 512-byte pattern: stride 32 units). B is K-major here (its
+// contiguous dimension is K, dimension 0): read as is. One warpgroup, two
+// K steps of an m64n64k16.
+#a = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#lt = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @k_major_b
+  // CHECK: llvm.mlir.constant(-9223371899415756800 : i64)
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 0, 0;
+  // CHECK-NOT: wgmma.mma_async
+  func.func @k_major_b(%x: tensor<64x32xbf16, #l>, %y: tensor<32x64xbf16, #lt>,
+                       %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x32xbf16, #l>) -> !tilegpu.memdesc<64x32xbf16, #a>
+    %b = tilegpu.local_alloc %y : (tensor<32x64xbf16, #lt>) -> !tilegpu.memdesc<32x64xbf16, #b>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x32xbf16, #a>, !tilegpu.memdesc<32x64xbf16, #b>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+}

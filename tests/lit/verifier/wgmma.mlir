@@ -1,0 +1,123 @@
+// RUN: tilec-opt %s -split-input-file -verify-diagnostics
+
+// The pieces of Hopper's wgmma: #tilegpu.nvmma_shared buffers, the
+// version-3 #tilegpu.mma accumulator and tilegpu.warp_group_dot.
+
+#a = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+func.func @ok(%a: !tilegpu.memdesc<128x64xf16, #a>, %b: !tilegpu.memdesc<64x128xf16, #b>,
+              %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #a>, !tilegpu.memdesc<64x128xf16, #b>, tensor<128x128xf32, #acc> -> tensor<128x128xf32, #acc>
+  return %d : tensor<128x128xf32, #acc>
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared swizzleBytes must be 32, 64 or 128, got 16}}
+func.func @swizzle(%a: !tilegpu.memdesc<64x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 16, elementBits = 16, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared describes 2-D tiles: order must be [1, 0] or [0, 1]}}
+func.func @order(%a: !tilegpu.memdesc<64x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 1]}>>) {
+  return
+}
+
+// -----
+
+// A 128-byte swizzle needs rows of 64 f16 elements.
+// expected-error @+1 {{nvmma_shared with 128-byte swizzle needs a multiple of 64 elements along dimension 1, got 32}}
+func.func @narrow(%a: !tilegpu.memdesc<64x32xf16, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared needs a multiple of 8 rows (dimension 0), got 4}}
+func.func @rows(%a: !tilegpu.memdesc<4x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared of 16-bit elements holds 'f32'}}
+func.func @bits(%a: !tilegpu.memdesc<64x64xf32, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma version 3 puts whole warpgroups (4 warps) along M: warpsPerCTA must be [4k, 1]}}
+func.func @warps(%x: tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 128]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma version 3 has instrShape [64, N] with N a multiple of 8 from 8 to 256}}
+func.func @instr(%x: tensor<128x512xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 512]}>>) {
+  return
+}
+
+// -----
+
+// Eight warps are two warpgroups: 128 rows at least.
+// expected-error @+1 {{a wgmma accumulator needs 64 rows per warpgroup and whole instructions along N}}
+func.func @rows_per_group(%x: tensor<64x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{dot_op registers are only defined for mma.sync (version 2) parents}}
+func.func @dot_op_of_wgmma(%x: tensor<64x16xf16, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>, kWidth = 2}>>) {
+  return
+}
+
+// -----
+
+#s = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @shapes(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<128x64xf16, #s>,
+                  %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{has shapes that do not multiply: 64x64 times 128x64 into 64x64}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<128x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#s = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#t = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @types(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xbf16, #t>,
+                 %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{multiplies f16 or bf16 buffers of one type, got 'f16' and 'bf16'}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xbf16, #t>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#s = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @layout(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xf16, #s>,
+                  %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{reads buffers in #tilegpu.nvmma_shared layouts}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#s = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+func.func @accumulator(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xf16, #s>,
+                       %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{accumulates in an #tilegpu.mma version 3 layout}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
