@@ -207,7 +207,8 @@ private:
     } else if (auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(op)) {
       a.reads.push_back(bufferRange(dot.getA()));
       a.reads.push_back(bufferRange(dot.getB()));
-    } else if (isa<tilegpu::AsyncCommitGroupOp>(op)) {
+    } else if (isa<tilegpu::AsyncCommitGroupOp, tilegpu::WarpGroupDotWaitOp>(op)) {
+      // (A wait ends reads already counted at the dots that issued them.)
     } else if (int64_t bytes = getScratchBytes(&op)) {
       auto offset = op.getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr);
       Range r = offset ? Range{offset.getInt(), offset.getInt() + bytes} : arena_;

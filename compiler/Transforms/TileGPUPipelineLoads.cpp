@@ -156,12 +156,47 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, buffer, bufferType, Value()};
 }
 
+/// The warp_group_dots of `loop` that may leave their instructions in
+/// flight across iterations (pending = 1): each reads only the rings' or
+/// loop-invariant buffers, accumulates into an iteration argument used by
+/// nothing else, and yields its result back to that argument and to
+/// nothing else. Empty unless every dot reading a ring is one of them: a
+/// ring some reader still needs at the end of its iteration keeps the
+/// synchronous schedule.
+SmallVector<tilegpu::WarpGroupDotOp>
+asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
+  SmallVector<tilegpu::WarpGroupDotOp> dots;
+  for (const PipelinedLoad &p : loads)
+    for (Operation *user : p.buffer->getUsers()) {
+      auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(user);
+      if (!dot)
+        return {};
+      if (!llvm::is_contained(dots, dot))
+        dots.push_back(dot);
+    }
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (tilegpu::WarpGroupDotOp dot : dots) {
+    auto acc = dyn_cast<BlockArgument>(dot.getC());
+    if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse() ||
+        !dot->hasOneUse() || *dot->getUsers().begin() != yield.getOperation())
+      return {};
+    unsigned index = acc.getArgNumber() - loop.getNumInductionVars();
+    if (yield.getOperand(index) != dot.getD())
+      return {};
+  }
+  return dots;
+}
+
 class LoopPipeliner {
 public:
+  /// `spareBuffers`: ring buffers beyond `numStages`, which asynchronous
+  /// dots still read while the copies refill the others.
   LoopPipeliner(scf::ForOp loop, SmallVector<PipelinedLoad> loads,
-                LoadAddressStage stage, unsigned numStages)
+                LoadAddressStage stage, unsigned numStages,
+                SmallVector<tilegpu::WarpGroupDotOp> asyncDots)
       : loop_(loop), loads_(std::move(loads)), stage_(std::move(stage)),
-        numStages_(numStages) {}
+        numStages_(numStages), ringSize_(numStages + (asyncDots.empty() ? 0 : 1)),
+        asyncDots_(std::move(asyncDots)) {}
 
   void run(IRRewriter &rewriter) {
     Location loc = loop_.getLoc();
@@ -184,6 +219,18 @@ public:
     // land before the buffers are reused.
     rewriter.setInsertionPointAfter(rebuilt->getOperation());
     rewriter.create<tilegpu::AsyncWaitOp>(loc, 0);
+    // The last asynchronous dots' instructions end here, before anything
+    // reads their accumulators or reuses the rings.
+    auto newLoop = cast<scf::ForOp>(rebuilt->getOperation());
+    for (tilegpu::WarpGroupDotOp dot : asyncDots_) {
+      dot.setPending(1);
+      unsigned index =
+          cast<BlockArgument>(dot.getC()).getArgNumber() - newLoop.getNumInductionVars();
+      Value result = newLoop.getResult(index);
+      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(),
+                                                               result, 0);
+      result.replaceAllUsesExcept(wait.getResult(), wait);
+    }
   }
 
 private:
@@ -192,7 +239,7 @@ private:
   void allocateRings(OpBuilder &b, Location loc) {
     for (PipelinedLoad &p : loads_) {
       tilegpu::MemDescType one = p.bufferType;
-      SmallVector<int64_t> shape{int64_t(numStages_)};
+      SmallVector<int64_t> shape{int64_t(ringSize_)};
       llvm::append_range(shape, one.getShape());
       auto ring = tilegpu::MemDescType::get(b.getContext(), shape,
                                             one.getElementType(), one.getEncoding(),
@@ -277,13 +324,21 @@ private:
     IRMapping mapping;
     mapping.map(iv, ahead);
     stage_.clone(b, loop_, mapping);
-    // (slot + D) % S = slot - 1, wrapping.
+    // (slot + D) % R for a ring of R = D + 1 buffers (the one iteration
+    // i - 1 read) or D + 2 (iteration i - 2's: asynchronous dots of
+    // iteration i - 1 may still read i - 1's until that iteration's dot has
+    // waited, which every thread has done before this iteration's barrier).
     Type i32 = b.getI32Type();
-    Value isFirst = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::eq, slot, b.create<arith::ConstantIntOp>(loc, i32, 0));
+    Value slotAhead = b.create<arith::AddIOp>(
+        loc, slot, b.create<arith::ConstantIntOp>(loc, i32, distance()));
+    Value wrapsAround = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sge, slotAhead,
+        b.create<arith::ConstantIntOp>(loc, i32, ringSize_));
     Value refill = b.create<arith::SelectOp>(
-        loc, isFirst, b.create<arith::ConstantIntOp>(loc, i32, numStages_ - 1),
-        b.create<arith::SubIOp>(loc, slot, b.create<arith::ConstantIntOp>(loc, i32, 1)));
+        loc, wrapsAround,
+        b.create<arith::SubIOp>(loc, slotAhead,
+                                b.create<arith::ConstantIntOp>(loc, i32, ringSize_)),
+        slotAhead);
     issueCopies(b, loc, mapping, refill, runs);
 
     // This iteration reads its tiles from buffer `slot`.
@@ -308,7 +363,7 @@ private:
     Value next = b.create<arith::AddIOp>(loc, slot, b.create<arith::ConstantIntOp>(loc, i32, 1));
     Value wraps = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::eq, next,
-        b.create<arith::ConstantIntOp>(loc, i32, numStages_));
+        b.create<arith::ConstantIntOp>(loc, i32, ringSize_));
     return {b.create<arith::SelectOp>(loc, wraps,
                                       b.create<arith::ConstantIntOp>(loc, i32, 0), next)};
   }
@@ -317,6 +372,8 @@ private:
   SmallVector<PipelinedLoad> loads_;
   LoadAddressStage stage_;
   unsigned numStages_;
+  unsigned ringSize_;
+  SmallVector<tilegpu::WarpGroupDotOp> asyncDots_;
 };
 
 struct TileGPUPipelineLoadsPass
@@ -368,10 +425,15 @@ struct TileGPUPipelineLoadsPass
     int64_t perStage = 0;
     for (PipelinedLoad p : loads)
       perStage += p.bufferType.getSizeInBytes();
-    stages = std::min<int64_t>(stages, target.maxSharedBytesPerBlock / perStage);
+    SmallVector<tilegpu::WarpGroupDotOp> asyncDots = asynchronousDots(loop, loads);
+    int64_t spare = asyncDots.empty() ? 0 : 1;
+    stages = std::min<int64_t>(stages,
+                               target.maxSharedBytesPerBlock / perStage - spare);
     if (stages < 2)
       return;
-    LoopPipeliner(loop, std::move(loads), std::move(stage), stages).run(rewriter);
+    LoopPipeliner(loop, std::move(loads), std::move(stage), stages,
+                  std::move(asyncDots))
+        .run(rewriter);
   }
 };
 } // namespace

@@ -210,22 +210,54 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     an `#tilegpu.mma` version-3 layout, each warpgroup holding 64 rows per
     instruction. A buffer whose contiguous dimension is K is read as is;
     one whose contiguous dimension is M (of `a`) or N (of `b`) is read
-    transposed, which the instruction does for 16-bit elements. The op is
-    complete when it returns: the lowering waits for the instructions it
-    issued, so the buffers may be overwritten after it.
+    transposed, which the instruction does for 16-bit elements.
+
+    With `pending = 0` (the default) the op is complete when it returns: the
+    lowering waits for the instructions it issued, so the buffers may be
+    overwritten and `d` read after it. With `pending = 1` it waits only
+    until the previous warp_group_dot's instructions are done: its own keep
+    reading `a` and `b` and writing `d` until the next warp_group_dot (or a
+    `tilegpu.warp_group_dot_wait`) returns, and `d` may only feed that next
+    dot's accumulator or that wait. `tilegpu-pipeline-loads` sets it in
+    loops whose ring has a spare buffer, so that the tensor cores multiply
+    one iteration's tiles while the next iteration's are being waited for.
 
     ```mlir
     %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<64x128xf16, #nvmma1>, tensor<128x128xf32, #mma3> -> tensor<128x128xf32, #mma3>
     ```
   }];
   let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
-                       RankedTensorOf<[F32]>:$c);
+                       RankedTensorOf<[F32]>:$c,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>,
+                                         "0">:$pending);
   let results = (outs RankedTensorOf<[F32]>:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b))
     `,` type($c) `->` type($d)
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>, AllTypesMatch<["acc", "result"]>,
+    Tile_SameOperandsAndResultEncoding]> {
+  let summary = "Wait for the tensor cores to finish warp_group_dots";
+  let description = [{
+    `wgmma.wait_group pending`: at most `pending` of this warpgroup's
+    groups of wgmma instructions are still in flight when it returns.
+    `acc`, an accumulator they write, is passed through (as is), so that
+    its uses come after the wait; with `pending = 0` every dot that wrote
+    it is complete and `result` holds its final value. It follows a loop
+    whose warp_group_dots left their last group in flight (`pending = 1`).
+
+    ```mlir
+    %r = tilegpu.warp_group_dot_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #mma3>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$acc attr-dict `:` type($acc)";
 }
 
 #endif // TILEC_TILEGPU_OPS

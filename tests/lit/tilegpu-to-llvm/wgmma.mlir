@@ -56,3 +56,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// pending = 1: the commit is followed by a wait that leaves this group in
+// flight; warp_group_dot_wait (after the loop that chains such dots) waits
+// for everything, tying the registers again.
+#a = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#lt = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @in_flight
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 1;"
+  // CHECK: "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},0,1,2,
+  func.func @in_flight(%x: tensor<64x32xf16, #l>, %y: tensor<32x64xf16, #lt>,
+                       %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x32xf16, #l>) -> !tilegpu.memdesc<64x32xf16, #a>
+    %b = tilegpu.local_alloc %y : (tensor<32x64xf16, #lt>) -> !tilegpu.memdesc<32x64xf16, #b>
+    %d = tilegpu.warp_group_dot %a, %b, %c {pending = 1 : i32} : !tilegpu.memdesc<64x32xf16, #a>, !tilegpu.memdesc<32x64xf16, #b>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %e = tilegpu.warp_group_dot_wait %d {pending = 0 : i32} : tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %e : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+}

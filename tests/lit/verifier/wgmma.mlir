@@ -121,3 +121,15 @@ func.func @accumulator(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc
   %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
   return
 }
+
+// -----
+
+// A dot leaves at most its own group in flight.
+#s = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @pending(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xf16, #s>,
+                   %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+  %d = tilegpu.warp_group_dot %a, %b, %c {pending = 2 : i32} : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}

@@ -8,9 +8,12 @@
 // async proxy), wgmma.fence (the accumulator registers were written by
 // ordinary instructions), one wgmma per K step of 16, per 64 rows of the
 // warpgroup's share of M and per instruction along N, then one
-// commit_group and a wait_group 0 that takes every accumulator register
-// as an in/out operand, so that nothing reads them before the tensor
-// cores have written them.
+// commit_group and a wait_group that takes every accumulator register as
+// an in/out operand, so that nothing reads them before the tensor cores
+// have written them: wait_group 0, or with `pending = 1` wait_group 1,
+// which leaves this op's group in flight (the next dot accumulates into
+// the same registers, which the hardware orders, and a
+// warp_group_dot_wait after the loop, lowered here too, ends it).
 #include "compiler/Conversion/TileGPUToLLVM/DotOpToLLVM.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
@@ -128,9 +131,11 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
   return out;
 }
 
-/// wgmma.commit_group and wait_group 0 with every accumulator register
-/// passed through, so that their uses come after the wait.
-SmallVector<Value> commitAndWait(OpBuilder &b, Location loc, ArrayRef<Value> acc) {
+/// wgmma.wait_group `pending` (after a commit_group with `commit`) with
+/// every accumulator register passed through, so that their uses come
+/// after the wait.
+SmallVector<Value> waitFor(OpBuilder &b, Location loc, ArrayRef<Value> acc,
+                           bool commit, unsigned pending) {
   unsigned count = acc.size();
   std::string constraints;
   for (unsigned i = 0; i < count; ++i)
@@ -139,10 +144,9 @@ SmallVector<Value> commitAndWait(OpBuilder &b, Location loc, ArrayRef<Value> acc
     constraints += "," + std::to_string(i);
   auto resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(count, b.getF32Type()));
-  Value d = orderedAsm(b, loc, resultType, acc,
-                       "wgmma.commit_group.sync.aligned;\n\t"
-                       "wgmma.wait_group.sync.aligned 0;",
-                       constraints);
+  std::string ptx = commit ? "wgmma.commit_group.sync.aligned;\n\t" : "";
+  ptx += "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  Value d = orderedAsm(b, loc, resultType, acc, ptx, constraints);
   SmallVector<Value> out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
@@ -232,7 +236,7 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
         }
       }
     }
-    acc = commitAndWait(rewriter, loc, acc);
+    acc = waitFor(rewriter, loc, acc, /*commit=*/true, op.getPending());
     rewriter.replaceOp(op, pack(rewriter, loc,
                                 getTypeConverter()->convertType(dType), acc));
     return success();
@@ -240,10 +244,28 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
 
   const LoweringContext &context;
 };
+struct WarpGroupDotWaitOpLowering
+    : OpConversionPattern<tilegpu::WarpGroupDotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::WarpGroupDotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> acc = waitFor(rewriter, loc,
+                                     unpack(rewriter, loc, adaptor.getAcc()),
+                                     /*commit=*/false, op.getPending());
+    rewriter.replaceOp(op, pack(rewriter, loc,
+                                getTypeConverter()->convertType(op.getType()),
+                                acc));
+    return success();
+  }
+};
 } // namespace
 
 void tilec::lowering::populateWarpGroupDotOpToLLVMPatterns(
     TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
   patterns.add<WarpGroupDotOpLowering>(converter, context);
+  patterns.add<WarpGroupDotWaitOpLowering>(converter, &converter.getContext());
 }
