@@ -12,6 +12,7 @@ import tilec
 
 import matmul  # kernels/matmul.py
 import matmul_reference as ref
+from test_matmul_configs import WGMMA_TILES
 
 pytestmark = pytest.mark.gpu
 
@@ -73,6 +74,18 @@ def test_matmul_transposed_inputs(torch_cuda, dtype, transpose):
 def test_matmul_every_config(torch_cuda, dtype, aligned, config):
     rng = np.random.default_rng(11)
     m, n, k = (300, 272, 208) if aligned else (300, 260, 200)
+    a, b = ref.operands(rng, m, n, k, dtype)
+    got = _run(torch_cuda, a, b, dtype, "tf32", config=config)
+    assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("config", WGMMA_TILES)
+def test_wgmma_tiles(torch_cuda, dtype, config):
+    """The wgmma tile arrangements of test_matmul_configs.WGMMA_TILES, at an
+    aligned shape with partial tiles in every dimension."""
+    rng = np.random.default_rng(13)
+    m, n, k = 300, 272, 208
     a, b = ref.operands(rng, m, n, k, dtype)
     got = _run(torch_cuda, a, b, dtype, "tf32", config=config)
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]

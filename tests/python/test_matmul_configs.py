@@ -63,3 +63,31 @@ def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
         assert "cp.async.cg.shared.global" in ptx
         assert "cp.async.wait_group" in ptx
     ref.assert_assembles_without_spills(ptx, target, tmp_path)
+
+
+# Tiles beyond the shipped configs that put wgmma's pieces together
+# differently: two warpgroups each holding two interleaved 64-row blocks
+# (256 rows on 8 warps), one warpgroup with two blocks, N = 256 in one
+# instruction, the 64-byte swizzle (BLOCK_K = 32 rows of A) with two
+# warpgroups, and the 32-byte one (BLOCK_K = 16) with a 64-byte B.
+WGMMA_TILES = [(256, 128, 64, 8, 8, 3), (128, 128, 64, 8, 4, 3),
+               (64, 256, 64, 8, 4, 3), (128, 64, 32, 8, 8, 3),
+               (64, 32, 16, 8, 4, 3)]
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand", ["fp16", "bf16"])
+@pytest.mark.parametrize("config", WGMMA_TILES)
+def test_wgmma_tiles_assemble(tmp_path, operand, config):
+    bm, bn, bk, gm, warps, stages = config
+    k = matmul.matmul_kernel.compile(
+        signature(operand, "fp32", True), num_warps=warps, num_stages=stages,
+        target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+        HAS_BIAS=True, ACTIVATION="gelu", INPUT_PRECISION="tf32")
+    ptx = k.asm["ptx"]
+    t = PTX_TYPE[operand]
+    # One instruction per K step of 16 and per 64 rows of a warpgroup.
+    per_step = bm // (64 * (warps // 4))
+    assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{t}.{t}") == \
+        per_step * (bk // 16)
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

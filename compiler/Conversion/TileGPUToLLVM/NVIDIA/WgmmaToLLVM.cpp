@@ -168,22 +168,30 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
     tilegpu::MemDescType aType = op.getA().getType(), bType = op.getB().getType();
     RankedTensorType dType = op.getD().getType();
     auto mma = cast<tilegpu::MmaEncodingAttr>(dType.getEncoding());
-    int64_t m = dType.getShape()[0], n = dType.getShape()[1],
+    int64_t n = dType.getShape()[1],
             k = aType.getShape()[1];
     unsigned instrN = mma.getInstrShape()[1];
-    unsigned warpgroups = mma.getWarpsPerCTA()[0] / 4;
-    int64_t rowsPerGroup = m / warpgroups;
 
     // The accumulator's registers, found by the coordinates lane 0 of warp
     // 0 holds: d[4j + t] of an instruction whose tile starts at (row0,
-    // col0) is (row0 + 8 (t >> 1), col0 + 8j + (t & 1)) there.
+    // col0) is (row0 + 8 (t >> 1), col0 + 8j + (t & 1)) there. Warp bits 0
+    // and 1 are the warpgroup's 16-row quarters; the others move a whole
+    // warpgroup along M by a multiple of 64 rows, and the 64-row blocks
+    // warp 0 holds in registers are its instructions' rows.
     LinearLayout layout = tilegpu::toLinearLayout(dType);
     ArrayRef<LinearLayout::Image> warps = layout.getBases(tilegpu::kWarp);
     for (auto [bit, image] : llvm::enumerate(warps))
-      if (image[1] != 0 || image[0] != (bit < 2 ? 16 << bit
-                                                : rowsPerGroup << (bit - 2)))
+      if (image[1] != 0 || (bit < 2 ? image[0] != (16 << bit)
+                                    : image[0] == 0 || image[0] % 64))
         return op.emitOpError("has an accumulator layout whose warps are not "
                               "whole warpgroups along M");
+    SmallVector<int64_t> rowBlocks;
+    for (int32_t r = 0; r < layout.getInDimSize(tilegpu::kRegister); ++r) {
+      int64_t block = layout.applyOne(tilegpu::kRegister, r)[0] / 64 * 64;
+      if (!llvm::is_contained(rowBlocks, block))
+        rowBlocks.push_back(block);
+    }
+    llvm::sort(rowBlocks);
     RegisterIndex index(layout, 1);
     SmallVector<Value> acc = unpack(rewriter, loc, adaptor.getC());
 
@@ -195,18 +203,26 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
     };
     OperandBuffer a = operand(aType, adaptor.getA(), 1);
     OperandBuffer b = operand(bType, adaptor.getB(), 0);
-    // This warpgroup's rows of A: rowsPerGroup past the previous group's,
-    // at a runtime offset.
+    // This warpgroup's rows of A, at a runtime offset: the rows its warp
+    // bits above the first two add, each a multiple of 64 (so of a
+    // swizzle column along M), where A's byte offset is linear in the row.
     ThreadIndex thread = threadIndex(rewriter, loc, context);
-    Value group = rewriter.create<LLVM::LShrOp>(loc, thread.warp,
-                                                i32Constant(rewriter, loc, 2));
-    Value groupRowBytes = rewriter.create<LLVM::MulOp>(
-        loc, group, i32Constant(rewriter, loc, a.byteOffset(rowsPerGroup, 0)));
+    Value groupRowBytes = i32Constant(rewriter, loc, 0);
+    for (unsigned bit = 2; bit < warps.size(); ++bit) {
+      Value set = rewriter.create<LLVM::AndOp>(
+          loc, rewriter.create<LLVM::LShrOp>(loc, thread.warp,
+                                             i32Constant(rewriter, loc, bit)),
+          i32Constant(rewriter, loc, 1));
+      groupRowBytes = rewriter.create<LLVM::AddOp>(
+          loc, groupRowBytes,
+          rewriter.create<LLVM::MulOp>(
+              loc, set, i32Constant(rewriter, loc, a.byteOffset(warps[bit][0], 0))));
+    }
 
     orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
                "fence.proxy.async.shared::cta;\n\twgmma.fence.sync.aligned;", "");
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
-      for (int64_t row0 = 0; row0 < rowsPerGroup; row0 += 64) {
+      for (int64_t row0 : rowBlocks) {
         Value aOffset = rewriter.create<LLVM::AddOp>(
             loc, groupRowBytes,
             i32Constant(rewriter, loc, a.byteOffset(row0, k0)));
