@@ -43,10 +43,15 @@ bool tilec::isAsyncCopyable(tile::LoadOp load) {
   return element.isIntOrFloat() && !element.isInteger(1);
 }
 
+Value tilec::throughConversions(Value v) {
+  while (auto convert = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
+    v = convert.getSrc();
+  return v;
+}
+
 bool tilec::isZeroFill(Value other) {
   // (Layout conversions of a zero, before they are folded, are zeros too.)
-  while (auto convert = other.getDefiningOp<tilegpu::ConvertLayoutOp>())
-    other = convert.getSrc();
+  other = throughConversions(other);
   if (auto splat = other.getDefiningOp<tile::SplatOp>())
     other = splat.getOperand();
   return matchPattern(other, m_Zero()) || matchPattern(other, m_AnyZeroFloat());

@@ -23,6 +23,10 @@ unsigned getNumStages(mlir::scf::ForOp loop, unsigned defaultStages);
 /// constant, or a splat of one): what cp.async fills masked elements with.
 bool isZeroFill(mlir::Value other);
 
+/// The value `v` is a layout conversion of, through any chain of
+/// tilegpu.convert_layout: the same tile, in the layout it was produced in.
+mlir::Value throughConversions(mlir::Value v);
+
 /// True when what `load` reads could be moved by cp.async, as far as the
 /// load alone tells: a tensor load, not volatile, with a zero (or no)
 /// `other`, of integers or floats other than i1. (Vector widths and the

@@ -23,12 +23,13 @@
 // contiguous is read as is, M or N contiguous transposed), straight from
 // the layout it was produced in, and a tilegpu.warp_group_dot reads both
 // buffers. tilegpu-pipeline-loads turns those writes of loaded tiles into
-// asynchronous copies. A tile that reaches the dot in registers from an
-// earlier iteration (tile-prefetch-loads carried it, because cp.async
-// cannot move its elements, or the loop is not pipelined), or from a load
-// cp.async cannot copy into the buffer, keeps mma.sync: it would be
+// asynchronous copies. A tile the dot's loop produces in registers (carried
+// from an earlier iteration, as tile-prefetch-loads carries tiles cp.async
+// cannot copy; rearranged by tl.trans; converted; or loaded by a load
+// cp.async cannot copy into the buffer) keeps mma.sync: it would be
 // written into the buffer and waited for in every iteration, which
-// measured slower than mma.sync's ldmatrix reads (docs/results.md).
+// measured slower than mma.sync's ldmatrix reads (docs/results.md). A
+// tile the loop does not recompute is written once, where it is produced.
 #include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Analysis/FP8.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
@@ -37,6 +38,7 @@
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #define DEBUG_TYPE "tilegpu-accelerate-matmul"
 
@@ -113,17 +115,11 @@ Attribute fmaAccumulatorLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 /// should keep contiguous.
 unsigned contiguousDim(RankedTensorType type, unsigned preferred) {
   tilegpu::LinearLayout layout = tilegpu::toLinearLayout(type);
-  unsigned best = preferred;
-  unsigned bestBits = layout.getNumConsecutiveBits(tilegpu::kRegister,
-                                                   tilegpu::outDimName(preferred));
-  for (unsigned d = 0; d < 2; ++d)
-    if (layout.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(d)) >
-        bestBits) {
-      best = d;
-      bestBits = layout.getNumConsecutiveBits(tilegpu::kRegister,
-                                              tilegpu::outDimName(d));
-    }
-  return best;
+  auto run = [&](unsigned d) {
+    return layout.getNumConsecutiveBits(tilegpu::kRegister, tilegpu::outDimName(d));
+  };
+  unsigned other = 1 - preferred;
+  return run(other) > run(preferred) ? other : preferred;
 }
 
 /// The wgmma layout of a buffer of `type` kept contiguous along `col`: the
@@ -138,14 +134,6 @@ wgmmaBufferLayout(RankedTensorType type, unsigned col) {
   unsigned swizzle = rowBytes >= 128 ? 128 : unsigned(rowBytes);
   return tilegpu::NVMMASharedEncodingAttr::get(type.getContext(), swizzle, bits,
                                                {col, 1 - col});
-}
-
-/// The value `v` converts from, through any layout conversions: writing
-/// that into shared memory needs no conversion first.
-Value beforeConversions(Value v) {
-  while (auto convert = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
-    v = convert.getSrc();
-  return v;
 }
 
 RankedTensorType withEncoding(Value v, Attribute encoding) {
@@ -165,10 +153,13 @@ struct TileGPUAccelerateMatmulPass
                        "through tile-to-tilegpu");
       return signalPassFailure();
     }
-    axisInfo_.reset();
     SmallVector<tile::DotOp> dots;
     module.walk([&](tile::DotOp op) { dots.push_back(op); });
     IRRewriter rewriter(&getContext());
+    // (Only wgmma's choice asks where the operands' loads can be copied.)
+    std::unique_ptr<AxisInfoAnalysis> axisInfo;
+    if (!dots.empty() && target->computeCapability == 90 && target->archSpecific)
+      axisInfo = std::make_unique<AxisInfoAnalysis>(module);
     for (tile::DotOp op : dots) {
       if (isFP8(op.getA().getType()) &&
           target->computeCapability < 89) {
@@ -177,18 +168,18 @@ struct TileGPUAccelerateMatmulPass
             << target->chip << ")";
         return signalPassFailure();
       }
-      accelerate(rewriter, op, *target, numWarps);
+      accelerate(rewriter, op, *target, numWarps, axisInfo.get());
     }
   }
 
   /// Rewrites `op` into a tilegpu.warp_group_dot when sm_90a's wgmma can
   /// run it; false (nothing changed) otherwise.
   bool useWgmma(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
-                unsigned numWarps) {
+                unsigned numWarps, const AxisInfoAnalysis *axisInfo) {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
                      dType = op.getD().getType();
     Type element = aType.getElementType();
-    if (target.computeCapability != 90 || !target.archSpecific ||
+    if (!axisInfo || target.computeCapability != 90 || !target.archSpecific ||
         dType.getRank() != 2 || !(element.isF16() || element.isBF16()) ||
         !dType.getElementType().isF32() || numWarps % 4)
       return false;
@@ -197,7 +188,7 @@ struct TileGPUAccelerateMatmulPass
     unsigned warpgroups = numWarps / 4;
     if (m % (64 * warpgroups) || n % 8 || k % 16)
       return false;
-    Value aSrc = beforeConversions(op.getA()), bSrc = beforeConversions(op.getB());
+    Value aSrc = throughConversions(op.getA()), bSrc = throughConversions(op.getB());
     auto aSrcType = cast<RankedTensorType>(aSrc.getType());
     auto bSrcType = cast<RankedTensorType>(bSrc.getType());
     std::optional<tilegpu::NVMMASharedEncodingAttr> aShared =
@@ -212,25 +203,29 @@ struct TileGPUAccelerateMatmulPass
       return tilegpu::MemDescType::get(ctx, type.getShape(), type.getElementType(),
                                        layout, /*mutableMemory=*/false);
     };
-    auto arrivesAsynchronously = [&](Value src, tilegpu::MemDescType buffer) {
-      if (isa<BlockArgument>(src))
-        return false; // loaded by an earlier iteration, into registers
+    // A tile the innermost loop around the dot recomputes must come from a
+    // load of that iteration that cp.async can copy into the buffer.
+    auto loop = op->getParentOfType<LoopLikeOpInterface>();
+    auto suitsBuffer = [&](Value src, tilegpu::MemDescType buffer) {
+      if (!loop || loop.isDefinedOutsideOfLoop(src))
+        return true; // written once
       auto load = src.getDefiningOp<tile::LoadOp>();
-      if (!load)
-        return true; // computed: stored once whichever instruction reads it
-      return isAsyncCopyable(load) &&
-             asyncCopyWidth(load.getPtr(), load.getMask(), buffer,
-                            axisInfo(op->getParentOfType<ModuleOp>())) != 0;
+      return load && load->getBlock() == op->getBlock() && isAsyncCopyable(load) &&
+             asyncCopyWidth(load.getPtr(), load.getMask(), buffer, *axisInfo) != 0;
     };
-    if (!arrivesAsynchronously(aSrc, bufferType(aSrc, *aShared)) ||
-        !arrivesAsynchronously(bSrc, bufferType(bSrc, *bShared)))
+    if (!suitsBuffer(aSrc, bufferType(aSrc, *aShared)) ||
+        !suitsBuffer(bSrc, bufferType(bSrc, *bShared)))
       return false;
     unsigned instrN = unsigned(std::min<int64_t>(n, 256));
     auto accumulator = tilegpu::MmaEncodingAttr::get(
         ctx, 3, {4 * warpgroups, 1}, {64, instrN});
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
+    // Each buffer is written where its tile is produced (once, for a tile
+    // from outside the loop).
     auto buffer = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) -> Value {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(src);
       return rewriter.create<tilegpu::LocalAllocOp>(loc, bufferType(src, layout),
                                                     src);
     };
@@ -242,18 +237,9 @@ struct TileGPUAccelerateMatmulPass
     return true;
   }
 
-  /// The module's axis info, computed when first asked for.
-  const AxisInfoAnalysis &axisInfo(ModuleOp module) {
-    if (!axisInfo_)
-      axisInfo_ = std::make_shared<AxisInfoAnalysis>(module);
-    return *axisInfo_;
-  }
-  /// (Shared, so that the pass stays copyable; reset per run.)
-  std::shared_ptr<AxisInfoAnalysis> axisInfo_;
-
   void accelerate(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
-                  unsigned numWarps) {
-    if (useWgmma(rewriter, op, target, numWarps))
+                  unsigned numWarps, const AxisInfoAnalysis *axisInfo) {
+    if (useWgmma(rewriter, op, target, numWarps, axisInfo))
       return;
     MLIRContext *ctx = op.getContext();
     RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();

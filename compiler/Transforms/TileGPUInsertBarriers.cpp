@@ -6,7 +6,10 @@
 // buffer, local_store writes and local_load reads the buffer of its
 // operand, an op with scratch reads and writes its scratch (its lowering
 // orders its own write before its own read), a warp_group_dot reads both
-// of its buffers (its lowering waits for the tensor cores to finish). Walking the kernel in order,
+// of its buffers, counted at the op. (With pending = 1 the tensor cores
+// read on until the next dot's wait; tilegpu-pipeline-loads, which sets
+// it, only refills a buffer two iterations after its dot, past that wait
+// and a barrier.) Walking the kernel in order,
 // the analysis keeps the ranges read and written since the last barrier; an
 // op that writes a range read or written since, or reads a range written
 // since, gets a barrier before it, which empties both sets.

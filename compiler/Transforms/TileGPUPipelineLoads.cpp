@@ -31,13 +31,25 @@
 // i-1 read. Copies of iterations past the end are masked off (they write
 // zeros, read nothing).
 //
+// warp_group_dots (wgmma) read the ring's buffer itself. Where every
+// reader of the rings is such a dot that may stay in flight across
+// iterations (asynchronousDots below), the rings get R = S + 1 buffers
+// instead of S, the copies of iteration i+D go to %ring[(slot + D) % R],
+// the buffer iteration i-2 read, and the dots get pending = 1: a dot
+// waits for the previous iteration's instructions, not its own, so every
+// warpgroup has finished reading iteration i-2's buffer before iteration
+// i's barrier, after which the copies refill it. A
+// tilegpu.warp_group_dot_wait {pending = 0} after the loop ends the last
+// dot's instructions.
+//
 // The ops computing a load's pointer and mask form the loop's first stage:
 // they run D iterations ahead. That is sound when their iteration arguments
 // (the pointers being advanced) feed nothing else — no later-stage op and
 // no result used after the loop — and when the loop writes no global
 // memory (a load moved ahead of a store could miss what it writes). A load
 // qualifies when its only use is a local_alloc read only by local_loads that
-// feed a dot or by warp_group_dots (which read the ring's buffer itself), its `other` is absent or zero (cp.async fills with zeros), and
+// feed a dot or by warp_group_dots, its `other` is absent or zero (cp.async
+// fills with zeros), and
 // each thread's elements come in vectors of at least 4 bytes in both
 // memories. Loops that do not qualify are left alone.
 #include "compiler/Analysis/AccessWidth.h"
@@ -157,12 +169,13 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
 }
 
 /// The warp_group_dots of `loop` that may leave their instructions in
-/// flight across iterations (pending = 1): each reads only the rings' or
-/// loop-invariant buffers, accumulates into an iteration argument used by
-/// nothing else, and yields its result back to that argument and to
-/// nothing else. Empty unless every dot reading a ring is one of them: a
-/// ring some reader still needs at the end of its iteration keeps the
-/// synchronous schedule.
+/// flight across iterations (pending = 1): each reads only the rings'
+/// buffers or buffers written before the loop (a buffer written in the body
+/// would be overwritten while the tensor cores still read it), accumulates
+/// into an iteration argument used by nothing else, and yields its result
+/// back to that argument and to nothing else. Empty unless every dot
+/// reading a ring is one of them: a ring some reader still needs at the
+/// end of its iteration keeps the synchronous schedule.
 SmallVector<tilegpu::WarpGroupDotOp>
 asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   SmallVector<tilegpu::WarpGroupDotOp> dots;
@@ -174,8 +187,16 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
       if (!llvm::is_contained(dots, dot))
         dots.push_back(dot);
     }
+  auto isRing = [&](Value buffer) {
+    return llvm::any_of(loads, [&](PipelinedLoad p) {
+      return buffer.getDefiningOp() == p.buffer.getOperation();
+    });
+  };
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (tilegpu::WarpGroupDotOp dot : dots) {
+    for (Value buffer : {dot.getA(), dot.getB()})
+      if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))
+        return {};
     auto acc = dyn_cast<BlockArgument>(dot.getC());
     if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse() ||
         !dot->hasOneUse() || *dot->getUsers().begin() != yield.getOperation())
@@ -189,8 +210,8 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
 
 class LoopPipeliner {
 public:
-  /// `spareBuffers`: ring buffers beyond `numStages`, which asynchronous
-  /// dots still read while the copies refill the others.
+  /// `asyncDots` (from asynchronousDots) get pending = 1, and then each
+  /// ring a spare buffer beyond `numStages`.
   LoopPipeliner(scf::ForOp loop, SmallVector<PipelinedLoad> loads,
                 LoadAddressStage stage, unsigned numStages,
                 SmallVector<tilegpu::WarpGroupDotOp> asyncDots)

@@ -1,7 +1,8 @@
 """Kernels that transpose a dot operand in registers, as Triton users write
 A @ B^T (B stored N x K, tl.dot(a, tl.trans(b))) and A^T @ B (A stored
-K x M, tl.dot(tl.trans(a), b), or loaded straight as a column-major
-M x K tile); a one-block A @ B.T with '@' and x.T.
+K x M, tl.dot(tl.trans(a), b)); the same storage loaded straight as
+column-major tiles (A as M x K, B as K x N: the `_direct` kernels); a
+one-block A @ B.T with '@' and x.T.
 Shared by test_dot_trans.py (interpreter, PTX) and test_gpu_dot_trans.py."""
 import tilec
 import tilec.language as tl
@@ -57,6 +58,25 @@ def at_b_direct(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr
                     mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0)
         b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
                     mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)
+        acc += tl.dot(a, b, input_precision=PREC)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def a_bt_direct(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr, PREC: tl.constexpr):
+    # B stored N x K as in a_bt, but loaded straight as its K x N tile (K
+    # contiguous), without tl.trans: C = A @ B.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0)
+        b = tl.load(b_ptr + rn[None, :] * K + (k + rk)[:, None],
+                    mask=(rn[None, :] < N) & ((k + rk)[:, None] < K), other=0)
         acc += tl.dot(a, b, input_precision=PREC)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
              mask=(rm[:, None] < M) & (rn[None, :] < N))

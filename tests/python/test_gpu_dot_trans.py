@@ -34,12 +34,14 @@ def _run(torch, kernel, a, b, dtype, precision, block, warps):
     return c.double().cpu().numpy()
 
 
-# (128, 96, 80): every size :16, so the 16-bit tiles are copied by cp.async
-# and multiplied by wgmma on sm_90a (a column-major A read transposed);
-# the odd shapes carry their tiles in registers to mma.sync.
+# (128, 96, 80): every size :16, so the 16-bit tiles of the `_direct`
+# kernels are copied by cp.async and multiplied by wgmma on sm_90a (a
+# column-major A read transposed, a column-major B as it is); the odd
+# shapes, and tiles rearranged by tl.trans, go to mma.sync.
 @pytest.mark.parametrize("dtype,precision", CASES + [("bfloat16", "tf32")])
-@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b, kernels.at_b_direct],
-                         ids=["a_bt", "at_b", "at_b_direct"])
+@pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b, kernels.at_b_direct,
+                                    kernels.a_bt_direct],
+                         ids=["a_bt", "at_b", "at_b_direct", "a_bt_direct"])
 @pytest.mark.parametrize("shape", [(16, 16, 16), (70, 45, 40), (257, 129, 100),
                                    (128, 96, 80)])
 @pytest.mark.parametrize("block,warps", [((32, 32, 16), 4), ((64, 64, 32), 4),

@@ -22,6 +22,9 @@ void storeTensor(ConversionPatternRewriter &rewriter, Location loc,
                 tilegpu::toLinearLayout(buffer), base,
                 converter.convertType(tensor.getElementType()),
                 unpack(rewriter, loc, packed), context);
+  // wgmma reads these buffers through the async proxy.
+  if (isa<tilegpu::NVMMASharedEncodingAttr>(buffer.getEncoding()))
+    fenceProxyAsyncShared(rewriter, loc);
 }
 
 struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {

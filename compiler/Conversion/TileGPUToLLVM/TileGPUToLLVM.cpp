@@ -43,6 +43,9 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     if (!target)
       return signalPassFailure();
     context.target = *target;
+    context.asyncProxyReadsShared =
+        module.walk([](tilegpu::WarpGroupDotOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
     // Shared memory must have been planned: say what is missing at the op,
     // rather than leaving it unlowered.
     WalkResult planned = module.walk([&](Operation *op) -> WalkResult {

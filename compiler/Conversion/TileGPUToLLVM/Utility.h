@@ -21,6 +21,10 @@ struct LoweringContext {
   unsigned numWarps = 4;
   /// nvvm.maxnreg of the kernel; 0: none.
   unsigned maxRegisters = 0;
+  /// The kernel has warp_group_dots, whose wgmma reads shared memory
+  /// through the async proxy: the writers of what it may read (cp.async
+  /// waits) fence before the barrier that publishes it.
+  bool asyncProxyReadsShared = false;
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
 };
 
@@ -224,6 +228,10 @@ mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
 void populateDebugOpToLLVMPatterns(TileTypeConverter &converter,
                                    const LoweringContext &context,
                                    mlir::RewritePatternSet &patterns);
+/// fence.proxy.async.shared::cta: this thread's shared-memory writes so
+/// far become visible to the async proxy (wgmma, TMA), for the threads a
+/// later barrier synchronises with (NVIDIA/WgmmaToLLVM.cpp).
+void fenceProxyAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
 /// tilegpu.warp_group_dot as wgmma (NVIDIA/WgmmaToLLVM.cpp).
 void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,

@@ -1,8 +1,11 @@
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Target/TargetInfo.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -636,7 +639,29 @@ LogicalResult WarpGroupDotOp::verify() {
   auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError("accumulates in an #tilegpu.mma version 3 layout");
+  // In flight after it returns, the result may only be accumulated into by
+  // the next dot, carried to it, or waited for.
+  if (getPending() != 0)
+    for (OpOperand &use : getD().getUses()) {
+      Operation *user = use.getOwner();
+      auto next = dyn_cast<WarpGroupDotOp>(user);
+      if (!(next && use.get() == next.getC()) &&
+          !isa<scf::YieldOp, WarpGroupDotWaitOp>(user))
+        return emitOpError("with pending = 1 has a result that is still being "
+                           "written when '")
+               << user->getName()
+               << "' reads it (only the next warp_group_dot's accumulator, "
+                  "scf.yield or warp_group_dot_wait may)";
+    }
   return success();
 }
 
 Value WarpGroupDotOp::getAccumulator() { return getC(); }
+
+LogicalResult WarpGroupDotWaitOp::verify() {
+  auto mma = dyn_cast_if_present<MmaEncodingAttr>(getAcc().getType().getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError("waits for a wgmma accumulator (an #tilegpu.mma version 3 "
+                       "layout)");
+  return success();
+}

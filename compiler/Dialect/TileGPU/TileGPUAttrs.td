@@ -203,8 +203,11 @@ def TileGPU_NVMMASharedEncodingAttr : TileGPU_Attr<"NVMMASharedEncoding",
     (swizzleBytes / 16)`: the 128-, 64- and 32-byte swizzles of the PTX
     ISA, whose pattern repeats every 8 rows (1024, 512 or 256 bytes).
     `elementBits` is the element's width, which fixes how many elements a
-    chunk and a column hold. Buffers of this layout start on a multiple of
-    1024 bytes, as the hardware's swizzle is a function of the address.
+    chunk and a column hold. The hardware's swizzle is a function of the
+    address, so a buffer must start on a multiple of its pattern (8 rows of
+    `swizzleBytes`): tilegpu-allocate-shared places these buffers on
+    multiples of 1024 bytes, and a ring's buffers, whole numbers of
+    patterns long, stay on the pattern.
 
     ```mlir
     #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>

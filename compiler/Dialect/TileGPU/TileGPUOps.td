@@ -239,8 +239,8 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
 }
 
 def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
-    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>, AllTypesMatch<["acc", "result"]>,
-    Tile_SameOperandsAndResultEncoding]> {
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<TileGPU_SharedMemory>]>,
+    AllTypesMatch<["acc", "result"]>, Tile_SameOperandsAndResultEncoding]> {
   let summary = "Wait for the tensor cores to finish warp_group_dots";
   let description = [{
     `wgmma.wait_group pending`: at most `pending` of this warpgroup's
@@ -249,6 +249,8 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
     its uses come after the wait; with `pending = 0` every dot that wrote
     it is complete and `result` holds its final value. It follows a loop
     whose warp_group_dots left their last group in flight (`pending = 1`).
+    (It declares a write, so that it is never dropped as unused: the
+    shared memory the dots read may be reused only after it.)
 
     ```mlir
     %r = tilegpu.warp_group_dot_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #mma3>
@@ -258,6 +260,7 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = "$acc attr-dict `:` type($acc)";
+  let hasVerifier = 1;
 }
 
 #endif // TILEC_TILEGPU_OPS

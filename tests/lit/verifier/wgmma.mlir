@@ -133,3 +133,25 @@ func.func @pending(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x
   %d = tilegpu.warp_group_dot %a, %b, %c {pending = 2 : i32} : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
   return
 }
+
+// -----
+
+// With pending = 1 the result is still being written when the op returns.
+#s = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @read_in_flight(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xf16, #s>,
+                          %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{with pending = 1 has a result that is still being written when 'arith.addf' reads it}}
+  %d = tilegpu.warp_group_dot %a, %b, %c {pending = 1 : i32} : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xf16, #s>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  %e = arith.addf %d, %d : tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+func.func @wait_layout(%c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{waits for a wgmma accumulator (an #tilegpu.mma version 3 layout)}}
+  %d = tilegpu.warp_group_dot_wait %c {pending = 0 : i32} : tensor<64x64xf32, #acc>
+  return
+}

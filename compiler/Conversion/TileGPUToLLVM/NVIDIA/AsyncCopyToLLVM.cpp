@@ -105,13 +105,20 @@ struct AsyncCommitGroupOpLowering
 };
 
 struct AsyncWaitOpLowering : OpConversionPattern<tilegpu::AsyncWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AsyncWaitOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
   LogicalResult
   matchAndRewrite(tilegpu::AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    Location loc = op.getLoc();
+    rewriter.create<NVVM::CpAsyncWaitGroupOp>(loc, op.getPending());
+    // What landed may be read by wgmma, through the async proxy.
+    if (context.asyncProxyReadsShared)
+      fenceProxyAsyncShared(rewriter, loc);
+    rewriter.eraseOp(op);
     return success();
   }
+  const LoweringContext &context;
 };
 } // namespace
 
@@ -119,6 +126,6 @@ void tilec::lowering::populateAsyncCopyOpToLLVMPatterns(
     TileTypeConverter &converter, const LoweringContext &context,
     const AxisInfoAnalysis &axisInfo, RewritePatternSet &patterns) {
   patterns.add<AsyncCopyOpLowering>(converter, context, axisInfo);
-  patterns.add<AsyncCommitGroupOpLowering, AsyncWaitOpLowering>(
-      converter, &converter.getContext());
+  patterns.add<AsyncWaitOpLowering>(converter, context);
+  patterns.add<AsyncCommitGroupOpLowering>(converter, &converter.getContext());
 }

@@ -3,9 +3,12 @@
 // descriptors (PTX ISA, "Matrix Descriptor Format"); the accumulator stays
 // in registers, N / 2 f32 per thread per m64nNk16 instruction.
 //
-// The sequence per op: fence.proxy.async (the buffers were written through
-// the generic proxy: st.shared or cp.async, and wgmma reads through the
-// async proxy), wgmma.fence (the accumulator registers were written by
+// The buffers are written through the generic proxy (st.shared, cp.async)
+// and read through the async one, so their writers fence
+// (fence.proxy.async) before the barrier that publishes them: local_alloc
+// and local_store into an #tilegpu.nvmma_shared buffer after their stores,
+// cp.async waits in a kernel with warp_group_dots after the wait. The
+// sequence per op: a fence again (cheap), wgmma.fence (the accumulator registers were written by
 // ordinary instructions), one wgmma per K step of 16, per 64 rows of the
 // warpgroup's share of M and per instruction along N, then one
 // commit_group and a wait_group that takes every accumulator register as
@@ -37,6 +40,14 @@ Value orderedAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
   return op.getNumResults() ? op.getResult(0) : Value();
 }
 
+} // namespace
+
+void tilec::lowering::fenceProxyAsyncShared(OpBuilder &b, Location loc) {
+  orderedAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
+             "fence.proxy.async.shared::cta;", "");
+}
+
+namespace {
 /// How one operand's buffer is addressed: a K-major buffer (K contiguous)
 /// is read as is, an MN-major one transposed.
 struct OperandBuffer {
@@ -99,6 +110,31 @@ Value sharedAddressOf(OpBuilder &b, Location loc, Value pointer) {
 
 std::string ptxType(Type element) { return element.isF16() ? "f16" : "bf16"; }
 
+/// Ordered inline PTX that reads `inputs` ($count.., constraints
+/// `inputConstraints`) and updates the f32 registers `acc` in place ($0..,
+/// each output tied to its input); returns the registers' new values.
+SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc, StringRef ptx,
+                                      ArrayRef<Value> acc, ValueRange inputs,
+                                      StringRef inputConstraints) {
+  unsigned count = acc.size();
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i)
+    constraints += std::string(i ? "," : "") + "=f";
+  if (!inputConstraints.empty())
+    constraints += "," + inputConstraints.str();
+  for (unsigned i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(inputs.begin(), inputs.end());
+  operands.append(acc.begin(), acc.end());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  Value d = orderedAsm(b, loc, resultType, operands, ptx, constraints);
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
+  return out;
+}
+
 /// One wgmma.mma_async: `acc` (N / 2 f32) in, the instruction's results
 /// out; they are only valid after the wait.
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
@@ -114,21 +150,7 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
       "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {2}, ${3}, ${4}, 1, "
       "1, 1, {5}, {6};",
       n, type, list, count, count + 1, transA ? 1 : 0, transB ? 1 : 0);
-  std::string constraints;
-  for (unsigned i = 0; i < count; ++i)
-    constraints += std::string(i ? "," : "") + "=f";
-  constraints += ",l,l";
-  for (unsigned i = 0; i < count; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands{descA, descB};
-  operands.append(acc.begin(), acc.end());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
-  Value d = orderedAsm(b, loc, resultType, operands, ptx, constraints);
-  SmallVector<Value> out;
-  for (unsigned i = 0; i < count; ++i)
-    out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
-  return out;
+  return updateAccumulators(b, loc, ptx, acc, ValueRange{descA, descB}, "l,l");
 }
 
 /// wgmma.wait_group `pending` (after a commit_group with `commit`) with
@@ -136,21 +158,9 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
 /// after the wait.
 SmallVector<Value> waitFor(OpBuilder &b, Location loc, ArrayRef<Value> acc,
                            bool commit, unsigned pending) {
-  unsigned count = acc.size();
-  std::string constraints;
-  for (unsigned i = 0; i < count; ++i)
-    constraints += std::string(i ? "," : "") + "=f";
-  for (unsigned i = 0; i < count; ++i)
-    constraints += "," + std::to_string(i);
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
   std::string ptx = commit ? "wgmma.commit_group.sync.aligned;\n\t" : "";
   ptx += "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
-  Value d = orderedAsm(b, loc, resultType, acc, ptx, constraints);
-  SmallVector<Value> out;
-  for (unsigned i = 0; i < count; ++i)
-    out.push_back(b.create<LLVM::ExtractValueOp>(loc, d, i));
-  return out;
+  return updateAccumulators(b, loc, ptx, acc, ValueRange{}, "");
 }
 
 struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
@@ -219,17 +229,21 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
               loc, set, i32Constant(rewriter, loc, a.byteOffset(warps[bit][0], 0))));
     }
 
+    // The writers fenced before the barrier that published the tiles; this
+    // fence covers any write of this thread's since (and is cheap).
     orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
                "fence.proxy.async.shared::cta;\n\twgmma.fence.sync.aligned;", "");
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      SmallVector<Value> descB;
+      for (int64_t col0 = 0; col0 < n; col0 += instrN)
+        descB.push_back(descriptor(rewriter, loc, b,
+                                   i32Constant(rewriter, loc, b.byteOffset(col0, k0))));
       for (int64_t row0 : rowBlocks) {
         Value aOffset = rewriter.create<LLVM::AddOp>(
             loc, groupRowBytes,
             i32Constant(rewriter, loc, a.byteOffset(row0, k0)));
         Value descA = descriptor(rewriter, loc, a, aOffset);
         for (int64_t col0 = 0; col0 < n; col0 += instrN) {
-          Value descB = descriptor(rewriter, loc, b,
-                                   i32Constant(rewriter, loc, b.byteOffset(col0, k0)));
           SmallVector<unsigned> regs;
           for (unsigned i = 0; i < instrN / 2; ++i) {
             LinearLayout::Image at(2, 0);
@@ -246,7 +260,8 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
             in.push_back(acc[r]);
           SmallVector<Value> out =
               emitWgmma(rewriter, loc, instrN, aType.getElementType(),
-                        a.transposed(), b.transposed(), descA, descB, in);
+                        a.transposed(), b.transposed(), descA,
+                        descB[col0 / instrN], in);
           for (auto [r, v] : llvm::zip(regs, out))
             acc[r] = v;
         }
