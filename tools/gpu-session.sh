@@ -79,6 +79,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-gpu python3 -m pytest -q tests/python -m gpu
     # The matmul's GPU tests alone, for a session that runs only them.
     step py-tests-matmul python3 -m pytest -q -x tests/python/test_gpu_matmul.py
+    # Transposed and column-major dot operands (wgmma's transposed reads).
+    step py-tests-dot-trans python3 -m pytest -q tests/python/test_gpu_dot_trans.py
     # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
     step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
     # Bad launch arguments, options and autotuning hooks, every shipped
@@ -203,7 +205,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"
