@@ -6,13 +6,19 @@
 // one 8-row pattern of 128-byte rows (1024 bytes, 64 in 16-byte units, at
 // bit 32), its leading offset unused (1, bit 16), the 128-byte swizzle mode
 // 1 at bit 62; B's leading offset is the distance between its two 64-column
-// blocks, 64 rows x 128 bytes (512 units). A proxy fence and wgmma.fence
-// come first, one commit and a wait that ties the 64 registers last.
+// blocks, 64 rows x 128 bytes (512 units). Each buffer's stores end with a
+// proxy fence (wgmma reads through the async proxy), before the barrier;
+// wgmma.fence comes first, one commit and a wait that ties the 64
+// registers last.
 #a = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
 #acc = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
 module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
   // CHECK-LABEL: llvm.func @k_major_a_n_major_b
-  // CHECK: "fence.proxy.async.shared::cta;\0A\09wgmma.fence.sync.aligned;"
+  // CHECK: "fence.proxy.async.shared::cta;"
+  // CHECK: "fence.proxy.async.shared::cta;"
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NOT: fence.proxy
+  // CHECK: "wgmma.fence.sync.aligned;"
   // CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64)
   // CHECK-DAG: llvm.mlir.constant(4611686293338849280 : i64)
   // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, 1, 1, 1, 0, 1;

@@ -7,8 +7,9 @@
 // and read through the async one, so their writers fence
 // (fence.proxy.async) before the barrier that publishes them: local_alloc
 // and local_store into an #tilegpu.nvmma_shared buffer after their stores,
-// cp.async waits in a kernel with warp_group_dots after the wait. The
-// sequence per op: a fence again (cheap), wgmma.fence (the accumulator registers were written by
+// cp.async waits in a kernel with warp_group_dots after the wait; every
+// write into such a buffer is one of those. The sequence per op:
+// wgmma.fence (the accumulator registers were written by
 // ordinary instructions), one wgmma per K step of 16, per 64 rows of the
 // warpgroup's share of M and per instruction along N, then one
 // commit_group and a wait_group that takes every accumulator register as
@@ -229,10 +230,10 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
               loc, set, i32Constant(rewriter, loc, a.byteOffset(warps[bit][0], 0))));
     }
 
-    // The writers fenced before the barrier that published the tiles; this
-    // fence covers any write of this thread's since (and is cheap).
+    // (The writers fenced the buffers before the barrier that published
+    // them.)
     orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
-               "fence.proxy.async.shared::cta;\n\twgmma.fence.sync.aligned;", "");
+               "wgmma.fence.sync.aligned;", "");
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
       SmallVector<Value> descB;
       for (int64_t col0 = 0; col0 < n; col0 += instrN)
