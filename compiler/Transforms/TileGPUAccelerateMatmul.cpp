@@ -176,8 +176,7 @@ struct TileGPUAccelerateMatmulPass
   /// run it; false (nothing changed) otherwise.
   bool useWgmma(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
                 unsigned numWarps, const AxisInfoAnalysis *axisInfo) {
-    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
-                     dType = op.getD().getType();
+    RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
     Type element = aType.getElementType();
     if (!axisInfo || target.computeCapability != 90 || !target.archSpecific ||
         dType.getRank() != 2 || !(element.isF16() || element.isBF16()) ||
