@@ -103,12 +103,6 @@ Value descriptor(OpBuilder &b, Location loc, const OperandBuffer &buffer,
   return b.create<LLVM::OrOp>(loc, low, fixed);
 }
 
-/// The i32 shared-memory address of a converted memdesc.
-Value sharedAddressOf(OpBuilder &b, Location loc, Value pointer) {
-  Value wide = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), pointer);
-  return b.create<LLVM::TruncOp>(loc, b.getI32Type(), wide);
-}
-
 std::string ptxType(Type element) { return element.isF16() ? "f16" : "bf16"; }
 
 /// Ordered inline PTX that reads `inputs` ($count.., constraints
@@ -210,7 +204,10 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
                        unsigned kDim) {
       return OperandBuffer{cast<tilegpu::NVMMASharedEncodingAttr>(type.getEncoding()),
                            type.getShape(), kDim,
-                           sharedAddressOf(rewriter, loc, converted)};
+                           // (the i32 shared-window address, as cp.async
+                           // and ldmatrix take theirs)
+                           rewriter.create<LLVM::PtrToIntOp>(
+                               loc, rewriter.getI32Type(), converted)};
     };
     OperandBuffer a = operand(aType, adaptor.getA(), 1);
     OperandBuffer b = operand(bType, adaptor.getB(), 0);
