@@ -145,6 +145,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/matmul.py ]; then
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/matmul_nt.py ]; then
+    step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
+  fi
   if [ -f bench/matmul_fp8.py ]; then
     step bench-matmul-fp8 python3 bench/matmul_fp8.py --commit "$commit" --out "$out"
   fi

@@ -29,6 +29,10 @@ struct TargetInfo {
   /// Asynchronous copies from global to shared memory (cp.async), sm_80+.
   bool hasAsyncCopy() const { return computeCapability >= 80; }
 
+  /// Warpgroup tensor-core instructions (wgmma.mma_async): sm_90a only
+  /// (the arch-specific target; sm_100 dropped them).
+  bool hasWgmma() const { return computeCapability == 90 && archSpecific; }
+
   /// The target named `name` ("sm_90a"); nullopt, with `error` set, for a
   /// name tilec does not know.
   static std::optional<TargetInfo> parse(const std::string &name,

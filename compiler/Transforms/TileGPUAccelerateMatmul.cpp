@@ -22,16 +22,19 @@
 // the #tilegpu.nvmma_shared layout its contiguous dimension decides (K
 // contiguous is read as is, M or N contiguous transposed), straight from
 // the layout it was produced in, and a tilegpu.warp_group_dot reads both
-// buffers. tilegpu-pipeline-loads turns those writes of loaded tiles into
-// asynchronous copies. A tile the dot's loop produces in registers (carried
-// from an earlier iteration, as tile-prefetch-loads carries tiles cp.async
-// cannot copy; rearranged by tl.trans; converted; or loaded by a load
-// cp.async cannot copy into the buffer) keeps mma.sync: it would be
+// buffers. An operand that is tl.trans of a tile is read through a
+// tilegpu.memdesc_trans view of that tile's buffer (x @ W^T reads W's
+// K-contiguous rows as they were loaded). tilegpu-pipeline-loads turns
+// those writes of loaded tiles into asynchronous copies. A tile the dot's
+// loop produces in registers (carried from an earlier iteration, as
+// tile-prefetch-loads carries tiles cp.async cannot copy; converted; or
+// loaded by a load cp.async cannot copy into the buffer) keeps mma.sync: it would be
 // written into the buffer and waited for in every iteration, which
 // measured slower than mma.sync's ldmatrix reads (docs/results.md). A
 // tile the loop does not recompute is written once, where it is produced.
 #include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Analysis/FP8.h"
+#include "compiler/Analysis/Wgmma.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/LoopUtils.h"
@@ -136,6 +139,21 @@ wgmmaBufferLayout(RankedTensorType type, unsigned col) {
                                                {col, 1 - col});
 }
 
+/// The tile a dot operand is made of: its producer, past layout
+/// conversions and a tl.trans (`transposed`), which a transposed view of
+/// the tile's buffer replaces.
+struct OperandTile {
+  Value tile;
+  bool transposed;
+};
+
+OperandTile operandTile(Value operand) {
+  Value v = throughConversions(operand);
+  if (auto trans = v.getDefiningOp<tile::TransOp>())
+    return {throughConversions(trans.getSrc()), true}; // 2-D: order [1, 0]
+  return {v, false};
+}
+
 RankedTensorType withEncoding(Value v, Attribute encoding) {
   return cast<RankedTensorType>(v.getType()).cloneWithEncoding(encoding);
 }
@@ -158,7 +176,7 @@ struct TileGPUAccelerateMatmulPass
     IRRewriter rewriter(&getContext());
     // (Only wgmma's choice asks where the operands' loads can be copied.)
     std::unique_ptr<AxisInfoAnalysis> axisInfo;
-    if (!dots.empty() && target->computeCapability == 90 && target->archSpecific)
+    if (!dots.empty() && target->hasWgmma())
       axisInfo = std::make_unique<AxisInfoAnalysis>(module);
     for (tile::DotOp op : dots) {
       if (isFP8(op.getA().getType()) &&
@@ -176,24 +194,20 @@ struct TileGPUAccelerateMatmulPass
   /// run it; false (nothing changed) otherwise.
   bool useWgmma(IRRewriter &rewriter, tile::DotOp op, const TargetInfo &target,
                 unsigned numWarps, const AxisInfoAnalysis *axisInfo) {
-    RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
-    Type element = aType.getElementType();
-    if (!axisInfo || target.computeCapability != 90 || !target.archSpecific ||
-        dType.getRank() != 2 || !(element.isF16() || element.isBF16()) ||
-        !dType.getElementType().isF32() || numWarps % 4)
+    if (!axisInfo || !target.hasWgmma() || !fitsWgmma(op, numWarps))
       return false;
-    int64_t m = dType.getShape()[0], n = dType.getShape()[1],
-            k = aType.getShape()[1];
+    int64_t n = op.getD().getType().getShape()[1];
     unsigned warpgroups = numWarps / 4;
-    if (m % (64 * warpgroups) || n % 8 || k % 16)
-      return false;
-    Value aSrc = throughConversions(op.getA()), bSrc = throughConversions(op.getB());
+    // K is dimension 1 of A and 0 of B, and the other one of a tile they
+    // are the transpose of.
+    OperandTile aTile = operandTile(op.getA()), bTile = operandTile(op.getB());
+    Value aSrc = aTile.tile, bSrc = bTile.tile;
     auto aSrcType = cast<RankedTensorType>(aSrc.getType());
     auto bSrcType = cast<RankedTensorType>(bSrc.getType());
     std::optional<tilegpu::NVMMASharedEncodingAttr> aShared =
-        wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, 1));
+        wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, aTile.transposed ? 0 : 1));
     std::optional<tilegpu::NVMMASharedEncodingAttr> bShared =
-        wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, 0));
+        wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, bTile.transposed ? 1 : 0));
     if (!aShared || !bShared)
       return false;
     MLIRContext *ctx = op.getContext();
@@ -221,18 +235,22 @@ struct TileGPUAccelerateMatmulPass
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     // Each buffer is written where its tile is produced (once, for a tile
-    // from outside the loop).
-    auto buffer = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) -> Value {
+    // from outside the loop), and a transposed tile is read through a
+    // transposed view of its buffer.
+    auto buffer = [&](OperandTile tile, tilegpu::NVMMASharedEncodingAttr layout) -> Value {
       OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointAfterValue(src);
-      return rewriter.create<tilegpu::LocalAllocOp>(loc, bufferType(src, layout),
-                                                    src);
+      rewriter.setInsertionPointAfterValue(tile.tile);
+      Value alloc = rewriter.create<tilegpu::LocalAllocOp>(
+          loc, bufferType(tile.tile, layout), tile.tile);
+      if (!tile.transposed)
+        return alloc;
+      return rewriter.create<tilegpu::MemDescTransOp>(loc, alloc);
     };
-    Value a = buffer(aSrc, *aShared), b = buffer(bSrc, *bShared);
+    Value a = buffer(aTile, *aShared), b = buffer(bTile, *bShared);
     Value c = rewriter.create<tilegpu::ConvertLayoutOp>(
         loc, withEncoding(op.getC(), accumulator), op.getC());
     auto dot = rewriter.create<tilegpu::WarpGroupDotOp>(loc, c.getType(), a, b, c);
-    rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, dType, dot);
+    rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, op.getD().getType(), dot);
     return true;
   }
 

@@ -70,7 +70,7 @@ public:
           buffer.alignment = kSwizzleAlignment;
         Block *block = op->getBlock();
         // The users of the buffer and of the views of it (one buffer of a
-        // ring).
+        // ring, a transposed view).
         SmallVector<Operation *> users(alloc->getUsers());
         while (!users.empty()) {
           Operation *user = users.pop_back_val();
@@ -79,15 +79,16 @@ public:
           // analysis does not model.
           if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
                    tilegpu::LocalDeallocOp, tilegpu::MemDescIndexOp,
-                   tilegpu::AsyncCopyGlobalToLocalOp, tilegpu::WarpGroupDotOp>(
-                  user)) {
+                   tilegpu::MemDescTransOp, tilegpu::AsyncCopyGlobalToLocalOp,
+                   tilegpu::WarpGroupDotOp>(user)) {
             user->emitError("a shared buffer can only be used by local_load, "
                             "local_store, local_dealloc, memdesc_index, "
-                            "async_copy_global_to_local and warp_group_dot, not '")
+                            "memdesc_trans, async_copy_global_to_local and "
+                            "warp_group_dot, not '")
                 << user->getName() << "'";
             return WalkResult::interrupt();
           }
-          if (isa<tilegpu::MemDescIndexOp>(user))
+          if (isa<tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp>(user))
             llvm::append_range(users, user->getUsers());
           if (Operation *ancestor = block->findAncestorOpInBlock(*user))
             buffer.end = std::max(buffer.end, lastNumberIn(ancestor));

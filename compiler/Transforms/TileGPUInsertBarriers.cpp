@@ -180,10 +180,12 @@ public:
 
 private:
   /// The range of the buffer `memdesc` names (the whole ring for one of
-  /// its buffers, whose index is not known here).
+  /// its buffers, whose index is not known here; the whole buffer for a
+  /// transposed view of it).
   Range bufferRange(Value memdesc) {
-    while (auto view = memdesc.getDefiningOp<tilegpu::MemDescIndexOp>())
-      memdesc = view.getSrc();
+    while (isa_and_nonnull<tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp>(
+        memdesc.getDefiningOp()))
+      memdesc = memdesc.getDefiningOp()->getOperand(0);
     auto alloc = memdesc.getDefiningOp<tilegpu::LocalAllocOp>();
     auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr)
                         : IntegerAttr();

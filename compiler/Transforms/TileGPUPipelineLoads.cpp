@@ -87,14 +87,37 @@ struct PipelinedLoad {
   Value ring; ///< set when the loop is rewritten
 };
 
-/// True when every reader of `buffer` is a warp_group_dot, or a local_load
-/// whose tile feeds a dot.
+/// The warp_group_dots reading `buffer` directly or through a transposed
+/// view; nullopt when something else reads it.
+std::optional<SmallVector<tilegpu::WarpGroupDotOp>>
+readingDots(tilegpu::LocalAllocOp buffer) {
+  SmallVector<tilegpu::WarpGroupDotOp> dots;
+  for (Operation *user : buffer->getUsers()) {
+    if (auto view = dyn_cast<tilegpu::MemDescTransOp>(user)) {
+      for (Operation *reader : view->getUsers()) {
+        auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(reader);
+        if (!dot)
+          return std::nullopt;
+        dots.push_back(dot);
+      }
+      continue;
+    }
+    auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(user);
+    if (!dot)
+      return std::nullopt;
+    dots.push_back(dot);
+  }
+  return dots;
+}
+
+/// True when every reader of `buffer` is a warp_group_dot (directly or
+/// through a transposed view), or a local_load whose tile feeds a dot.
 bool feedsDotOnly(tilegpu::LocalAllocOp buffer) {
   if (buffer->use_empty())
     return false;
+  if (std::optional<SmallVector<tilegpu::WarpGroupDotOp>> dots = readingDots(buffer))
+    return !dots->empty();
   return llvm::all_of(buffer->getUsers(), [](Operation *user) {
-    if (isa<tilegpu::WarpGroupDotOp>(user))
-      return true;
     auto read = dyn_cast<tilegpu::LocalLoadOp>(user);
     return read && llvm::any_of(read->getUsers(), [](Operation *op) {
              return isa<tile::DotOp>(op);
@@ -179,15 +202,17 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
 SmallVector<tilegpu::WarpGroupDotOp>
 asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   SmallVector<tilegpu::WarpGroupDotOp> dots;
-  for (const PipelinedLoad &p : loads)
-    for (Operation *user : p.buffer->getUsers()) {
-      auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(user);
-      if (!dot)
-        return {};
+  for (const PipelinedLoad &p : loads) {
+    std::optional<SmallVector<tilegpu::WarpGroupDotOp>> readers = readingDots(p.buffer);
+    if (!readers)
+      return {};
+    for (tilegpu::WarpGroupDotOp dot : *readers)
       if (!llvm::is_contained(dots, dot))
         dots.push_back(dot);
-    }
+  }
   auto isRing = [&](Value buffer) {
+    if (auto view = buffer.getDefiningOp<tilegpu::MemDescTransOp>())
+      buffer = view.getSrc();
     return llvm::any_of(loads, [&](PipelinedLoad p) {
       return buffer.getDefiningOp() == p.buffer.getOperation();
     });
@@ -365,9 +390,15 @@ private:
     // This iteration reads its tiles from buffer `slot`.
     for (PipelinedLoad &p : loads_) {
       b.setInsertionPoint(p.buffer);
-      p.buffer.getResult().replaceAllUsesWith(bufferOf(b, loc, p.ring, slot));
+      Value current = bufferOf(b, loc, p.ring, slot);
+      p.buffer.getResult().replaceAllUsesWith(current);
       p.buffer.erase();
       p.load.erase();
+      // A transposed view of a ring's buffer is as mutable as the ring.
+      for (Operation *user : current.getUsers())
+        if (auto view = dyn_cast<tilegpu::MemDescTransOp>(user))
+          view.getResult().setType(tilegpu::MemDescTransOp::transposedType(
+              cast<tilegpu::MemDescType>(current.getType())));
     }
     for (unsigned index : stage_.carried)
       yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));

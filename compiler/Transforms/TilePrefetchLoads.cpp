@@ -23,6 +23,7 @@
 // masked off when that iteration does not run (so nothing past the loop's
 // end is ever read).
 #include "compiler/Analysis/AccessWidth.h"
+#include "compiler/Analysis/Wgmma.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -151,13 +152,35 @@ bool feedsDot(tile::LoadOp load) {
   return llvm::any_of(slice, [](Operation *op) { return isa<tile::DotOp>(op); });
 }
 
+/// What tilegpu-pipeline-loads can take besides a dot's direct operands.
+struct PipelinerReach {
+  /// Loads that reach a dot through one tile.trans (wgmma reads them
+  /// through a transposed view of their buffer), in dots that fit wgmma on
+  /// `numWarps` warps; 0: none.
+  unsigned transposedWithWarps = 0;
+};
+
+/// True when `use` is operand a or b of a dot, directly or (as `reach`
+/// allows) through one tile.trans.
+bool isDotOperand(OpOperand &use, PipelinerReach reach) {
+  Operation *user = use.getOwner();
+  if (isa<tile::DotOp>(user))
+    return use.getOperandNumber() <= 1;
+  if (!reach.transposedWithWarps || !isa<tile::TransOp>(user) || !user->hasOneUse())
+    return false;
+  OpOperand &next = *user->getUses().begin();
+  auto dot = dyn_cast<tile::DotOp>(next.getOwner());
+  return dot && next.getOperandNumber() <= 1 &&
+         fitsWgmma(dot, reach.transposedWithWarps);
+}
+
 /// True when `load` is of the kind tilegpu-pipeline-loads takes: an operand
 /// of a dot and nothing else, a zero (or no) `other`, and vectors of at
 /// least the 4 bytes cp.async moves.
-bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo,
+                 PipelinerReach reach) {
   if (!isAsyncCopyable(load) || !load->hasOneUse() ||
-      !isa<tile::DotOp>(*load->getUsers().begin()) ||
-      load->getUses().begin()->getOperandNumber() > 1)
+      !isDotOperand(*load->getUses().begin(), reach))
     return false;
   Type element = tile::getElementTypeOrSelf(load.getType());
   return contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
@@ -169,11 +192,12 @@ bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
 /// ones, when their address computations can run ahead on their own (the
 /// same LoadAddressStage it checks).
 llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
-                                            const AxisInfoAnalysis &axisInfo) {
+                                            const AxisInfoAnalysis &axisInfo,
+                                            PipelinerReach reach) {
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto load = dyn_cast<tile::LoadOp>(op))
-      if (pipelinable(load, axisInfo))
+      if (pipelinable(load, axisInfo, reach))
         loads.push_back(load);
   LoadAddressStage stage;
   llvm::DenseSet<Operation *> taken;
@@ -187,13 +211,13 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
 
 /// `axisInfo` set: the loads tilegpu-pipeline-loads will take are left to it.
 void prefetch(IRRewriter &rewriter, scf::ForOp loop,
-              const AxisInfoAnalysis *axisInfo) {
+              const AxisInfoAnalysis *axisInfo, PipelinerReach reach) {
   // (Iterations past the end are masked with a signed comparison.)
   if (loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
     return;
   llvm::DenseSet<Operation *> taken;
   if (axisInfo)
-    taken = leftToPipeliner(loop, *axisInfo);
+    taken = leftToPipeliner(loop, *axisInfo, reach);
   IterationValues::Memo memo;
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : *loop.getBody()) {
@@ -268,9 +292,13 @@ struct TilePrefetchLoadsPass
     std::optional<AxisInfoAnalysis> axisInfo;
     if (asyncCopy)
       axisInfo.emplace(getOperation());
+    PipelinerReach reach;
+    if (transposedOperands)
+      reach.transposedWithWarps = numWarps;
     for (scf::ForOp loop : loops)
       prefetch(rewriter, loop,
-               asyncCopy && getNumStages(loop, numStages) >= 2 ? &*axisInfo : nullptr);
+               asyncCopy && getNumStages(loop, numStages) >= 2 ? &*axisInfo : nullptr,
+               reach);
   }
 };
 } // namespace

@@ -94,30 +94,44 @@ def test_ptx_uses_mma_and_assembles(tmp_path, target, operand, output, mma,
                               num_warps=warps, target=target, BM=bm, BN=bn, BK=bk,
                               **extra)
     ptx = compiled.asm["ptx"]
-    # All of these stay on mma.sync on sm_90a too: a tile rearranged by
-    # tl.trans in the loop would be written into wgmma's buffer every
-    # iteration (a_bt, at_b), and a_bt_operator's 32 rows are half a
+    # On sm_90a a_bt's 16-bit tiles go to wgmma, B^T through a transposed
+    # view of the tile cp.async copied (test_wgmma_reads_transposed_tiles).
+    # The rest stay on mma.sync there too: at_b's A has rows of M elements,
+    # not 16-byte aligned when M is not :16, which cp.async cannot copy (a
+    # tile the loop transposes in registers would be written into wgmma's
+    # buffer every iteration), and a_bt_operator's 32 rows are half a
     # warpgroup's.
-    assert "mma.sync.aligned." + mma in ptx
-    assert "wgmma" not in ptx
+    if target == "sm_90a" and operand in PTX_TYPE and kernel is kernels.a_bt:
+        assert f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32" in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned." + mma in ptx
+        assert "wgmma" not in ptx
     ref.assert_assembles_without_spills(ptx, target, tmp_path)
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("operand", ["fp16", "bf16"])
 @pytest.mark.parametrize("kernel,flags", [(kernels.a_bt_direct, "1, 1, 0, 0"),
-                                          (kernels.at_b_direct, "1, 1, 1, 1")],
-                         ids=["a_bt_direct", "at_b_direct"])
+                                          (kernels.at_b_direct, "1, 1, 1, 1"),
+                                          (kernels.a_bt, "1, 1, 0, 0"),
+                                          (kernels.at_b, "1, 1, 1, 1")],
+                         ids=["a_bt_direct", "at_b_direct", "a_bt", "at_b"])
 def test_wgmma_reads_transposed_tiles(tmp_path, operand, kernel, flags):
     """With every size :16 both tiles are copied by cp.async, and wgmma
     reads each as it lies in memory: A and a column-major B (K contiguous)
     as they are, a column-major A (M contiguous) and B (N contiguous)
     transposed, as the last two immediates (imm-trans-a, imm-trans-b)
-    say."""
+    say. tl.trans of a loaded tile reads the same bytes through a
+    transposed view: B^T of a row-major N x K B is K-major, A^T of a
+    row-major K x M A is M-major. Nothing is transposed in registers (no
+    mma.sync, no tile left in flight outside the rings)."""
     compiled = kernel.compile(f"*{operand}:16,*{operand}:16,*fp32:16,i32:16,i32:16,i32:16",
                               num_warps=4, target="sm_90a", BM=64, BN=64, BK=32,
                               PREC="tf32")
     ptx = compiled.asm["ptx"]
     assert f"wgmma.mma_async.sync.aligned.m64n64k16.f32.{PTX_TYPE[operand]}.{PTX_TYPE[operand]}" in ptx
     assert f", {flags};" in ptx
+    assert "mma.sync" not in ptx
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

@@ -34,10 +34,11 @@ def _run(torch, kernel, a, b, dtype, precision, block, warps):
     return c.double().cpu().numpy()
 
 
-# (128, 96, 80): every size :16, so the 16-bit tiles of the `_direct`
-# kernels are copied by cp.async and multiplied by wgmma on sm_90a (a
-# column-major A read transposed, a column-major B as it is); the odd
-# shapes, and tiles rearranged by tl.trans, go to mma.sync.
+# (128, 96, 80): every size :16, so the 16-bit tiles are copied by
+# cp.async and multiplied by wgmma on sm_90a (a column-major A read
+# transposed, a column-major B as it is, tl.trans'd tiles through
+# transposed views of their buffers) with 64 or 128 rows per block; 32
+# rows, and the odd shapes whose rows cp.async cannot copy, go to mma.sync.
 @pytest.mark.parametrize("dtype,precision", CASES + [("bfloat16", "tf32")])
 @pytest.mark.parametrize("kernel", [kernels.a_bt, kernels.at_b, kernels.at_b_direct,
                                     kernels.a_bt_direct],

@@ -108,6 +108,17 @@ struct MemDescIndexOpLowering : OpConversionPattern<tilegpu::MemDescIndexOp> {
   }
 };
 
+/// A transposed view: the same bytes, which its layout addresses.
+struct MemDescTransOpLowering : OpConversionPattern<tilegpu::MemDescTransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::MemDescTransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// Lifetimes are the allocator's business: nothing is left to do.
 struct LocalDeallocOpLowering : OpConversionPattern<tilegpu::LocalDeallocOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -135,6 +146,7 @@ void tilec::lowering::populateSharedMemoryOpToLLVMPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LocalAllocOpLowering, LocalLoadOpLowering, LocalStoreOpLowering>(
       converter, context);
-  patterns.add<LocalDeallocOpLowering, BarrierOpLowering, MemDescIndexOpLowering>(
+  patterns.add<LocalDeallocOpLowering, BarrierOpLowering, MemDescIndexOpLowering,
+               MemDescTransOpLowering>(
       converter, &converter.getContext());
 }

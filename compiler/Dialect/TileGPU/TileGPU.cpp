@@ -598,6 +598,29 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+MemDescType MemDescTransOp::transposedType(MemDescType src) {
+  auto layout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding());
+  if (!layout || src.isRing() || src.getShape().size() != 2)
+    return MemDescType();
+  auto swapped = NVMMASharedEncodingAttr::get(
+      src.getContext(), layout.getSwizzleBytes(), layout.getElementBits(),
+      {layout.getOrder()[1], layout.getOrder()[0]});
+  return MemDescType::get(src.getContext(), {src.getShape()[1], src.getShape()[0]},
+                          src.getElementType(), swapped, src.getMutableMemory());
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType();
+  MemDescType expected = transposedType(src);
+  if (!expected)
+    return emitOpError() << "views one 2-D #tilegpu.nvmma_shared buffer, not "
+                         << src;
+  if (getType() != expected)
+    return emitOpError() << "the transposed view of " << src << " is "
+                         << expected << ", not " << getType();
+  return success();
+}
+
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   RankedTensorType ptrs = getPtr().getType();
   MemDescType buffer = getDst().getType();

@@ -141,6 +141,38 @@ def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "A 2-D buffer viewed with its dimensions swapped";
+  let description = [{
+    The same bytes as `src`, indexed [j, i] where `src` is indexed [i, j]:
+    the view `tl.trans` of a tile gives once the tile is in shared memory.
+    Only `#tilegpu.nvmma_shared` buffers have such views, whose layout is
+    the source's with `order` swapped (the same dimension of the data stays
+    contiguous), so that `tilegpu.warp_group_dot` reads the transpose of a
+    tile without moving it (`tl.dot(a, tl.trans(w))` reads the tile of `w`
+    as a K-major B). Mutability is the source's.
+
+    ```mlir
+    %t = tilegpu.memdesc_trans %b : !tilegpu.memdesc<128x64xf16, #nvmma_k_last> -> !tilegpu.memdesc<64x128xf16, #nvmma_k_first>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$src), [{
+    build($_builder, $_state,
+          transposedType(::llvm::cast<MemDescType>(src.getType())), src);
+  }]>];
+  let extraClassDeclaration = [{
+    /// The type of the transposed view of `src`: null unless `src` is a
+    /// 2-D nvmma_shared buffer.
+    static MemDescType transposedType(MemDescType src);
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_AsyncCopyGlobalToLocalOp : TileGPU_Op<"async_copy_global_to_local", [
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<TileGPU_SharedMemory>]>]> {
   let summary = "Start copying a tile of global memory into a shared buffer";

@@ -128,3 +128,72 @@ func.func @carried(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
   tile.store %ps, %r#1 : tensor<64x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// x @ W^T and X^T @ y: a tl.trans'd operand is read through a transposed
+// view of its tile's buffer. W's tile (64 x 32) is buffered as it is, with
+// its own contiguous dimension (K, dimension 1), and the view (32 x 64,
+// order [0, 1]) is a K-major B. X's 32 x 64 tile runs along neither
+// dimension longer in its registers, so K (its dimension 0) is kept
+// contiguous, and the view is a K-major A. (The column-major tiles of
+// test_dot_trans.py give the M- and N-major views.)
+// CHECK-LABEL: func.func @trans_b
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<64x32xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>>
+// CHECK: %[[W:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<64x32xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>>
+// CHECK: %[[WT:.*]] = tilegpu.memdesc_trans %[[W]] : {{.*}} -> !tilegpu.memdesc<32x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>>
+// CHECK: tilegpu.warp_group_dot %[[A]], %[[WT]], %{{.*}}
+// CHECK-NOT: tile.dot
+// CHECK-LABEL: func.func @trans_a
+// CHECK: %[[X:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<32x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>>
+// CHECK: %[[XT:.*]] = tilegpu.memdesc_trans %[[X]] : {{.*}} -> !tilegpu.memdesc<64x32xf16, #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>>
+// CHECK: tilegpu.warp_group_dot %[[XT]], %{{.*}}, %{{.*}}
+// W8-LABEL: func.func @trans_b
+// W8: tile.trans
+// W8: tile.dot
+// W8-NOT: memdesc_trans
+func.func @trans_b(%x: f16, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<64x32xf16>
+  %w = tile.splat %x : tensor<64x32xf16>
+  %b = tile.trans %w {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+func.func @trans_a(%x: f16, %y: f32, %p: !tile.ptr<f32>) {
+  %xt = tile.splat %x : tensor<32x64xf16>
+  %a = tile.trans %xt {order = array<i32: 1, 0>} : tensor<32x64xf16> -> tensor<64x32xf16>
+  %b = tile.splat %x : tensor<32x64xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// The transpose of a tile the loop produces in registers keeps mma.sync,
+// as the tile itself would.
+// CHECK-LABEL: func.func @trans_carried
+// CHECK: scf.for
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #mma{{[0-9]*}}>
+// CHECK-NOT: warp_group_dot
+func.func @trans_carried(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = tile.splat %x : tensor<64x32xf16>
+  %w0 = tile.splat %x : tensor<64x32xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%w = %w0, %acc = %c) -> (tensor<64x32xf16>, tensor<64x64xf32>) : i32 {
+    %b = tile.trans %w {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+    %d = tile.dot %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %next = arith.addf %w, %w : tensor<64x32xf16>
+    scf.yield %next, %d : tensor<64x32xf16>, tensor<64x64xf32>
+  }
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %r#1 : tensor<64x64x!tile.ptr<f32>>
+  return
+}

@@ -77,13 +77,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @yielded(%x: tensor<32x32xf32, #blocked>, %c: i1) {
     %a = scf.if %c -> !tilegpu.memdesc<32x32xf32, #shared> {
       %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
-      // expected-error @+1 {{a shared buffer can only be used by local_load, local_store, local_dealloc, memdesc_index, async_copy_global_to_local and warp_group_dot, not 'scf.yield'}}
+      // expected-error @+1 {{a shared buffer can only be used by local_load, local_store, local_dealloc, memdesc_index, memdesc_trans, async_copy_global_to_local and warp_group_dot, not 'scf.yield'}}
       scf.yield %t : !tilegpu.memdesc<32x32xf32, #shared>
     } else {
       %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
       scf.yield %t : !tilegpu.memdesc<32x32xf32, #shared>
     }
     %l = tilegpu.local_load %a : !tilegpu.memdesc<32x32xf32, #shared> -> tensor<32x32xf32, #blocked>
+    return
+  }
+}
+
+// -----
+
+// A buffer read through a transposed view lives until the view's last
+// read: the second buffer, allocated before that read, gets its own bytes
+// (8192 bytes past the first's 128 x 32 f16, on the 1024-byte alignment
+// of nvmma_shared buffers).
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked_t = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#k_last = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>
+#k_first = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @transposed_view
+  // CHECK: tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 0 : i32
+  // CHECK: tilegpu.local_alloc {{.*}}tilegpu.shared_offset = 8192 : i32
+  func.func @transposed_view(%x: tensor<128x32xf16, #blocked>) {
+    %a = tilegpu.local_alloc %x : (tensor<128x32xf16, #blocked>) -> !tilegpu.memdesc<128x32xf16, #k_last>
+    %t = tilegpu.memdesc_trans %a : !tilegpu.memdesc<128x32xf16, #k_last> -> !tilegpu.memdesc<32x128xf16, #k_first>
+    %b = tilegpu.local_alloc %x : (tensor<128x32xf16, #blocked>) -> !tilegpu.memdesc<128x32xf16, #k_last>
+    %lb = tilegpu.local_load %b : !tilegpu.memdesc<128x32xf16, #k_last> -> tensor<128x32xf16, #blocked>
+    %lt = tilegpu.local_load %t : !tilegpu.memdesc<32x128xf16, #k_first> -> tensor<32x128xf16, #blocked_t>
     return
   }
 }

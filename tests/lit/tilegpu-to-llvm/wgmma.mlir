@@ -88,3 +88,31 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// B through a transposed view (x @ W^T): W's 64 x 32 tile is stored with
+// its K dimension (dimension 1) contiguous, and the view, 32 x 64 with
+// order [0, 1], is the K-major B of @k_major_b: the same descriptor, read
+// as is, at the buffer's own address (the view moves nothing).
+#a = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [1, 0]}>
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 16, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @transposed_view_b
+  // CHECK-NOT: memdesc_trans
+  // CHECK: llvm.mlir.constant(-9223371899415756800 : i64)
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, 1, 1, 1, 0, 0;
+  // CHECK-NOT: wgmma.mma_async
+  func.func @transposed_view_b(%x: tensor<64x32xbf16, #l>, %w: tensor<64x32xbf16, #l>,
+                               %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x32xbf16, #l>) -> !tilegpu.memdesc<64x32xbf16, #a>
+    %wb = tilegpu.local_alloc %w : (tensor<64x32xbf16, #l>) -> !tilegpu.memdesc<64x32xbf16, #a>
+    %b = tilegpu.memdesc_trans %wb : !tilegpu.memdesc<64x32xbf16, #a> -> !tilegpu.memdesc<32x64xbf16, #b>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x32xbf16, #a>, !tilegpu.memdesc<32x64xbf16, #b>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+}

@@ -155,3 +155,54 @@ func.func @wait_layout(%c: tensor<64x64xf32, #acc>) {
   %d = tilegpu.warp_group_dot_wait %c {pending = 0 : i32} : tensor<64x64xf32, #acc>
   return
 }
+
+// -----
+
+// A transposed view swaps the shape and the order: the same dimension of
+// the data stays contiguous.
+#k_last = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#k_first = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [0, 1]}>
+func.func @trans_ok(%w: !tilegpu.memdesc<128x64xf16, #k_last, mutable>) {
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<128x64xf16, #k_last, mutable> -> !tilegpu.memdesc<64x128xf16, #k_first, mutable>
+  return
+}
+
+// -----
+
+#k_last = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+func.func @trans_same_order(%w: !tilegpu.memdesc<128x64xf16, #k_last>) {
+  // expected-error @+1 {{the transposed view of '!tilegpu.memdesc<128x64xf16, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>>' is '!tilegpu.memdesc<64x128xf16, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [0, 1]}>>', not}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<128x64xf16, #k_last> -> !tilegpu.memdesc<64x128xf16, #k_last>
+  return
+}
+
+// -----
+
+#k_last = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#k_first = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [0, 1]}>
+func.func @trans_mutability(%w: !tilegpu.memdesc<128x64xf16, #k_last, mutable>) {
+  // expected-error @+1 {{the transposed view of}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<128x64xf16, #k_last, mutable> -> !tilegpu.memdesc<64x128xf16, #k_first>
+  return
+}
+
+// -----
+
+#shared = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#shared_t = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
+func.func @trans_not_nvmma(%w: !tilegpu.memdesc<64x64xf16, #shared>) {
+  // expected-error @+1 {{views one 2-D #tilegpu.nvmma_shared buffer, not '!tilegpu.memdesc<64x64xf16, #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>'}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared_t>
+  return
+}
+
+// -----
+
+// A ring is indexed first (memdesc_index), then viewed.
+#k_last = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#k_first = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [0, 1]}>
+func.func @trans_ring(%w: !tilegpu.memdesc<3x128x64xf16, #k_last, mutable>) {
+  // expected-error @+1 {{views one 2-D #tilegpu.nvmma_shared buffer, not}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<3x128x64xf16, #k_last, mutable> -> !tilegpu.memdesc<64x128xf16, #k_first, mutable>
+  return
+}

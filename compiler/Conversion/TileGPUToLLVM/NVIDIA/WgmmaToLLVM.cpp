@@ -167,7 +167,7 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
   matchAndRewrite(tilegpu::WarpGroupDotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (context.target.computeCapability != 90 || !context.target.archSpecific)
+    if (!context.target.hasWgmma())
       return op.emitOpError("wgmma needs sm_90a, the target is ")
              << context.target.chip;
     tilegpu::MemDescType aType = op.getA().getType(), bType = op.getB().getType();

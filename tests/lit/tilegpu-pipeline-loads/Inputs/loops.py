@@ -72,3 +72,22 @@ def pointer_used_after(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.const
     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
     # The loop's last pointers: running them ahead would move this store.
     tl.store(a_ptrs, tl.zeros((BLOCK, BK), dtype=tl.float16))
+
+
+@tilec.jit
+def dot_bt_loop(a_ptr, w_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                STAGES: tl.constexpr):
+    # x @ W^T: W stored BLOCK x K (rows of K contiguous), its tile
+    # transposed in the dot.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    w_ptrs = w_ptr + r[:, None] * K + k[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptrs, mask=k[None, :] < K - i, other=0.0)
+        w = tl.load(w_ptrs, mask=k[None, :] < K - i, other=0.0)
+        acc = tl.dot(a, tl.trans(w), acc)
+        a_ptrs += BK
+        w_ptrs += BK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
