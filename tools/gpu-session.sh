@@ -115,6 +115,11 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_matmul.py -k "num_stages and not 4096 and not 300"
       }
+      sanitize_dot_trans() { # tool: the tl.trans'd and column-major 16-bit
+        # tiles wgmma reads in flight from cp.async rings (shape3 = 128x96x80)
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_dot_trans.py -k "shape3 and (float16 or bfloat16) and not block0"
+      }
       sanitize_fp8() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_fp8.py -k "not matmul_kernel"
@@ -123,6 +128,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       step sanitize-fp8-racecheck sanitize_fp8 racecheck
       step sanitize-fp8-memcheck sanitize_fp8 memcheck
       export -f sanitize_matmul
+      export -f sanitize_dot_trans
+      step sanitize-dot-trans-racecheck sanitize_dot_trans racecheck
       step sanitize-matmul-racecheck sanitize_matmul racecheck
       step sanitize-matmul-memcheck sanitize_matmul memcheck
     fi
