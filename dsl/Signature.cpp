@@ -6,8 +6,8 @@ std::string ArgSpec::str() const {
   std::string s = type.name();
   if (equalsOne)
     s += ":1";
-  else if (divisibility == 16)
-    s += ":16";
+  else if (divisibility == 16 || divisibility == 8)
+    s += ":" + std::to_string(divisibility);
   return s;
 }
 
@@ -55,6 +55,12 @@ bool parseSignature(const std::string &text, Signature &signature,
         return false;
       }
       arg.divisibility = 16;
+    } else if (fact == "8") {
+      if (arg.type.isPointer || !arg.type.isInt()) {
+        error = where + ": ':8' applies to integers only";
+        return false;
+      }
+      arg.divisibility = 8;
     } else if (fact == "1") {
       if (arg.type.isPointer || !arg.type.isInt()) {
         error = where + ": ':1' applies to integers only";
@@ -63,7 +69,7 @@ bool parseSignature(const std::string &text, Signature &signature,
       arg.equalsOne = true;
     } else if (!fact.empty()) {
       error = where + ": unknown specialisation ':" + fact +
-              "' (expected ':16' or ':1')";
+              "' (expected ':16', ':8' or ':1')";
       return false;
     }
     signature.args.push_back(arg);

@@ -125,8 +125,9 @@ def matmul_configs(dtype="float16", aligned=True):
     assembles without spills (tested). The 8-bit types share configs: a
     BLOCK_K of 64 bytes per row is what a 16-bit type gets from 32.
 
-    `aligned`: K, N and the strides along K and N are multiples of 16, so
-    that each thread's share of a tile comes in 16-byte vectors. On sm_80+
+    `aligned`: K, N and the strides along K and N are multiples of 8 (16
+    for 8-bit types), so that each thread's share of a tile comes in
+    16-byte vectors. On sm_80+
     the loads then go through cp.async into num_stages shared buffers
     (tilegpu-pipeline-loads), which leaves registers for the 128 x 256
     tile. Otherwise (vectors of one 2-byte or 1-byte element, which
@@ -163,10 +164,26 @@ def _dtype_name(t):
     return name
 
 
+def _itemsize(t):
+    if hasattr(t, "element_size") and callable(t.element_size):
+        return t.element_size()
+    return t.itemsize
+
+
 def _stride(t, i):
     if hasattr(t, "stride") and callable(t.stride):
         return t.stride(i)
     return t.strides[i] // t.itemsize
+
+
+def rows_aligned(a, b):
+    """Whether matmul_configs(dtype, aligned=True) fit A and B: K, N and
+    the strides along K and N multiples of 8 (16 for 8-bit types), which a
+    launch sees as `:8` or `:16` facts, so that rows are 16-byte aligned."""
+    unit = 16 if _itemsize(a) == 1 else 8
+    K, N = b.shape
+    return (K % unit == 0 and N % unit == 0 and _stride(a, 0) % unit == 0
+            and _stride(b, 0) % unit == 0)
 
 
 def autotuned_kernel(dtype="float16", aligned=True, _made=dict()):
@@ -198,8 +215,7 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
-    aligned = (K % 16 == 0 and N % 16 == 0 and _stride(a, 0) % 16 == 0
-               and _stride(b, 0) % 16 == 0)
+    aligned = rows_aligned(a, b)
     s = _stride
     bias_ptr = bias if bias is not None else c
     if autotune:

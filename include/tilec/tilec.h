@@ -123,7 +123,7 @@ private:
 /// (int64_t, long long) → i64, unsigned ones (unsigned, size_t) by their
 /// value as Python ints are (i32 when it fits, else i64; past INT64_MAX an
 /// Error), bool → i32 0 or 1, float → fp32, double → fp64. The
-/// specialisation facts (`:16`, `:1`) are read off the values.
+/// specialisation facts (`:16`, `:8`, `:1`) are read off the values.
 struct Arg {
   enum class Kind : uint8_t { Pointer, I32, I64, F32, F64 } kind;
   ScalarType element = ScalarType::FP32; ///< pointers: what they point to
@@ -133,8 +133,9 @@ struct Arg {
   bool readOnly = false;
   uint64_t bits = 0; ///< the value (pointer address or scalar bits)
   /// What a launch specialises on for this argument: everything (`:16` for
-  /// 16-byte aligned pointers and integers divisible by 16, `:1` for
-  /// integers equal to 1), everything but alignment (no `:16`: Triton's
+  /// 16-byte aligned pointers and integers divisible by 16, `:8` for other
+  /// integers divisible by 8, `:1` for integers equal to 1), everything but
+  /// alignment (no `:16` or `:8`: Triton's
   /// do_not_specialize_on_alignment), or nothing (Triton's
   /// do_not_specialize: one compile for every value).
   enum class Facts : uint8_t { All, NoAlignment, None } facts = Facts::All;
@@ -254,7 +255,8 @@ public:
   /// CUstream; null: the default stream), with the num_warps it was compiled
   /// for. `args` are the runtime arguments, as for Kernel::launch, checked
   /// against the signature compiled for: each of its kind and element type,
-  /// `:16` pointers 16-byte aligned, `:16` integers divisible by 16, `:1`
+  /// `:16` pointers 16-byte aligned, `:16` (`:8`) integers divisible by 16
+  /// (8), `:1`
   /// integers equal to 1 (an i32 value widens to an i64 entry; fp32 and fp64
   /// convert). target() must run on the GPU. Every failure throws Error
   /// naming the argument, and then nothing is launched.

@@ -35,7 +35,7 @@ The decorated function's source goes to tilec's C++ front end, with the
 globals it uses: module-level ints/floats/bools, dtypes, other @jit functions
 and the modules tilec/triton(.language). Nothing is compiled until the first
 launch or compile; a launch compiles once per specialisation (argument
-dtypes, 16-byte alignment of pointers, integers divisible by 16 or equal to 1,
+dtypes, 16-byte alignment of pointers, integers divisible by 16 (or 8) or equal to 1,
 constexprs, num_warps, num_stages) and keeps the result in memory. Launches compile for
 the GPU they run on (sm_80 on an A100, sm_89 on an RTX 4090, sm_90a on an
 H100); `compile()` and `warmup()` take `target=` (one of
@@ -307,7 +307,7 @@ class CompiledKernel:
         with no further compile, as Triton's CompiledKernel does. args are
         every parameter in order (constexprs must then equal the compiled
         values) or only the runtime ones. Each is checked against the
-        signature: its dtype, `:16` alignment or divisibility, `:1`; a
+        signature: its dtype, `:16` alignment or divisibility, `:8`, `:1`; a
         failure raises tilec.Error naming the argument, launching nothing."""
         if self._params is None:
             self._params = (self.fn._launcher or self.fn._init()).kernel.parameters
@@ -402,8 +402,8 @@ class JITFunction:
         functools.update_wrapper(self, fn)
         params = inspect.signature(fn).parameters
         self.arg_names = list(params)
-        # Arguments not specialised on: no `:16`/`:1` (do_not_specialize) or
-        # no `:16` (..._on_alignment), as in Triton: {name: "none"|"alignment"}.
+        # Arguments not specialised on: no `:16`/`:8`/`:1` (do_not_specialize)
+        # or no `:16`/`:8` (..._on_alignment), as in Triton: {name: "none"|"alignment"}.
         self._unspecialized = {}
         for option, names, facts in (
                 ("do_not_specialize_on_alignment", do_not_specialize_on_alignment,

@@ -54,7 +54,11 @@ int specialisedFact(const Arg &a) {
   case Arg::Kind::I32:
   case Arg::Kind::I64: {
     int64_t v = a.kind == Arg::Kind::I32 ? int64_t(int32_t(uint32_t(a.bits))) : int64_t(a.bits);
-    return v == 1 ? 1 : aligned && v % 16 == 0 ? 16 : 0;
+    if (v == 1)
+      return 1;
+    if (!aligned)
+      return 0;
+    return v % 16 == 0 ? 16 : v % 8 == 0 ? 8 : 0;
   }
   case Arg::Kind::F32:
   case Arg::Kind::F64:
@@ -205,10 +209,10 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
       fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
                        ", and its signature entry " + entry +
                        " compiled it as the constant 1");
-    if (spec.divisibility >= 16 && v % 16 != 0)
+    if (spec.divisibility > 1 && v % spec.divisibility != 0)
       fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
-                       ", not divisible by 16 as its signature entry " + entry +
-                       " promises");
+                       ", not divisible by " + std::to_string(spec.divisibility) +
+                       " as its signature entry " + entry + " promises");
     // Narrow values sit at the start of their slot (little-endian).
     a = bits <= 32 ? Arg(int32_t(uint32_t(uint64_t(v)))) : Arg(int64_t(v));
   }

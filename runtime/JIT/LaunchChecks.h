@@ -20,8 +20,9 @@ namespace tilec::jit {
 /// The runtime (non-constexpr) parameters' names, in order.
 using ParamNames = std::vector<const std::string *>;
 
-/// The `:16`/`:1` fact a launch specialises `a` on, given its value and
-/// Arg::facts: 16, 1, or 0 for none (what Arg::signature() spells).
+/// The `:16`/`:8`/`:1` fact a launch specialises `a` on, given its value
+/// and Arg::facts: 16, 8 (integers divisible by 8 but not 16), 1, or 0 for
+/// none (what Arg::signature() spells).
 int specialisedFact(const Arg &a);
 
 /// numArgs must be the number of runtime parameters.

@@ -328,9 +328,9 @@ uint8_t argCode(const Arg &a) {
   case Arg::Kind::Pointer:
     return uint8_t(0x80 | (unsigned(a.element) << 1) | (fact == 16));
   case Arg::Kind::I32:
-    return uint8_t(0x10 | (fact == 1 ? 2 : fact == 16 ? 1 : 0));
+    return uint8_t(0x10 | (fact == 1 ? 2 : fact == 16 ? 1 : fact == 8 ? 3 : 0));
   case Arg::Kind::I64:
-    return uint8_t(0x20 | (fact == 1 ? 2 : fact == 16 ? 1 : 0));
+    return uint8_t(0x20 | (fact == 1 ? 2 : fact == 16 ? 1 : fact == 8 ? 3 : 0));
   case Arg::Kind::F32: return 0x30;
   case Arg::Kind::F64: return 0x40;
   }

@@ -159,7 +159,9 @@ Arg::Arg(float v) : kind(Kind::F32) { std::memcpy(&bits, &v, sizeof v); }
 Arg::Arg(double v) : kind(Kind::F64) { std::memcpy(&bits, &v, sizeof v); }
 
 namespace {
-const char *factSuffix(int fact) { return fact == 16 ? ":16" : fact == 1 ? ":1" : ""; }
+const char *factSuffix(int fact) {
+  return fact == 16 ? ":16" : fact == 8 ? ":8" : fact == 1 ? ":1" : "";
+}
 } // namespace
 
 std::string Arg::signature() const {

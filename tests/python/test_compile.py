@@ -193,8 +193,10 @@ def test_cuda_array_interface_signature():
     x = FakeCudaArray(0x10000)
     y = FakeCudaArray(0x10008)  # 8-byte aligned only
     h = FakeCudaArray(0x20000, "<f2")
-    k = vector_add.add.warmup(x, y, x, 1000, BLOCK=1024)
+    k = vector_add.add.warmup(x, y, x, 1001, BLOCK=1024)
     assert k.signature == "*fp32:16,*fp32,*fp32:16,i32"
+    k = vector_add.add.warmup(x, y, x, 1000, BLOCK=1024)  # 8 divides 1000
+    assert k.signature == "*fp32:16,*fp32,*fp32:16,i32:8"
     k = vector_add.add.warmup(h, h, h, 1024, BLOCK=1024)
     assert k.signature == "*fp16:16,*fp16:16,*fp16:16,i32:16"
 

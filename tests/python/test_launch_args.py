@@ -123,6 +123,14 @@ def test_compiled_kernel_checks_its_signature(change, message):
         k[(4,)](*args)
 
 
+def test_compiled_kernel_checks_divisible_by_8():
+    k = compiled_add("*fp32:16,*fp32:16,*fp32:16,i32:8")
+    with pytest.raises(tilec.Error, match="argument 'n' is 1004, not divisible by 8 as "
+                                          "its signature entry i32:8 promises"):
+        k[(4,)](*fake_args(1004))
+    assert k.signature == "*fp32:16,*fp32:16,*fp32:16,i32:8"
+
+
 def test_compiled_kernel_equals_one():
     k = compiled_add("*fp32,*fp32,*fp32,i32:1")
     with pytest.raises(tilec.Error, match="argument 'n' is 5, and its signature entry "

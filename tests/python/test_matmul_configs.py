@@ -2,7 +2,8 @@
 for sm_80 and sm_90a (fp8: sm_90a), uses tensor cores (mma.sync of the right
 shape, or on sm_90a wgmma for the pipelined fp16 and bf16 configs) and
 assembles with ptxas without spilling: the aligned configs with the
-specialisation aligned shapes get (K, N and the strides `:16`), where the
+specialisation aligned shapes get (K, N and the strides `:16`, or for
+types of 2 bytes and more `:8`: rows still 16-byte aligned), where the
 operands go through cp.async and shared buffers, the others with unaligned
 sizes, where they are carried in registers. No GPU needed; ptxas from the
 CUDA toolkit (skipped where it is absent)."""
@@ -25,26 +26,30 @@ TYPES = [("fp16", "fp32", "m16n8k16.row.col.f32.f16.f16.f32"),
 DTYPE = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "i8": "int8",
          "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
 # fp8 needs sm_89; the other types are checked on sm_80 and sm_90a.
-CASES = [(target, operand, output, mma, aligned, config)
+# The sizes' and strides' fact: ":16", ":8" (matmul.py counts rows of
+# multiples of 8 elements as aligned for types of 2 bytes and more) or "".
+FACTS = {"fp16": [":16", ":8", ""], "bf16": [":16", ":8", ""], "fp32": [":16", ":8", ""],
+         "i8": [":16", ""], "fp8e4nv": [":16", ""], "fp8e5": [":16", ""]}
+CASES = [(target, operand, output, mma, fact, config)
          for operand, output, mma in TYPES
          for target in (["sm_90a"] if operand.startswith("fp8") else ["sm_80", "sm_90a"])
-         for aligned in (True, False)
-         for config in matmul.matmul_configs(DTYPE[operand], aligned)]
+         for fact in FACTS[operand]
+         for config in matmul.matmul_configs(DTYPE[operand], bool(fact))]
 
 
-def signature(operand, output, aligned):
-    sizes = "i32:16,i32:16,i32:16" if aligned else "i32,i32,i32"
-    return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,{sizes},"
-            "i32:16,i32:1,i32:16,i32:1,i32:16,i32:1")
+def signature(operand, output, fact):
+    return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,i32{fact},i32{fact},"
+            f"i32{fact},i32{fact},i32:1,i32{fact},i32:1,i32{fact},i32:1")
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
-@pytest.mark.parametrize("target,operand,output,mma,aligned,config", CASES)
+@pytest.mark.parametrize("target,operand,output,mma,fact,config", CASES)
 def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
-                                         aligned, config):
+                                         fact, config):
     bm, bn, bk, gm, warps, stages = config
+    aligned = bool(fact)
     k = matmul.matmul_kernel.compile(
-        signature(operand, output, aligned), num_warps=warps, num_stages=stages,
+        signature(operand, output, fact), num_warps=warps, num_stages=stages,
         target=target,
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True,
         ACTIVATION="gelu", INPUT_PRECISION="tf32")
@@ -81,7 +86,7 @@ WGMMA_TILES = [(256, 128, 64, 8, 8, 3), (128, 128, 64, 8, 4, 3),
 def test_wgmma_tiles_assemble(tmp_path, operand, config):
     bm, bn, bk, gm, warps, stages = config
     k = matmul.matmul_kernel.compile(
-        signature(operand, "fp32", True), num_warps=warps, num_stages=stages,
+        signature(operand, "fp32", ":16"), num_warps=warps, num_stages=stages,
         target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
         HAS_BIAS=True, ACTIVATION="gelu", INPUT_PRECISION="tf32")
     ptx = k.asm["ptx"]

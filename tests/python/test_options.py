@@ -54,6 +54,20 @@ def test_do_not_specialize():
         tilec.jit(do_not_specialize=["k"])(kernel_source)
 
 
+def test_divisible_by_8_is_its_own_fact():
+    """Integers divisible by 8 but not 16 specialise as `:8` (so that rows
+    of 16-bit elements 8 apart are 16-byte aligned), as separate compiles
+    from `:16` and from no fact; not on alignment, neither."""
+    x = FakeCudaArray(0x10000)
+    plain = tilec.jit(kernel_source)
+    assert plain.warmup(x, 1000, 24, OUT=1).signature == "*fp32:16,i32:8,i32:8"
+    assert plain.warmup(x, 1008, 4, OUT=1).signature == "*fp32:16,i32:16,i32"
+    assert plain.warmup(x, -8, 1 << 35, OUT=1).signature == "*fp32:16,i32:8,i64:16"
+    assert plain.warmup(x, 1 << 33 | 8, 1, OUT=1).signature == "*fp32:16,i64:8,i32:1"
+    aligned = tilec.jit(do_not_specialize_on_alignment=["n"])(kernel_source)
+    assert aligned.warmup(x, 1000, 8, OUT=1).signature == "*fp32:16,i32,i32:8"
+
+
 def test_unknown_launch_keyword_is_a_type_error():
     k = tilec.jit(kernel_source)
     x = FakeCudaArray(0x10000)

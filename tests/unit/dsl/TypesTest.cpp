@@ -91,14 +91,16 @@ TEST(DType, ParsesBothSpellings) {
 TEST(Signature, ParsesTritonNotation) {
   Signature s;
   std::string error;
-  ASSERT_TRUE(parseSignature("*fp32:16, *fp16,i32:16,i64:1,fp32", s, error)) << error;
-  ASSERT_EQ(s.args.size(), 5u);
+  ASSERT_TRUE(parseSignature("*fp32:16, *fp16,i32:16,i64:1,fp32,i64:8", s, error))
+      << error;
+  ASSERT_EQ(s.args.size(), 6u);
   EXPECT_EQ(s.args[0].divisibility, 16u);
   EXPECT_TRUE(s.args[0].type.isPointer);
   EXPECT_EQ(s.args[1].divisibility, 1u);
   EXPECT_EQ(s.args[2].type.name(), "i32");
   EXPECT_TRUE(s.args[3].equalsOne);
-  EXPECT_EQ(s.str(), "*fp32:16,*fp16,i32:16,i64:1,fp32");
+  EXPECT_EQ(s.args[5].divisibility, 8u); // tilec's :8
+  EXPECT_EQ(s.str(), "*fp32:16,*fp16,i32:16,i64:1,fp32,i64:8");
 }
 
 TEST(Signature, RejectsBadEntriesWithTheirIndex) {
@@ -109,7 +111,11 @@ TEST(Signature, RejectsBadEntriesWithTheirIndex) {
   EXPECT_FALSE(parseSignature("fp32:16", s, error));
   EXPECT_NE(error.find("':16' applies to pointers and integers"), std::string::npos);
   EXPECT_FALSE(parseSignature("*fp32:1", s, error));
-  EXPECT_FALSE(parseSignature("i32:8", s, error));
-  EXPECT_NE(error.find("unknown specialisation ':8'"), std::string::npos);
+  EXPECT_FALSE(parseSignature("*fp16:8", s, error));
+  EXPECT_NE(error.find("':8' applies to integers only"), std::string::npos) << error;
+  EXPECT_FALSE(parseSignature("fp32:8", s, error));
+  EXPECT_FALSE(parseSignature("i32:4", s, error));
+  EXPECT_NE(error.find("unknown specialisation ':4' (expected ':16', ':8' or ':1')"),
+            std::string::npos) << error;
   EXPECT_FALSE(parseSignature("i32,,i32", s, error));
 }
