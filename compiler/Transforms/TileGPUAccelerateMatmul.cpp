@@ -25,10 +25,13 @@
 // buffers. An operand that is tl.trans of a tile is read through a
 // tilegpu.memdesc_trans view of that tile's buffer (x @ W^T reads W's
 // K-contiguous rows as they were loaded). tilegpu-pipeline-loads turns
-// those writes of loaded tiles into asynchronous copies. A tile the dot's
-// loop produces in registers (carried from an earlier iteration, as
-// tile-prefetch-loads carries tiles cp.async cannot copy; converted; or
-// loaded by a load cp.async cannot copy into the buffer) keeps mma.sync: it would be
+// those writes of loaded tiles into asynchronous copies. An A the dot's
+// loop computes in registers (a chained dot's first product, as in
+// attention) is read from its registers, in the dot_op layout of the
+// accumulator. Any other tile the loop produces in registers (carried
+// from an earlier iteration, as tile-prefetch-loads carries tiles cp.async
+// cannot copy, or loaded by a load cp.async cannot copy into the buffer;
+// and every such B) keeps mma.sync: it would be
 // written into the buffer and waited for in every iteration, which
 // measured slower than mma.sync's ldmatrix reads (docs/results.md). A
 // tile the loop does not recompute is written once, where it is produced.
@@ -154,6 +157,13 @@ OperandTile operandTile(Value operand) {
   return {v, false};
 }
 
+/// True when `tile` is computed by an op of the kernel (a product, an
+/// elementwise op, a cast), not loaded or carried in from elsewhere.
+bool isComputedInRegisters(Value tile) {
+  Operation *def = tile.getDefiningOp();
+  return def && !isa<tile::LoadOp>(def);
+}
+
 RankedTensorType withEncoding(Value v, Attribute encoding) {
   return cast<RankedTensorType>(v.getType()).cloneWithEncoding(encoding);
 }
@@ -208,7 +218,7 @@ struct TileGPUAccelerateMatmulPass
         wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, aTile.transposed ? 0 : 1));
     std::optional<tilegpu::NVMMASharedEncodingAttr> bShared =
         wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, bTile.transposed ? 1 : 0));
-    if (!aShared || !bShared)
+    if (!bShared)
       return false;
     MLIRContext *ctx = op.getContext();
     auto bufferType = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) {
@@ -226,8 +236,14 @@ struct TileGPUAccelerateMatmulPass
       return load && load->getBlock() == op->getBlock() && isAsyncCopyable(load) &&
              asyncCopyWidth(load.getPtr(), load.getMask(), buffer, *axisInfo) != 0;
     };
-    if (!suitsBuffer(aSrc, bufferType(aSrc, *aShared)) ||
-        !suitsBuffer(bSrc, bufferType(bSrc, *bShared)))
+    if (!suitsBuffer(bSrc, bufferType(bSrc, *bShared)))
+      return false;
+    // A tile the loop computes in registers (the first product of a chained
+    // dot, its softmax) is multiplied from its registers; a loaded or
+    // carried one without a buffer keeps mma.sync (as B does), whose
+    // ldmatrix reads measured faster than writing it into a buffer.
+    bool aInRegisters = !aShared || !suitsBuffer(aSrc, bufferType(aSrc, *aShared));
+    if (aInRegisters && !isComputedInRegisters(aSrc))
       return false;
     unsigned instrN = unsigned(std::min<int64_t>(n, 256));
     auto accumulator = tilegpu::MmaEncodingAttr::get(
@@ -246,7 +262,14 @@ struct TileGPUAccelerateMatmulPass
         return alloc;
       return rewriter.create<tilegpu::MemDescTransOp>(loc, alloc);
     };
-    Value a = buffer(aTile, *aShared), b = buffer(bTile, *bShared);
+    Value a = aInRegisters
+                  ? rewriter.create<tilegpu::ConvertLayoutOp>(
+                        loc,
+                        withEncoding(op.getA(), tilegpu::DotOperandEncodingAttr::get(
+                                                    ctx, 0, accumulator, 2)),
+                        op.getA())
+                  : buffer(aTile, *aShared);
+    Value b = buffer(bTile, *bShared);
     Value c = rewriter.create<tilegpu::ConvertLayoutOp>(
         loc, withEncoding(op.getC(), accumulator), op.getC());
     auto dot = rewriter.create<tilegpu::WarpGroupDotOp>(loc, c.getType(), a, b, c);

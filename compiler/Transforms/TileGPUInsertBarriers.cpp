@@ -210,7 +210,8 @@ private:
       // (tilegpu-pipeline-loads never reads a buffer between the two).
       a.inFlight.push_back(bufferRange(copy.getDst()));
     } else if (auto dot = dyn_cast<tilegpu::WarpGroupDotOp>(op)) {
-      a.reads.push_back(bufferRange(dot.getA()));
+      if (isa<tilegpu::MemDescType>(dot.getA().getType())) // (not in registers)
+        a.reads.push_back(bufferRange(dot.getA()));
       a.reads.push_back(bufferRange(dot.getB()));
     } else if (isa<tilegpu::AsyncCommitGroupOp, tilegpu::WarpGroupDotWaitOp>(op)) {
       // (A wait ends reads already counted at the dots that issued them.)

@@ -219,7 +219,10 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   };
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (tilegpu::WarpGroupDotOp dot : dots) {
-    for (Value buffer : {dot.getA(), dot.getB()})
+    // (A in registers: the instructions read them until the wait.)
+    if (!isa<tilegpu::MemDescType>(dot.getA().getType()))
+      return {};
+    for (Value buffer : std::initializer_list<Value>{dot.getA(), dot.getB()})
       if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))
         return {};
     auto acc = dyn_cast<BlockArgument>(dot.getC());

@@ -37,15 +37,19 @@ def operands(rng, m, n, k, dtype, batch=None):
                 rng.integers(-128, 128, shape_b).astype(np.float64))
     a = rng.standard_normal(shape_a)
     b = rng.standard_normal(shape_b)
+    return round_to(a, dtype), round_to(b, dtype)
+
+
+def round_to(x, dtype):
+    """float64 `x` rounded to float16, bfloat16 or float32 (nearest even),
+    as float64."""
     if dtype == "float16":
-        return a.astype(np.float16).astype(np.float64), b.astype(np.float16).astype(np.float64)
-    if dtype == "bfloat16":
-        def to_bf16(x):  # round to nearest even on the top 16 bits of f32
-            bits = x.astype(np.float32).view(np.uint32)
-            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-            return bits.astype(np.uint32).view(np.float32).astype(np.float64)
-        return to_bf16(a), to_bf16(b)
-    return a.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64)
+        return np.asarray(x).astype(np.float16).astype(np.float64)
+    if dtype == "bfloat16":  # nearest even on the top 16 bits of f32
+        bits = np.asarray(x).astype(np.float32).view(np.uint32)
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+    return np.asarray(x).astype(np.float32).astype(np.float64)
 
 
 def error(got, ref, k):

@@ -146,10 +146,13 @@ LogicalResult DotOperandEncodingAttr::verify(
   if (!isa<MmaEncodingAttr, BlockedEncodingAttr>(parent))
     return emitError() << "dot_op parent must be an #tilegpu.mma or "
                           "#tilegpu.blocked layout";
-  if (auto mma = dyn_cast<MmaEncodingAttr>(parent); mma && mma.getVersion() != 2)
-    return emitError() << "dot_op registers are only defined for mma.sync "
-                          "(version 2) parents; wgmma reads its operands from "
-                          "shared memory";
+  // wgmma reads B from shared memory always, and A from registers only
+  // as 16-bit pairs (each warp's 16 rows as mma.sync's m16k16 fragment).
+  if (auto mma = dyn_cast<MmaEncodingAttr>(parent);
+      mma && mma.getVersion() == 3 && (opIdx != 0 || kWidth != 2))
+    return emitError() << "dot_op of a wgmma (mma version 3) parent is operand "
+                          "A with kWidth 2 only (16-bit elements in registers); "
+                          "wgmma reads B from shared memory";
   if (isa<MmaEncodingAttr>(parent) && kWidth != 1 && kWidth != 2 && kWidth != 4)
     return emitError() << "dot_op kWidth of an mma parent must be 1, 2 or 4, got "
                        << kWidth;

@@ -639,29 +639,49 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  auto aBuffer = dyn_cast<MemDescType>(getA().getType());
+  auto aRegisters = dyn_cast<RankedTensorType>(getA().getType());
+  MemDescType b = getB().getType();
   RankedTensorType d = getD().getType();
-  if (a.isRing() || b.isRing() || a.getShape().size() != 2 ||
+  ArrayRef<int64_t> aShape = aBuffer ? aBuffer.getShape() : aRegisters.getShape();
+  Type aElement = aBuffer ? aBuffer.getElementType() : aRegisters.getElementType();
+  if ((aBuffer && aBuffer.isRing()) || b.isRing() || aShape.size() != 2 ||
       b.getShape().size() != 2 || d.getRank() != 2)
-    return emitOpError("multiplies one 2-D buffer by another");
-  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+    return emitOpError("multiplies a 2-D tile (a buffer, or A in registers) by "
+                       "a 2-D buffer");
+  int64_t m = aShape[0], k = aShape[1], n = b.getShape()[1];
   if (b.getShape()[0] != k || d.getShape()[0] != m || d.getShape()[1] != n)
     return emitOpError() << "has shapes that do not multiply: " << m << "x" << k
                          << " times " << b.getShape()[0] << "x" << n << " into "
                          << d.getShape()[0] << "x" << d.getShape()[1];
-  Type element = a.getElementType();
-  if (element != b.getElementType() || !(element.isF16() || element.isBF16()))
-    return emitOpError() << "multiplies f16 or bf16 buffers of one type, got "
-                         << a.getElementType() << " and " << b.getElementType();
+  if (aElement != b.getElementType() || !(aElement.isF16() || aElement.isBF16()))
+    return emitOpError() << "multiplies f16 or bf16 operands of one type, got "
+                         << aElement << " and " << b.getElementType();
   if (k % 16)
     return emitOpError() << "needs K a multiple of 16 (the instruction's), got "
                          << k;
-  if (!isa<NVMMASharedEncodingAttr>(a.getEncoding()) ||
+  if ((aBuffer && !isa<NVMMASharedEncodingAttr>(aBuffer.getEncoding())) ||
       !isa<NVMMASharedEncodingAttr>(b.getEncoding()))
     return emitOpError("reads buffers in #tilegpu.nvmma_shared layouts");
   auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError("accumulates in an #tilegpu.mma version 3 layout");
+  if (aRegisters) {
+    // (Any attribute with that linear layout: for some shapes the
+    // accumulator's own is one.)
+    auto operand = DotOperandEncodingAttr::get(getContext(), 0, mma, 2);
+    if (!aRegisters.getEncoding() ||
+        !isSameLayout(aRegisters.getEncoding(), operand, aRegisters.getShape()))
+      return emitOpError() << "takes A in registers in the layout " << operand
+                           << " (its accumulator's operand A), not "
+                           << aRegisters.getEncoding();
+    // The instructions read the registers after the op returns; only a
+    // complete op leaves them free.
+    if (getPending() != 0)
+      return emitOpError("with A in registers cannot be left in flight "
+                         "(pending = 1): the tensor cores read A's registers "
+                         "until the wait");
+  }
   // In flight after it returns, the result may only be accumulated into by
   // the next dot, carried to it, or waited for.
   if (getPending() != 0)

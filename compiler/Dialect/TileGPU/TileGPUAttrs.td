@@ -153,7 +153,10 @@ def TileGPU_DotOperandEncodingAttr
     fragments: `kWidth` consecutive elements along K share one 32-bit
     register (2 for f16 and bf16, 1 for tf32, 4 for i8), and warps that
     differ only along the dimension the operand lacks (N for A, M for B)
-    hold copies. With a `#tilegpu.blocked` parent (the fused multiply-add
+    hold copies. A wgmma accumulator (mma version 3) parent has only
+    operand A with kWidth 2, the registers `tilegpu.warp_group_dot` reads
+    A from: each warp's 16 rows of a warpgroup's 64 as mma.sync's m16k16
+    fragment. With a `#tilegpu.blocked` parent (the fused multiply-add
     dot) each thread holds, for every row (A) or column (B) of its
     accumulator elements, the whole of K.
 

@@ -242,7 +242,13 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     an `#tilegpu.mma` version-3 layout, each warpgroup holding 64 rows per
     instruction. A buffer whose contiguous dimension is K is read as is;
     one whose contiguous dimension is M (of `a`) or N (of `b`) is read
-    transposed, which the instruction does for 16-bit elements.
+    transposed, which the instruction does for 16-bit elements. `a` may
+    instead be a tensor in registers, in the `#tilegpu.dot_op` layout of
+    operand A of `d`'s layout with kWidth 2, or any layout that is the same
+    linear layout (each warp's 16 rows as
+    mma.sync's m16k16 fragment): a tile computed in registers, such as the
+    first product of a chained `dot(dot(q, k), v)`, is multiplied where it
+    is. Such an op cannot be left in flight (`pending = 1`).
 
     With `pending = 0` (the default) the op is complete when it returns: the
     lowering waits for the instructions it issued, so the buffers may be
@@ -258,7 +264,8 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<128x64xf16, #nvmma>, !tilegpu.memdesc<64x128xf16, #nvmma1>, tensor<128x128xf32, #mma3> -> tensor<128x128xf32, #mma3>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
+  let arguments = (ins AnyTypeOf<[TileGPU_MemDescType, RankedTensorOf<[F16, BF16]>]>:$a,
+                       TileGPU_MemDescType:$b,
                        RankedTensorOf<[F32]>:$c,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>,
                                          "0">:$pending);

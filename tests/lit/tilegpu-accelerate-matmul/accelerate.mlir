@@ -197,3 +197,35 @@ func.func @trans_carried(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
   tile.store %ps, %r#1 : tensor<64x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A chained dot: the loop computes the second dot's A (the first's
+// product, rounded to f16) in registers; it is converted to the
+// accumulator's operand-A layout and multiplied from there, while B (and
+// both operands of the first dot, from outside the loop) are buffers.
+// CHECK: #[[OPA:dot_op[0-9]*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[ACC:mma[0-9]*]], kWidth = 2}>
+// CHECK-LABEL: func.func @chained
+// CHECK: scf.for
+// CHECK: tilegpu.warp_group_dot %{{.*}}, %{{.*}}, %{{.*}} : !tilegpu.memdesc{{.*}} -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[P:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x64xf16, #[[OPA]]>
+// CHECK: tilegpu.warp_group_dot %[[P]], %{{.*}}, %{{.*}} : tensor<64x64xf16, #[[OPA]]>, !tilegpu.memdesc
+// W8-LABEL: func.func @chained
+// W8-NOT: warp_group_dot
+func.func @chained(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = tile.splat %x : tensor<64x32xf16>
+  %k = tile.splat %x : tensor<32x64xf16>
+  %v = tile.splat %x : tensor<64x64xf16>
+  %zero = tile.splat %y : tensor<64x64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %s = tile.dot %q, %k, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %pr = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+    %d = tile.dot %pr, %v, %acc : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %r : tensor<64x64x!tile.ptr<f32>>
+  return
+}

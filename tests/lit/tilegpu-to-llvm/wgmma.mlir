@@ -116,3 +116,34 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A in registers (the accumulator's operand-A layout): per K step of 16
+// each warp passes its m16k16 fragment as four 32-bit words, packed before
+// wgmma.fence; B is read through its descriptor as before. No buffer, no
+// barrier for A.
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#opa = #tilegpu.dot_op<{opIdx = 0, parent = #acc, kWidth = 2}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @register_a
+  // CHECK: "fence.proxy.async.shared::cta;"
+  // CHECK-NEXT: nvvm.barrier0
+  // CHECK-NOT: fence.proxy
+  // CHECK-COUNT-16: llvm.bitcast {{.*}} : vector<2xf16> to i32
+  // CHECK: "wgmma.fence.sync.aligned;"
+  // CHECK-NOT: llvm.bitcast {{.*}} : vector<2xf16> to i32
+  // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;"
+  func.func @register_a(%x: tensor<64x64xf16, #opa>, %y: tensor<64x128xf16, #l>,
+                        %c: tensor<64x128xf32, #acc>, %p: !tile.ptr<f32>) {
+    %b = tilegpu.local_alloc %y : (tensor<64x128xf16, #l>) -> !tilegpu.memdesc<64x128xf16, #b>
+    %d = tilegpu.warp_group_dot %x, %b, %c : tensor<64x64xf16, #opa>, !tilegpu.memdesc<64x128xf16, #b>, tensor<64x128xf32, #acc> -> tensor<64x128xf32, #acc>
+    %ps = tile.splat %p : tensor<64x128x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x128x!tile.ptr<f32>, #acc>
+    return
+  }
+}

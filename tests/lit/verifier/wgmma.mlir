@@ -72,8 +72,9 @@ func.func @rows_per_group(%x: tensor<64x128xf32, #tilegpu.mma<{version = 3, warp
 
 // -----
 
-// expected-error @+1 {{dot_op registers are only defined for mma.sync (version 2) parents}}
-func.func @dot_op_of_wgmma(%x: tensor<64x16xf16, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>, kWidth = 2}>>) {
+// (8-bit elements in registers: wgmma's register A takes 16-bit pairs here.)
+// expected-error @+1 {{dot_op of a wgmma (mma version 3) parent is operand A with kWidth 2 only}}
+func.func @dot_op_of_wgmma(%x: tensor<64x32xi8, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>, kWidth = 4}>>) {
   return
 }
 
@@ -95,7 +96,7 @@ func.func @shapes(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<128x
 #acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 func.func @types(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xbf16, #t>,
                  %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{multiplies f16 or bf16 buffers of one type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{multiplies f16 or bf16 operands of one type, got 'f16' and 'bf16'}}
   %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xbf16, #t>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
   return
 }
@@ -204,5 +205,59 @@ func.func @trans_not_nvmma(%w: !tilegpu.memdesc<64x64xf16, #shared>) {
 func.func @trans_ring(%w: !tilegpu.memdesc<3x128x64xf16, #k_last, mutable>) {
   // expected-error @+1 {{views one 2-D #tilegpu.nvmma_shared buffer, not}}
   %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<3x128x64xf16, #k_last, mutable> -> !tilegpu.memdesc<64x128xf16, #k_first, mutable>
+  return
+}
+
+// -----
+
+// A in registers: the accumulator's operand-A layout (kWidth 2).
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#opa = #tilegpu.dot_op<{opIdx = 0, parent = #acc, kWidth = 2}>
+func.func @register_a_ok(%a: tensor<64x64xf16, #opa>, %b: !tilegpu.memdesc<64x128xf16, #b>,
+                         %c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> {
+  %d = tilegpu.warp_group_dot %a, %b, %c : tensor<64x64xf16, #opa>, !tilegpu.memdesc<64x128xf16, #b>, tensor<64x128xf32, #acc> -> tensor<64x128xf32, #acc>
+  return %d : tensor<64x128xf32, #acc>
+}
+
+// -----
+
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @register_a_layout(%a: tensor<64x64xf16, #blocked>, %b: !tilegpu.memdesc<64x128xf16, #b>,
+                             %c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> {
+  // expected-error @+1 {{takes A in registers in the layout #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>, kWidth = 2}> (its accumulator's operand A), not #tilegpu.blocked}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : tensor<64x64xf16, #blocked>, !tilegpu.memdesc<64x128xf16, #b>, tensor<64x128xf32, #acc> -> tensor<64x128xf32, #acc>
+  return %d : tensor<64x128xf32, #acc>
+}
+
+// -----
+
+#b = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#opa = #tilegpu.dot_op<{opIdx = 0, parent = #acc, kWidth = 2}>
+func.func @register_a_in_flight(%a: tensor<64x64xf16, #opa>, %b: !tilegpu.memdesc<64x128xf16, #b>,
+                                %c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> {
+  // expected-error @+1 {{with A in registers cannot be left in flight (pending = 1)}}
+  %d = tilegpu.warp_group_dot %a, %b, %c {pending = 1 : i32} : tensor<64x64xf16, #opa>, !tilegpu.memdesc<64x128xf16, #b>, tensor<64x128xf32, #acc> -> tensor<64x128xf32, #acc>
+  %e = tilegpu.warp_group_dot_wait %d {pending = 0 : i32} : tensor<64x128xf32, #acc>
+  return %e : tensor<64x128xf32, #acc>
+}
+
+// -----
+
+// wgmma takes B from shared memory only, and A in registers as 16-bit pairs.
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+// expected-error @+1 {{dot_op of a wgmma (mma version 3) parent is operand A with kWidth 2 only}}
+func.func @register_b(%b: tensor<64x128xf16, #tilegpu.dot_op<{opIdx = 1, parent = #acc, kWidth = 2}>>) {
+  return
+}
+
+// -----
+
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+// expected-error @+1 {{dot_op of a wgmma (mma version 3) parent is operand A with kWidth 2 only}}
+func.func @register_a_tf32(%a: tensor<64x64xf32, #tilegpu.dot_op<{opIdx = 0, parent = #acc, kWidth = 1}>>) {
   return
 }

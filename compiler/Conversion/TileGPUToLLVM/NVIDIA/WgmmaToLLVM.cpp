@@ -1,7 +1,9 @@
 // tilegpu.warp_group_dot as Hopper's wgmma.mma_async (sm_90a), through
-// inline PTX. Both operands are read from shared memory through matrix
-// descriptors (PTX ISA, "Matrix Descriptor Format"); the accumulator stays
-// in registers, N / 2 f32 per thread per m64nNk16 instruction.
+// inline PTX. B, and A unless it is in registers, are read from shared
+// memory through matrix descriptors (PTX ISA, "Matrix Descriptor Format");
+// an A in registers is passed as each warp's m16k16 fragment, four 32-bit
+// words per K step. The accumulator stays in registers, N / 2 f32 per
+// thread per m64nNk16 instruction.
 //
 // The buffers are written through the generic proxy (st.shared, cp.async)
 // and read through the async one, so their writers fence
@@ -22,6 +24,8 @@
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace tilec;
@@ -130,22 +134,55 @@ SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc, StringRef ptx,
   return out;
 }
 
+/// "{$first, ..., $(first + count - 1)}"
+std::string operandList(unsigned first, unsigned count) {
+  std::string list = "{";
+  for (unsigned i = 0; i < count; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return list + "}";
+}
+
 /// One wgmma.mma_async: `acc` (N / 2 f32) in, the instruction's results
 /// out; they are only valid after the wait.
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
                              Type element, bool transA, bool transB,
                              Value descA, Value descB, ArrayRef<Value> acc) {
   unsigned count = acc.size();
-  std::string list = "{";
-  for (unsigned i = 0; i < count; ++i)
-    list += (i ? ", $" : "$") + std::to_string(i);
-  list += "}";
   std::string type = ptxType(element);
   std::string ptx = llvm::formatv(
       "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {2}, ${3}, ${4}, 1, "
       "1, 1, {5}, {6};",
-      n, type, list, count, count + 1, transA ? 1 : 0, transB ? 1 : 0);
+      n, type, operandList(0, count), count, count + 1, transA ? 1 : 0,
+      transB ? 1 : 0);
   return updateAccumulators(b, loc, ptx, acc, ValueRange{descA, descB}, "l,l");
+}
+
+/// One wgmma.mma_async with A from registers: its m64k16 fragment as four
+/// 32-bit words of two 16-bit elements (the instruction has no transpose
+/// for A then).
+SmallVector<Value> emitWgmmaRegisterA(OpBuilder &b, Location loc, unsigned n,
+                                      Type element, bool transB,
+                                      ArrayRef<Value> aWords, Value descB,
+                                      ArrayRef<Value> acc) {
+  unsigned count = acc.size();
+  std::string type = ptxType(element);
+  std::string ptx = llvm::formatv(
+      "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {2}, {3}, ${4}, 1, "
+      "1, 1, {5};",
+      n, type, operandList(0, count), operandList(count, aWords.size()),
+      count + aWords.size(), transB ? 1 : 0);
+  SmallVector<Value> inputs(aWords.begin(), aWords.end());
+  inputs.push_back(descB);
+  return updateAccumulators(b, loc, ptx, acc, inputs, "r,r,r,r,l");
+}
+
+/// Two 16-bit elements as one 32-bit word, the first in the low half.
+Value packPair(OpBuilder &b, Location loc, Value low, Value high) {
+  auto vecType = VectorType::get(2, low.getType());
+  Value vec = b.create<LLVM::UndefOp>(loc, vecType);
+  vec = b.create<LLVM::InsertElementOp>(loc, vec, low, i32Constant(b, loc, 0));
+  vec = b.create<LLVM::InsertElementOp>(loc, vec, high, i32Constant(b, loc, 1));
+  return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), vec);
 }
 
 /// wgmma.wait_group `pending` (after a commit_group with `commit`) with
@@ -170,11 +207,12 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
     if (!context.target.hasWgmma())
       return op.emitOpError("wgmma needs sm_90a, the target is ")
              << context.target.chip;
-    tilegpu::MemDescType aType = op.getA().getType(), bType = op.getB().getType();
+    auto aType = dyn_cast<tilegpu::MemDescType>(op.getA().getType());
+    tilegpu::MemDescType bType = op.getB().getType();
     RankedTensorType dType = op.getD().getType();
     auto mma = cast<tilegpu::MmaEncodingAttr>(dType.getEncoding());
-    int64_t n = dType.getShape()[1],
-            k = aType.getShape()[1];
+    Type element = bType.getElementType();
+    int64_t n = dType.getShape()[1], k = bType.getShape()[0];
     unsigned instrN = mma.getInstrShape()[1];
 
     // The accumulator's registers, found by the coordinates lane 0 of warp
@@ -209,24 +247,73 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
                            rewriter.create<LLVM::PtrToIntOp>(
                                loc, rewriter.getI32Type(), converted)};
     };
-    OperandBuffer a = operand(aType, adaptor.getA(), 1);
     OperandBuffer b = operand(bType, adaptor.getB(), 0);
-    // This warpgroup's rows of A, at a runtime offset: the rows its warp
-    // bits above the first two add, each a multiple of 64 (so of a
-    // swizzle column along M), where A's byte offset is linear in the row.
-    ThreadIndex thread = threadIndex(rewriter, loc, context);
-    Value groupRowBytes = i32Constant(rewriter, loc, 0);
-    for (unsigned bit = 2; bit < warps.size(); ++bit) {
-      Value set = rewriter.create<LLVM::AndOp>(
-          loc, rewriter.create<LLVM::LShrOp>(loc, thread.warp,
-                                             i32Constant(rewriter, loc, bit)),
-          i32Constant(rewriter, loc, 1));
-      groupRowBytes = rewriter.create<LLVM::AddOp>(
-          loc, groupRowBytes,
-          rewriter.create<LLVM::MulOp>(
-              loc, set, i32Constant(rewriter, loc, a.byteOffset(warps[bit][0], 0))));
+    // A in a buffer: this warpgroup's rows of it at a runtime offset, the
+    // rows its warp bits above the first two add, each a multiple of 64 (so
+    // of a swizzle column along M), where A's byte offset is linear in the
+    // row. A in registers: each warp's m16k16 fragments, found like the
+    // accumulator's by the coordinates lane 0 of warp 0 holds (the dot_op
+    // layout puts the warps on the accumulator's rows).
+    std::optional<OperandBuffer> a;
+    Value groupRowBytes;
+    LinearLayout aLayout;
+    SmallVector<Value> aRegs;
+    if (aType) {
+      a = operand(aType, adaptor.getA(), 1);
+      ThreadIndex thread = threadIndex(rewriter, loc, context);
+      groupRowBytes = i32Constant(rewriter, loc, 0);
+      for (unsigned bit = 2; bit < warps.size(); ++bit) {
+        Value set = rewriter.create<LLVM::AndOp>(
+            loc, rewriter.create<LLVM::LShrOp>(loc, thread.warp,
+                                               i32Constant(rewriter, loc, bit)),
+            i32Constant(rewriter, loc, 1));
+        groupRowBytes = rewriter.create<LLVM::AddOp>(
+            loc, groupRowBytes,
+            rewriter.create<LLVM::MulOp>(
+                loc, set, i32Constant(rewriter, loc, a->byteOffset(warps[bit][0], 0))));
+      }
+    } else {
+      aLayout = tilegpu::toLinearLayout(cast<RankedTensorType>(op.getA().getType()));
+      aRegs = unpack(rewriter, loc, adaptor.getA());
     }
+    std::optional<RegisterIndex> aIndex;
+    if (!aType)
+      aIndex.emplace(aLayout, 8);
+    // The four words of the A fragment at (row0, k0): elements e = 0..7 at
+    // row + 8 ((e >> 1) & 1), k + (e & 1) + 8 (e >> 2), two per word.
+    auto fragmentA = [&](int64_t row0, int64_t k0) -> std::optional<SmallVector<Value>> {
+      LinearLayout::Image at(2, 0);
+      at[0] = int32_t(row0);
+      at[1] = int32_t(k0);
+      std::optional<unsigned> first = aIndex->find(at);
+      if (!first)
+        return std::nullopt;
+      for (unsigned e = 0; e < 8; ++e) {
+        LinearLayout::Image want{int32_t(row0 + 8 * ((e >> 1) & 1)),
+                                 int32_t(k0 + (e & 1) + 8 * (e >> 2))};
+        if (aLayout.applyOne(tilegpu::kRegister, *first + e) != want)
+          return std::nullopt;
+      }
+      SmallVector<Value> words;
+      for (unsigned w = 0; w < 4; ++w)
+        words.push_back(packPair(rewriter, loc, aRegs[*first + 2 * w],
+                                 aRegs[*first + 2 * w + 1]));
+      return words;
+    };
 
+    // A's words are all packed before wgmma.fence, which must follow every
+    // write of a register the instructions read (ptxas fences again itself
+    // before an instruction whose registers were written after it).
+    std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> wordsA;
+    if (!aType)
+      for (int64_t k0 = 0; k0 < k; k0 += 16)
+        for (int64_t row0 : rowBlocks) {
+          std::optional<SmallVector<Value>> words = fragmentA(row0, k0);
+          if (!words)
+            return op.emitOpError("has an A whose registers do not hold wgmma's "
+                                  "m64k16 fragment");
+          wordsA[{row0, k0}] = std::move(*words);
+        }
     // (The writers fenced the buffers before the barrier that published
     // them.)
     orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
@@ -237,10 +324,13 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
         descB.push_back(descriptor(rewriter, loc, b,
                                    i32Constant(rewriter, loc, b.byteOffset(col0, k0))));
       for (int64_t row0 : rowBlocks) {
-        Value aOffset = rewriter.create<LLVM::AddOp>(
-            loc, groupRowBytes,
-            i32Constant(rewriter, loc, a.byteOffset(row0, k0)));
-        Value descA = descriptor(rewriter, loc, a, aOffset);
+        Value descA;
+        if (a) {
+          Value aOffset = rewriter.create<LLVM::AddOp>(
+              loc, groupRowBytes,
+              i32Constant(rewriter, loc, a->byteOffset(row0, k0)));
+          descA = descriptor(rewriter, loc, *a, aOffset);
+        }
         for (int64_t col0 = 0; col0 < n; col0 += instrN) {
           SmallVector<unsigned> regs;
           for (unsigned i = 0; i < instrN / 2; ++i) {
@@ -257,9 +347,10 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           for (unsigned r : regs)
             in.push_back(acc[r]);
           SmallVector<Value> out =
-              emitWgmma(rewriter, loc, instrN, aType.getElementType(),
-                        a.transposed(), b.transposed(), descA,
-                        descB[col0 / instrN], in);
+              a ? emitWgmma(rewriter, loc, instrN, element, a->transposed(),
+                            b.transposed(), descA, descB[col0 / instrN], in)
+                : emitWgmmaRegisterA(rewriter, loc, instrN, element, b.transposed(),
+                                     wordsA[{row0, k0}], descB[col0 / instrN], in);
           for (auto [r, v] : llvm::zip(regs, out))
             acc[r] = v;
         }
