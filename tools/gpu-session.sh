@@ -120,6 +120,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_dot_trans.py -k "shape3 and (float16 or bfloat16) and not block0"
       }
+      sanitize_chained() { # tool: wgmma with A from registers
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_chained_dot.py
+      }
       sanitize_fp8() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_fp8.py -k "not matmul_kernel"
@@ -129,6 +133,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       step sanitize-fp8-memcheck sanitize_fp8 memcheck
       export -f sanitize_matmul
       export -f sanitize_dot_trans
+      export -f sanitize_chained
+      step sanitize-chained-racecheck sanitize_chained racecheck
       step sanitize-dot-trans-racecheck sanitize_dot_trans racecheck
       step sanitize-matmul-racecheck sanitize_matmul racecheck
       step sanitize-matmul-memcheck sanitize_matmul memcheck
@@ -154,6 +160,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
+  fi
+  if [ -f bench/chained_dot.py ]; then
+    step bench-chained-dot python3 bench/chained_dot.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/matmul_fp8.py ]; then
     step bench-matmul-fp8 python3 bench/matmul_fp8.py --commit "$commit" --out "$out"
