@@ -255,8 +255,12 @@ SmallVector<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> operands) {
       })
       .Case<tile::ExpandDimsOp>([&](auto e) {
         AxisInfo info = in(0);
-        int64_t div = *std::min_element(info.divisibility.begin(),
-                                        info.divisibility.end());
+        // Along the new dimension of size 1 each element is its own run:
+        // what every element is a multiple of (a run of consecutive
+        // integers promises that only of its first).
+        int64_t div = elementDivisibility(info, 0);
+        for (unsigned d = 1; d < info.rank(); ++d)
+          div = std::gcd(div, elementDivisibility(info, d));
         unsigned axis = e.getAxis();
         info.contiguity.insert(info.contiguity.begin() + axis, 1);
         info.divisibility.insert(info.divisibility.begin() + axis, div);

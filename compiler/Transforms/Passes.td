@@ -72,7 +72,10 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
     to it. With `transposed-operands` as well (sm_90a, whose wgmma reads a
     `tl.trans` of a tile through a transposed view of the tile's buffer),
     so are loads that reach the dot through one `tile.trans`, when the dot
-    fits wgmma on `num-warps` warps.
+    fits wgmma on `num-warps` warps and its other operand lets it run there
+    (from outside the loop, a copyable load, or an A computed in
+    registers); otherwise such a load is carried here, and transposed in
+    registers for mma.sync.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "1",
@@ -137,7 +140,13 @@ def TileGPUAccelerateMatmul : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"
     f16, bf16, i8, or f32 with `tf32`/`tf32x3` precision, and K a multiple
     of the instruction's K, the result and accumulator take an
     `#tilegpu.mma` layout (warps spread over M and N in proportion to the
-    tile) and the operands `#tilegpu.dot_op` layouts of it. Otherwise
+    tile) and the operands `#tilegpu.dot_op` layouts of it. On sm_90a an
+    f16/bf16 dot with an f32 accumulator whose tiles allow it becomes a
+    `tilegpu.warp_group_dot` (wgmma) instead: its operands go into
+    `#tilegpu.nvmma_shared` buffers (a `tl.trans`'d tile through a
+    `tilegpu.memdesc_trans` view of its own), or, for an A the loop
+    computes, stay in registers; the accumulator is `#tilegpu.mma`
+    version 3. Otherwise
     (`ieee` f32, or a K the instruction does not divide) the dot becomes
     per-thread fused multiply-adds: a `#tilegpu.blocked` accumulator with
     a block of elements per thread, and `#tilegpu.dot_op` operands of that

@@ -152,8 +152,9 @@ struct OperandTile {
 
 OperandTile operandTile(Value operand) {
   Value v = throughConversions(operand);
-  if (auto trans = v.getDefiningOp<tile::TransOp>())
-    return {throughConversions(trans.getSrc()), true}; // 2-D: order [1, 0]
+  if (auto trans = v.getDefiningOp<tile::TransOp>();
+      trans && trans.getOrder() == ArrayRef<int32_t>{1, 0})
+    return {throughConversions(trans.getSrc()), true};
   return {v, false};
 }
 

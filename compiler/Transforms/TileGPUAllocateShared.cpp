@@ -7,10 +7,11 @@
 // a buffer lives from its local_alloc to the end of the last op, in the
 // alloc's block, that uses it (an op with regions uses it until its last
 // nested op, so a buffer read inside a loop lives through the whole loop);
-// a scratch lives during its op; uses of a view of it (memdesc_index) are
-// its uses. A buffer used by anything but local_load, local_store,
-// local_dealloc, memdesc_index, async_copy_global_to_local and
-// warp_group_dot (a yield, a loop's iteration argument) is an error.
+// a scratch lives during its op; uses of a view of it (memdesc_index,
+// memdesc_trans) are its uses. A buffer used by anything but local_load,
+// local_store, local_dealloc, memdesc_index, memdesc_trans,
+// async_copy_global_to_local and warp_group_dot (a yield, a loop's
+// iteration argument) is an error.
 // Buffers are placed largest first, each at the lowest aligned offset that
 // overlaps no placed buffer alive at the same time: 16 bytes, or 1024 for
 // the #tilegpu.nvmma_shared layouts, whose swizzle the hardware computes

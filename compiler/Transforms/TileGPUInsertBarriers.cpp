@@ -5,8 +5,9 @@
 // tilegpu-allocate-shared laid out: a local_alloc with contents writes its
 // buffer, local_store writes and local_load reads the buffer of its
 // operand, an op with scratch reads and writes its scratch (its lowering
-// orders its own write before its own read), a warp_group_dot reads both
-// of its buffers, counted at the op. (With pending = 1 the tensor cores
+// orders its own write before its own read), a warp_group_dot reads its
+// buffers (B, and A unless A is in registers), counted at the op; a view
+// (memdesc_index, memdesc_trans) names its whole buffer. (With pending = 1 the tensor cores
 // read on until the next dot's wait; tilegpu-pipeline-loads, which sets
 // it, only refills a buffer two iterations after its dot, past that wait
 // and a barrier.) Walking the kernel in order,

@@ -48,8 +48,9 @@
 // no result used after the loop — and when the loop writes no global
 // memory (a load moved ahead of a store could miss what it writes). A load
 // qualifies when its only use is a local_alloc read only by local_loads that
-// feed a dot or by warp_group_dots, its `other` is absent or zero (cp.async
-// fills with zeros), and
+// feed a dot or by warp_group_dots (directly, or through a memdesc_trans
+// view, whose type follows the ring buffer's), its `other` is absent or
+// zero (cp.async fills with zeros), and
 // each thread's elements come in vectors of at least 4 bytes in both
 // memories. Loops that do not qualify are left alone.
 #include "compiler/Analysis/AccessWidth.h"

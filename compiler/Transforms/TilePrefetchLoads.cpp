@@ -9,7 +9,9 @@
 // cp.async, loops of two or more stages are tilegpu-pipeline-loads' (which
 // buffers in shared memory, several iterations deep); the loads it will
 // take, as far as can be told before layouts (LoadAddressStage, a zero
-// `other`, 4-byte vectors), are left to it and the rest prefetched here. A
+// `other`, 4-byte vectors; on sm_90a also a load that reaches the dot
+// through tl.trans, when the dot will run on wgmma, which reads the
+// transpose in shared memory), are left to it and the rest prefetched here. A
 // load it then turns down after all (its rings too big for shared memory,
 // its buffer layout splitting the vector) is loaded in place.
 //
@@ -160,32 +162,69 @@ struct PipelinerReach {
   unsigned transposedWithWarps = 0;
 };
 
-/// True when `use` is operand a or b of a dot, directly or (as `reach`
-/// allows) through one tile.trans.
-bool isDotOperand(OpOperand &use, PipelinerReach reach) {
-  Operation *user = use.getOwner();
-  if (isa<tile::DotOp>(user))
-    return use.getOperandNumber() <= 1;
-  if (!reach.transposedWithWarps || !isa<tile::TransOp>(user) || !user->hasOneUse())
-    return false;
-  OpOperand &next = *user->getUses().begin();
-  auto dot = dyn_cast<tile::DotOp>(next.getOwner());
-  return dot && next.getOperandNumber() <= 1 &&
-         fitsWgmma(dot, reach.transposedWithWarps);
-}
-
-/// True when `load` is of the kind tilegpu-pipeline-loads takes: an operand
-/// of a dot and nothing else, a zero (or no) `other`, and vectors of at
-/// least the 4 bytes cp.async moves.
-bool pipelinable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo,
-                 PipelinerReach reach) {
-  if (!isAsyncCopyable(load) || !load->hasOneUse() ||
-      !isDotOperand(*load->getUses().begin(), reach))
+/// A load cp.async can copy: a zero (or no) `other`, one use, and vectors
+/// of at least the 4 bytes cp.async moves.
+bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+  if (!isAsyncCopyable(load) || !load->hasOneUse())
     return false;
   Type element = tile::getElementTypeOrSelf(load.getType());
   return contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
              tile::getElementBytes(element) >=
          4;
+}
+
+/// A tile.trans that swaps the two dimensions of a 2-D tile.
+bool isTranspose(Operation *op) {
+  auto trans = dyn_cast_if_present<tile::TransOp>(op);
+  return trans && trans.getOrder() == ArrayRef<int32_t>{1, 0};
+}
+
+/// Whether `v`, the other operand of a dot whose transposed operand is
+/// being asked about, lets tilegpu-accelerate-matmul put the dot on wgmma
+/// (as it decides, before layouts): a tile from outside the loop, a load
+/// cp.async can copy (or its transpose), or for A a tile computed in
+/// registers. Otherwise the dot stays on mma.sync, which transposes in
+/// registers and wants the load carried here.
+bool otherOperandSuitsWgmma(Value v, bool isA, scf::ForOp loop,
+                            const AxisInfoAnalysis &axisInfo) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (isTranspose(def)) {
+    v = def->getOperand(0);
+    if (loop.isDefinedOutsideOfLoop(v))
+      return true;
+    def = v.getDefiningOp();
+  }
+  if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
+    return copyable(load, axisInfo);
+  return isA && def; // computed (a block argument is carried)
+}
+
+/// True when `use` is operand a or b of a dot, directly or (as `reach`
+/// allows) through one tile.trans into a dot that will run on wgmma.
+bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
+                  const AxisInfoAnalysis &axisInfo) {
+  Operation *user = use.getOwner();
+  if (isa<tile::DotOp>(user))
+    return use.getOperandNumber() <= 1;
+  if (!reach.transposedWithWarps || !isTranspose(user) || !user->hasOneUse())
+    return false;
+  OpOperand &next = *user->getUses().begin();
+  auto dot = dyn_cast<tile::DotOp>(next.getOwner());
+  if (!dot || next.getOperandNumber() > 1 ||
+      !fitsWgmma(dot, reach.transposedWithWarps))
+    return false;
+  unsigned other = 1 - next.getOperandNumber();
+  return otherOperandSuitsWgmma(dot->getOperand(other), other == 0, loop, axisInfo);
+}
+
+/// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`:
+/// a copyable operand of a dot and nothing else.
+bool pipelinable(tile::LoadOp load, scf::ForOp loop, const AxisInfoAnalysis &axisInfo,
+                 PipelinerReach reach) {
+  return copyable(load, axisInfo) &&
+         isDotOperand(*load->getUses().begin(), reach, loop, axisInfo);
 }
 
 /// The loads of `loop` tilegpu-pipeline-loads will take: the pipelinable
@@ -197,7 +236,7 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto load = dyn_cast<tile::LoadOp>(op))
-      if (pipelinable(load, axisInfo, reach))
+      if (pipelinable(load, loop, axisInfo, reach))
         loads.push_back(load);
   LoadAddressStage stage;
   llvm::DenseSet<Operation *> taken;

@@ -300,7 +300,7 @@ public:
   /// in-memory and disk caches key on that target.
   ///
   /// Once a specialisation has been launched, launching it again builds no
-  /// strings and allocates nothing: the arguments' types, `:16`/`:1` facts,
+  /// strings and allocates nothing: the arguments' types, `:16`/`:8`/`:1` facts,
   /// the constexprs, num_warps and num_stages form a small fixed-size key, compared
   /// with the last one launched and otherwise looked up in a map.
   void launch(Grid grid, const std::vector<Arg> &args,

@@ -68,6 +68,30 @@ def test_matmul_transposed_inputs(torch_cuda, dtype, transpose):
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_matmul_row_stride_not_aligned(torch_cuda, dtype):
+    """A and B are column slices of wider tensors whose rows are 1001 and
+    1003 elements apart: K and N are multiples of 16 but the row strides
+    not even of 2, so no access along a row may assume 16-byte alignment
+    (each row starts anywhere). Rows r[:, None] * stride once looked
+    aligned along them (a tile-axis-info bug): 16-byte vectors at odd
+    addresses, a misaligned-address fault."""
+    torch = torch_cuda
+    rng = np.random.default_rng(23)
+    m, n, k = 190, 256, 992
+    a, b = ref.operands(rng, m, n, k, dtype)
+    wide_a = torch.zeros((m, 1001), dtype=getattr(torch, TORCH_DTYPE[dtype]), device="cuda")
+    wide_b = torch.zeros((k, 1003), dtype=getattr(torch, TORCH_DTYPE[dtype]), device="cuda")
+    wide_a[:, :k] = _device(torch, a, dtype)
+    wide_b[:, :n] = _device(torch, b, dtype)
+    c = torch.full((m, n), -7, dtype=torch.float32, device="cuda")
+    for config in matmul.matmul_configs(dtype, aligned=True)[-2:]:
+        matmul.matmul(wide_a[:, :k], wide_b[:, :n], c, config=config)
+        torch.cuda.synchronize()
+        got = c.double().cpu().numpy()
+        assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", "float32")]
+
+
 # Shapes per alignment: N and K multiples of 16 (`:16`), of 8 but not 16
 # (`:8`: still 16-byte rows for 2- and 4-byte types, so the aligned
 # configs, cp.async and on sm_90a wgmma), and neither (N = 260).

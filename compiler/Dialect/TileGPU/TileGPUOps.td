@@ -237,7 +237,8 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
   let summary = "d = a @ b + c on Hopper's warpgroup tensor cores (wgmma)";
   let description = [{
     `tile.dot` as `wgmma.mma_async` (sm_90a): `a` (M x K) and `b` (K x N)
-    are shared-memory buffers in `#tilegpu.nvmma_shared` layouts, read by
+    are shared-memory buffers in `#tilegpu.nvmma_shared` layouts (or `a` is
+    in registers, below), read by
     the tensor cores through matrix descriptors; `c` and `d` are M x N in
     an `#tilegpu.mma` version-3 layout, each warpgroup holding 64 rows per
     instruction. A buffer whose contiguous dimension is K is read as is;

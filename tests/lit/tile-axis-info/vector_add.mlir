@@ -39,9 +39,17 @@ func.func @strided(%x: !tile.ptr<f32>, %stride: i32) {
   %s = tile.splat %stride : tensor<64xi32>
   // CHECK: remark: contiguity = [1], divisibility = [1], constancy = [1]
   %offs = arith.muli %r, %s : tensor<64xi32>
-  // CHECK: remark: contiguity = [64, 1], divisibility = [1073741824, 1073741824], constancy = [1, 1]
+  // Along the new dimension each element is a run of its own, and r's
+  // elements (0, 1, ..., 63) are multiples of 1 only: a run of
+  // consecutive integers promises its divisibility of its first element
+  // alone. (Promising 2^30 there made rows `stride` apart look 16-byte
+  // aligned along them: r[:, None] * stride.)
+  // CHECK: remark: contiguity = [64, 1], divisibility = [1073741824, 1], constancy = [1, 1]
   %e = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
-  // CHECK: remark: contiguity = [64, 1], divisibility = [1073741824, 1073741824], constancy = [1, 32]
+  // CHECK: remark: contiguity = [64, 1], divisibility = [1073741824, 1], constancy = [1, 32]
   %b = tile.broadcast %e : tensor<64x1xi32> -> tensor<64x32xi32>
+  %se = tile.splat %stride : tensor<64x1xi32>
+  // CHECK: remark: contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 1]
+  %rows = arith.muli %e, %se : tensor<64x1xi32>
   return
 }

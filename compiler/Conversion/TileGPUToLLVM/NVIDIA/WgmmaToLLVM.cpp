@@ -185,6 +185,36 @@ Value packPair(OpBuilder &b, Location loc, Value low, Value high) {
   return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), vec);
 }
 
+/// wgmma.fence with every register the instructions after it read passed
+/// through it (`acc`, f32, and `words`, b32; each output tied to its
+/// input), so that whatever wrote them comes before the fence, as the
+/// instructions require (ptxas would fence again itself otherwise). The
+/// values come back in place.
+void fenceRegisters(OpBuilder &b, Location loc, SmallVector<Value> &acc,
+                    SmallVector<Value> &words) {
+  unsigned n = acc.size() + words.size();
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value v : acc) {
+    constraints += std::string(constraints.empty() ? "" : ",") + "=f";
+    types.push_back(v.getType());
+  }
+  for (Value v : words) {
+    constraints += std::string(constraints.empty() ? "" : ",") + "=r";
+    types.push_back(v.getType());
+  }
+  for (unsigned i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  operands.append(words.begin(), words.end());
+  Value out = orderedAsm(b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types),
+                         operands, "wgmma.fence.sync.aligned;", constraints);
+  for (unsigned i = 0; i < n; ++i) {
+    Value v = b.create<LLVM::ExtractValueOp>(loc, out, i);
+    (i < acc.size() ? acc[i] : words[i - acc.size()]) = v;
+  }
+}
+
 /// wgmma.wait_group `pending` (after a commit_group with `commit`) with
 /// every accumulator register passed through, so that their uses come
 /// after the wait.
@@ -301,10 +331,11 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
       return words;
     };
 
-    // A's words are all packed before wgmma.fence, which must follow every
-    // write of a register the instructions read (ptxas fences again itself
-    // before an instruction whose registers were written after it).
+    // A's words, packed here and passed with the accumulators through
+    // wgmma.fence, which must follow every write of a register the
+    // instructions read.
     std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> wordsA;
+    SmallVector<Value> allWords;
     if (!aType)
       for (int64_t k0 = 0; k0 < k; k0 += 16)
         for (int64_t row0 : rowBlocks) {
@@ -312,12 +343,19 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           if (!words)
             return op.emitOpError("has an A whose registers do not hold wgmma's "
                                   "m64k16 fragment");
-          wordsA[{row0, k0}] = std::move(*words);
+          llvm::append_range(allWords, *words);
         }
     // (The writers fenced the buffers before the barrier that published
     // them.)
-    orderedAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()), {},
-               "wgmma.fence.sync.aligned;", "");
+    fenceRegisters(rewriter, loc, acc, allWords);
+    if (!aType) {
+      unsigned next = 0;
+      for (int64_t k0 = 0; k0 < k; k0 += 16)
+        for (int64_t row0 : rowBlocks) {
+          wordsA[{row0, k0}].assign(allWords.begin() + next, allWords.begin() + next + 4);
+          next += 4;
+        }
+    }
     for (int64_t k0 = 0; k0 < k; k0 += 16) {
       SmallVector<Value> descB;
       for (int64_t col0 = 0; col0 < n; col0 += instrN)

@@ -91,3 +91,22 @@ def dot_bt_loop(a_ptr, w_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
         a_ptrs += BK
         w_ptrs += BK
     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@tilec.jit
+def dot_bt_loop_strided_a(a_ptr, w_ptr, c_ptr, K, stride_a, BLOCK: tl.constexpr,
+                          BK: tl.constexpr, STAGES: tl.constexpr):
+    # dot_bt_loop with A's rows stride_a apart: without a fact on stride_a
+    # A comes in 2-byte vectors, which cp.async cannot copy.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * stride_a + k[None, :]
+    w_ptrs = w_ptr + r[:, None] * K + k[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptrs, mask=k[None, :] < K - i, other=0.0)
+        w = tl.load(w_ptrs, mask=k[None, :] < K - i, other=0.0)
+        acc = tl.dot(a, tl.trans(w), acc)
+        a_ptrs += BK
+        w_ptrs += BK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
