@@ -34,6 +34,34 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
+def matmul_error(c, ref, k):
+    """Largest |c - ref| over sqrt(K): the matmul benchmarks' check."""
+    return (c.double() - ref.double()).abs().max().item() / k ** 0.5
+
+
+def best_matmul_config(launch, a, b, ref, candidates):
+    """The fastest of `candidates` for launch(a, b, c, cfg) into an output
+    like `ref`, among those that compile and are right (matmul_error below
+    1e-3; K is a.shape[1]); None when none is."""
+    import torch  # the benchmarks' own dependency, not this module's
+    found = None
+    for cfg in candidates:
+        c = torch.full_like(ref, float("nan"))
+        try:
+            launch(a, b, c, cfg)
+            torch.cuda.synchronize()
+        except Exception as e:  # a config a compiler refuses
+            print(f"  {cfg}: {str(e).splitlines()[0][:100]}", flush=True)
+            continue
+        if not matmul_error(c, ref, a.shape[1]) < 1e-3:
+            print(f"  {cfg} wrong", flush=True)
+            continue
+        t = bench(lambda: launch(a, b, c, cfg))
+        if found is None or t < found[0]:
+            found = (t, cfg)
+    return found[1] if found else None
+
+
 def write_record(benchmark, commit, rows, out):
     """bench/results-style JSON of one run (`rows` as the benchmark made
     them) at OUT/BENCHMARK-DATE.json; returns the path."""

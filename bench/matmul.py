@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
-from common import bench  # noqa: E402
+from common import bench, best_matmul_config, matmul_error  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 
@@ -85,29 +85,6 @@ def launch_triton(a, b, c, cfg):
                         BLOCK_K=bk, GROUP_M=gm, num_warps=warps, num_stages=stages)
 
 
-def error(c, ref, k):
-    return (c.double() - ref.double()).abs().max().item() / k ** 0.5
-
-
-def best(launch, a, b, ref, candidates):
-    found = None
-    for cfg in candidates:
-        c = torch.full_like(ref, float("nan"))
-        try:
-            launch(a, b, c, cfg)
-            torch.cuda.synchronize()
-        except Exception as e:  # a config the compiler refuses
-            print(f"  {cfg}: {str(e).splitlines()[0][:100]}", flush=True)
-            continue
-        if not error(c, ref, a.shape[1]) < 1e-3:
-            print(f"  {cfg} wrong", flush=True)
-            continue
-        t = bench(lambda: launch(a, b, c, cfg))
-        if found is None or t < found[0]:
-            found = (t, cfg)
-    return found[1] if found else None
-
-
 def main():
     args = common.parse_args()
     commit = args.commit
@@ -127,8 +104,8 @@ def main():
             theirs = TRITON_CANDIDATES
             if args.quick:
                 mine, theirs = mine[:2], theirs[:2]
-            cfgs = {"tilec": best(launch_tilec, a, b, ref, mine),
-                    "triton": best(launch_triton, a, b, ref, theirs)}
+            cfgs = {"tilec": best_matmul_config(launch_tilec, a, b, ref, mine),
+                    "triton": best_matmul_config(launch_triton, a, b, ref, theirs)}
             outs = {name: torch.empty_like(ref) for name in ("tilec", "triton")}
             ref = ref.float()
             outs["torch"] = torch.empty_like(a @ b)
@@ -149,7 +126,7 @@ def main():
                 ms = statistics.median(times[name]) if times[name] else float("nan")
                 entry[name] = {
                     "ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
-                    "error": error(outs[name], ref, k) if times[name] else None,
+                    "error": matmul_error(outs[name], ref, k) if times[name] else None,
                     "rounds_ms": times[name],
                     "spread": (max(times[name]) - min(times[name])) / ms if times[name] else None}
                 if name in cfgs and cfgs[name]:

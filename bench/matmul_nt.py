@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402
 import tilec.language as tl  # noqa: E402
 import common  # noqa: E402  bench/common.py
-from common import bench  # noqa: E402
+from common import bench, best_matmul_config, matmul_error  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 
@@ -104,29 +104,6 @@ def launch_shipped(x, w, c, cfg):
     matmul.matmul(x, w.t(), c, config=cfg)
 
 
-def error(c, ref, k):
-    return (c.double() - ref.double()).abs().max().item() / k ** 0.5
-
-
-def best(launch, x, w, ref, candidates):
-    found = None
-    for cfg in candidates:
-        c = torch.full_like(ref, float("nan"))
-        try:
-            launch(x, w, c, cfg)
-            torch.cuda.synchronize()
-        except Exception as e:  # a config a compiler refuses
-            print(f"  {cfg}: {str(e).splitlines()[0][:100]}", flush=True)
-            continue
-        if not error(c, ref, x.shape[1]) < 1e-3:
-            print(f"  {cfg} wrong", flush=True)
-            continue
-        t = bench(lambda: launch(x, w, c, cfg))
-        if found is None or t < found[0]:
-            found = (t, cfg)
-    return found[1] if found else None
-
-
 def main():
     args = common.parse_args()
     shapes = [(4096,) * 3, (8192,) * 3] if not args.quick else [(4096,) * 3]
@@ -141,7 +118,8 @@ def main():
             entry = {"dtype": str(dtype).replace("torch.", ""), "M": m, "N": n, "K": k}
             launches = {"tilec": launch_tilec, "tilec_shipped": launch_shipped,
                         "triton": launch_triton}
-            cfgs = {name: best(fn, x, w, ref, candidates) for name, fn in launches.items()}
+            cfgs = {name: best_matmul_config(fn, x, w, ref, candidates)
+                    for name, fn in launches.items()}
             outs = {name: torch.empty_like(ref) for name in launches}
             outs["torch"] = torch.empty_like(x @ w.T)
             runs = {name: (lambda fn=fn, name=name: fn(x, w, outs[name], cfgs[name]))
@@ -159,7 +137,7 @@ def main():
                 ms = statistics.median(times[name]) if times[name] else float("nan")
                 entry[name] = {
                     "ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
-                    "error": error(outs[name], ref, k) if times[name] else None,
+                    "error": matmul_error(outs[name], ref, k) if times[name] else None,
                     "rounds_ms": times[name],
                     "spread": (max(times[name]) - min(times[name])) / ms if times[name] else None,
                     "config": list(cfgs[name]) if cfgs.get(name) else None}
