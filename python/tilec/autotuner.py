@@ -159,9 +159,11 @@ class Autotuner:
                  reset_to_zero=None, restore_value=None, pre_hook=None, post_hook=None,
                  cache_results=None, progress=True):
         from . import JITFunction  # the package imports this module first
-        if not isinstance(fn, JITFunction):
+        from .heuristics import Heuristics
+        if not isinstance(fn, (JITFunction, Heuristics)):
             raise TypeError("tilec.autotune decorates a @tilec.jit function "
-                            "(put @tilec.autotune above @tilec.jit)")
+                            "(put @tilec.autotune above @tilec.jit, and above "
+                            "@tilec.heuristics)")
         if not configs:
             raise ValueError("tilec.autotune needs at least one Config")
         self.fn = fn
@@ -235,7 +237,14 @@ class Autotuner:
             grids.append(tuple(g) if isinstance(g, (tuple, list)) else (g,))
         constexpr_names = {p[0] for p in launcher.kernel.parameters if p[1]}
         fixed = {k: v for k, v in kwargs.items() if k in constexpr_names}
-        native_configs = [({**fixed, **c.kwargs}, c.num_warps, c.num_stages, c.maxnreg)
+        def constexprs(c):
+            # (Under @tilec.heuristics, its values for this config too.)
+            values = {**fixed, **c.kwargs}
+            if hasattr(self.fn, "values_for"):
+                values.update(self.fn.values_for({**named, **c.all_kwargs()}))
+            return values
+
+        native_configs = [(constexprs(c), c.num_warps, c.num_stages, c.maxnreg)
                           for c in configs]
         bind_kwargs = dict(kwargs)
         bind_kwargs.update(configs[0].kwargs)
