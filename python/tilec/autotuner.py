@@ -237,6 +237,7 @@ class Autotuner:
             grids.append(tuple(g) if isinstance(g, (tuple, list)) else (g,))
         constexpr_names = {p[0] for p in launcher.kernel.parameters if p[1]}
         fixed = {k: v for k, v in kwargs.items() if k in constexpr_names}
+
         def constexprs(c):
             # (Under @tilec.heuristics, its values for this config too.)
             values = {**fixed, **c.kwargs}
@@ -247,7 +248,7 @@ class Autotuner:
         native_configs = [(constexprs(c), c.num_warps, c.num_stages, c.maxnreg)
                           for c in configs]
         bind_kwargs = dict(kwargs)
-        bind_kwargs.update(configs[0].kwargs)
+        bind_kwargs.update(native_configs[0][0])
         options = {"warmup": float(self.warmup), "rep": float(self.rep), "force": force,
                    "progress": self.progress,
                    "key": ", ".join(f"{k}={_key_text(named.get(k))}" for k in self.key)}
