@@ -183,7 +183,11 @@ TEST(DiskCacheFaults, SigkillWhileWritingLeavesNothingDamaged) {
   std::mt19937 rng(1234);
   std::uniform_int_distribution<int> delayUs(2000, 40000);
   int roundsWithTemporaries = 0;
-  for (int round = 0; round < 24; ++round) {
+  // 24 rounds; then, until a kill has landed in a write, up to 24 more
+  // with five times the delay: on a loaded machine (sanitizers, tests in
+  // parallel) the writer may not have started a write within 40 ms.
+  for (int round = 0; round < 48 && !(round >= 24 && roundsWithTemporaries > 0);
+       ++round) {
     pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
@@ -191,7 +195,7 @@ TEST(DiskCacheFaults, SigkillWhileWritingLeavesNothingDamaged) {
       for (int i = 0;; i = (i + 1) % 4)
         writer.store(keyOf(i), big);
     }
-    ::usleep(useconds_t(delayUs(rng)));
+    ::usleep(useconds_t(delayUs(rng) * (round < 24 ? 1 : 5)));
     ASSERT_EQ(::kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
