@@ -11,3 +11,13 @@ bool tilec::fitsWgmma(tile::DotOp op, unsigned numWarps) {
   int64_t m = dType.getShape()[0], n = dType.getShape()[1], k = aType.getShape()[1];
   return m % (64 * (numWarps / 4)) == 0 && n % 8 == 0 && k % 16 == 0;
 }
+
+bool tilec::isTranspose(Operation *op) {
+  auto trans = dyn_cast_if_present<tile::TransOp>(op);
+  return trans && trans.getOrder() == ArrayRef<int32_t>{1, 0};
+}
+
+bool tilec::isComputedTile(Value tile) {
+  Operation *def = tile.getDefiningOp();
+  return def && !isa<tile::LoadOp>(def);
+}

@@ -1,8 +1,9 @@
-// Whether a tile.dot has the types and shape Hopper's wgmma takes, asked
-// before layouts exist: tilegpu-accelerate-matmul decides with it (and
-// with where the operands come from), and tile-prefetch-loads predicts
-// that decision, to leave a tl.trans'd operand's load to the cp.async
-// pipeline that wgmma reads through a transposed view.
+// What decides whether a tile.dot runs on Hopper's wgmma, asked before
+// layouts exist: its types and shape, and what its operands are (a
+// transpose, a computed tile). tilegpu-accelerate-matmul decides with
+// these, and tile-prefetch-loads predicts that decision, to leave a
+// tl.trans'd operand's load to the cp.async pipeline that wgmma reads
+// through a transposed view.
 #pragma once
 
 #include "compiler/Dialect/Tile/Tile.h"
@@ -13,5 +14,14 @@ namespace tilec {
 /// that form whole warpgroups of 64 rows each along M, with N a multiple
 /// of 8 and K of 16 (wgmma's m64nNk16).
 bool fitsWgmma(tile::DotOp op, unsigned numWarps);
+
+/// A tile.trans that swaps the two dimensions of a 2-D tile: an operand
+/// wgmma reads through a transposed view of its source's buffer.
+bool isTranspose(mlir::Operation *op);
+
+/// True when `tile` is computed by an op of the kernel (a product, an
+/// elementwise op, a cast), not loaded or carried in as a block argument:
+/// an A wgmma can take from registers.
+bool isComputedTile(mlir::Value tile);
 
 } // namespace tilec

@@ -152,17 +152,9 @@ struct OperandTile {
 
 OperandTile operandTile(Value operand) {
   Value v = throughConversions(operand);
-  if (auto trans = v.getDefiningOp<tile::TransOp>();
-      trans && trans.getOrder() == ArrayRef<int32_t>{1, 0})
-    return {throughConversions(trans.getSrc()), true};
+  if (isTranspose(v.getDefiningOp()))
+    return {throughConversions(v.getDefiningOp()->getOperand(0)), true};
   return {v, false};
-}
-
-/// True when `tile` is computed by an op of the kernel (a product, an
-/// elementwise op, a cast), not loaded or carried in from elsewhere.
-bool isComputedInRegisters(Value tile) {
-  Operation *def = tile.getDefiningOp();
-  return def && !isa<tile::LoadOp>(def);
 }
 
 RankedTensorType withEncoding(Value v, Attribute encoding) {
@@ -244,7 +236,7 @@ struct TileGPUAccelerateMatmulPass
     // carried one without a buffer keeps mma.sync (as B does), whose
     // ldmatrix reads measured faster than writing it into a buffer.
     bool aInRegisters = !aShared || !suitsBuffer(aSrc, bufferType(aSrc, *aShared));
-    if (aInRegisters && !isComputedInRegisters(aSrc))
+    if (aInRegisters && !isComputedTile(aSrc))
       return false;
     unsigned instrN = unsigned(std::min<int64_t>(n, 256));
     auto accumulator = tilegpu::MmaEncodingAttr::get(

@@ -173,12 +173,6 @@ bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
          4;
 }
 
-/// A tile.trans that swaps the two dimensions of a 2-D tile.
-bool isTranspose(Operation *op) {
-  auto trans = dyn_cast_if_present<tile::TransOp>(op);
-  return trans && trans.getOrder() == ArrayRef<int32_t>{1, 0};
-}
-
 /// Whether `v`, the other operand of a dot whose transposed operand is
 /// being asked about, lets tilegpu-accelerate-matmul put the dot on wgmma
 /// (as it decides, before layouts): a tile from outside the loop, a load
@@ -198,7 +192,7 @@ bool otherOperandSuitsWgmma(Value v, bool isA, scf::ForOp loop,
   }
   if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
     return copyable(load, axisInfo);
-  return isA && def; // computed (a block argument is carried)
+  return isA && isComputedTile(v);
 }
 
 /// True when `use` is operand a or b of a dot, directly or (as `reach`

@@ -324,13 +324,14 @@ struct SpecKeyHash {
 /// Arg::signature() spells out.
 uint8_t argCode(const Arg &a) {
   int fact = jit::specialisedFact(a);
+  unsigned integerFact = fact == 1 ? 2 : fact == 16 ? 1 : fact == 8 ? 3 : 0;
   switch (a.kind) {
   case Arg::Kind::Pointer:
     return uint8_t(0x80 | (unsigned(a.element) << 1) | (fact == 16));
   case Arg::Kind::I32:
-    return uint8_t(0x10 | (fact == 1 ? 2 : fact == 16 ? 1 : fact == 8 ? 3 : 0));
+    return uint8_t(0x10 | integerFact);
   case Arg::Kind::I64:
-    return uint8_t(0x20 | (fact == 1 ? 2 : fact == 16 ? 1 : fact == 8 ? 3 : 0));
+    return uint8_t(0x20 | integerFact);
   case Arg::Kind::F32: return 0x30;
   case Arg::Kind::F64: return 0x40;
   }

@@ -49,6 +49,11 @@ private:
 std::optional<llvm::SmallVector<mlir::Value>>
 lowerFmaDot(mlir::OpBuilder &b, mlir::Location loc, const DotRegisters &dot);
 
+/// `elements` (1 to 4, together 32 bits) as one i32, the first in the low
+/// bits: the words tensor-core instructions take operands in.
+mlir::Value packWord(mlir::OpBuilder &b, mlir::Location loc,
+                     llvm::ArrayRef<mlir::Value> elements);
+
 /// d = a @ b + c as mma.sync instructions (sm_80+); kWidth elements of an
 /// operand share each 32-bit register. Fails (null vector) only on layouts
 /// tilegpu-accelerate-matmul never builds.

@@ -35,19 +35,6 @@ Value toTF32(OpBuilder &b, Location loc, Value x) {
   return inlineAsm(b, loc, b.getI32Type(), x, "cvt.rna.tf32.f32 $0, $1;", "=r,f");
 }
 
-/// kWidth consecutive elements packed into one i32.
-Value packWord(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
-  if (elements.size() == 1)
-    return elements[0].getType().isInteger(32)
-               ? elements[0]
-               : b.create<LLVM::BitcastOp>(loc, b.getI32Type(), elements[0]);
-  auto vecType = VectorType::get(int64_t(elements.size()), elements[0].getType());
-  Value vec = b.create<LLVM::UndefOp>(loc, vecType);
-  for (auto [i, e] : llvm::enumerate(elements))
-    vec = b.create<LLVM::InsertElementOp>(loc, vec, e, i32Constant(b, loc, i));
-  return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), vec);
-}
-
 /// The 32-bit words of the operand group at `first` (its 4 or 2 x kWidth
 /// elements). For f32 operands: the tf32 high parts, or with `low` the
 /// tf32 rounding of what the high part leaves (tf32x3).
@@ -133,6 +120,18 @@ SmallVector<Value> emitMma(OpBuilder &b, Location loc, StringRef shape,
   return words;
 }
 } // namespace
+
+Value tilec::lowering::packWord(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
+  if (elements.size() == 1)
+    return elements[0].getType().isInteger(32)
+               ? elements[0]
+               : b.create<LLVM::BitcastOp>(loc, b.getI32Type(), elements[0]);
+  auto vecType = VectorType::get(int64_t(elements.size()), elements[0].getType());
+  Value vec = b.create<LLVM::UndefOp>(loc, vecType);
+  for (auto [i, e] : llvm::enumerate(elements))
+    vec = b.create<LLVM::InsertElementOp>(loc, vec, e, i32Constant(b, loc, i));
+  return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), vec);
+}
 
 std::optional<SmallVector<Value>>
 tilec::lowering::lowerMmaV2Dot(OpBuilder &b, Location loc, const DotRegisters &dot,

@@ -110,23 +110,26 @@ Value descriptor(OpBuilder &b, Location loc, const OperandBuffer &buffer,
 std::string ptxType(Type element) { return element.isF16() ? "f16" : "bf16"; }
 
 /// Ordered inline PTX that reads `inputs` ($count.., constraints
-/// `inputConstraints`) and updates the f32 registers `acc` in place ($0..,
-/// each output tied to its input); returns the registers' new values.
+/// `inputConstraints`) and updates the registers `acc` in place ($0..,
+/// each output tied to its input; f32 registers, or b32 words); returns
+/// the registers' new values.
 SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc, StringRef ptx,
                                       ArrayRef<Value> acc, ValueRange inputs,
                                       StringRef inputConstraints) {
   unsigned count = acc.size();
   std::string constraints;
-  for (unsigned i = 0; i < count; ++i)
-    constraints += std::string(i ? "," : "") + "=f";
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < count; ++i) {
+    constraints += std::string(i ? "," : "") + (acc[i].getType().isF32() ? "=f" : "=r");
+    types.push_back(acc[i].getType());
+  }
   if (!inputConstraints.empty())
     constraints += "," + inputConstraints.str();
   for (unsigned i = 0; i < count; ++i)
     constraints += "," + std::to_string(i);
   SmallVector<Value> operands(inputs.begin(), inputs.end());
   operands.append(acc.begin(), acc.end());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   Value d = orderedAsm(b, loc, resultType, operands, ptx, constraints);
   SmallVector<Value> out;
   for (unsigned i = 0; i < count; ++i)
@@ -176,15 +179,6 @@ SmallVector<Value> emitWgmmaRegisterA(OpBuilder &b, Location loc, unsigned n,
   return updateAccumulators(b, loc, ptx, acc, inputs, "r,r,r,r,l");
 }
 
-/// Two 16-bit elements as one 32-bit word, the first in the low half.
-Value packPair(OpBuilder &b, Location loc, Value low, Value high) {
-  auto vecType = VectorType::get(2, low.getType());
-  Value vec = b.create<LLVM::UndefOp>(loc, vecType);
-  vec = b.create<LLVM::InsertElementOp>(loc, vec, low, i32Constant(b, loc, 0));
-  vec = b.create<LLVM::InsertElementOp>(loc, vec, high, i32Constant(b, loc, 1));
-  return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), vec);
-}
-
 /// wgmma.fence with every register the instructions after it read passed
 /// through it (`acc`, f32, and `words`, b32; each output tied to its
 /// input), so that whatever wrote them comes before the fence, as the
@@ -192,27 +186,11 @@ Value packPair(OpBuilder &b, Location loc, Value low, Value high) {
 /// values come back in place.
 void fenceRegisters(OpBuilder &b, Location loc, SmallVector<Value> &acc,
                     SmallVector<Value> &words) {
-  unsigned n = acc.size() + words.size();
-  std::string constraints;
-  SmallVector<Type> types;
-  for (Value v : acc) {
-    constraints += std::string(constraints.empty() ? "" : ",") + "=f";
-    types.push_back(v.getType());
-  }
-  for (Value v : words) {
-    constraints += std::string(constraints.empty() ? "" : ",") + "=r";
-    types.push_back(v.getType());
-  }
-  for (unsigned i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands(acc.begin(), acc.end());
-  operands.append(words.begin(), words.end());
-  Value out = orderedAsm(b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), types),
-                         operands, "wgmma.fence.sync.aligned;", constraints);
-  for (unsigned i = 0; i < n; ++i) {
-    Value v = b.create<LLVM::ExtractValueOp>(loc, out, i);
-    (i < acc.size() ? acc[i] : words[i - acc.size()]) = v;
-  }
+  SmallVector<Value> all(acc);
+  all.append(words.begin(), words.end());
+  all = updateAccumulators(b, loc, "wgmma.fence.sync.aligned;", all, ValueRange{}, "");
+  acc.assign(all.begin(), all.begin() + acc.size());
+  words.assign(all.begin() + acc.size(), all.end());
 }
 
 /// wgmma.wait_group `pending` (after a commit_group with `commit`) with
@@ -326,8 +304,8 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
       }
       SmallVector<Value> words;
       for (unsigned w = 0; w < 4; ++w)
-        words.push_back(packPair(rewriter, loc, aRegs[*first + 2 * w],
-                                 aRegs[*first + 2 * w + 1]));
+        words.push_back(packWord(rewriter, loc,
+                                 ArrayRef<Value>(aRegs).slice(*first + 2 * w, 2)));
       return words;
     };
 
