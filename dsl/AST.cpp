@@ -1,5 +1,7 @@
 #include "dsl/AST.h"
 
+#include "llvm/Support/Casting.h"
+
 namespace tilec::dsl {
 
 const char *spelling(BinaryOp op) {
@@ -72,6 +74,37 @@ const char *spelling(CompareOp op) {
     return "not in";
   }
   return "?";
+}
+
+namespace {
+void collectTargetNames(const Expr &target, std::set<std::string> &names) {
+  if (auto *n = llvm::dyn_cast<NameExpr>(&target))
+    names.insert(n->id);
+  else if (auto *t = llvm::dyn_cast<TupleExpr>(&target))
+    for (const ExprPtr &e : t->elts)
+      collectTargetNames(*e, names);
+}
+} // namespace
+
+void collectAssignedNames(const StmtList &body, std::set<std::string> &names) {
+  for (const StmtPtr &stmt : body) {
+    if (auto *s = llvm::dyn_cast<AssignStmt>(stmt.get()))
+      for (const ExprPtr &t : s->targets)
+        collectTargetNames(*t, names);
+    else if (auto *s = llvm::dyn_cast<AugAssignStmt>(stmt.get()))
+      collectTargetNames(*s->target, names);
+    else if (auto *s = llvm::dyn_cast<AnnAssignStmt>(stmt.get()))
+      collectTargetNames(*s->target, names);
+    else if (auto *s = llvm::dyn_cast<IfStmt>(stmt.get())) {
+      collectAssignedNames(s->body, names);
+      collectAssignedNames(s->orelse, names);
+    } else if (auto *s = llvm::dyn_cast<ForStmt>(stmt.get())) {
+      collectTargetNames(*s->target, names);
+      collectAssignedNames(s->body, names);
+    } else if (auto *s = llvm::dyn_cast<WhileStmt>(stmt.get())) {
+      collectAssignedNames(s->body, names);
+    }
+  }
 }
 
 } // namespace tilec::dsl

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -328,6 +329,11 @@ struct ImportStmt : Stmt {
   std::vector<Alias> names;
   static bool classof(const Stmt *s) { return s->kind == Kind::Import; }
 };
+
+/// The names a statement list assigns anywhere inside it (assignments,
+/// `for` targets, the bodies of `if`, `for` and `while`): a function's
+/// locals, and the values a loop may carry.
+void collectAssignedNames(const StmtList &body, std::set<std::string> &names);
 
 /// One parsed source: a file of kernels, or the source of one Python function.
 struct ModuleAST {

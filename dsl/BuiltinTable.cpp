@@ -111,6 +111,8 @@ const BuiltinTable &builtins() {
     addScanBuiltins(t);
     addShapeBuiltins(t);
     addDotBuiltins(t);
+    addAtomicBuiltins(t);
+    addRandomBuiltins(t);
     addDebugBuiltins(t);
     addPythonBuiltins(t);
     return t;

@@ -143,6 +143,10 @@ void addDotBuiltins(BuiltinTable &t); // IRGenDot.cpp
 void addScanBuiltins(BuiltinTable &t); // IRGenReduce.cpp
 /// trans, permute, reshape, ravel, broadcast_to, broadcast, expand_dims.
 void addShapeBuiltins(BuiltinTable &t); // IRGenShape.cpp
+/// atomic_add, atomic_max, ..., atomic_xchg, atomic_cas.
+void addAtomicBuiltins(BuiltinTable &t); // IRGenAtomic.cpp
+/// umulhi, randint, randint4x, rand, rand4x, randn, randn4x, ...
+void addRandomBuiltins(BuiltinTable &t); // IRGenRandom.cpp
 /// device_assert, device_print, debug_barrier.
 void addDebugBuiltins(BuiltinTable &t); // IRGenDebug.cpp
 /// Python's min, max, abs, len, int, float, bool, range, print.

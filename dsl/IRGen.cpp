@@ -218,6 +218,9 @@ void Generator::genStmt(const Stmt &stmt) {
   case Stmt::Kind::For:
     genFor(llvm::cast<ForStmt>(stmt));
     return;
+  case Stmt::Kind::While:
+    genWhile(llvm::cast<WhileStmt>(stmt));
+    return;
   case Stmt::Kind::Return:
     genReturn(llvm::cast<ReturnStmt>(stmt));
     return;
@@ -306,39 +309,6 @@ void Generator::genIf(const IfStmt &stmt) {
   genRuntimeIf(stmt, cond);
 }
 
-namespace {
-/// Names a statement list assigns, anywhere inside it.
-void collectAssigned(const StmtList &body, std::set<std::string> &names);
-
-void collectTargets(const Expr &target, std::set<std::string> &names) {
-  if (auto *n = dyn_cast<NameExpr>(&target))
-    names.insert(n->id);
-  else if (auto *t = dyn_cast<TupleExpr>(&target))
-    for (const ExprPtr &e : t->elts)
-      collectTargets(*e, names);
-}
-
-void collectAssigned(const StmtList &body, std::set<std::string> &names) {
-  for (const StmtPtr &stmt : body) {
-    if (auto *s = dyn_cast<AssignStmt>(stmt.get()))
-      for (const ExprPtr &t : s->targets)
-        collectTargets(*t, names);
-    else if (auto *s = dyn_cast<AugAssignStmt>(stmt.get()))
-      collectTargets(*s->target, names);
-    else if (auto *s = dyn_cast<AnnAssignStmt>(stmt.get()))
-      collectTargets(*s->target, names);
-    else if (auto *s = dyn_cast<IfStmt>(stmt.get())) {
-      collectAssigned(s->body, names);
-      collectAssigned(s->orelse, names);
-    } else if (auto *s = dyn_cast<ForStmt>(stmt.get())) {
-      collectTargets(*s->target, names);
-      collectAssigned(s->body, names);
-    }
-  }
-}
-
-std::string lineOf(SourceLoc l) { return "line " + std::to_string(l.line); }
-} // namespace
 
 void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
   requireIR(stmt.loc, "a runtime 'if'");
@@ -447,177 +417,6 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
   for (size_t i = 0; i < resultNames.size(); ++i)
     after[resultNames[i]] = Value::ofIR(ifOp.getResult(i), resultValueTypes[i]);
   f.env = after;
-}
-
-void Generator::genFor(const ForStmt &stmt) {
-  auto *call = dyn_cast<CallExpr>(stmt.iter.get());
-  Value callee = call ? gen(*call->func) : Value();
-  if (!call || callee.kind != Value::Kind::Builtin ||
-      (callee.text != "range" && callee.text != "tl.range" &&
-       callee.text != "tl.static_range"))
-    fail(stmt.iter->loc, "a for loop must iterate over range(...), "
-                         "tl.range(...) or tl.static_range(...)");
-  auto *target = dyn_cast<NameExpr>(stmt.target.get());
-  if (!target)
-    fail(stmt.target->loc, "the loop variable must be a single name");
-  if (call->args.empty() || call->args.size() > 3)
-    fail(call->loc, "range takes 1 to 3 arguments");
-  std::optional<int64_t> numStages;
-  for (const Keyword &k : call->keywords) {
-    if (k.name != "num_stages" && k.name != "loop_unroll_factor")
-      fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
-    if (k.name != "num_stages")
-      continue;
-    if (callee.text != "tl.range")
-      fail(k.loc, "num_stages is a tl.range argument");
-    Value stages = gen(*k.value);
-    if (stages.kind != Value::Kind::Int || stages.intValue < 1 || stages.intValue > 16)
-      fail(k.value->loc, "num_stages must be a compile-time integer from 1 to 16, got " +
-                             (stages.kind == Value::Kind::Int
-                                  ? std::to_string(stages.intValue)
-                                  : stages.describe()));
-    numStages = stages.intValue;
-  }
-
-  std::vector<Value> bounds;
-  for (const ExprPtr &arg : call->args)
-    bounds.push_back(gen(*arg));
-  Value start = bounds.size() > 1 ? bounds[0] : Value::ofInt(0);
-  Value end = bounds.size() > 1 ? bounds[1] : bounds[0];
-  Value step = bounds.size() > 2 ? bounds[2] : Value::ofInt(1);
-  for (size_t i = 0; i < bounds.size(); ++i) {
-    const Value &v = bounds[i];
-    bool isInt = v.kind == Value::Kind::Int ||
-                 (v.isIR() && v.type.element.isInt() && !v.type.isTensor());
-    if (!isInt)
-      fail(call->args[i]->loc, "range bounds must be scalar integers, got " +
-                                   v.describe());
-  }
-  Function &f = stack_.back();
-
-  if (callee.text == "tl.static_range") {
-    if (!start.isConstexpr() || !end.isConstexpr() || !step.isConstexpr())
-      fail(call->loc, "tl.static_range needs compile-time bounds");
-    if (step.intValue == 0)
-      fail(call->loc, "range step must not be zero");
-    int64_t trips = 0;
-    for (int64_t i = start.intValue;
-         step.intValue > 0 ? i < end.intValue : i > end.intValue;
-         i += step.intValue) {
-      if (++trips > 4096)
-        fail(call->loc, "tl.static_range would unroll more than 4096 times");
-      f.env[target->id] = Value::ofInt(i);
-      genBody(stmt.body);
-      if (f.returned)
-        fail(f.returnLoc, "'return' inside a loop is not supported");
-    }
-    return;
-  }
-
-  requireIR(stmt.loc, "a runtime loop");
-  mlir::Location at = loc(stmt.loc);
-  // A compile-time negative step counts an index up from 0 instead:
-  // scf.for needs a positive step.
-  bool reversed = step.kind == Value::Kind::Int && step.intValue < 0;
-  if (step.kind == Value::Kind::Int && step.intValue == 0)
-    fail(call->loc, "range step must not be zero");
-  DType indexType{ScalarKind::Int32, false};
-  for (const Value &v : {start, end, step})
-    if (v.isIR() && v.type.element.bits() == 64)
-      indexType = {ScalarKind::Int64, false};
-  Value lb = cast(toIR(start, call->loc, indexType), indexType, call->loc);
-  Value ub = cast(toIR(end, call->loc, indexType), indexType, call->loc);
-  Value st = cast(toIR(step, call->loc, indexType), indexType, call->loc);
-  Value origStart = lb, origStep = st;
-  if (reversed) {
-    // trips = max(0, cdiv(start - end, -step)); i = start + k * step
-    Value negStep = toIR(Value::ofInt(-step.intValue), call->loc, indexType);
-    Value span = binary(BinaryOp::Sub, lb, ub, call->loc);
-    Value trips = binary(
-        BinaryOp::FloorDiv,
-        binary(BinaryOp::Add, span,
-               binary(BinaryOp::Sub, negStep, Value::ofInt(1), call->loc),
-               call->loc),
-        negStep, call->loc);
-    Value zero = toIR(Value::ofInt(0), call->loc, indexType);
-    auto maxOp = b_.create<mlir::arith::MaxSIOp>(at, trips.ir, zero.ir);
-    lb = zero;
-    ub = Value::ofIR(maxOp, trips.type);
-    st = toIR(Value::ofInt(1), call->loc, indexType);
-  }
-
-  // Loop-carried values: names the body assigns that exist before the loop.
-  std::set<std::string> assigned;
-  collectAssigned(stmt.body, assigned);
-  assigned.erase(target->id);
-  std::vector<std::string> carried;
-  std::vector<Value> inits;
-  for (const std::string &name : assigned) {
-    auto it = f.env.find(name);
-    if (it == f.env.end())
-      continue;
-    Value init = it->second;
-    if (!init.isIR()) {
-      if (!init.isNumber())
-        fail(stmt.loc, "'" + name + "' holds " + init.describe() +
-                           " and is reassigned inside a loop; only numbers "
-                           "and tensors can change from one iteration to "
-                           "the next");
-      init = toIR(init, stmt.loc);
-    }
-    carried.push_back(name);
-    inits.push_back(init);
-  }
-  std::vector<mlir::Value> initValues;
-  for (Value &v : inits)
-    initValues.push_back(v.ir);
-
-  auto forOp = b_.create<mlir::scf::ForOp>(at, lb.ir, ub.ir, st.ir, initValues);
-  if (numStages)
-    forOp->setAttr(tile::kNumStagesAttr, b_.getI32IntegerAttr(int32_t(*numStages)));
-  {
-    mlir::OpBuilder::InsertionGuard guard(b_);
-    mlir::Block *body = forOp.getBody();
-    if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
-      body->back().erase();
-    b_.setInsertionPointToEnd(body);
-    std::map<std::string, Value> before = f.env;
-    Value iv = Value::ofIR(forOp.getInductionVar(), ValueType{indexType, {}});
-    if (reversed)
-      iv = binary(BinaryOp::Add, origStart,
-                  binary(BinaryOp::Mul, iv, origStep, call->loc), call->loc);
-    f.env[target->id] = iv;
-    for (size_t i = 0; i < carried.size(); ++i)
-      f.env[carried[i]] = Value::ofIR(forOp.getRegionIterArg(i), inits[i].type);
-    RuntimeNesting nesting(*this, stmt.loc);
-    ++f.runtimeDepth;
-    genBody(stmt.body);
-    --f.runtimeDepth;
-    std::vector<mlir::Value> yields;
-    for (size_t i = 0; i < carried.size(); ++i) {
-      Value v = f.env[carried[i]];
-      if (!v.isIR())
-        v = toIR(v, stmt.loc, inits[i].type.element);
-      if (v.type != inits[i].type)
-        fail(stmt.loc, "loop-carried variable '" + carried[i] +
-                           "' changes type from " + inits[i].type.str() +
-                           " to " + v.type.str() +
-                           " in the loop body; give it its final type "
-                           "before the loop");
-      yields.push_back(v.ir);
-    }
-    b_.create<mlir::scf::YieldOp>(at, yields);
-    // Names first assigned in the body stay inside it.
-    std::map<std::string, Value> after = before;
-    for (const std::string &name : assigned)
-      if (!before.count(name))
-        f.hidden[name] = "'" + name + "' is assigned only inside the loop at " +
-                         lineOf(stmt.loc) + " and is not visible after it";
-    after.erase(target->id);
-    f.env = after;
-  }
-  for (size_t i = 0; i < carried.size(); ++i)
-    f.env[carried[i]] = Value::ofIR(forOp.getResult(i), inits[i].type);
 }
 
 //===----------------------------------------------------------------------===//

@@ -93,6 +93,8 @@ public:
   /// |x| of a number or tensor (`x`, at `xLoc`), as IR: tl.abs, and abs()
   /// of runtime values. Signed integers negate, unsigned ones and booleans
   /// are unchanged, floats clear the sign (IRGenMath.cpp).
+  /// tl.<name>(x) of the unary math builtins (exp, log, sqrt, cos, ...).
+  Value mathFunction(const std::string &name, const Value &x, SourceLoc at);
   Value absolute(const Value &x, SourceLoc xLoc, SourceLoc at,
                  const std::string &what);
   /// Reduce `srcs` (tensors of one shape) along `axis` with the combiner
@@ -155,8 +157,26 @@ private:
   void genAssign(const Expr &target, const Value &value);
   void genIf(const IfStmt &stmt);
   void genRuntimeIf(const IfStmt &stmt, const Value &cond);
-  void genFor(const ForStmt &stmt);
   void genReturn(const ReturnStmt &stmt);
+  // Loops (IRGenLoops.cpp).
+  void genFor(const ForStmt &stmt);
+  void genWhile(const WhileStmt &stmt);
+  /// The names a runtime loop's body assigns that exist before it, with
+  /// their values as IR: the values the loop carries.
+  struct LoopCarried {
+    std::set<std::string> assigned; ///< every name the body assigns
+    std::vector<std::string> names;
+    std::vector<Value> inits;
+    std::vector<mlir::Value> initValues() const;
+  };
+  LoopCarried loopCarried(const StmtList &body, SourceLoc at,
+                          const std::string &exclude = "");
+  /// The carried values at the end of the body, each of its type before
+  /// the loop (a located error otherwise).
+  std::vector<mlir::Value> carriedYields(const LoopCarried &carried, SourceLoc at);
+  /// After a loop's body: its first assignments stay inside it.
+  void hideLoopLocals(const LoopCarried &carried,
+                      const std::map<std::string, Value> &before, SourceLoc at);
 
   // Expressions.
   Value genName(const NameExpr &e);
@@ -221,5 +241,8 @@ private:
 
 /// True for the tensor methods that are shape builtins (x.reshape, ...).
 bool isShapeMethod(const std::string &name);
+
+/// "line 12", for messages that point at another statement.
+inline std::string lineOf(SourceLoc l) { return "line " + std::to_string(l.line); }
 
 } // namespace tilec::dsl

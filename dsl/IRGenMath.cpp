@@ -200,8 +200,8 @@ Value Generator::minMax(bool isMin, const Value &x, const Value &y,
   return Value::ofIR(out, a.type);
 }
 
-void addMathBuiltins(BuiltinTable &t) {
-  static const std::pair<const char *, MathOp> unary[] = {
+namespace {
+const std::pair<const char *, MathOp> kUnaryMath[] = {
       {"tl.exp", MathOp::Exp},     {"tl.exp2", MathOp::Exp2},
       {"tl.log", MathOp::Log},     {"tl.log2", MathOp::Log2},
       {"tl.sqrt", MathOp::Sqrt},   {"tl.rsqrt", MathOp::Rsqrt},
@@ -209,7 +209,17 @@ void addMathBuiltins(BuiltinTable &t) {
       {"tl.erf", MathOp::Erf},     {"tl.tanh", MathOp::Tanh},
       {"tl.floor", MathOp::Floor}, {"tl.ceil", MathOp::Ceil},
       {"tl.abs", MathOp::Abs},     {"tl.sigmoid", MathOp::Sigmoid}};
-  for (auto [name, op] : unary)
+} // namespace
+
+Value Generator::mathFunction(const std::string &name, const Value &x, SourceLoc at) {
+  for (auto [entry, op] : kUnaryMath)
+    if (name == entry)
+      return unaryMath(*this, op, x, at, at, name);
+  fail(at, "internal error: no math function " + name);
+}
+
+void addMathBuiltins(BuiltinTable &t) {
+  for (auto [name, op] : kUnaryMath)
     t.add(name, {{"x"}, 1}, [op = op](Generator &g, const BuiltinArguments &a) {
       return unaryMath(g, op, a["x"], a.loc("x"), a.at(), a.function());
     });

@@ -28,38 +28,11 @@ public:
         fail(p.loc, "parameter '" + p.name + "' without a default follows "
                     "one with a default");
     }
-    collectLocals(def.body);
+    collectAssignedNames(def.body, locals_);
     checkBody(def.body);
   }
 
 private:
-  void collectTarget(const Expr &e) {
-    if (auto *n = dyn_cast<NameExpr>(&e))
-      locals_.insert(n->id);
-    else if (auto *t = dyn_cast<TupleExpr>(&e))
-      for (const ExprPtr &x : t->elts)
-        collectTarget(*x);
-  }
-
-  void collectLocals(const StmtList &body) {
-    for (const StmtPtr &s : body) {
-      if (auto *a = dyn_cast<AssignStmt>(s.get()))
-        for (const ExprPtr &t : a->targets)
-          collectTarget(*t);
-      else if (auto *a = dyn_cast<AugAssignStmt>(s.get()))
-        collectTarget(*a->target);
-      else if (auto *a = dyn_cast<AnnAssignStmt>(s.get()))
-        collectTarget(*a->target);
-      else if (auto *i = dyn_cast<IfStmt>(s.get())) {
-        collectLocals(i->body);
-        collectLocals(i->orelse);
-      } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
-        collectTarget(*f->target);
-        collectLocals(f->body);
-      }
-    }
-  }
-
   void checkBody(const StmtList &body) {
     for (const StmtPtr &s : body)
       checkStmt(*s);
@@ -122,12 +95,18 @@ private:
     }
     case Stmt::Kind::Pass:
       return;
-    case Stmt::Kind::While:
-      fail(s.loc, "'while' loops are not supported by tilec yet; use "
-                  "'for ... in range(...)'");
+    case Stmt::Kind::While: {
+      const auto &w = cast<WhileStmt>(s);
+      if (!w.orelse.empty())
+        fail(w.orelse.front()->loc, "'while ... else' is not supported in "
+                                    "tilec kernels");
+      checkExpr(*w.cond);
+      checkBody(w.body);
+      return;
+    }
     case Stmt::Kind::Break:
-      fail(s.loc, "'break' is not supported in tilec kernels (loops compile "
-                  "to fixed trip counts)");
+      fail(s.loc, "'break' is not supported in tilec kernels; end a 'while' "
+                  "loop through its condition");
     case Stmt::Kind::Continue:
       fail(s.loc, "'continue' is not supported in tilec kernels; guard the "
                   "rest of the body with 'if'");

@@ -544,12 +544,20 @@ private:
   void addptr(tile::AddPtrOp op);
   void load(tile::LoadOp op);
   void store(tile::StoreOp op);
+  void atomicRMW(tile::AtomicRMWOp op);
+  void atomicCAS(tile::AtomicCASOp op);
+  /// The old value at lane `k` of an atomic's pointer `p` as an element of
+  /// `r`, after writing `update(old bits)` there; nothing for lanes `mask`
+  /// turns off (their result is 0).
+  void atomicLanes(Operation *op, const Tensor &p, const Tensor *mask, Tensor &r,
+                   llvm::function_ref<uint64_t(size_t k, uint64_t old)> update);
   void reduce(tile::ReduceOp op);
   void scan(tile::ScanOp op);
   void combine(Operation *op, Block &body, bool vectorised, std::vector<Tensor> &a,
                std::vector<Tensor> &b, std::vector<Tensor> &out);
   void forOp(scf::ForOp op);
   void ifOp(scf::IfOp op);
+  void whileOp(scf::WhileOp op);
 
   /// Check the access of `bytes` at lane `k` of pointer `p`; return the host
   /// address.
@@ -1156,6 +1164,111 @@ void Machine::store(tile::StoreOp op) {
   }
 }
 
+/// The raw bits of lane `k` of `t`, as memory holds them.
+uint64_t rawBits(const Tensor &t, size_t k) {
+  return t.elem.kind == Kind::Int ? zext(t.i[k], t.elem.bits)
+                                  : floatToBits(t.f[k], t.elem.fmt);
+}
+
+/// The order tl.atomic_max and atomic_min give floats (the GPU's, which
+/// compares their bits as integers): the value's bits as a signed integer,
+/// with the magnitude bits of negative values flipped, so that -NaN < -inf
+/// < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+int64_t floatOrderKey(uint64_t bits, unsigned width) {
+  int64_t s = wrapInt(bits, width);
+  uint64_t magnitude = width >= 64 ? ~uint64_t(0) >> 1 : (uint64_t(1) << (width - 1)) - 1;
+  return s >= 0 ? s : int64_t(uint64_t(s) ^ magnitude);
+}
+
+/// What an atomic read-modify-write leaves in memory, on raw bits.
+uint64_t atomicUpdate(tile::AtomicKind kind, const Elem &e, uint64_t old,
+                      uint64_t value) {
+  using K = tile::AtomicKind;
+  if (kind == K::xchg)
+    return value;
+  if (e.kind == Kind::Float) {
+    if (kind == K::add)
+      return floatToBits(evalFloat(e.fmt, [](auto a, auto b) { return a + b; },
+                                   bitsToFloat(old, e.fmt), bitsToFloat(value, e.fmt)),
+                         e.fmt);
+    if (std::isnan(bitsToFloat(value, e.fmt)))
+      return old; // a NaN value changes nothing
+    bool greater = floatOrderKey(value, e.bits) > floatOrderKey(old, e.bits);
+    return (kind == K::max) == greater ? value : old;
+  }
+  uint64_t m = zext(-1, e.bits);
+  int64_t so = wrapInt(old, e.bits), sv = wrapInt(value, e.bits);
+  switch (kind) {
+  case K::add:
+    return (old + value) & m;
+  case K::max:
+    return sv > so ? value : old;
+  case K::min:
+    return sv < so ? value : old;
+  case K::umax:
+    return value > old ? value : old;
+  case K::umin:
+    return value < old ? value : old;
+  case K::and_:
+    return old & value;
+  case K::or_:
+    return old | value;
+  case K::xor_:
+    return old ^ value;
+  case K::xchg:
+    return value;
+  }
+  return old;
+}
+
+void Machine::atomicLanes(Operation *op, const Tensor &p, const Tensor *mask,
+                          Tensor &r,
+                          llvm::function_ref<uint64_t(size_t, uint64_t)> update) {
+  expectKind(op, p, Kind::Ptr);
+  unsigned bytes = r.elem.bits / 8;
+  // Lanes apply one after another, in element order: each sees the writes
+  // of the ones before it (two lanes at one address both take effect).
+  for (size_t k = 0; k < p.size(); ++k) {
+    if (mask && !mask->i[k])
+      continue; // the result stays 0
+    uint8_t *where = address(op, "atomic access", p, k, bytes);
+    uint64_t old = readRaw(where, bytes);
+    writeRaw(where, bytes, update(k, old));
+    stats_.bytesLoaded += bytes;
+    stats_.bytesStored += bytes;
+    if (r.elem.kind == Kind::Int)
+      r.i[k] = wrapInt(old, r.elem.bits);
+    else
+      r.f[k] = bitsToFloat(old, r.elem.fmt);
+  }
+}
+
+void Machine::atomicRMW(tile::AtomicRMWOp op) {
+  const Tensor &p = in(op, op.getPtr()), &v = in(op, op.getValue());
+  const Tensor *mask = op.getMask() ? &in(op, op.getMask()) : nullptr;
+  if (v.size() != p.size() || (mask && mask->size() != p.size()))
+    fail(op, "internal error: value or mask of another shape");
+  Elem e = resultElem(op);
+  Tensor r = makeTensor(e, p.shape, p.size());
+  atomicLanes(op, p, mask, r, [&](size_t k, uint64_t old) {
+    return atomicUpdate(op.getKind(), e, old, rawBits(v, k));
+  });
+  set(op.getResult(), std::move(r));
+}
+
+void Machine::atomicCAS(tile::AtomicCASOp op) {
+  const Tensor &p = in(op, op.getPtr()), &c = in(op, op.getCmp()),
+               &v = in(op, op.getValue());
+  if (v.size() != p.size() || c.size() != p.size())
+    fail(op, "internal error: cmp or value of another shape");
+  Elem e = resultElem(op);
+  Tensor r = makeTensor(e, p.shape, p.size());
+  atomicLanes(op, p, nullptr, r, [&](size_t k, uint64_t old) {
+    return old == rawBits(c, k) ? rawBits(v, k) : old; // bits, as atom.cas
+  });
+  set(op.getResult(), std::move(r));
+}
+
 /// A tensor's shape seen as [outer, h, inner] around one axis of length h:
 /// how reductions and scans walk their operands.
 struct AxisView {
@@ -1535,6 +1648,32 @@ void Machine::forOp(scf::ForOp op) {
     set(op.getResult(j), iters[j]);
 }
 
+void Machine::whileOp(scf::WhileOp op) {
+  llvm::SmallVector<TensorRef, 4> values, yielded;
+  for (Value v : op.getInits())
+    values.push_back(ref(op, v));
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  for (;;) {
+    for (size_t j = 0; j < values.size(); ++j)
+      set(before.getArgument(j), values[j]);
+    runBlock(before, yielded); // the condition, then the values it forwards
+    if (yielded.empty() || yielded[0]->elem.kind != Kind::Int || yielded[0]->size() != 1)
+      fail(op, "internal error: the loop condition must be an i1 scalar");
+    bool again = yielded[0]->i[0] != 0;
+    values.assign(yielded.begin() + 1, yielded.end());
+    if (!again)
+      break;
+    for (size_t j = 0; j < values.size(); ++j)
+      set(after.getArgument(j), values[j]);
+    runBlock(after, yielded);
+    values.assign(yielded.begin(), yielded.end());
+  }
+  if (values.size() != op.getNumResults())
+    fail(op, "internal error: the loop forwards the wrong number of values");
+  for (size_t j = 0; j < values.size(); ++j)
+    set(op.getResult(j), values[j]);
+}
+
 void Machine::ifOp(scf::IfOp op) {
   const Tensor &c = in(op, op.getCondition());
   if (c.elem.kind != Kind::Int || c.size() != 1)
@@ -1566,7 +1705,7 @@ void Machine::runBlock(Block &block, llvm::SmallVectorImpl<TensorRef> &yielded) 
   yielded.clear();
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
-      if (!isa<scf::YieldOp, func::ReturnOp, tile::ReduceReturnOp,
+      if (!isa<scf::YieldOp, scf::ConditionOp, func::ReturnOp, tile::ReduceReturnOp,
                tile::ScanReturnOp>(op))
         unsupported(&op);
       for (Value v : op.getOperands())
@@ -1609,6 +1748,8 @@ void Machine::exec(Operation &operation) {
       .Case<tile::AddPtrOp>([&](auto o) { addptr(o); })
       .Case<tile::LoadOp>([&](auto o) { load(o); })
       .Case<tile::StoreOp>([&](auto o) { store(o); })
+      .Case<tile::AtomicRMWOp>([&](auto o) { atomicRMW(o); })
+      .Case<tile::AtomicCASOp>([&](auto o) { atomicCAS(o); })
       .Case<tile::ReduceOp>([&](auto o) { reduce(o); })
       .Case<tile::ScanOp>([&](auto o) { scan(o); })
       .Case<tile::DotOp>([&](auto o) { dot(o); })
@@ -1788,6 +1929,7 @@ void Machine::exec(Operation &operation) {
       // scf
       .Case<scf::ForOp>([&](auto o) { forOp(o); })
       .Case<scf::IfOp>([&](auto o) { ifOp(o); })
+      .Case<scf::WhileOp>([&](auto o) { whileOp(o); })
       .Default([&](Operation *o) { unsupported(o); });
 }
 

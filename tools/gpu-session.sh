@@ -83,6 +83,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-dot-trans python3 -m pytest -q tests/python/test_gpu_dot_trans.py
     # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
     step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
+    # Atomics, `while` loops, Philox random numbers (against Triton's).
+    lang_tests="tests/python/test_gpu_atomics.py tests/python/test_gpu_random.py \
+      tests/python/test_gpu_while.py tests/python/test_gpu_layer_norm.py"
+    step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # Bad launch arguments, options and autotuning hooks, every shipped
     # kernel at small shapes.
     step py-tests-launch python3 -m pytest -q -rs tests/python/test_gpu_launch_args.py \
@@ -128,7 +132,14 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_fp8.py -k "not matmul_kernel"
       }
-      export -f sanitize_fp8
+      sanitize_lang() { # tool: atomics' shared-memory broadcast, spin locks
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_atomics.py tests/python/test_gpu_while.py \
+          tests/python/test_gpu_layer_norm.py
+      }
+      export -f sanitize_fp8 sanitize_lang
+      step sanitize-lang-racecheck sanitize_lang racecheck
+      step sanitize-lang-memcheck sanitize_lang memcheck
       step sanitize-fp8-racecheck sanitize_fp8 racecheck
       step sanitize-fp8-memcheck sanitize_fp8 memcheck
       export -f sanitize_matmul

@@ -132,9 +132,27 @@ CrossWarpScratch tilec::getScanScratch(tile::ScanOp op) {
   return plan(op.getSrcs(), slots);
 }
 
+int64_t tilec::getAtomicScratchBytes(Operation *atomic) {
+  Value result = atomic->getResult(0);
+  if (result.use_empty())
+    return 0;
+  int64_t elements = 1;
+  if (auto type = dyn_cast<RankedTensorType>(result.getType())) {
+    tilegpu::LinearLayout layout = tilegpu::toLinearLayout(type);
+    if (!layout.getFreeVariableMask(tilegpu::kLane) &&
+        !layout.getFreeVariableMask(tilegpu::kWarp))
+      return 0; // every element has one holder (besides its own registers)
+    elements = type.getNumElements();
+  }
+  int64_t bytes = elements * tile::getElementBytes(tile::getElementTypeOrSelf(result.getType()));
+  return llvm::alignTo(bytes, 16);
+}
+
 int64_t tilec::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case<tile::ReduceOp>([](auto r) { return getReduceScratch(r).bytes; })
       .Case<tile::ScanOp>([](auto s) { return getScanScratch(s).bytes; })
+      .Case<tile::AtomicRMWOp, tile::AtomicCASOp>(
+          [](Operation *a) { return getAtomicScratchBytes(a); })
       .Default([](Operation *) { return 0; });
 }

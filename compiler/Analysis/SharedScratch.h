@@ -50,6 +50,12 @@ CrossWarpScratch getReduceScratch(tile::ReduceOp op);
 /// A scan's scratch: one slot per (repetition, warp along the axis, line).
 CrossWarpScratch getScanScratch(tile::ScanOp op);
 
+/// An atomic's scratch (tile.atomic_rmw, tile.atomic_cas): when its result
+/// is used and threads hold copies of its elements, the one thread that
+/// performs each element's atomic publishes the old value there for the
+/// others, one slot per element in row-major order; else empty.
+int64_t getAtomicScratchBytes(mlir::Operation *atomic);
+
 /// Bytes of scratch `op` needs while it runs; 0 for ops that need none.
 int64_t getScratchBytes(mlir::Operation *op);
 

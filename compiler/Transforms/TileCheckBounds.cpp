@@ -1,7 +1,7 @@
 // tile-check-bounds: the bounds checks of a debug compile. Each pointer
 // argument gets a hidden i64 argument, the extent of the caller's buffer
 // from that pointer on (the runtime passes it); each load and store whose
-// addresses derive from one pointer argument asserts, element by element,
+// (and atomic) addresses derive from one pointer argument asserts, element by element,
 // that the bytes it touches lie inside that extent. The assertion's
 // location is the access's, so a failure names the user's line.
 #include "compiler/Analysis/PointerOrigin.h"
@@ -39,7 +39,7 @@ struct TileCheckBoundsPass : tilec::impl::TileCheckBoundsBase<TileCheckBoundsPas
   LogicalResult check(func::FuncOp func, const PointerOriginAnalysis &origins) {
     SmallVector<std::pair<Operation *, BlockArgument>> accesses;
     func.walk([&](Operation *op) {
-      if (isa<tile::LoadOp, tile::StoreOp>(op))
+      if (isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
         if (BlockArgument origin = origins.originOf(op->getOperand(0)))
           accesses.push_back({op, origin});
     });
@@ -61,11 +61,16 @@ struct TileCheckBoundsPass : tilec::impl::TileCheckBoundsBase<TileCheckBoundsPas
     }
 
     for (auto [op, origin] : accesses) {
-      Value mask = isa<tile::LoadOp>(op) ? cast<tile::LoadOp>(op).getMask()
-                                         : cast<tile::StoreOp>(op).getMask();
+      Value mask;
+      const char *what = "atomic access of";
+      if (auto load = dyn_cast<tile::LoadOp>(op))
+        mask = load.getMask(), what = "load from";
+      else if (auto store = dyn_cast<tile::StoreOp>(op))
+        mask = store.getMask(), what = "store to";
+      else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+        mask = rmw.getMask();
       b.setInsertionPoint(op);
-      guard(b, op, op->getOperand(0), mask, origin, extentOf.lookup(origin),
-            isa<tile::LoadOp>(op) ? "load from" : "store to");
+      guard(b, op, op->getOperand(0), mask, origin, extentOf.lookup(origin), what);
     }
     return success();
   }

@@ -1,5 +1,5 @@
-// tilegpu-coalesce: give every global load and store the layout that reads
-// or writes memory in the widest, best-coalesced accesses.
+// tilegpu-coalesce: give every global load, store and atomic the layout
+// that reads or writes memory in the widest, best-coalesced accesses.
 //
 // From the axis info of the pointer tensor: the dimension with the longest
 // runs of consecutive addresses is the fastest, and a thread holds as many
@@ -34,6 +34,10 @@ Value accessedPointers(Operation *op) {
     ptr = load.getPtr();
   else if (auto store = dyn_cast<tile::StoreOp>(op))
     ptr = store.getPtr();
+  else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+    ptr = rmw.getPtr();
+  else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+    ptr = cas.getPtr();
   return ptr && isa<RankedTensorType>(ptr.getType()) ? ptr : Value();
 }
 

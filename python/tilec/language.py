@@ -168,6 +168,10 @@ _BUILTINS = [
     "floor", "ceil", "erf", "tanh", "sigmoid",
     "trans", "permute", "reshape", "ravel", "broadcast_to", "broadcast",
     "expand_dims", "device_assert", "device_print", "debug_barrier",
+    "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+    "atomic_xor", "atomic_xchg", "atomic_cas",
+    "umulhi", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
+    "uint_to_uniform_float", "pair_uniform_to_normal",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)

@@ -88,6 +88,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateElementwiseOpToLLVMPatterns(converter, context, patterns);
     populateViewOpToLLVMPatterns(converter, context, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, context, axisInfo, patterns);
+    populateAtomicOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateReduceOpToLLVMPatterns(converter, context, patterns);
     populateScanOpToLLVMPatterns(converter, context, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);

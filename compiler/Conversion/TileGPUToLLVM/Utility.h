@@ -200,6 +200,10 @@ void populateLoadStoreOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,
                                        const AxisInfoAnalysis &axisInfo,
                                        mlir::RewritePatternSet &patterns);
+void populateAtomicOpToLLVMPatterns(TileTypeConverter &converter,
+                                    const LoweringContext &context,
+                                    const AxisInfoAnalysis &axisInfo,
+                                    mlir::RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     const LoweringContext &context,
                                     mlir::RewritePatternSet &patterns);

@@ -407,6 +407,43 @@ LogicalResult LoadOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// atomics
+//===----------------------------------------------------------------------===//
+
+bool tilec::tile::atomicSupports(AtomicKind kind, Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (isa<IntegerType>(element))
+    return bits == 32 || bits == 64;
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element))
+    return false;
+  return kind == AtomicKind::add || kind == AtomicKind::max ||
+         kind == AtomicKind::min || kind == AtomicKind::xchg;
+}
+
+bool tilec::tile::atomicCASSupports(Type element) {
+  if (!element.isIntOrFloat() || isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return false;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 16 || bits == 32 || bits == 64;
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type element = getElementTypeOrSelf(getValue().getType());
+  if (!atomicSupports(getKind(), element))
+    return emitOpError("atomic ") << stringifyAtomicKind(getKind())
+                                  << " does not support " << element;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type element = getElementTypeOrSelf(getValue().getType());
+  if (!atomicCASSupports(element))
+    return emitOpError("atomic_cas needs 16-, 32- or 64-bit elements, got ")
+           << element;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // reduce
 //===----------------------------------------------------------------------===//
 

@@ -54,6 +54,14 @@ mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type scalar);
 
+/// Whether tile.atomic_rmw of `kind` takes elements of type `element`:
+/// 32- and 64-bit integers for every kind; fp16, bf16, fp32 and fp64 for
+/// add, max, min and xchg.
+bool atomicSupports(AtomicKind kind, mlir::Type element);
+/// Whether tile.atomic_cas takes `element`: 16-, 32- and 64-bit integers
+/// and floats.
+bool atomicCASSupports(mlir::Type element);
+
 /// Implemented by the dialect whose attributes are the layouts of tile
 /// tensors (tilegpu): how a layout follows the ops that rearrange elements
 /// without moving them (RearrangeLayoutOpInterface). The tile dialect

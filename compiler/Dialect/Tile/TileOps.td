@@ -235,6 +235,86 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_SameOperandsAndResultEncoding,
 }
 
 //===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+def Tile_AtomicKindAttr : I32EnumAttr<"AtomicKind", "read-modify-write operation", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"umax", 2>,
+    I32EnumAttrCase<"min", 3>, I32EnumAttrCase<"umin", 4>, I32EnumAttrCase<"and_", 5, "and">,
+    I32EnumAttrCase<"or_", 6, "or">, I32EnumAttrCase<"xor_", 7, "xor">,
+    I32EnumAttrCase<"xchg", 8>]> {
+  let cppNamespace = "::tilec::tile";
+}
+def Tile_MemSemanticAttr : I32EnumAttr<"MemSemantic", "memory ordering of an atomic", [
+    I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,
+    I32EnumAttrCase<"release", 2>, I32EnumAttrCase<"acq_rel", 3>]> {
+  let cppNamespace = "::tilec::tile";
+}
+def Tile_MemScopeAttr : I32EnumAttr<"MemScope", "threads an atomic synchronises with", [
+    I32EnumAttrCase<"cta", 0>, I32EnumAttrCase<"gpu", 1>, I32EnumAttrCase<"sys", 2>]> {
+  let cppNamespace = "::tilec::tile";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [Tile_SameOperandsAndResultEncoding,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask",
+                   "::tilec::tile::getI1TypeLike($_self)">]> {
+  let summary = "Atomically combine a value into global memory";
+  let description = [{
+    For each element whose `mask` is true, atomically replaces `*ptr` with
+    `kind(*ptr, value)` and returns the old `*ptr`; masked-off elements
+    return 0 and touch nothing. Elements are independent atomics (two
+    elements at one address both apply, in some order). `max`/`min`
+    compare signed integers or floats (a NaN value changes nothing),
+    `umax`/`umin` unsigned integers; `and`, `or`, `xor` need integers;
+    `xchg` stores `value`. `sem` orders the access with the thread's other
+    accesses and `scope` says which threads it synchronises with, as PTX's
+    `atom` qualifiers do.
+
+    ```mlir
+    %old = tile.atomic_rmw add, %p, %v, %m {sem = acq_rel, scope = gpu} : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrLike:$ptr, AnyType:$value,
+                       Optional<Tile_BoolLike>:$mask,
+                       DefaultValuedAttr<Tile_MemSemanticAttr, "::tilec::tile::MemSemantic::acq_rel">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr, "::tilec::tile::MemScope::gpu">:$scope);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$kind `,` $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [Tile_SameOperandsAndResultEncoding,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    TypesMatchWith<"cmp matches the pointee of ptr", "ptr", "cmp",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",
+                   "::tilec::tile::getPointeeTypeLike($_self)">,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::tilec::tile::getPointeeTypeLike($_self)">]> {
+  let summary = "Atomic compare-and-swap in global memory";
+  let description = [{
+    For each element, atomically: `old = *ptr; if (old == cmp) *ptr =
+    value;` and returns `old`. The comparison is of bits (floats too), as
+    PTX's `atom.cas`.
+
+    ```mlir
+    %old = tile.atomic_cas %lock, %zero, %one {sem = acq_rel, scope = gpu} : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, AnyType:$cmp, AnyType:$value,
+                       DefaultValuedAttr<Tile_MemSemanticAttr, "::tilec::tile::MemSemantic::acq_rel">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr, "::tilec::tile::MemScope::gpu">:$scope);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$ptr `,` $cmp `,` $value attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
 
