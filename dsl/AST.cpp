@@ -87,23 +87,31 @@ void collectTargetNames(const Expr &target, std::set<std::string> &names) {
 } // namespace
 
 void collectAssignedNames(const StmtList &body, std::set<std::string> &names) {
-  for (const StmtPtr &stmt : body) {
-    if (auto *s = llvm::dyn_cast<AssignStmt>(stmt.get()))
-      for (const ExprPtr &t : s->targets)
-        collectTargetNames(*t, names);
-    else if (auto *s = llvm::dyn_cast<AugAssignStmt>(stmt.get()))
-      collectTargetNames(*s->target, names);
-    else if (auto *s = llvm::dyn_cast<AnnAssignStmt>(stmt.get()))
-      collectTargetNames(*s->target, names);
-    else if (auto *s = llvm::dyn_cast<IfStmt>(stmt.get())) {
-      collectAssignedNames(s->body, names);
-      collectAssignedNames(s->orelse, names);
-    } else if (auto *s = llvm::dyn_cast<ForStmt>(stmt.get())) {
-      collectTargetNames(*s->target, names);
-      collectAssignedNames(s->body, names);
-    } else if (auto *s = llvm::dyn_cast<WhileStmt>(stmt.get())) {
-      collectAssignedNames(s->body, names);
-    }
+  for (const StmtPtr &stmt : body)
+    collectAssignedNames(*stmt, names);
+}
+
+void collectAssignedNames(const Stmt &stmt, std::set<std::string> &names) {
+  if (auto *s = llvm::dyn_cast<AssignStmt>(&stmt))
+    for (const ExprPtr &t : s->targets)
+      collectTargetNames(*t, names);
+  else if (auto *s = llvm::dyn_cast<AugAssignStmt>(&stmt))
+    collectTargetNames(*s->target, names);
+  else if (auto *s = llvm::dyn_cast<AnnAssignStmt>(&stmt))
+    collectTargetNames(*s->target, names);
+  else if (auto *s = llvm::dyn_cast<IfStmt>(&stmt)) {
+    collectAssignedNames(s->body, names);
+    collectAssignedNames(s->orelse, names);
+  } else if (auto *s = llvm::dyn_cast<ForStmt>(&stmt)) {
+    collectTargetNames(*s->target, names);
+    collectAssignedNames(s->body, names);
+  } else if (auto *s = llvm::dyn_cast<WhileStmt>(&stmt)) {
+    collectAssignedNames(s->body, names);
+  } else if (auto *s = llvm::dyn_cast<FunctionDef>(&stmt)) {
+    names.insert(s->name);
+  } else if (auto *s = llvm::dyn_cast<UnparsedStmt>(&stmt)) {
+    if (!s->name.empty())
+      names.insert(s->name);
   }
 }
 

@@ -208,6 +208,7 @@ struct Stmt {
   enum class Kind {
     Expr, Assign, AugAssign, AnnAssign, If, For, While, Return, Pass, Break,
     Continue, Assert, FunctionDef, Import,
+    Unparsed, ///< module level only: a statement tilec could not parse
   };
   Stmt(Kind kind, SourceLoc loc) : kind(kind), loc(loc) {}
   virtual ~Stmt() = default;
@@ -334,6 +335,20 @@ struct ImportStmt : Stmt {
 /// `for` targets, the bodies of `if`, `for` and `while`): a function's
 /// locals, and the values a loop may carry.
 void collectAssignedNames(const StmtList &body, std::set<std::string> &names);
+/// The same for one statement (a `def` binds its name).
+void collectAssignedNames(const Stmt &stmt, std::set<std::string> &names);
+
+/// A module-level statement that did not parse (Python that is no kernel:
+/// a class, a comprehension, an f-string...), skipped with its indented
+/// block. It is an error only if a kernel needs what it defines.
+struct UnparsedStmt : Stmt {
+  UnparsedStmt(SourceLoc loc, Diagnostic error)
+      : Stmt(Kind::Unparsed, loc), error(std::move(error)) {}
+  Diagnostic error;  ///< why it did not parse
+  std::string name;  ///< `def NAME`, `class NAME` or `NAME = ...`; may be empty
+  bool isFunction = false; ///< a `def`
+  static bool classof(const Stmt *s) { return s->kind == Kind::Unparsed; }
+};
 
 /// One parsed source: a file of kernels, or the source of one Python function.
 struct ModuleAST {

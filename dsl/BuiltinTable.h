@@ -124,6 +124,26 @@ inline DType dtypeArg(const Value &v, SourceLoc l, const std::string &what) {
   return v.dtype;
 }
 
+/// A string option of a builtin (cache_modifier=, sem=, ...): the value
+/// `text` names among `allowed`, or a located error listing them.
+template <typename E>
+E parseHint(const std::string &text, SourceLoc l, const char *what,
+            std::initializer_list<std::pair<const char *, E>> allowed) {
+  for (auto &[spelling, value] : allowed)
+    if (text == spelling)
+      return value;
+  std::string names;
+  for (auto &[spelling, _] : allowed)
+    names += std::string(names.empty() ? "" : ", ") + "'" + spelling + "'";
+  fail(l, "unknown " + std::string(what) + " '" + text + "' (expected one of " +
+              names + ")");
+}
+
+/// The `mask=` of a memory builtin (tl.load, tl.store, the atomics) as an
+/// i1, it and `ptr` broadcast to their common shape; not IR when there is
+/// none or it is True (IRGenBuiltins.cpp).
+Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr);
+
 /// The generator of range, tl.range and tl.static_range, which only a for
 /// loop may call (IRGen.cpp's genFor binds their arguments itself): a
 /// located error anywhere else.

@@ -284,7 +284,7 @@ void Generator::genAssign(const Expr &target, const Value &value) {
 void Generator::genReturn(const ReturnStmt &stmt) {
   Function &f = stack_.back();
   if (f.runtimeDepth > 0)
-    fail(stmt.loc, "'return' inside a runtime 'if' or 'for' is not "
+    fail(stmt.loc, "'return' inside a runtime 'if' or loop is not "
                    "supported; compute the value and return it at the end");
   f.returned = true;
   f.returnLoc = stmt.loc;
@@ -486,8 +486,11 @@ Value Generator::genName(const NameExpr &e) {
     if (auto it = f.hidden.find(e.id); it != f.hidden.end())
       fail(e.loc, it->second);
   }
-  if (const Value *v = scope().lookup(e.id))
+  if (const Value *v = scope().lookup(e.id)) {
+    if (v->kind == Value::Kind::Unavailable)
+      fail(e.loc, "global '" + e.id + "' cannot be used in a kernel: " + v->text);
     return *v;
+  }
   if (isPythonBuiltin(e.id))
     return Value::ofBuiltin(e.id);
   fail(e.loc, "name '" + e.id + "' is not defined");

@@ -13,29 +13,21 @@ namespace {
 
 tile::MemSemantic semantic(const BuiltinArguments &args) {
   std::string text = args.text("sem");
-  if (text.empty() || text == "acq_rel")
-    return tile::MemSemantic::acq_rel;
-  if (text == "acquire")
-    return tile::MemSemantic::acquire;
-  if (text == "release")
-    return tile::MemSemantic::release;
-  if (text == "relaxed")
-    return tile::MemSemantic::relaxed;
-  fail(args.loc("sem"), "unknown memory semantic '" + text +
-                            "' (expected 'acquire', 'release', 'acq_rel' or "
-                            "'relaxed')");
+  return parseHint<tile::MemSemantic>(
+      text.empty() ? "acq_rel" : text, args.loc("sem"), "memory semantic",
+      {{"acquire", tile::MemSemantic::acquire},
+       {"release", tile::MemSemantic::release},
+       {"acq_rel", tile::MemSemantic::acq_rel},
+       {"relaxed", tile::MemSemantic::relaxed}});
 }
 
 tile::MemScope scope(const BuiltinArguments &args) {
   std::string text = args.text("scope");
-  if (text.empty() || text == "gpu")
-    return tile::MemScope::gpu;
-  if (text == "cta")
-    return tile::MemScope::cta;
-  if (text == "sys")
-    return tile::MemScope::sys;
-  fail(args.loc("scope"),
-       "unknown memory scope '" + text + "' (expected 'gpu', 'cta' or 'sys')");
+  return parseHint<tile::MemScope>(text.empty() ? "gpu" : text, args.loc("scope"),
+                                   "memory scope",
+                                   {{"gpu", tile::MemScope::gpu},
+                                    {"cta", tile::MemScope::cta},
+                                    {"sys", tile::MemScope::sys}});
 }
 
 /// The pointer argument of an atomic: a pointer or a tensor of them, to an
@@ -90,8 +82,9 @@ Value atomicRMW(Generator &g, const BuiltinArguments &args, tile::AtomicKind kin
   if (!tile::atomicSupports(kind, pointee.toMLIR(b.getContext())))
     fail(args.loc("pointer"),
          args.function() + " does not support " + pointee.name() + " (" +
-             (pointee.isFloat() ? "floats take add, max, min and xchg"
-                                : "integers of 32 or 64 bits only") +
+             (pointee.isFP8()     ? "8-bit floats take no atomics"
+              : pointee.isFloat() ? "floats take add, max, min and xchg"
+                                  : "integers of 32 or 64 bits only") +
              ")");
   if (pointee.isInt() && !pointee.isSigned()) {
     if (kind == tile::AtomicKind::max)
@@ -100,15 +93,9 @@ Value atomicRMW(Generator &g, const BuiltinArguments &args, tile::AtomicKind kin
       kind = tile::AtomicKind::umin;
   }
   Value value = atomicOperand(g, args, ptr, "val");
-  Value mask;
-  if (args.has("mask")) {
-    const Value &m = args["mask"];
-    if (!(m.kind == Value::Kind::Bool && m.boolValue)) {
-      mask = g.toBool(g.toIR(m, args.loc("mask")), args.loc("mask"));
-      g.broadcastPair(ptr, mask, args.loc("mask"));
-      value = g.broadcastTo(value, ptr.type.shape, args.loc("val"));
-    }
-  }
+  Value mask = maskArgument(g, args, ptr);
+  if (mask.isIR())
+    value = g.broadcastTo(value, ptr.type.shape, args.loc("val"));
   ValueType resultType{pointee, ptr.type.shape};
   auto op = b.create<tile::AtomicRMWOp>(
       g.loc(at), resultType.toMLIR(b.getContext()), kind, ptr.ir, value.ir,

@@ -11,19 +11,6 @@ namespace tilec::dsl {
 namespace arith = mlir::arith;
 
 namespace {
-template <typename E>
-E parseHint(const std::string &text, SourceLoc l, const char *what,
-            std::initializer_list<std::pair<const char *, E>> allowed) {
-  for (auto &[spelling, value] : allowed)
-    if (text == spelling)
-      return value;
-  std::string names;
-  for (auto &[spelling, _] : allowed)
-    names += std::string(names.empty() ? "" : ", ") + "'" + spelling + "'";
-  fail(l, "unknown " + std::string(what) + " '" + text + "' (expected one of " +
-              names + ")");
-}
-
 tile::EvictionPolicy evictionPolicy(const BuiltinArguments &args) {
   return parseHint<tile::EvictionPolicy>(
       args.text("eviction_policy"), args.loc("eviction_policy"),
@@ -31,19 +18,6 @@ tile::EvictionPolicy evictionPolicy(const BuiltinArguments &args) {
       {{"", tile::EvictionPolicy::normal},
        {"evict_first", tile::EvictionPolicy::evict_first},
        {"evict_last", tile::EvictionPolicy::evict_last}});
-}
-
-/// The `mask=` of tl.load / tl.store as an i1 of `ptr`'s shape (both
-/// broadcast to their common shape); not IR when there is none.
-Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr) {
-  if (!args.has("mask"))
-    return Value();
-  const Value &m = args["mask"];
-  if (m.kind == Value::Kind::Bool && m.boolValue)
-    return Value(); // mask=True masks nothing
-  Value mask = g.toBool(g.toIR(m, args.loc("mask")), args.loc("mask"));
-  g.broadcastPair(ptr, mask, args.loc("mask"));
-  return mask;
 }
 
 /// tl.program_id and tl.num_programs.
@@ -277,6 +251,17 @@ Value constexprBuiltin(Generator &, const BuiltinArguments &args) {
 
 Value loopOnly(Generator &, const BuiltinArguments &args) {
   fail(args.at(), args.function() + "() can only be the iterable of a for loop");
+}
+
+Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr) {
+  if (!args.has("mask"))
+    return Value();
+  const Value &m = args["mask"];
+  if (m.kind == Value::Kind::Bool && m.boolValue)
+    return Value(); // mask=True masks nothing
+  Value mask = g.toBool(g.toIR(m, args.loc("mask")), args.loc("mask"));
+  g.broadcastPair(ptr, mask, args.loc("mask"));
+  return mask;
 }
 
 void addCoreBuiltins(BuiltinTable &t) {

@@ -90,11 +90,12 @@ public:
   /// `what` names the builtin in messages (IRGenMath.cpp).
   Value minMax(bool isMin, const Value &x, const Value &y, bool propagateNan,
                SourceLoc at, const std::string &what);
+  /// tl.<name>(x) of the unary math builtins (exp, log, sqrt, cos, ...),
+  /// for builtins built from them (IRGenMath.cpp).
+  Value mathFunction(const std::string &name, const Value &x, SourceLoc at);
   /// |x| of a number or tensor (`x`, at `xLoc`), as IR: tl.abs, and abs()
   /// of runtime values. Signed integers negate, unsigned ones and booleans
   /// are unchanged, floats clear the sign (IRGenMath.cpp).
-  /// tl.<name>(x) of the unary math builtins (exp, log, sqrt, cos, ...).
-  Value mathFunction(const std::string &name, const Value &x, SourceLoc at);
   Value absolute(const Value &x, SourceLoc xLoc, SourceLoc at,
                  const std::string &what);
   /// Reduce `srcs` (tensors of one shape) along `axis` with the combiner
@@ -145,7 +146,7 @@ private:
     /// Why a name is not visible here although the function assigns it.
     std::map<std::string, std::string> hidden;
     bool isKernel = false;
-    unsigned runtimeDepth = 0; ///< nesting of runtime if/for
+    unsigned runtimeDepth = 0; ///< nesting of runtime if/for/while
     bool returned = false;
     std::vector<Value> returnValues;
     SourceLoc returnLoc;

@@ -67,12 +67,11 @@ void Generator::hideLoopLocals(const LoopCarried &carried,
                                const std::map<std::string, Value> &before,
                                SourceLoc at) {
   Function &f = stack_.back();
-  std::map<std::string, Value> after = before;
   for (const std::string &name : carried.assigned)
     if (!before.count(name))
       f.hidden[name] = "'" + name + "' is assigned only inside the loop at " +
                        lineOf(at) + " and is not visible after it";
-  f.env = after;
+  f.env = before;
 }
 
 void Generator::genFor(const ForStmt &stmt) {

@@ -5,9 +5,9 @@
 // draws the same stream under tilec as under Triton for the same seed and
 // offsets (tests/python/test_gpu_random.py compares the two).
 //
-// The counter is (offset, 0, 0, 0) and the key (seed low word, seed high
-// word) for 32-bit offsets; 64-bit offsets run Philox 4x64 with the seed
-// as the low key word. Each round multiplies two counter words by the
+// The counter is (offset, 0, 0, 0) for 32-bit offsets and (offset's low
+// word, its high word, 0, 0) for 64-bit ones (what Triton 3.6 computes:
+// checked on the H200), the key (seed low word, seed high word). Each round multiplies two counter words by the
 // round constants, keeping both halves of the products, and the key
 // advances by the Weyl constants. Uniform floats take the integer as
 // signed, fold negatives onto the non-negatives (-x - 1) and scale by the
@@ -23,12 +23,9 @@ namespace {
 
 constexpr int64_t kDefaultRounds = 10;
 
-struct PhiloxConstants {
-  uint64_t keyA, keyB, roundA, roundB;
-};
-constexpr PhiloxConstants kPhilox32{0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57};
-constexpr PhiloxConstants kPhilox64{0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B,
-                                    0xD2E7470EE14C6C93, 0xCA5A826395121157};
+// Philox 4x32's Weyl (key) and round multipliers.
+constexpr uint64_t kKeyA = 0x9E3779B9, kKeyB = 0xBB67AE85;
+constexpr uint64_t kRoundA = 0xD2511F53, kRoundB = 0xCD9E8D57;
 
 DType u32() { return DType{ScalarKind::UInt32, false}; }
 DType u64() { return DType{ScalarKind::UInt64, false}; }
@@ -97,24 +94,20 @@ int64_t rounds(Generator &g, const BuiltinArguments &args) {
   return n;
 }
 
-/// The counter words' type for `offset`: uint32 for 32-bit integers,
-/// uint64 for 64-bit ones.
-DType counterType(const Value &offset, SourceLoc l, const std::string &what) {
+/// The offset argument: an integer of 32 or 64 bits.
+void checkOffset(const Value &offset, SourceLoc l, const std::string &what) {
   if (!offset.type.element.isInt() || offset.type.element.isPointer ||
       (offset.type.element.bits() != 32 && offset.type.element.bits() != 64))
     fail(l, what + ": the offset must be an integer of 32 or 64 bits, got " +
                 offset.type.str());
-  return offset.type.element.bits() == 32 ? u32() : u64();
 }
 
-/// Philox with counter (c0, c1, c2, c3) and key (k0, k1), all of one
-/// unsigned type, for `n` rounds.
+/// Philox 4x32 with counter (c0, c1, c2, c3) and key (k0, k1), all
+/// uint32, for `n` rounds.
 std::vector<Value> philoxRounds(Generator &g, std::vector<Value> c, Value k0, Value k1,
                                 int64_t n, SourceLoc at) {
-  DType type = c[0].type.element;
-  const PhiloxConstants &k = type.bits() == 32 ? kPhilox32 : kPhilox64;
-  Value a = bitsConstant(g, k.roundA, type, at), b = bitsConstant(g, k.roundB, type, at);
-  Value keyA = bitsConstant(g, k.keyA, type, at), keyB = bitsConstant(g, k.keyB, type, at);
+  Value a = bitsConstant(g, kRoundA, u32(), at), b = bitsConstant(g, kRoundB, u32(), at);
+  Value keyA = bitsConstant(g, kKeyA, u32(), at), keyB = bitsConstant(g, kKeyB, u32(), at);
   auto x = [&](const Value &l, const Value &r) { return g.binary(BinaryOp::BitXor, l, r, at); };
   for (int64_t r = 0; r < n; ++r) {
     Value c0 = c[0], c2 = c[2];
@@ -128,34 +121,38 @@ std::vector<Value> philoxRounds(Generator &g, std::vector<Value> c, Value k0, Va
   return c;
 }
 
-/// The key words of `seed` for counters of `type`.
-std::pair<Value, Value> philoxKey(Generator &g, const BuiltinArguments &args, DType type) {
+/// The key words of `seed`: its low and high 32 bits.
+std::pair<Value, Value> philoxKey(Generator &g, const BuiltinArguments &args) {
   SourceLoc l = args.loc("seed");
   Value seed = g.toIR(args["seed"], l);
   if (!seed.type.element.isInt() || seed.type.element.isPointer || seed.type.isTensor())
     fail(l, args.function() + ": the seed must be a scalar integer, got " + seed.type.str());
   seed = g.cast(seed, u64(), l);
-  if (type.bits() == 64)
-    return {seed, bitsConstant(g, 0, u64(), l)};
   Value lo = g.cast(seed, u32(), l);
   Value hi = g.cast(g.binary(BinaryOp::RShift, seed, bitsConstant(g, 32, u64(), l), l), u32(), l);
   return {lo, hi};
 }
 
-/// randint4x: the four words of Philox at counter (offset, 0, 0, 0).
+/// randint4x: the four words of Philox at counter (offset, 0, 0, 0), or
+/// (low word, high word, 0, 0) of a 64-bit offset.
 std::vector<Value> randomWords(Generator &g, const BuiltinArguments &args) {
-  SourceLoc at = args.at();
+  SourceLoc at = args.at(), l = args.loc("offset");
   g.requireIR(at, args.function().c_str());
-  Value offset = g.toIR(args["offset"], args.loc("offset"));
-  DType type = counterType(offset, args.loc("offset"), args.function());
-  Value c0 = g.cast(offset, type, args.loc("offset"), /*bitcast=*/true);
-  Value zero = g.binary(BinaryOp::Mul, c0, bitsConstant(g, 0, type, at), at);
-  auto [k0, k1] = philoxKey(g, args, type);
+  Value offset = g.toIR(args["offset"], l);
+  checkOffset(offset, l, args.function());
+  bool wide = offset.type.element.bits() == 64;
+  Value bits = g.cast(offset, wide ? u64() : u32(), l, /*bitcast=*/true);
+  Value c0 = wide ? g.cast(bits, u32(), l) : bits;
+  Value zero = g.binary(BinaryOp::Mul, c0, bitsConstant(g, 0, u32(), at), at);
+  Value c1 = wide ? g.cast(g.binary(BinaryOp::RShift, bits, bitsConstant(g, 32, u64(), l), l),
+                           u32(), l)
+                  : zero;
+  auto [k0, k1] = philoxKey(g, args);
   if (c0.type.isTensor()) {
     k0 = g.broadcastTo(k0, c0.type.shape, at);
     k1 = g.broadcastTo(k1, c0.type.shape, at);
   }
-  return philoxRounds(g, {c0, zero, zero, zero}, k0, k1, rounds(g, args), at);
+  return philoxRounds(g, {c0, c1, zero, zero}, k0, k1, rounds(g, args), at);
 }
 
 /// A random 32- or 64-bit word → a float32 in [0, 1).

@@ -290,10 +290,16 @@ void Lexer::lexNameOrString() {
       prefix += char(c | 0x20); // lower case: prefixes are case-insensitive
     if (prefix == "r" || prefix == "u")
       return lexString(begin, /*raw=*/prefix == "r");
-    if (prefix == "f" || prefix == "fr" || prefix == "rf")
-      fail(locAt(begin), "f-strings are not supported in tilec kernels");
-    if (prefix == "b" || prefix == "br" || prefix == "rb")
-      fail(locAt(begin), "bytes literals are not supported in tilec kernels");
+    bool fString = prefix == "f" || prefix == "fr" || prefix == "rf";
+    bool bytes = prefix == "b" || prefix == "br" || prefix == "rb";
+    if (fString || bytes) {
+      lexString(begin, /*raw=*/prefix.find('r') != std::string::npos);
+      Token &t = tokens_.back();
+      t.kind = TokenKind::Unsupported;
+      t.text = fString ? "f-strings are not supported in tilec kernels"
+                       : "bytes literals are not supported in tilec kernels";
+      return;
+    }
   }
   TokenKind kind = isKeyword(word) ? TokenKind::Keyword : TokenKind::Name;
   pushReal(kind, begin, std::move(word));
@@ -364,8 +370,12 @@ void Lexer::lexNumber() {
     if (!digitPart())
       fail(loc, "invalid decimal literal");
   }
-  if ((at(pos_) | 0x20) == 'j')
-    fail(loc, "complex literals are not supported in tilec kernels");
+  if ((at(pos_) | 0x20) == 'j') {
+    ++pos_;
+    pushReal(TokenKind::Unsupported, begin,
+             "complex literals are not supported in tilec kernels");
+    return;
+  }
   if (isIdentChar(at(pos_)))
     fail(loc, "invalid decimal literal");
 
@@ -569,6 +579,8 @@ const char *spelling(TokenKind kind) {
     return "FLOAT";
   case TokenKind::String:
     return "STRING";
+  case TokenKind::Unsupported:
+    return "UNSUPPORTED";
   case TokenKind::Op:
     return "OP";
   case TokenKind::Newline:

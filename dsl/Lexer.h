@@ -24,6 +24,10 @@ enum class TokenKind {
   Indent,    ///< the indentation grew
   Dedent,    ///< the indentation went back one level
   EndOfFile, ///< always the last token
+  /// A literal of Python the language does not take (an f-string, bytes,
+  /// a complex number): Token::text holds the message the parser reports
+  /// if a kernel uses it. Module-level Python around the kernels may.
+  Unsupported,
 };
 
 /// A readable name for `kind` ("NAME", "INDENT", ...), for messages and tests.

@@ -308,6 +308,10 @@ private:
   }
 
   // Statements.
+  /// One module-level statement; one that does not parse is skipped, with
+  /// its indented block and clauses, as an UnparsedStmt.
+  void parseModuleStatement(StmtList &out);
+  StmtPtr skipStatement(Diagnostic error);
   void parseStatement(StmtList &out);
   void parseSimpleStatements(StmtList &out);
   StmtPtr parseSmallStatement();
@@ -375,8 +379,62 @@ std::unique_ptr<ModuleAST> Parser::parseModule() {
   auto module = std::make_unique<ModuleAST>();
   module->source = source_;
   while (!at(TokenKind::EndOfFile))
-    parseStatement(module->body);
+    parseModuleStatement(module->body);
   return module;
+}
+
+void Parser::parseModuleStatement(StmtList &out) {
+  size_t start = pos_;
+  size_t before = out.size();
+  try {
+    parseStatement(out);
+  } catch (const CompileError &e) {
+    // An indented line at module level is no statement at all.
+    if (tokens_[start].is(TokenKind::Indent))
+      throw;
+    out.resize(before);
+    pos_ = start;
+    nesting_ = 0;
+    out.push_back(skipStatement(e.diagnostic()));
+  }
+}
+
+StmtPtr Parser::skipStatement(Diagnostic error) {
+  auto stmt = std::make_unique<UnparsedStmt>(peek().loc, std::move(error));
+  for (;;) {
+    bool decorator = atOp("@");
+    if (!decorator && stmt->name.empty()) {
+      size_t def = atKeyword("async") ? 1 : 0;
+      if ((peek(def).isKeyword("def") || peek(def).isKeyword("class")) &&
+          peek(def + 1).is(TokenKind::Name)) {
+        stmt->name = peek(def + 1).text;
+        stmt->isFunction = peek(def).isKeyword("def");
+      } else if (at(TokenKind::Name) && (peek(1).isOp("=") || peek(1).isOp(":"))) {
+        stmt->name = peek().text;
+      }
+    }
+    // The rest of the logical line (brackets never end one), then the
+    // indented block after it.
+    while (!at(TokenKind::Newline) && !at(TokenKind::EndOfFile))
+      take();
+    if (at(TokenKind::Newline))
+      take();
+    if (at(TokenKind::Indent)) {
+      int depth = 0;
+      do {
+        if (at(TokenKind::Indent))
+          ++depth;
+        else if (at(TokenKind::Dedent))
+          --depth;
+        take();
+      } while (depth > 0 && !at(TokenKind::EndOfFile));
+    }
+    // A decorator's statement, and the clauses of a compound one, follow.
+    if (decorator || atKeyword("elif") || atKeyword("else") ||
+        atKeyword("except") || atKeyword("finally"))
+      continue;
+    return stmt;
+  }
 }
 
 void Parser::parseStatement(StmtList &out) {
@@ -959,6 +1017,8 @@ ExprPtr Parser::parseIndex() {
 ExprPtr Parser::parseAtom() {
   const Token &t = peek();
   switch (t.kind) {
+  case TokenKind::Unsupported:
+    fail(t.loc, t.text);
   case TokenKind::Name:
     take();
     return finish(std::make_unique<NameExpr>(t.loc, t.text));

@@ -116,6 +116,8 @@ private:
     case Stmt::Kind::Import:
       fail(s.loc, "'import' is not allowed inside a kernel; import at module "
                   "level");
+    case Stmt::Kind::Unparsed: // (only at module level)
+      throw CompileError(cast<UnparsedStmt>(s).error);
     }
   }
 

@@ -28,6 +28,13 @@ Value Value::ofMethod(std::string name, Value self) {
   return v;
 }
 Value Value::ofEnum(std::string member) { Value v; v.kind = Kind::Enum; v.text = std::move(member); return v; }
+Value Value::unavailable(std::string why) {
+  Value v;
+  v.kind = Kind::Unavailable;
+  v.text = std::move(why);
+  return v;
+}
+
 Value Value::ofIR(mlir::Value ir, ValueType type) {
   Value v;
   v.kind = Kind::IR;
@@ -59,6 +66,7 @@ std::string Value::describe() const {
   case Kind::Module: return "module '" + text + "'";
   case Kind::Builtin: return "builtin '" + text + "'";
   case Kind::Method: return "method '" + text + "'";
+  case Kind::Unavailable: return "an unavailable global";
   case Kind::Enum: return "tl." + text;
   case Kind::IR:
     return (type.isTensor() ? "a tensor of type " : "a value of type ") +
@@ -95,6 +103,7 @@ std::string Value::repr() const {
   case Kind::Method: return "<method " + text + ">";
   case Kind::Enum: return text; // as Python's str() of an Enum member
   case Kind::IR: return "<" + type.str() + ">";
+  case Kind::Unavailable: return "<unavailable: " + text + ">";
   }
   return "?";
 }
@@ -110,7 +119,8 @@ bool Value::sameAs(const Value &o) const {
   case Kind::String:
   case Kind::Module:
   case Kind::Builtin:
-  case Kind::Enum: return text == o.text;
+  case Kind::Enum:
+  case Kind::Unavailable: return text == o.text;
   case Kind::DType: return dtype == o.dtype;
   case Kind::Tuple:
     if (elements.size() != o.elements.size())
@@ -140,7 +150,8 @@ std::optional<bool> Value::truthiness() const {
   case Kind::Builtin:
   case Kind::Method:
   case Kind::Enum: return true;
-  case Kind::IR: return std::nullopt;
+  case Kind::IR:
+  case Kind::Unavailable: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -160,20 +171,41 @@ bool isDocstring(const Stmt &s) {
 }
 } // namespace
 
+namespace {
+std::string lineText(const Stmt &s) { return "line " + std::to_string(s.loc.line); }
+
+/// What a skipped module-level statement is, for messages.
+std::string statementName(const Stmt &s) {
+  switch (s.kind) {
+  case Stmt::Kind::If: return "the 'if' at " + lineText(s);
+  case Stmt::Kind::For: return "the 'for' loop at " + lineText(s);
+  case Stmt::Kind::While: return "the 'while' loop at " + lineText(s);
+  default: return "the statement at " + lineText(s);
+  }
+}
+} // namespace
+
 std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
   auto scope = std::make_shared<Scope>();
   // Functions first, so constants and defaults may not use them but
   // kernels can call helpers defined later in the file.
-  for (const StmtPtr &s : module->body)
+  for (const StmtPtr &s : module->body) {
     if (auto *def = dyn_cast<FunctionDef>(s.get())) {
       auto fn = std::make_shared<JitFunction>();
       fn->module = module;
       fn->def = def;
       fn->scope = scope.get();
       scope->defineFunction(def->name, std::move(fn));
+    } else if (auto *u = dyn_cast<UnparsedStmt>(s.get()); u && !u->name.empty()) {
+      scope->define(u->name, Value::unavailable(
+                                 "its definition at " + lineText(*u) +
+                                 " is not in tilec's language (" +
+                                 u->error.message + ", at column " +
+                                 std::to_string(u->error.col) + ")"));
     }
+  }
   for (const StmtPtr &s : module->body) {
-    if (llvm::isa<FunctionDef>(s.get()) || isDocstring(*s))
+    if (llvm::isa<FunctionDef, UnparsedStmt>(s.get()) || isDocstring(*s))
       continue;
     if (auto *imp = dyn_cast<ImportStmt>(s.get())) {
       for (const auto &alias : imp->names) {
@@ -213,10 +245,27 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
       value = a->value.get();
     }
     auto *name = target ? dyn_cast<NameExpr>(target) : nullptr;
-    if (!name || !value)
-      fail(s->loc, "only imports, constants (NAME = value) and functions may "
-                   "appear at the top level of a kernel file");
-    scope->define(name->id, evaluateConstantExpression(*value, *scope));
+    if (!name || !value) {
+      // Python tilec does not run (`if __name__ == "__main__":`, set-up
+      // code): whatever it binds is unavailable to kernels.
+      std::set<std::string> names;
+      collectAssignedNames(*s, names);
+      for (const std::string &n : names)
+        scope->define(n, Value::unavailable("it is assigned by " + statementName(*s) +
+                                            ", which tilec does not run (at module "
+                                            "level it evaluates imports, constants "
+                                            "and functions)"));
+      continue;
+    }
+    try {
+      scope->define(name->id, evaluateConstantExpression(*value, *scope));
+    } catch (const CompileError &e) {
+      // Set-up code such as `x = np.ones(4)`: an error only where used.
+      scope->define(name->id, Value::unavailable(
+                                  "its value at " + lineText(*s) +
+                                  " cannot be computed at compile time (" +
+                                  e.diagnostic().message + ")"));
+    }
   }
   return scope;
 }

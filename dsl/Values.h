@@ -44,6 +44,10 @@ struct Value {
     Method,   ///< `x.to` bound to x
     Enum,     ///< a member of an enumeration of `tl` (tl.PropagateNan.ALL)
     IR,
+    /// A module-level name tilec cannot give a value (set-up code, a
+    /// statement it does not run, a definition that does not parse): an
+    /// error where a kernel uses it, `text` saying why.
+    Unavailable,
   };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -73,6 +77,7 @@ struct Value {
   /// `member` is qualified by its enumeration: "PropagateNan.ALL".
   static Value ofEnum(std::string member);
   static Value ofIR(mlir::Value v, ValueType type);
+  static Value unavailable(std::string why);
 
   bool isIR() const { return kind == Kind::IR; }
   /// Numbers and booleans known at compile time.
@@ -121,8 +126,11 @@ private:
 };
 
 /// The scope of a parsed file: its imports, module-level constants (each
-/// evaluated at compile time, in order) and functions. Throws CompileError
-/// for module-level statements tilec does not accept.
+/// evaluated at compile time, in order) and functions. What else a kernel
+/// file holds at module level, as Triton users write it (set-up code, an
+/// `if __name__ == "__main__":` block, statements that do not parse) is
+/// skipped; the names it would bind are unavailable, an error only where
+/// a kernel uses one, as is a constant that cannot be evaluated.
 std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module);
 
 /// Maps an imported module name to what it means inside a kernel:

@@ -1187,10 +1187,19 @@ uint64_t atomicUpdate(tile::AtomicKind kind, const Elem &e, uint64_t old,
   if (kind == K::xchg)
     return value;
   if (e.kind == Kind::Float) {
-    if (kind == K::add)
-      return floatToBits(evalFloat(e.fmt, [](auto a, auto b) { return a + b; },
-                                   bitsToFloat(old, e.fmt), bitsToFloat(value, e.fmt)),
-                         e.fmt);
+    if (kind == K::add) {
+      // fp32 adds flush subnormal inputs and results to zero, keeping the
+      // sign (PTX's atom.add.f32 on global memory); the others keep them.
+      auto flush = [&](double x) {
+        return e.fmt == Fmt::F32 && x != 0 && std::fabs(x) < 0x1p-126
+                   ? std::copysign(0.0, x)
+                   : x;
+      };
+      double sum = evalFloat(e.fmt, [](auto a, auto b) { return a + b; },
+                             flush(bitsToFloat(old, e.fmt)),
+                             flush(bitsToFloat(value, e.fmt)));
+      return floatToBits(flush(sum), e.fmt);
+    }
     if (std::isnan(bitsToFloat(value, e.fmt)))
       return old; // a NaN value changes nothing
     bool greater = floatOrderKey(value, e.bits) > floatOrderKey(old, e.bits);
@@ -1215,8 +1224,8 @@ uint64_t atomicUpdate(tile::AtomicKind kind, const Elem &e, uint64_t old,
     return old | value;
   case K::xor_:
     return old ^ value;
-  case K::xchg:
-    return value;
+  case K::xchg: // (returned above)
+    break;
   }
   return old;
 }

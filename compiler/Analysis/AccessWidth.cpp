@@ -58,3 +58,13 @@ unsigned tilec::asyncCopyWidth(Value ptr, Value mask, tilegpu::MemDescType dst,
                             tilegpu::sharedAccessVector(*toOffset, bytes));
   return width * bytes >= 4 ? width : 0;
 }
+
+unsigned tilec::atomicVectorLimit(Operation *atomic, unsigned computeCapability) {
+  auto rmw = dyn_cast<tile::AtomicRMWOp>(atomic);
+  Type element = tile::getElementTypeOrSelf(atomic->getResult(0).getType());
+  if (!rmw || rmw.getKind() != tile::AtomicKind::add || !isa<FloatType>(element) ||
+      computeCapability < 90)
+    return 1;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 32 ? 4 : bits == 16 ? 8 : 1;
+}

@@ -29,4 +29,9 @@ unsigned contiguousAccessWidth(mlir::Value ptr, mlir::Value mask,
 unsigned asyncCopyWidth(mlir::Value ptr, mlir::Value mask,
                         tilegpu::MemDescType dst, const AxisInfoAnalysis &axisInfo);
 
+/// Elements one instruction of the atomic `atomic` (tile.atomic_rmw or
+/// tile.atomic_cas) may cover on a GPU of `computeCapability`: 4 fp32 or
+/// 8 fp16/bf16 adds on sm_90 and newer (`.v4.f32`, `.v8.f16`), else 1.
+unsigned atomicVectorLimit(mlir::Operation *atomic, unsigned computeCapability);
+
 } // namespace tilec

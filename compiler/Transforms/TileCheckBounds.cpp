@@ -1,9 +1,10 @@
 // tile-check-bounds: the bounds checks of a debug compile. Each pointer
 // argument gets a hidden i64 argument, the extent of the caller's buffer
-// from that pointer on (the runtime passes it); each load and store whose
-// (and atomic) addresses derive from one pointer argument asserts, element by element,
-// that the bytes it touches lie inside that extent. The assertion's
-// location is the access's, so a failure names the user's line.
+// from that pointer on (the runtime passes it); each load, store and
+// atomic whose addresses derive from one pointer argument asserts,
+// element by element, that the bytes it touches lie inside that extent.
+// The assertion's location is the access's, so a failure names the
+// user's line.
 #include "compiler/Analysis/PointerOrigin.h"
 #include "compiler/Transforms/Passes.h"
 

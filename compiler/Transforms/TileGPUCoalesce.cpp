@@ -7,9 +7,12 @@
 // bytes at most, and no more than the tensor has per thread). The op is
 // rebuilt in that layout, with conversions from and to the layouts around
 // it; tilegpu-remove-layout-conversions then spreads the layout to its
-// neighbours where that removes them.
+// neighbours where that removes them. An atomic holds no more consecutive
+// elements per thread than one atomic instruction takes.
+#include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Analysis/AxisInfo.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
+#include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -42,10 +45,10 @@ Value accessedPointers(Operation *op) {
 }
 
 Attribute coalescedLayout(Value ptr, const AxisInfoAnalysis &axisInfo,
-                          unsigned numWarps) {
+                          unsigned numWarps, unsigned maxVector) {
   auto type = cast<RankedTensorType>(ptr.getType());
   SmallVector<unsigned> order = axisInfo.getMemoryOrder(ptr);
-  unsigned vector = axisInfo.getVectorWidth(ptr, order.front());
+  unsigned vector = std::min(maxVector, axisInfo.getVectorWidth(ptr, order.front()));
   // More elements per thread than the tensor has per thread would only
   // make threads hold copies.
   int64_t perThread = std::max<int64_t>(
@@ -91,6 +94,10 @@ struct TileGPUCoalescePass
                        "tile-to-tilegpu (no tilegpu.num_warps attribute)");
       return signalPassFailure();
     }
+    // Without a target (a hand-written test module), no vector atomics.
+    std::string ignored;
+    std::optional<TargetInfo> target = TargetInfo::parse(tilegpu::getTarget(module), ignored);
+    unsigned computeCapability = target ? target->computeCapability : 0;
     // Decide every layout from the analysis before changing anything.
     SmallVector<std::pair<Operation *, Attribute>> work;
     {
@@ -99,7 +106,13 @@ struct TileGPUCoalescePass
         Value ptr = accessedPointers(op);
         if (!ptr)
           return;
-        Attribute layout = coalescedLayout(ptr, axisInfo, numWarps);
+        // An atomic's elements go one per instruction unless a vector
+        // atomic exists: more per thread would only spread a warp's
+        // accesses over more memory.
+        unsigned maxVector = isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)
+                                 ? atomicVectorLimit(op, computeCapability)
+                                 : ~0u;
+        Attribute layout = coalescedLayout(ptr, axisInfo, numWarps, maxVector);
         if (cast<RankedTensorType>(ptr.getType()).getEncoding() != layout)
           work.push_back({op, layout});
       });

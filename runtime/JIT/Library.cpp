@@ -1133,6 +1133,9 @@ jit::ParsedSource parseFunction(const std::string &source, const std::string &pa
     throw Error(joinErrors(parsed.errors));
   const dsl::FunctionDef *def = nullptr;
   for (const dsl::StmtPtr &s : parsed.module->body) {
+    // A function that does not parse is that function's error.
+    if (auto *u = llvm::dyn_cast<dsl::UnparsedStmt>(s.get()))
+      throw Error(u->error.render());
     auto *d = llvm::dyn_cast<dsl::FunctionDef>(s.get());
     if (!d || def)
       throw Error(path + ":" + std::to_string(s->loc.line) + ":" +
@@ -1173,9 +1176,15 @@ Kernel Library::kernel(const std::string &name) const {
     return *impl_->deferredKernel;
   }
   auto fn = impl_->source.function(name);
-  if (!fn)
+  if (!fn) {
+    // A definition that did not parse: its own error.
+    for (const dsl::StmtPtr &s : impl_->source.module->body)
+      if (auto *u = llvm::dyn_cast<dsl::UnparsedStmt>(s.get()))
+        if (u->isFunction && u->name == name)
+          throw Error(u->error.render());
     throw Error("no function named '" + name + "' in " +
                 impl_->source.module->source->path());
+  }
   Kernel k;
   k.impl_ = std::make_shared<Kernel::Impl>();
   k.impl_->parsed = fn;

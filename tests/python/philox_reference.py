@@ -1,30 +1,29 @@
-"""Philox 4x32 / 4x64 and the uniform and normal floats Triton derives from
-it, in numpy: what tl.randint, tl.rand and tl.randn must produce."""
+"""Philox 4x32 and the uniform and normal floats Triton derives from it, in
+numpy: what tl.randint, tl.rand and tl.randn must produce."""
 import numpy as np
 
 MASK32 = (1 << 32) - 1
 MASK64 = (1 << 64) - 1
-CONSTANTS = {32: (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57),
-             64: (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B,
-                  0xD2E7470EE14C6C93, 0xCA5A826395121157)}
+KEY_A, KEY_B = 0x9E3779B9, 0xBB67AE85
+ROUND_A, ROUND_B = 0xD2511F53, 0xCD9E8D57
 
 
-def philox(seed, offsets, rounds=10, bits=32):
-    """The four counter words after `rounds` rounds, for counter
-    (offset, 0, 0, 0) and the key from `seed`, as Python ints per element."""
-    key_a, key_b, round_a, round_b = CONSTANTS[bits]
-    mask = MASK32 if bits == 32 else MASK64
+def philox(seed, offsets, rounds=10):
+    """The four uint32 counter words after `rounds` rounds, for the counter
+    (offset's low word, its high word, 0, 0) and the key (seed's low word,
+    its high word)."""
     seed &= MASK64
     out = []
     for offset in offsets:
-        c = [int(offset) & mask, 0, 0, 0]
-        k0, k1 = (seed & MASK32, seed >> 32) if bits == 32 else (seed, 0)
+        offset = int(offset) & MASK64
+        c = [offset & MASK32, offset >> 32, 0, 0]
+        k0, k1 = seed & MASK32, seed >> 32
         for _ in range(rounds):
-            pb, pa = round_b * c[2], round_a * c[0]
-            c = [(pb >> bits) ^ c[1] ^ k0, pb & mask, (pa >> bits) ^ c[3] ^ k1, pa & mask]
-            k0, k1 = (k0 + key_a) & mask, (k1 + key_b) & mask
+            pb, pa = ROUND_B * c[2], ROUND_A * c[0]
+            c = [(pb >> 32) ^ c[1] ^ k0, pb & MASK32, (pa >> 32) ^ c[3] ^ k1, pa & MASK32]
+            k0, k1 = (k0 + KEY_A) & MASK32, (k1 + KEY_B) & MASK32
         out.append(c)
-    return np.array(out, dtype=np.uint32 if bits == 32 else np.uint64).T
+    return np.array(out, dtype=np.uint32).T
 
 
 def uniform(words):

@@ -18,7 +18,7 @@ def random_kernel(seed, ints_ptr, uniform_ptr, normal_ptr, fourth_ptr, n,
 
 @tilec.jit
 def random_wide_kernel(seed, ints_ptr, uniform_ptr, base, n, BLOCK: tl.constexpr):
-    # 64-bit offsets (base past 2**32): Philox 4x64.
+    # 64-bit offsets (base past 2**32): both words of the offset count.
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     wide = base + offs.to(tl.int64)

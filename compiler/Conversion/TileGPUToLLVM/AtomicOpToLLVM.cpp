@@ -21,7 +21,8 @@
 //   with the same order.
 // An atomic whose result is unused, with relaxed or release semantics,
 // becomes `red` (which does not wait for the old value); acquire needs the
-// read to complete, so those stay `atom`. On sm_90, fp32 and fp16/bf16
+// read to complete, so those stay `atom`, as do exchanges (PTX has no
+// `red.exch`) and the compare-and-swap loops. On sm_90, fp32 and fp16/bf16
 // adds of consecutive, aligned elements go out as one vector instruction
 // (`.v4.f32`, `.v8.f16`), as wide as the layout and the axis info allow.
 //
@@ -93,9 +94,8 @@ struct AtomicInfo {
                   info.form != Form::CompareSwapLoop &&
                   (info.sem == tile::MemSemantic::relaxed ||
                    info.sem == tile::MemSemantic::release);
-    if (info.form == Form::Native && info.kind == tile::AtomicKind::add &&
-        info.isFloat() && info.bits <= 32 && target.computeCapability >= 90)
-      info.maxVector = info.bits == 32 ? 4 : 8; // .v4.f32, .v8.f16, .v8.bf16
+    if (info.form == Form::Native)
+      info.maxVector = atomicVectorLimit(op, target.computeCapability);
     return info;
   }
 
@@ -200,7 +200,8 @@ SmallVector<Value> emitNative(OpBuilder &b, Location loc, const AtomicInfo &info
   SmallVector<Value> operands{pred, ptr};
   for (unsigned i = 0; i < results; ++i) {
     os << llvm::formatv("mov.b{0} ${1}, 0;\n", info.bits, i);
-    constraints += std::string(i ? "," : "") + "=" + info.constraint();
+    // (Early-clobber: each is written before the inputs are read.)
+    constraints += std::string(i ? "," : "") + "=&" + info.constraint();
   }
   unsigned p = results, a = results + 1, v = results + 2;
   os << "@$" << p << (info.useRed ? " red" : " atom") << info.qualifiers()
@@ -208,21 +209,16 @@ SmallVector<Value> emitNative(OpBuilder &b, Location loc, const AtomicInfo &info
   if (results)
     os << operandList(0, n) << ", ";
   os << "[$" << a << "], " << operandList(v, n);
-  if (info.isCAS)
+  if (info.isCAS) // [a], compare, new
     os << ", " << operandList(v + n, n);
   os << ";";
   constraints += std::string(results ? "," : "") + "b,l";
-  for (Value x : values) {
-    operands.push_back(toBits(b, loc, info, x));
-    constraints += std::string(",") + info.constraint();
-  }
-  for (Value x : cmps) {
-    operands.push_back(toBits(b, loc, info, x));
-    constraints += std::string(",") + info.constraint();
-  }
-  // A CAS's operands are compare then new value.
-  if (info.isCAS)
-    std::rotate(operands.begin() + 2, operands.begin() + 2 + n, operands.end());
+  // A CAS's operands are the compare values, then the new ones.
+  for (ArrayRef<Value> list : {cmps, values})
+    for (Value x : list) {
+      operands.push_back(toBits(b, loc, info, x));
+      constraints += std::string(",") + info.constraint();
+    }
   return atomicAsm(b, loc, info, results, operands, ptx, constraints);
 }
 
@@ -259,9 +255,9 @@ SmallVector<Value> emitSignSplit(OpBuilder &b, Location loc,
   line(1, std::string(isMax ? ".min.u" : ".max.u") + w, "$" + std::to_string(base + 4));
   if (!info.useRed)
     line(2, ".or.b" + w, "0");
-  std::string constraints = std::string(info.useRed ? "" : "=") +
-                            (info.useRed ? "" : info.constraint()) +
-                            (info.useRed ? "" : ",") + "b,b,b,l," + info.constraint();
+  std::string constraints =
+      (info.useRed ? std::string() : "=&" + std::string(info.constraint()) + ",") +
+      "b,b,b,l," + info.constraint();
   return atomicAsm(b, loc, info, info.useRed ? 0 : 1,
                    ValueRange{onNonNegative, onNegative, onNan, ptr, bits}, ptx,
                    constraints);
@@ -350,17 +346,11 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
       masks = unpack(rewriter, loc, adaptor.getMask());
 
     // The one thread that performs each element's atomic.
-    Value owner;
+    Value owner = accessOwner(rewriter, loc, op.getType(), context);
     std::optional<tilegpu::LinearLayout> layout;
     auto tensorType = dyn_cast<RankedTensorType>(op.getType());
-    if (tensorType) {
+    if (tensorType)
       layout = tilegpu::toLinearLayout(tensorType);
-      owner = ownsElements(rewriter, loc, *layout, threadIndex(rewriter, loc, context));
-    } else {
-      owner = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                            threadId(rewriter, loc, context),
-                                            i32Constant(rewriter, loc, 0));
-    }
     using Sem = tile::MemSemantic;
     bool releases = info.sem == Sem::release || info.sem == Sem::acq_rel;
     bool acquires = info.sem == Sem::acquire || info.sem == Sem::acq_rel;
@@ -375,13 +365,8 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
     for (unsigned first = 0; first < ptrs.size(); first += vector) {
       if (layout && isRepeatedRegister(*layout, first))
         continue;
-      Value pred = owner;
-      if (!masks.empty())
-        pred = pred ? rewriter.create<LLVM::AndOp>(loc, pred, masks[first]).getResult()
-                    : masks[first];
-      if (!pred)
-        pred = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(),
-                                                 rewriter.getBoolAttr(true));
+      Value pred = accessPredicate(rewriter, loc, owner,
+                                   masks.empty() ? Value() : masks[first]);
       ArrayRef<Value> chunk = ArrayRef<Value>(values).slice(first, vector);
       SmallVector<Value> old;
       switch (info.form) {
@@ -415,7 +400,7 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
           results[r] = results[r & ~repeated];
     }
     if (shared)
-      results = shareOldValues(rewriter, loc, op, info, layout, results);
+      results = shareOldValues(rewriter, loc, op, info, layout, owner, results);
     Type packedType = converter->convertType(op.getType());
     rewriter.replaceOp(op, tensorType ? pack(rewriter, loc, packedType, results)
                                       : results.front());
@@ -427,15 +412,12 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
   SmallVector<Value> shareOldValues(ConversionPatternRewriter &rewriter,
                                     Location loc, Op op, const AtomicInfo &info,
                                     const std::optional<tilegpu::LinearLayout> &layout,
-                                    SmallVector<Value> results) const {
+                                    Value owner, SmallVector<Value> results) const {
     Value base = sharedMemoryOf(rewriter, loc, op);
     if (!base)
-      return results; // (tilegpu-allocate-shared did not run: an error below)
+      return results; // (no allocation: TileGPUToLLVM reports that up front)
     if (!layout) {
       // Thread 0 performed it: it alone stores, everyone loads.
-      Value owner = rewriter.create<LLVM::ICmpOp>(
-          loc, LLVM::ICmpPredicate::eq, threadId(rewriter, loc, context),
-          i32Constant(rewriter, loc, 0));
       emitPredicatedStore(rewriter, loc, AccessShape(info.element, 1), base, owner,
                           results, "st.shared");
       rewriter.create<NVVM::Barrier0Op>(loc);

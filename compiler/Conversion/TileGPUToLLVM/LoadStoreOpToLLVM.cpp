@@ -144,17 +144,10 @@ struct StoreOpLowering : OpConversionPattern<tile::StoreOp> {
 
     // Only one thread stores each element: copies held by other threads
     // (and a scalar, which every thread holds) are not stored again.
-    Value owner;
+    Value owner = accessOwner(rewriter, loc, op.getPtr().getType(), context);
     std::optional<tilegpu::LinearLayout> layout;
-    if (auto type = dyn_cast<RankedTensorType>(op.getPtr().getType())) {
+    if (auto type = dyn_cast<RankedTensorType>(op.getPtr().getType()))
       layout = tilegpu::toLinearLayout(type);
-      owner = ownsElements(rewriter, loc, *layout,
-                           threadIndex(rewriter, loc, context));
-    } else {
-      owner = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                            threadId(rewriter, loc, context),
-                                            i32Constant(rewriter, loc, 0));
-    }
     bool plain = !op.getMask() && !owner &&
                  op.getCache() == tile::CacheModifier::none &&
                  op.getEvict() == tile::EvictionPolicy::normal;
@@ -167,14 +160,8 @@ struct StoreOpLowering : OpConversionPattern<tile::StoreOp> {
         emitPlainStore(rewriter, loc, shape, ptrs[first], chunk);
         continue;
       }
-      Value pred = owner;
-      if (!masks.empty())
-        pred = pred ? rewriter.create<LLVM::AndOp>(loc, pred, masks[first])
-                          .getResult()
-                    : masks[first];
-      if (!pred)
-        pred = rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI1Type(),
-                                                 rewriter.getBoolAttr(true));
+      Value pred = accessPredicate(rewriter, loc, owner,
+                                   masks.empty() ? Value() : masks[first]);
       emitPredicatedStore(rewriter, loc, shape, ptrs[first], pred, chunk,
                           "st.global" +
                               cacheSuffix(op.getCache(), op.getEvict(), false));

@@ -454,3 +454,21 @@ SmallVector<Value> tilec::lowering::applyCombiner(OpBuilder &b, Block &combiner,
     out.push_back(mapping.lookupOrDefault(v));
   return out;
 }
+
+Value tilec::lowering::accessOwner(OpBuilder &b, Location loc, Type type,
+                                   const LoweringContext &context) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return ownsElements(b, loc, tilegpu::toLinearLayout(tensor),
+                        threadIndex(b, loc, context));
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, threadId(b, loc, context),
+                                i32Constant(b, loc, 0));
+}
+
+Value tilec::lowering::accessPredicate(OpBuilder &b, Location loc, Value owner,
+                                       Value mask) {
+  if (owner && mask)
+    return b.create<LLVM::AndOp>(loc, owner, mask);
+  if (owner || mask)
+    return owner ? owner : mask;
+  return b.create<LLVM::ConstantOp>(loc, b.getI1Type(), b.getBoolAttr(true));
+}

@@ -133,6 +133,16 @@ mlir::Value ownsElements(mlir::OpBuilder &b, mlir::Location loc,
                          const tilegpu::LinearLayout &layout,
                          const ThreadIndex &thread);
 
+/// The one thread that performs a memory access of each element of a value
+/// of `type`: ownsElements of a tensor's layout, thread 0 for a scalar
+/// (which every thread holds); null when each thread owns its elements.
+mlir::Value accessOwner(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                        const LoweringContext &context);
+/// `owner` and `mask`, either of which may be null, as one i1 (true when
+/// both are).
+mlir::Value accessPredicate(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value owner, mlir::Value mask);
+
 /// True when register r repeats an element an earlier register of the same
 /// thread holds (one of its free register bits is set).
 inline bool isRepeatedRegister(const tilegpu::LinearLayout &layout, unsigned r) {

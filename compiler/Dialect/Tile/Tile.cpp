@@ -411,6 +411,8 @@ LogicalResult LoadOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool tilec::tile::atomicSupports(AtomicKind kind, Type element) {
+  if (!element.isIntOrFloat())
+    return false;
   unsigned bits = element.getIntOrFloatBitWidth();
   if (isa<IntegerType>(element))
     return bits == 32 || bits == 64;
@@ -421,7 +423,7 @@ bool tilec::tile::atomicSupports(AtomicKind kind, Type element) {
 }
 
 bool tilec::tile::atomicCASSupports(Type element) {
-  if (!element.isIntOrFloat() || isa<Float8E4M3FNType, Float8E5M2Type>(element))
+  if (!element.isIntOrFloat())
     return false;
   unsigned bits = element.getIntOrFloatBitWidth();
   return bits == 16 || bits == 32 || bits == 64;

@@ -28,7 +28,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // first so that masked-off lanes read 0; the mask is the predicate.
 // CHECK-LABEL: llvm.func @atom_used
 // CHECK: %[[MASK:.*]] = llvm.icmp "slt"
-// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.add.f32 $0, [$2], $3;", "=r,b,l,r" %{{.*}}, %{{.*}}, %{{.*}} : (i1, !llvm.ptr<1>, i32) -> i32
+// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.add.f32 $0, [$2], $3;", "=&r,b,l,r" %{{.*}}, %{{.*}}, %{{.*}} : (i1, !llvm.ptr<1>, i32) -> i32
 // CHECK: %[[F:.*]] = llvm.bitcast %[[OLD]] : i32 to f32
 // CHECK-NOT: red.
 // CHECK: llvm.return
@@ -97,7 +97,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
 // a NaN value.
 // CHECK-LABEL: llvm.func @fmax
 // CHECK: llvm.fcmp "uno"
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.max.s32 $0, [$4], $5;\0A@$2 atom.acq_rel.gpu.global.min.u32 $0, [$4], $5;\0A@$3 atom.acq_rel.gpu.global.or.b32 $0, [$4], 0;\0A", "=r,b,b,b,l,r"
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.max.s32 $0, [$4], $5;\0A@$2 atom.acq_rel.gpu.global.min.u32 $0, [$4], $5;\0A@$3 atom.acq_rel.gpu.global.or.b32 $0, [$4], 0;\0A", "=&r,b,b,b,l,r"
 // CHECK: llvm.return
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
@@ -140,7 +140,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: llvm.func @scalar_used
 // CHECK: %[[OWNER:.*]] = llvm.icmp "eq"
 // CHECK: nvvm.barrier0
-// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.add.u32 $0, [$2], $3;", "=r,b,l,r" %[[OWNER]], %arg0
+// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acq_rel.gpu.global.add.u32 $0, [$2], $3;", "=&r,b,l,r" %[[OWNER]], %arg0
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @tilec_shared : !llvm.ptr<3>
 // CHECK: %[[BITS:.*]] = llvm.bitcast %[[OLD]] : i32 to i32
 // CHECK: llvm.inline_asm has_side_effects "@$0 st.shared.b32 [ $1 + 0 ], $2;", "b,r,r" %{{.*}}, %{{.*}}, %[[BITS]]
@@ -166,7 +166,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-LABEL: llvm.func @cas
 // CHECK: %[[OWNER:.*]] = llvm.icmp "eq"
 // CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acquire.cta.global.cas.b32 $0, [$2], $3, $4;", "=r,b,l,r,r" %[[OWNER]], %arg0, %arg1, %arg2
+// CHECK: llvm.inline_asm has_side_effects "mov.b32 $0, 0;\0A@$1 atom.acquire.cta.global.cas.b32 $0, [$2], $3, $4;", "=&r,b,l,r,r" %[[OWNER]], %arg0, %arg1, %arg2
 // CHECK-NEXT: nvvm.barrier0
 // CHECK: llvm.return
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
@@ -183,7 +183,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // scratch to every thread holding a copy.
 // CHECK: tilegpu.shared_bytes = 128
 // CHECK-LABEL: llvm.func @copies
-// CHECK-COUNT-1: atom.acq_rel.sys.global.max.u64 $0, [$2], $3;", "=l,b,l,l"
+// CHECK-COUNT-1: atom.acq_rel.sys.global.max.u64 $0, [$2], $3;", "=&l,b,l,l"
 // CHECK: st.shared.b64
 // CHECK-NEXT: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> i64

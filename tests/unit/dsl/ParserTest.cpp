@@ -233,9 +233,14 @@ std::string expr(const std::string &text) {
 }
 
 /// The error that parsing `text` must raise.
+/// The first error of `text`: one that stops the parse, or that of the
+/// first module-level statement skipped as unparsed.
 Diagnostic parseError(const std::string &text, unsigned firstLine = 1) {
   try {
-    parse(text, firstLine);
+    std::unique_ptr<ModuleAST> module = parse(text, firstLine);
+    for (const StmtPtr &s : module->body)
+      if (auto *u = llvm::dyn_cast<UnparsedStmt>(s.get()))
+        return u->error;
   } catch (const CompileError &e) {
     return e.diagnostic();
   }
@@ -1072,3 +1077,67 @@ TEST(ParserRobustness, RandomTokenSoup) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Module level: Python that is no kernel is skipped, not an error
+//===----------------------------------------------------------------------===//
+
+TEST(ParserModule, SkipsStatementsThatDoNotParse) {
+  std::unique_ptr<ModuleAST> module = parse("import x\n"
+                                            "class A:\n"
+                                            "    def f(self):\n"
+                                            "        return [i for i in y]\n"
+                                            "@deco(1)\n"
+                                            "@other\n"
+                                            "def g():\n"
+                                            "    return {1: 2}\n"
+                                            "try:\n"
+                                            "    import torch\n"
+                                            "except ImportError:\n"
+                                            "    pass\n"
+                                            "finally:\n"
+                                            "    pass\n"
+                                            "h = lambda v: v\n"
+                                            "print(f'{h(1)}')\n"
+                                            "B = 1\n");
+  ASSERT_EQ(module->body.size(), 7u);
+  EXPECT_TRUE(llvm::isa<ImportStmt>(*module->body[0]));
+  struct Expected {
+    unsigned line;
+    const char *name;
+    bool isFunction;
+    const char *message;
+  };
+  Expected expected[] = {
+      {2, "A", false, "'class' is not supported in tilec kernels"},
+      {5, "g", true, "dict and set literals are not supported in tilec kernels"},
+      {9, "", false, "'try' is not supported in tilec kernels"},
+      {15, "h", false, "'lambda' is not supported in tilec kernels"},
+      {16, "", false, "f-strings are not supported in tilec kernels"},
+  };
+  for (size_t i = 0; i < 5; ++i) {
+    auto *u = llvm::dyn_cast<UnparsedStmt>(module->body[i + 1].get());
+    ASSERT_NE(u, nullptr) << "statement " << i + 1;
+    EXPECT_EQ(u->loc.line, expected[i].line);
+    EXPECT_EQ(u->name, expected[i].name);
+    EXPECT_EQ(u->isFunction, expected[i].isFunction);
+    EXPECT_EQ(u->error.message, expected[i].message);
+  }
+  auto *b = llvm::dyn_cast<AssignStmt>(module->body[6].get());
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->loc.line, 17u);
+}
+
+TEST(ParserModule, OneLineCompoundStatementsAndClausesAreSkippedWhole) {
+  std::unique_ptr<ModuleAST> module = parse("if a: x = [i for i in b]\n"
+                                            "elif c: x = 2\n"
+                                            "else: x = 3\n"
+                                            "y = 4\n");
+  ASSERT_EQ(module->body.size(), 2u);
+  EXPECT_TRUE(llvm::isa<UnparsedStmt>(*module->body[0]));
+  EXPECT_TRUE(llvm::isa<AssignStmt>(*module->body[1]));
+}
+
+TEST(ParserModule, AnUnexpectedIndentIsStillAnError) {
+  EXPECT_PARSE_ERROR("x = 1\n    y = 2\n", 2, 5, "unexpected indent");
+}

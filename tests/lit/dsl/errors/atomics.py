@@ -12,12 +12,12 @@ import tilec.language as tl
 
 def bad_sem(p):
     tl.atomic_add(p, 1, sem="seq_cst")
-# SEM: atomics.py:[[@LINE-1]]:29: error: unknown memory semantic 'seq_cst' (expected 'acquire', 'release', 'acq_rel' or 'relaxed')
+# SEM: atomics.py:[[@LINE-1]]:29: error: unknown memory semantic 'seq_cst' (expected one of 'acquire', 'release', 'acq_rel', 'relaxed')
 
 
 def bad_scope(p):
     tl.atomic_xchg(p, 1.0, scope="block")
-# SCOPE: atomics.py:[[@LINE-1]]:34: error: unknown memory scope 'block' (expected 'gpu', 'cta' or 'sys')
+# SCOPE: atomics.py:[[@LINE-1]]:34: error: unknown memory scope 'block' (expected one of 'gpu', 'cta', 'sys')
 
 
 def narrow(p):
