@@ -602,5 +602,6 @@ def jit(fn=None, **options):
 
 from .autotuner import Autotuner, Config, autotune  # noqa: E402  (needs JITFunction)
 from .heuristics import Heuristics, heuristics  # noqa: E402  (needs JITFunction)
+from . import testing  # noqa: E402
 
 __all__ += ["Autotuner", "Config", "autotune", "Heuristics", "heuristics"]
