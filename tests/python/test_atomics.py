@@ -287,15 +287,22 @@ def test_float_max_min_order(op, dtype):
     assert np.all(grid[:, pos_nan] == s) and np.all(grid[:, neg_nan] == s)  # NaN values
 
 
-@pytest.mark.parametrize("width", [32, 64])
-def test_unsigned_max_min(width):
-    """Unsigned pointers compare unsigned (umax/umin), signed ones signed."""
+def unsigned_max_min_case(width):
+    """Memory and values (as unsigned bits) whose signed and unsigned
+    max/min differ, and the memory each (kind, op) leaves."""
     top = (1 << width) - 1
     high = 1 << (width - 1)
     mem0 = np.array([high, 1, top, 5], UINT[width])
     val0 = np.array([1, high, 0, 5], UINT[width])
     want = {("uint", "max"): [high, high, top, 5], ("uint", "min"): [1, 1, 0, 5],
             ("int", "max"): [1, 1, 0, 5], ("int", "min"): [high, high, top, 5]}
+    return mem0, val0, want
+
+
+@pytest.mark.parametrize("width", [32, 64])
+def test_unsigned_max_min(width):
+    """Unsigned pointers compare unsigned (umax/umin), signed ones signed."""
+    mem0, val0, want = unsigned_max_min_case(width)
     for kind in ("uint", "int"):
         dtype = f"{kind}{width}"
         for op in ("max", "min"):

@@ -23,7 +23,7 @@ from test_atomics import (CASES, CAS_DTYPES, FLOATS, HIST_DTYPES, INTS, INT_OPS,
                           UINT, WIDTH, bins_start, bits_dtype, cas_inputs, check_old_counts,
                           combine, combine_all, counts_as_numbers, expected_old,
                           from_float, histogram_inputs, random_bits, rmw_inputs,
-                          specials, to_float)
+                          specials, to_float, unsigned_max_min_case)
 
 pytestmark = pytest.mark.gpu
 
@@ -120,11 +120,7 @@ def test_gpu_float_max_min_order(torch_cuda, op, dtype, return_old):
 @pytest.mark.parametrize("width", [32, 64])
 def test_gpu_unsigned_max_min(torch_cuda, width):
     torch = torch_cuda
-    top, high = (1 << width) - 1, 1 << (width - 1)
-    mem0 = np.array([high, 1, top, 5], UINT[width])
-    val0 = np.array([1, high, 0, 5], UINT[width])
-    want = {("uint", "max"): [high, high, top, 5], ("uint", "min"): [1, 1, 0, 5],
-            ("int", "max"): [1, 1, 0, 5], ("int", "min"): [high, high, top, 5]}
+    mem0, val0, want = unsigned_max_min_case(width)
     for kind in ("uint", "int"):
         dtype = f"{kind}{width}"
         for op in ("max", "min"):
@@ -263,6 +259,20 @@ def float_tolerance(x_abs_sum):
     return 1e-5 * x_abs_sum
 
 
+def add_into_bins(torch, out, xs, bins, rng):
+    """Atomically add xs into `bins` addresses of out (all into one through
+    a scalar pointer, else scattered at random); the bin of each value."""
+    n = xs.numel()
+    if bins == 1:
+        k.reduce_into[(n // 1024,)](out, xs, n, OP="add", BLOCK=1024)
+        idx = np.zeros(n, np.int64)
+    else:
+        idx = rng.integers(0, bins, n).astype(np.int32)
+        k.scatter[(n // 1024,)](out, int_tensor(torch, idx), xs, n, OP="add", BLOCK=1024)
+    torch.cuda.synchronize()
+    return idx
+
+
 @pytest.mark.parametrize("bins", [1, 64])
 def test_gpu_contended_float32_add(torch_cuda, bins):
     """1M random float32 values into `bins` addresses (a scalar pointer for
@@ -273,13 +283,7 @@ def test_gpu_contended_float32_add(torch_cuda, bins):
     x = rng.standard_normal(n).astype(np.float32)
     xs = torch.from_numpy(x).cuda()
     out = torch.zeros(bins, device="cuda", dtype=torch.float32)
-    if bins == 1:
-        k.reduce_into[(n // 1024,)](out, xs, n, OP="add", BLOCK=1024)
-        idx = np.zeros(n, np.int64)
-    else:
-        idx = rng.integers(0, bins, n).astype(np.int32)
-        k.scatter[(n // 1024,)](out, int_tensor(torch, idx), xs, n, OP="add", BLOCK=1024)
-    torch.cuda.synchronize()
+    idx = add_into_bins(torch, out, xs, bins, rng)
     got = out.cpu().numpy().astype(np.float64)
     want = np.bincount(idx, weights=x.astype(np.float64), minlength=bins)
     abs_sum = np.bincount(idx, weights=np.abs(x.astype(np.float64)), minlength=bins)
@@ -299,13 +303,7 @@ def test_gpu_contended_float_add_exact(torch_cuda, dtype, bins):
     x = rng.integers(0, 16, n).astype(np.float32 if dtype == "float32" else np.float64)
     xs = torch.from_numpy(x).cuda()
     out = torch.zeros(bins, device="cuda", dtype=xs.dtype)
-    if bins == 1:
-        k.reduce_into[(n // 1024,)](out, xs, n, OP="add", BLOCK=1024)
-        idx = np.zeros(n, np.int64)
-    else:
-        idx = rng.integers(0, bins, n).astype(np.int32)
-        k.scatter[(n // 1024,)](out, int_tensor(torch, idx), xs, n, OP="add", BLOCK=1024)
-    torch.cuda.synchronize()
+    idx = add_into_bins(torch, out, xs, bins, rng)
     want = np.bincount(idx, weights=x.astype(np.float64), minlength=bins)
     np.testing.assert_array_equal(out.cpu().numpy().astype(np.float64), want)
 
