@@ -249,7 +249,7 @@ std::vector<Value> Generator::callJitValues(const JitFunction &fn,
 }
 
 namespace {
-enum class Reduction { Sum, Max, Min, ArgMax, ArgMin };
+enum class Reduction { Sum, XorSum, Max, Min, ArgMax, ArgMin };
 
 /// The combiner of a builtin reduction of elements of `type`; argmax and
 /// argmin combine (value, index) pairs.
@@ -260,6 +260,8 @@ Generator::CombinerBuilder builtinCombiner(Generator &g, Reduction r, DType type
     switch (r) {
     case Reduction::Sum:
       return std::vector<Value>{g.binary(BinaryOp::Add, l[0], rr[0], at)};
+    case Reduction::XorSum:
+      return std::vector<Value>{g.binary(BinaryOp::BitXor, l[0], rr[0], at)};
     case Reduction::Max:
     case Reduction::Min: {
       mlir::OpBuilder &b = g.builder();
@@ -358,6 +360,9 @@ Value reduction(Generator &g, const BuiltinArguments &args,
   // fp32 (the result has that type too).
   if (kind == Reduction::Sum)
     current[0] = g.cast(current[0], accumulatorType(args, current[0].type.element), at);
+  if (kind == Reduction::XorSum &&
+      (!current[0].type.element.isInt() || current[0].type.element.isPointer))
+    fail(args.loc("input"), "tl.xor_sum needs integers, got " + current[0].type.str());
   bool arg = kind == Reduction::ArgMax || kind == Reduction::ArgMin;
   std::vector<int64_t> axes =
       reductionAxes(g, args, current[0].type.shape.size(), arg);
@@ -390,6 +395,7 @@ void addReductionBuiltins(BuiltinTable &t) {
           });
   };
   add("tl.sum", {"input", "axis", "keep_dims", "dtype"}, 1, Reduction::Sum);
+  add("tl.xor_sum", {"input", "axis", "keep_dims"}, 1, Reduction::XorSum);
   add("tl.max", {"input", "axis", "keep_dims", "return_indices"}, 1, Reduction::Max);
   add("tl.min", {"input", "axis", "keep_dims", "return_indices"}, 1, Reduction::Min);
   add("tl.argmax", {"input", "axis", "keep_dims"}, 1, Reduction::ArgMax);

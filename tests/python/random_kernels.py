@@ -40,3 +40,4 @@ def dropout_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
 def umulhi_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.umulhi(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+

@@ -46,3 +46,4 @@ def test_spin_lock():
         lock, count, order)
     assert count[0] == programs and lock[0] == 0
     np.testing.assert_array_equal(np.sort(order), np.arange(programs))
+
