@@ -7,9 +7,9 @@
 //
 // The counter is (offset, 0, 0, 0) for 32-bit offsets and (offset's low
 // word, its high word, 0, 0) for 64-bit ones (what Triton 3.6 computes:
-// checked on the H200), the key (seed low word, seed high word). Each round multiplies two counter words by the
-// round constants, keeping both halves of the products, and the key
-// advances by the Weyl constants. Uniform floats take the integer as
+// checked on the H200), the key (seed low word, seed high word). Each
+// round multiplies two counter words by the round constants, keeping both
+// halves of the products, and the key advances by the Weyl constants. Uniform floats take the integer as
 // signed, fold negatives onto the non-negatives (-x - 1) and scale by the
 // largest float s with INT_MAX * s < 1; normals come from two uniforms
 // through Box-Muller.
