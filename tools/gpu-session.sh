@@ -173,6 +173,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/atomics.py ]; then
+    step bench-atomics python3 bench/atomics.py --commit "$commit" --out "$out"
+  fi
   if [ -f bench/chained_dot.py ]; then
     step bench-chained-dot python3 bench/chained_dot.py --commit "$commit" --out "$out"
   fi
