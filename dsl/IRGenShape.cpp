@@ -323,6 +323,51 @@ Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
   g.broadcastPair(a, b, args.at());
   return Value::ofTuple({a, b});
 }
+
+/// tl.flip(x, dim=None): `x` reversed along `dim` (the last by default),
+/// whose size must be a power of two. With that size 2^k split into k
+/// axes of 2, reversing is swapping the two halves of every one of them,
+/// and y ^ xor_sum(y, axis) swaps them exactly, on the bits, for any
+/// element type: no element moves between threads except through the
+/// reductions (as Triton's flip computes it).
+Value flip(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  const Value &input = args["x"];
+  requireTensor(input, args.loc("x"), "tl.flip");
+  if (input.type.element.isPointer)
+    fail(args.loc("x"), "tl.flip of pointers is not supported");
+  std::vector<int64_t> shape = input.type.shape;
+  int64_t rank = shape.size();
+  int64_t dim = args.has("dim") ? g.constInt(args["dim"], args.loc("dim"), "dim") : rank - 1;
+  if (dim < -rank || dim >= rank)
+    fail(args.loc("dim"), "dim " + std::to_string(dim) + " is out of range for rank " +
+                              std::to_string(rank));
+  if (dim < 0)
+    dim += rank;
+  int64_t steps = llvm::Log2_64(uint64_t(shape[dim]));
+  if (steps == 0)
+    return input;
+  unsigned bits = input.type.element.bits();
+  ScalarKind kind = bits == 1    ? ScalarKind::Int1
+                    : bits == 8  ? ScalarKind::Int8
+                    : bits == 16 ? ScalarKind::Int16
+                    : bits == 32 ? ScalarKind::Int32
+                                 : ScalarKind::Int64;
+  Value y = g.cast(input, DType{kind, false}, at, /*bitcast=*/kind != input.type.element.scalar);
+  std::vector<int64_t> split(shape.begin(), shape.begin() + dim);
+  split.insert(split.end(), steps, 2);
+  split.insert(split.end(), shape.begin() + dim + 1, shape.end());
+  y = reshape(g, y, split, at, at, "tl.flip");
+  auto xorCombiner = [&](const std::vector<Value> &l, const std::vector<Value> &r) {
+    return std::vector<Value>{g.binary(BinaryOp::BitXor, l[0], r[0], at)};
+  };
+  for (int64_t i = 0; i < steps; ++i) {
+    Value both = g.reduce({y}, dim + i, /*keepDims=*/true, xorCombiner, at)[0];
+    y = g.binary(BinaryOp::BitXor, y, both, at);
+  }
+  y = reshape(g, y, shape, at, at, "tl.flip");
+  return g.cast(y, input.type.element, at, /*bitcast=*/kind != input.type.element.scalar);
+}
 } // namespace
 
 void addShapeBuiltins(BuiltinTable &t) {
@@ -333,6 +378,7 @@ void addShapeBuiltins(BuiltinTable &t) {
             return shapeCall(g, op, args, nullptr);
           });
   t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
+  t.add("tl.flip", {{"x", "dim"}, 1}, flip);
 }
 
 std::optional<Value> Generator::callShapeMethod(const Value &method,
