@@ -182,11 +182,13 @@ TEST(DiskCacheFaults, SigkillWhileWritingLeavesNothingDamaged) {
   auto keyOf = [](int i) { return std::string(30, 'a') + char('0' + i) + "0"; };
   std::mt19937 rng(1234);
   std::uniform_int_distribution<int> delayUs(2000, 40000);
+  std::uniform_int_distribution<int> slowDelayUs(2000, 400000);
   int roundsWithTemporaries = 0;
-  // 24 rounds; then, until a kill has landed in a write, up to 24 more
-  // with five times the delay: on a loaded machine (sanitizers, tests in
-  // parallel) the writer may not have started a write within 40 ms.
-  for (int round = 0; round < 48 && !(round >= 24 && roundsWithTemporaries > 0);
+  // 24 rounds; then, until a kill has landed in a write, up to 96 more
+  // with delays spread up to 400 ms: on a loaded machine (sanitizers,
+  // builds beside the tests) a writer may not reach its first write for
+  // a long time, and none of 48 rounds up to 200 ms landed in one once.
+  for (int round = 0; round < 120 && !(round >= 24 && roundsWithTemporaries > 0);
        ++round) {
     pid_t child = ::fork();
     ASSERT_GE(child, 0);
@@ -195,7 +197,7 @@ TEST(DiskCacheFaults, SigkillWhileWritingLeavesNothingDamaged) {
       for (int i = 0;; i = (i + 1) % 4)
         writer.store(keyOf(i), big);
     }
-    ::usleep(useconds_t(delayUs(rng) * (round < 24 ? 1 : 5)));
+    ::usleep(useconds_t(round < 24 ? delayUs(rng) : slowDelayUs(rng)));
     ASSERT_EQ(::kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
