@@ -324,6 +324,49 @@ Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
   return Value::ofTuple({a, b});
 }
 
+/// tl.split(a): the two halves of a last dimension of two, as a tuple. Each
+/// is the XOR over that dimension of the element's bits where it is the
+/// half wanted and 0 elsewhere: exact for any element type.
+Value split(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  const Value &input = args["a"];
+  requireTensor(input, args.loc("a"), "tl.split");
+  if (input.type.shape.back() != 2)
+    fail(args.loc("a"), "tl.split needs a last dimension of 2, got " + input.type.str());
+  if (input.type.element.isPointer)
+    fail(args.loc("a"), "tl.split of pointers is not supported");
+  unsigned bits = input.type.element.bits();
+  ScalarKind kind = bits == 1    ? ScalarKind::Int1
+                    : bits == 8  ? ScalarKind::Int8
+                    : bits == 16 ? ScalarKind::Int16
+                    : bits == 32 ? ScalarKind::Int32
+                                 : ScalarKind::Int64;
+  bool recast = kind != input.type.element.scalar;
+  Value y = g.cast(input, DType{kind, false}, at, /*bitcast=*/recast);
+  int64_t last = int64_t(y.type.shape.size()) - 1;
+  mlir::OpBuilder &b = g.builder();
+  ValueType rangeType = g.tensorType(DType{ScalarKind::Int32, false}, {2}, at);
+  Value index = Value::ofIR(b.create<tile::MakeRangeOp>(
+                                g.loc(at), rangeType.toMLIR(b.getContext()), 0, 2),
+                            rangeType);
+  std::vector<int64_t> indexShape(y.type.shape.size(), 1);
+  indexShape[last] = 2;
+  index = g.broadcastTo(reshape(g, index, indexShape, at, at, "tl.split"), y.type.shape, at);
+  Value zero = g.broadcastTo(g.cast(g.toIR(Value::ofInt(0), at), y.type.element, at),
+                             y.type.shape, at);
+  auto xorCombiner = [&](const std::vector<Value> &l, const std::vector<Value> &r) {
+    return std::vector<Value>{g.binary(BinaryOp::BitXor, l[0], r[0], at)};
+  };
+  std::vector<Value> halves;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value pick = g.compare(CompareOp::Eq, index, g.toIR(Value::ofInt(half), at), at);
+    Value part = g.reduce({g.where(pick, y, zero, at)}, last, /*keepDims=*/false,
+                          xorCombiner, at)[0];
+    halves.push_back(g.cast(part, input.type.element, at, /*bitcast=*/recast));
+  }
+  return Value::ofTuple(halves);
+}
+
 /// tl.flip(x, dim=None): `x` reversed along `dim` (the last by default),
 /// whose size must be a power of two. With that size 2^k split into k
 /// axes of 2, reversing is swapping the two halves of every one of them,
@@ -379,6 +422,7 @@ void addShapeBuiltins(BuiltinTable &t) {
           });
   t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
   t.add("tl.flip", {{"x", "dim"}, 1}, flip);
+  t.add("tl.split", {{"a"}, 1}, split);
 }
 
 std::optional<Value> Generator::callShapeMethod(const Value &method,

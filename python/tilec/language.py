@@ -171,7 +171,7 @@ _BUILTINS = [
     "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
     "atomic_xor", "atomic_xchg", "atomic_cas",
     "umulhi", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
-    "uint_to_uniform_float", "pair_uniform_to_normal", "xor_sum", "flip",
+    "uint_to_uniform_float", "pair_uniform_to_normal", "xor_sum", "flip", "split",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)
