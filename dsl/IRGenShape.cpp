@@ -324,6 +324,17 @@ Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
   return Value::ofTuple({a, b});
 }
 
+/// The integer type as wide as `t`: what flip and split move bits in.
+ScalarKind bitsType(DType t) {
+  switch (t.bits()) {
+  case 1: return ScalarKind::Int1;
+  case 8: return ScalarKind::Int8;
+  case 16: return ScalarKind::Int16;
+  case 32: return ScalarKind::Int32;
+  default: return ScalarKind::Int64;
+  }
+}
+
 /// tl.split(a): the two halves of a last dimension of two, as a tuple. Each
 /// is the XOR over that dimension of the element's bits where it is the
 /// half wanted and 0 elsewhere: exact for any element type.
@@ -335,12 +346,7 @@ Value split(Generator &g, const BuiltinArguments &args) {
     fail(args.loc("a"), "tl.split needs a last dimension of 2, got " + input.type.str());
   if (input.type.element.isPointer)
     fail(args.loc("a"), "tl.split of pointers is not supported");
-  unsigned bits = input.type.element.bits();
-  ScalarKind kind = bits == 1    ? ScalarKind::Int1
-                    : bits == 8  ? ScalarKind::Int8
-                    : bits == 16 ? ScalarKind::Int16
-                    : bits == 32 ? ScalarKind::Int32
-                                 : ScalarKind::Int64;
+  ScalarKind kind = bitsType(input.type.element);
   bool recast = kind != input.type.element.scalar;
   Value y = g.cast(input, DType{kind, false}, at, /*bitcast=*/recast);
   int64_t last = int64_t(y.type.shape.size()) - 1;
@@ -390,12 +396,7 @@ Value flip(Generator &g, const BuiltinArguments &args) {
   int64_t steps = llvm::Log2_64(uint64_t(shape[dim]));
   if (steps == 0)
     return input;
-  unsigned bits = input.type.element.bits();
-  ScalarKind kind = bits == 1    ? ScalarKind::Int1
-                    : bits == 8  ? ScalarKind::Int8
-                    : bits == 16 ? ScalarKind::Int16
-                    : bits == 32 ? ScalarKind::Int32
-                                 : ScalarKind::Int64;
+  ScalarKind kind = bitsType(input.type.element);
   Value y = g.cast(input, DType{kind, false}, at, /*bitcast=*/kind != input.type.element.scalar);
   std::vector<int64_t> split(shape.begin(), shape.begin() + dim);
   split.insert(split.end(), steps, 2);
