@@ -61,6 +61,9 @@ private:
   Diagnostic diag_;
 };
 
+/// "line 12", for messages that point at another statement.
+inline std::string lineOf(SourceLoc loc) { return "line " + std::to_string(loc.line); }
+
 /// Build the diagnostic for `loc` (quoting its source line) and throw it.
 [[noreturn]] void fail(SourceLoc loc, const std::string &message);
 

@@ -243,7 +243,4 @@ private:
 /// True for the tensor methods that are shape builtins (x.reshape, ...).
 bool isShapeMethod(const std::string &name);
 
-/// "line 12", for messages that point at another statement.
-inline std::string lineOf(SourceLoc l) { return "line " + std::to_string(l.line); }
-
 } // namespace tilec::dsl

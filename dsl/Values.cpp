@@ -169,18 +169,14 @@ bool isDocstring(const Stmt &s) {
   auto *e = dyn_cast<ExprStmt>(&s);
   return e && llvm::isa<StringExpr>(e->value.get());
 }
-} // namespace
-
-namespace {
-std::string lineText(const Stmt &s) { return "line " + std::to_string(s.loc.line); }
 
 /// What a skipped module-level statement is, for messages.
 std::string statementName(const Stmt &s) {
   switch (s.kind) {
-  case Stmt::Kind::If: return "the 'if' at " + lineText(s);
-  case Stmt::Kind::For: return "the 'for' loop at " + lineText(s);
-  case Stmt::Kind::While: return "the 'while' loop at " + lineText(s);
-  default: return "the statement at " + lineText(s);
+  case Stmt::Kind::If: return "the 'if' at " + lineOf(s.loc);
+  case Stmt::Kind::For: return "the 'for' loop at " + lineOf(s.loc);
+  case Stmt::Kind::While: return "the 'while' loop at " + lineOf(s.loc);
+  default: return "the statement at " + lineOf(s.loc);
   }
 }
 } // namespace
@@ -198,7 +194,7 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
       scope->defineFunction(def->name, std::move(fn));
     } else if (auto *u = dyn_cast<UnparsedStmt>(s.get()); u && !u->name.empty()) {
       scope->define(u->name, Value::unavailable(
-                                 "its definition at " + lineText(*u) +
+                                 "its definition at " + lineOf(u->loc) +
                                  " is not in tilec's language (" +
                                  u->error.message + ", at column " +
                                  std::to_string(u->error.col) + ")"));
@@ -262,7 +258,7 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
     } catch (const CompileError &e) {
       // Set-up code such as `x = np.ones(4)`: an error only where used.
       scope->define(name->id, Value::unavailable(
-                                  "its value at " + lineText(*s) +
+                                  "its value at " + lineOf(s->loc) +
                                   " cannot be computed at compile time (" +
                                   e.diagnostic().message + ")"));
     }
