@@ -57,6 +57,12 @@ step cpp-gpu-tests "$bundle/bin/tilec-gpu-tests"
 # The public API as users link it: integer types, bad launch arguments.
 step cpp-api-tests "$bundle/bin/tilec-api-tests"
 step cpp-example "$bundle/bin/tilec-example-vector-add"
+# Kernels compiled ahead of time (tilec aot) into programs that carry no
+# compiler: run with an empty library path, so nothing of tilec's is found.
+step cpp-aot-tests env -u LD_LIBRARY_PATH "$bundle/bin/tilec-aot-tests"
+step cpp-aot-example env -u LD_LIBRARY_PATH "$bundle/bin/tilec-example-aot"
+step sanitize-aot compute-sanitizer --tool memcheck --error-exitcode 1 \
+  "$bundle/bin/tilec-example-aot"
 # Shared memory races and out-of-bounds accesses in the kernels whose tiles
 # change layout (through shared memory, by barriers the compiler placed)
 # and in the reductions across warps.

@@ -215,6 +215,16 @@ struct LaunchOptions {
   Backend backend = defaultBackend();
 };
 
+/// One entry of a compiled signature: the type a runtime parameter was
+/// specialised on ("*fp32:16" is a pointer to FP32, 16-byte aligned).
+struct ArgumentType {
+  bool pointer = false;
+  ScalarType element = ScalarType::FP32; ///< the scalar, or the pointee
+  /// `:16` → 16, `:8` → 8, else 1; for pointers, bytes of alignment.
+  unsigned divisibility = 1;
+  bool equalsOne = false; ///< `:1`: an integer specialised on being 1
+};
+
 /// A kernel compiled for one signature and set of constexprs.
 class CompiledKernel {
 public:
@@ -246,6 +256,11 @@ public:
   int spillBytes() const;
   /// The GPU target the PTX was written for ("sm_90a", "sm_80").
   const std::string &target() const;
+  /// The signature compiled for, in Triton's notation ("*fp32:16,i32"),
+  /// and its entries, one per runtime parameter, in order (what
+  /// `tilec aot` writes typed launch functions from).
+  std::string signature() const;
+  std::vector<ArgumentType> argumentTypes() const;
   /// Machine code for the current GPU: the PTX assembled and linked by the
   /// CUDA driver. Needs a driver and a GPU that can run target() (see
   /// targetRunsOnCurrentGPU; throws Error "no CUDA driver found: ..." or

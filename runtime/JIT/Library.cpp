@@ -867,6 +867,21 @@ int CompiledKernel::spillBytes() const {
 }
 const std::string &CompiledKernel::cacheKey() const { return entryOf(impl_).diskKey; }
 const std::string &CompiledKernel::target() const { return entryOf(impl_).target; }
+std::string CompiledKernel::signature() const {
+  return entryOf(impl_).compiled->signature.str();
+}
+std::vector<ArgumentType> CompiledKernel::argumentTypes() const {
+  std::vector<ArgumentType> types;
+  for (const dsl::ArgSpec &spec : entryOf(impl_).compiled->signature.args) {
+    ArgumentType t;
+    t.pointer = spec.type.isPointer;
+    t.element = ScalarType(int(spec.type.scalar)); // same order (Values.cpp)
+    t.divisibility = spec.divisibility;
+    t.equalsOne = spec.equalsOne;
+    types.push_back(t);
+  }
+  return types;
+}
 std::vector<char> CompiledKernel::cubin() const {
   try {
     const runtime::Device &device = runtime::Device::current();

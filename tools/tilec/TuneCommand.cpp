@@ -11,6 +11,8 @@
 // A grid entry is an integer or `N/NAME`: ceil(N / the config's NAME).
 #include "TuneCommand.h"
 
+#include "CommandLine.h"
+
 #include <tilec/tilec.h>
 
 #include <cstdint>
@@ -98,20 +100,6 @@ tilec::Buffer randomBuffer(tilec::ScalarType type, size_t count, std::mt19937 &r
   return b;
 }
 
-/// -D / --config values: ints, floats, True/False, else a string (dtype).
-tilec::Constexpr constexprValue(const std::string &text) {
-  if (text == "True" || text == "False")
-    return tilec::Constexpr(text == "True");
-  char *end = nullptr;
-  long long i = std::strtoll(text.c_str(), &end, 0);
-  if (!text.empty() && !*end)
-    return tilec::Constexpr(int64_t(i));
-  double d = std::strtod(text.c_str(), &end);
-  if (!text.empty() && !*end)
-    return tilec::Constexpr(d);
-  return tilec::Constexpr(text);
-}
-
 /// "NAME=V NAME=V num_warps=W num_stages=S maxnreg=R" (spaces or commas
 /// between).
 tilec::Config parseConfig(const std::string &text, const tilec::Constexprs &fixed) {
@@ -133,7 +121,7 @@ tilec::Config parseConfig(const std::string &text, const tilec::Constexprs &fixe
     else if (name == "maxnreg")
       c.maxRegisters = unsigned(parseInt(value, "maxnreg"));
     else
-      c.constexprs.insert_or_assign(name, constexprValue(value));
+      c.constexprs.insert_or_assign(name, parseConstexprValue(value));
   }
   return c;
 }
@@ -186,7 +174,7 @@ int tuneCommand(int argc, char **argv) {
       size_t eq = d.find('=');
       if (eq == std::string::npos)
         throw std::runtime_error("-D needs NAME=VALUE");
-      fixed.insert_or_assign(d.substr(0, eq), constexprValue(d.substr(eq + 1)));
+      fixed.insert_or_assign(d.substr(0, eq), parseConstexprValue(d.substr(eq + 1)));
     } else if (a == "--bytes") options.bytes = std::strtod(value().c_str(), nullptr);
     else if (a == "--flops") options.flops = std::strtod(value().c_str(), nullptr);
     else if (a == "--key") options.key = value();

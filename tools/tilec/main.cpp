@@ -6,11 +6,15 @@
 //         [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
+//   tilec aot FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]... [FILE] -k ...
+//         [--targets sm_80,sm_90a] [--namespace NS] -o PREFIX
 //
 // STAGE is tile, tilegpu, llvm, ptx, summary or all. Errors are printed as
 // `file:line:col: error: ...` with the source line, and exit with code 1.
 #include <tilec/tilec.h>
 
+#include "AotCommand.h"
+#include "CommandLine.h"
 #include "TuneCommand.h"
 
 #include <cerrno>
@@ -41,6 +45,10 @@ std::string usage() {
     "                  (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...\n"
     "                  [-D NAME=VALUE]... [--bytes N] [--flops N] [--key TEXT]\n"
     "                  [--warmup MS] [--rep MS] [--force] [--csv F] [--json F] [--svg F]\n"
+    "       tilec aot FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]... [--num-warps N]\n"
+    "                 [--num-stages S] [--maxnreg R] [--name FUNCTION] [[FILE] -k ...]...\n"
+    "                 [--targets CHIP,CHIP...] [--namespace NS] [--no-ptx] [--ptxas PATH]\n"
+    "                 -o PREFIX\n"
     "       tilec --version\n"
     "\n"
     "SIGNATURE lists the non-constexpr parameters in Triton's notation, e.g.\n"
@@ -57,22 +65,11 @@ std::string usage() {
     "needs none; launches and `tilec tune` compile for the GPU they run on).\n"
     "tune: SPEC is TYPE[N] (a device buffer of N random elements) or TYPE=VALUE\n"
     "(i32, i64, fp32, fp64), one per runtime parameter; a grid entry is an\n"
-    "integer or N/NAME (ceil(N / the config's NAME)). Needs a GPU.\n";
-}
-
-/// -D NAME=VALUE: ints (decimal or 0x), floats, True/False, or a dtype name.
-tilec::Constexpr parseConstexpr(const std::string &text) {
-  if (text == "True" || text == "False")
-    return tilec::Constexpr(text == "True");
-  char *end = nullptr;
-  errno = 0;
-  long long i = std::strtoll(text.c_str(), &end, 0);
-  if (!text.empty() && *end == '\0' && errno == 0)
-    return tilec::Constexpr(int64_t(i));
-  double d = std::strtod(text.c_str(), &end);
-  if (!text.empty() && *end == '\0')
-    return tilec::Constexpr(d);
-  return tilec::Constexpr(text);
+    "integer or N/NAME (ceil(N / the config's NAME)). Needs a GPU.\n"
+    "aot: writes PREFIX.h and PREFIX.cpp, a typed launch function per -k (named\n"
+    "FUNCTION, default KERNEL; the options after a -k are its own) with a cubin per\n"
+    "target (default sm_80,sm_86,sm_89,sm_90a) and the oldest portable target's PTX\n"
+    "built in; the program needs only the CUDA driver. Needs ptxas (docs/aot.md).\n";
 }
 
 int usageError(const std::string &message) {
@@ -110,7 +107,7 @@ int compileCommand(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0)
         throw std::runtime_error("-D needs NAME=VALUE, got '" + def + "'");
       constexprs.insert_or_assign(def.substr(0, eq),
-                                  parseConstexpr(def.substr(eq + 1)));
+                                  parseConstexprValue(def.substr(eq + 1)));
     } else if (arg == "--num-warps") {
       std::string v = value();
       char *end;
@@ -294,6 +291,8 @@ int main(int argc, char **argv) {
       return cacheCommand(argc - 2, argv + 2);
     if (command == "tune")
       return tuneCommand(argc - 2, argv + 2);
+    if (command == "aot")
+      return aotCommand(argc - 2, argv + 2);
     if (command != "compile")
       return usageError("unknown command '" + command + "'");
     return compileCommand(argc - 2, argv + 2);
