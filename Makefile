@@ -5,7 +5,7 @@ PYTHON ?= /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bundle clean build-asan test-asan fuzz-smoke
+.PHONY: all deps configure build test demo bundle clean build-asan test-asan fuzz-smoke install test-pip
 
 all: build
 
@@ -23,6 +23,17 @@ build: configure
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Installs what `make build` built (docs/install.md): into
+# CMAKE_INSTALL_PREFIX when given (make install CMAKE_INSTALL_PREFIX=/opt/tilec),
+# else into the prefix the build was configured with (/usr/local).
+install: build
+	cmake --install $(BUILD) $(if $(CMAKE_INSTALL_PREFIX),--prefix $(CMAKE_INSTALL_PREFIX))
+
+# `pip install .` into a fresh virtual environment in $(BUILD)/pip-venv, then
+# the package imported from there (tests/install/check-pip.sh).
+test-pip: deps
+	tests/install/check-pip.sh $(PYTHON) $(BUILD)/pip-venv
 
 demo: build
 	@tools/demo.sh $(BUILD)

@@ -16,7 +16,8 @@
 #
 # The CLI run is the target named by TILEC_AOT_CLI: tilec::cli once
 # find_package(tilec) has run, `tilec` inside tilec's own build.
-# TILEC_AOT_ENV (NAME=VALUE...) is its environment: tilec's sanitizer
+# TILEC_AOT_PTXAS, when set, is the ptxas it uses (else it looks for one,
+# docs/aot.md). TILEC_AOT_ENV (NAME=VALUE...) is its environment: tilec's sanitizer
 # build runs its instrumented CLI with the options its tests have.
 function(tilec_add_aot_kernels target name)
   cmake_parse_arguments(PARSE_ARGV 2 AOT "NO_PTX" "NAMESPACE" "TARGETS;KERNELS")
@@ -56,6 +57,9 @@ function(tilec_add_aot_kernels target name)
   endif()
   if(AOT_NO_PTX)
     list(APPEND args --no-ptx)
+  endif()
+  if(TILEC_AOT_PTXAS)
+    list(APPEND args --ptxas "${TILEC_AOT_PTXAS}")
   endif()
 
   set(prefix "${CMAKE_CURRENT_BINARY_DIR}/${name}")

@@ -9,7 +9,7 @@ packages=(
   clang-22 libclang-rt-22-dev
   libzstd-dev zlib1g-dev
   libgtest-dev googletest
-  python3 python3-numpy python3-pytest pybind11-dev python3-dev
+  python3 python3-numpy python3-pytest pybind11-dev python3-dev python3-venv
 )
 
 missing=()

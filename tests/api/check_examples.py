@@ -6,8 +6,14 @@ names the examples use (tilec::Buffer x, y, out; size_t n), compiled with
 its use) by g++ and by clang. A compiler that is absent is reported as
 skipped.
 
+An example that includes "my_kernels.h" (docs/aot.md) gets that header
+made by `tilec aot` from kernels/vector_add.py's add (BLOCK=1024) in
+namespace my_kernels, when TILEC and TILEC_PTXAS are in the environment;
+otherwise it is reported as skipped.
+
     check_examples.py ROOT COMPILER...
 """
+import os
 import pathlib
 import re
 import shutil
@@ -25,6 +31,7 @@ PRELUDE = """#include <tilec/tilec.h>
 {body}
 }}
 """
+AOT_HEADER = "my_kernels.h"
 FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wno-unused-variable",
          "-Wno-unused-but-set-variable", "-c", "-o", "/dev/null"]
 
@@ -50,6 +57,19 @@ def snippets(root):
     yield f"include/tilec/tilec.h:{start}", "\n".join(block) + "\n"
 
 
+def make_aot_header(root, tmp):
+    """my_kernels.h written by tilec aot into tmp; False without the CLI or
+    ptxas."""
+    tilec, ptxas = os.environ.get("TILEC"), os.environ.get("TILEC_PTXAS")
+    if not tilec or not ptxas:
+        return False
+    subprocess.run([tilec, "aot", str(root / "kernels" / "vector_add.py"), "-k", "add",
+                    "-s", "*fp32:16,*fp32:16,*fp32:16,i32:16", "-D", "BLOCK=1024",
+                    "--targets", "sm_90a", "--namespace", "my_kernels", "--ptxas", ptxas,
+                    "-o", str(tmp / "my_kernels")], check=True)
+    return True
+
+
 def main():
     root = pathlib.Path(sys.argv[1]).resolve()
     compilers = sys.argv[2:]
@@ -63,14 +83,19 @@ def main():
     failures = 0
     examples = list(snippets(root))
     with tempfile.TemporaryDirectory() as tmp:
+        aot_header = make_aot_header(root, pathlib.Path(tmp))
         for where, code in examples:
+            if f'#include "{AOT_HEADER}"' in code and not aot_header:
+                print(f"skipped: {where} (needs {AOT_HEADER}: no TILEC or TILEC_PTXAS)")
+                continue
             includes = "\n".join(l for l in code.splitlines() if l.startswith("#include"))
             body = "\n".join("  " + l for l in code.splitlines()
                              if not l.startswith("#include"))
             source = pathlib.Path(tmp) / "example.cpp"
             source.write_text(PRELUDE.format(includes=includes, body=body))
             for cxx in found:
-                run = subprocess.run([cxx, *FLAGS, f"-I{root / 'include'}", str(source)],
+                run = subprocess.run([cxx, *FLAGS, f"-I{root / 'include'}", f"-I{tmp}",
+                                      str(source)],
                                      capture_output=True, text=True)
                 status = "ok" if run.returncode == 0 else "FAILED"
                 print(f"{status}: {where} with {cxx}")
