@@ -74,6 +74,8 @@ void buildLLVMDialectPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.lineInfo)
+    pm.addPass(createTilecAttachLineInfo());
 }
 
 namespace {
@@ -83,6 +85,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> maxRegisters{*this, "max-registers", llvm::cl::init(0)};
   Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
   Option<bool> debug{*this, "debug", llvm::cl::init(false)};
+  Option<bool> lineInfo{*this, "line-info", llvm::cl::init(true)};
   /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
     PipelineOptions o;
@@ -90,6 +93,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
     o.numStages = numStages;
     o.maxRegisters = maxRegisters;
     o.debug = debug;
+    o.lineInfo = lineInfo;
     std::string error;
     if (std::optional<TargetInfo> known = TargetInfo::parse(target, error))
       o.ptx.target = *known;

@@ -26,6 +26,9 @@ struct PipelineOptions {
   /// kernel takes the extents of its pointer arguments after its own
   /// arguments (the runtime passes them) and checks its loads and stores.
   bool debug = false;
+  /// Source lines in the PTX (.file/.loc, tilec-attach-line-info), as
+  /// Triton writes them by default.
+  bool lineInfo = true;
   PTXOptions ptx;
 };
 
@@ -39,7 +42,8 @@ void registerTilecPassesAndPipelines();
 void buildTileOptimizationPipeline(mlir::OpPassManager &pm);
 /// tile-to-tilegpu, canonicalize, CSE.
 void buildTileGPUPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
-/// tilegpu-to-llvm, reconcile-unrealized-casts, canonicalize, CSE.
+/// tilegpu-to-llvm, reconcile-unrealized-casts, canonicalize, CSE, and
+/// tilec-attach-line-info unless line info is off.
 void buildLLVMDialectPipeline(mlir::OpPassManager &pm,
                               const PipelineOptions &options);
 

@@ -74,6 +74,9 @@ struct JitLogs {
     add(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, logSize);
     // Verbose: the info log then reports registers and spills per kernel.
     add(CU_JIT_LOG_VERBOSE, reinterpret_cast<void *>(uintptr_t(1)));
+    // The PTX's .loc lines (tilec-attach-line-info) into the machine code's
+    // line table, for Nsight Compute's source view; the code is the same.
+    add(CU_JIT_GENERATE_LINE_INFO, reinterpret_cast<void *>(uintptr_t(1)));
     if (optLevel >= 0)
       add(CU_JIT_OPTIMIZATION_LEVEL,
           reinterpret_cast<void *>(uintptr_t(optLevel)));

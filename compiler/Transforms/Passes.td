@@ -253,4 +253,21 @@ def TileGPUToLLVM : Pass<"tilegpu-to-llvm", "mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def TilecAttachLineInfo : Pass<"tilec-attach-line-info", "mlir::ModuleOp"> {
+  let summary = "Give the LLVM functions debug scopes, for .file/.loc in the PTX";
+  let description = [{
+    Attaches a compile unit of kind DebugDirectivesOnly and a subprogram to
+    every `llvm.func` with a body, and rewrites the locations of its ops so
+    that translation to LLVM IR gives each a debug location: an op written
+    in an inlined helper (a call site whose callee `tile-inline` named after
+    the helper) is scoped to a subprogram of that helper, inlined at the
+    call. LLVM's NVPTX back end then writes `.file` and `.loc` for the
+    kernel's lines, and `ptxas -lineinfo` (or the driver's
+    CU_JIT_GENERATE_LINE_INFO) maps the machine code to them. Runs last, on
+    the LLVM dialect, unless line info is turned off
+    (TILEC_DISABLE_LINE_INFO=1, `tilec compile --no-line-info`).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TILEC_PASSES

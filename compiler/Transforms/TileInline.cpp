@@ -6,6 +6,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <functional>
 
@@ -31,7 +32,23 @@ void cloneCalleeBody(OpBuilder &, Region *src, Block *inlineBlock,
 }
 
 struct TileInlinePass : tilec::impl::TileInlineBase<TileInlinePass> {
+  /// Helpers whose ops already carry their name.
+  llvm::DenseSet<Operation *> named;
+
+  /// Wraps the location of every op of `helper` in a NameLoc of the
+  /// helper's name, once. Inlining then puts them in call sites
+  /// (CallSiteLoc(NameLoc(helper, line in helper), line of the call)), from
+  /// which tilec-attach-line-info makes inlined debug locations.
+  void nameHelperLocations(func::FuncOp helper) {
+    if (!named.insert(helper).second)
+      return;
+    StringAttr name = helper.getSymNameAttr();
+    helper.getBody().walk(
+        [&](Operation *op) { op->setLoc(NameLoc::get(name, op->getLoc())); });
+  }
+
   void runOnOperation() override {
+    named.clear();
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     InlinerInterface interface(&getContext());
@@ -82,6 +99,7 @@ struct TileInlinePass : tilec::impl::TileInlineBase<TileInlinePass> {
           break;
         for (func::CallOp call : calls) {
           auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+          nameHelperLocations(callee);
           if (failed(inlineCall(interface, cloneCalleeBody, call, callee,
                                 &callee.getBody()))) {
             call.emitError("cannot inline call to '") << call.getCallee() << "'";

@@ -26,6 +26,8 @@ struct CompileOptions {
   /// load and store checked against its argument's extent (Triton's
   /// debug=True; docs/language.md, "Debugging").
   bool debug = false;
+  /// .file/.loc source lines in the PTX (PipelineOptions::lineInfo).
+  bool lineInfo = true;
   std::string target = "sm_90a";
   /// Where tl.static_print goes; stderr when empty.
   std::function<void(const std::string &)> staticPrint;

@@ -89,11 +89,24 @@ struct CacheEntry {
   std::string cubin, cubinArch;
 };
 
+/// False when the environment has TILEC_DISABLE_LINE_INFO=1 (read once,
+/// as Triton's TRITON_DISABLE_LINE_INFO): compiles then leave the PTX's
+/// .file/.loc source lines out.
+bool lineInfoEnabled() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("TILEC_DISABLE_LINE_INFO");
+    return !(v && *v && std::strcmp(v, "0") != 0);
+  }();
+  return enabled;
+}
+
 /// What a compile takes besides the signature, constexprs and target: the
-/// launch options that change the code (LaunchOptions, Config).
+/// launch options that change the code (LaunchOptions, Config), and
+/// whether the PTX carries line info.
 struct Knobs {
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
   bool debug = false;
+  bool lineInfo = lineInfoEnabled();
   Knobs() = default;
   Knobs(unsigned numWarps, unsigned numStages, unsigned maxRegisters, bool debug)
       : numWarps(numWarps), numStages(numStages), maxRegisters(maxRegisters),
@@ -102,7 +115,8 @@ struct Knobs {
       : Knobs(o.numWarps, o.numStages, o.maxRegisters, o.debug) {}
   std::string text() const {
     return "|w" + std::to_string(numWarps) + "|s" + std::to_string(numStages) +
-           (maxRegisters ? "|r" + std::to_string(maxRegisters) : "") + (debug ? "|d" : "");
+           (maxRegisters ? "|r" + std::to_string(maxRegisters) : "") + (debug ? "|d" : "") +
+           (lineInfo ? "" : "|nl");
   }
 };
 
@@ -483,6 +497,8 @@ struct Kernel::Impl {
       parts.push_back({"maxnreg", std::to_string(knobs.maxRegisters), "", ""});
     if (knobs.debug)
       parts.push_back({"debug", "True", "", ""});
+    if (!knobs.lineInfo)
+      parts.push_back({"line_info", "False", "", ""});
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
@@ -621,6 +637,7 @@ struct Kernel::Impl {
     options.numStages = knobs.numStages;
     options.maxRegisters = knobs.maxRegisters;
     options.debug = knobs.debug;
+    options.lineInfo = knobs.lineInfo;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())

@@ -139,6 +139,8 @@ Options parseOptions(int argc, char **argv) {
       o.ptxas = value();
     } else if (arg == "--no-ptx") {
       o.embedPTX = false;
+    } else if (arg == "--no-line-info") {
+      ::setenv("TILEC_DISABLE_LINE_INFO", "1", 1); // read by the first compile
     } else if (arg == "--debug") {
       throw std::runtime_error("--debug is not available to tilec aot: a debug compile's "
                                "bounds checks need each buffer's size at every launch");
@@ -239,7 +241,9 @@ AotCode assemble(const std::string &ptxas, const std::string &ptx, const std::st
   }
   ::unlink(out.c_str());
   std::string arch = "-arch=" + target;
-  std::vector<const char *> args = {ptxas.c_str(), arch.c_str(), "-O3", "-v",
+  // -lineinfo: the PTX's .loc lines (when compiled with line info) become
+  // the cubin's line table; the code is the same.
+  std::vector<const char *> args = {ptxas.c_str(), arch.c_str(), "-O3", "-v", "-lineinfo",
                                     in.c_str(), "-o", out.c_str(), nullptr};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

@@ -39,7 +39,8 @@ std::string usage() {
   return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
     "                     [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]\n"
-    "                     [--debug] [--emit tile|tilegpu|llvm|ptx|summary|all] [-o DIR] [--time]\n"
+    "                     [--debug] [--no-line-info] [--emit tile|tilegpu|llvm|ptx|summary|all]\n"
+    "                     [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
     "                  (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...\n"
@@ -47,7 +48,8 @@ std::string usage() {
     "                  [--warmup MS] [--rep MS] [--force] [--csv F] [--json F] [--svg F]\n"
     "       tilec aot FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]... [--num-warps N]\n"
     "                 [--num-stages S] [--maxnreg R] [--name FUNCTION] [[FILE] -k ...]...\n"
-    "                 [--targets CHIP,CHIP...] [--namespace NS] [--no-ptx] [--ptxas PATH]\n"
+    "                 [--targets CHIP,CHIP...] [--namespace NS] [--no-ptx] [--no-line-info]\n"
+    "                 [--ptxas PATH]\n"
     "                 -o PREFIX\n"
     "       tilec --version\n"
     "\n"
@@ -59,6 +61,8 @@ std::string usage() {
     "1: off), as Triton's num_stages. R caps the registers per thread (PTX .maxnreg,\n"
     "16 to 255), as Triton's maxnreg. --debug compiles as Triton's debug=True:\n"
     "tl.device_assert checked, loads and stores checked against their buffers.\n"
+    "--no-line-info leaves out the PTX's .file/.loc source lines (as\n"
+    "TILEC_DISABLE_LINE_INFO=1 does).\n"
     "CHIP is the GPU target of the PTX, one of\n  ") +
     tilec::knownTargets() + "\n"
     "(default " + kDefaultTarget + " on every machine, with a GPU or without: compiling\n"
@@ -145,6 +149,8 @@ int compileCommand(int argc, char **argv) {
       time = true;
     else if (arg == "--debug")
       debug = true;
+    else if (arg == "--no-line-info")
+      ::setenv("TILEC_DISABLE_LINE_INFO", "1", 1); // read by the first compile
     else if (!arg.empty() && arg[0] == '-')
       throw std::runtime_error("unknown option '" + arg + "'");
     else if (file.empty())
