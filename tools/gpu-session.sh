@@ -63,6 +63,19 @@ step cpp-aot-tests env -u LD_LIBRARY_PATH "$bundle/bin/tilec-aot-tests"
 step cpp-aot-example env -u LD_LIBRARY_PATH "$bundle/bin/tilec-example-aot"
 step sanitize-aot compute-sanitizer --tool memcheck --error-exitcode 1 \
   "$bundle/bin/tilec-example-aot"
+# Source lines in the machine code (.file/.loc, tilec-attach-line-info):
+# Nsight Compute's source page of the JIT example's kernel must show
+# kernels/vector_add.py's lines next to the SASS.
+if command -v ncu > /dev/null; then
+  line_info() {
+    ncu --page source --print-source cuda,sass --csv -k regex:add -c 1 \
+      "$bundle/bin/tilec-example-vector-add" > "$out/ncu-source.csv" 2>&1
+    grep -c "tl.load(x_ptr" "$out/ncu-source.csv" && grep -q "vector_add.py" "$out/ncu-source.csv"
+  }
+  export -f line_info
+  export bundle out
+  step line-info-ncu line_info
+fi
 # Shared memory races and out-of-bounds accesses in the kernels whose tiles
 # change layout (through shared memory, by barriers the compiler placed)
 # and in the reductions across warps.

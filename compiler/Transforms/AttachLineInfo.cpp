@@ -37,6 +37,8 @@ FileLineColLoc firstFileLocation(Location loc) {
 }
 
 struct Scopes {
+  explicit Scopes(MLIRContext *ctx) : ctx(ctx) {}
+
   MLIRContext *ctx;
   LLVM::DICompileUnitAttr unit;
   /// One subprogram per inlined helper, by name and file.
@@ -92,7 +94,7 @@ struct AttachLineInfoPass : tilec::impl::TilecAttachLineInfoBase<AttachLineInfoP
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    Scopes scopes{ctx, {}, {}};
+    Scopes scopes(ctx);
     FileLineColLoc first;
     module.walk([&](LLVM::LLVMFuncOp fn) {
       if (!first && !fn.isExternal())
