@@ -1,6 +1,6 @@
 # tilec_add_aot_kernels(<target> <name>
 #   [TARGETS <chip>...]          # default: tilec aot's (sm_80 sm_86 sm_89 sm_90a)
-#   [NAMESPACE <ns>]             # default: tilec_kernels
+#   [NAMESPACE <ns>]             # default: <name>
 #   [NO_PTX]                     # no PTX for GPUs newer than every target
 #   KERNELS <file.py> -k <kernel> -s <signature> [-D NAME=VALUE]...
 #           [--num-warps N] [--num-stages S] [--maxnreg R] [--name FUNCTION]
@@ -35,13 +35,25 @@ function(tilec_add_aot_kernels target name)
   set(args)
   set(depends)
   set(after_option FALSE)
+  set(after_signature FALSE)
   foreach(arg IN LISTS AOT_KERNELS)
+    if(after_signature)
+      # One word, so that an empty signature (constexprs only) survives
+      # the command line, where an empty word would vanish.
+      list(POP_BACK args)
+      list(APPEND args "--signature=${arg}")
+      set(after_signature FALSE)
+      set(after_option FALSE)
+      continue()
+    endif()
     # A kernel file: any word that is not an option or an option's value.
     if(NOT after_option AND NOT arg MATCHES "^-")
       get_filename_component(arg "${arg}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
       list(APPEND depends "${arg}")
     endif()
-    if(arg MATCHES "^-(k|s|D|-kernel|-signature|-name|-num-warps|-num-stages|-maxnreg)$")
+    if(arg MATCHES "^-(s|-signature)$")
+      set(after_signature TRUE)
+    elseif(arg MATCHES "^-(k|D|o|-kernel|-name|-num-warps|-num-stages|-maxnreg|-targets|-namespace|-ptxas)$")
       set(after_option TRUE)
     else()
       set(after_option FALSE)

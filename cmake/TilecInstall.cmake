@@ -13,7 +13,7 @@ include(CMakePackageConfigHelpers)
 
 set(TILEC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/tilec" CACHE STRING
   "Where find_package(tilec) finds tilecConfig.cmake, relative to the prefix")
-set(TILEC_INSTALL_PYTHONDIR "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages" CACHE STRING
+set(TILEC_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
   "Where the Python package tilec goes, relative to the prefix")
 set(TILEC_INSTALL_KERNELSDIR "${CMAKE_INSTALL_DATADIR}/tilec/kernels")
 
@@ -44,12 +44,13 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/ DESTINATION ${TILEC_INSTALL_KER
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 if(TARGET tilec-python-ext)
-  # One RUNPATH for the build tree and the bundle (python/tilec next to
-  # lib/) and for the install tree: nothing is rewritten at install time.
+  # One RUNPATH for the install tree (first) and for the build tree and
+  # the bundle (python/tilec next to lib/): nothing is rewritten at install
+  # time.
   file(RELATIVE_PATH rel "${CMAKE_INSTALL_PREFIX}/${TILEC_INSTALL_PYTHONDIR}/tilec"
        "${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
   set_target_properties(tilec-python-ext PROPERTIES BUILD_WITH_INSTALL_RPATH ON
-    INSTALL_RPATH "$ORIGIN/../../lib;$ORIGIN/${rel}")
+    INSTALL_RPATH "$ORIGIN/${rel};$ORIGIN/../../lib")
   install(TARGETS tilec-python-ext LIBRARY DESTINATION ${TILEC_INSTALL_PYTHONDIR}/tilec)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/tilec/ DESTINATION ${TILEC_INSTALL_PYTHONDIR}/tilec
     FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)

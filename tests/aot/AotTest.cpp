@@ -3,6 +3,7 @@
 // on any machine; on a GPU (suites Gpu*), every scalar type reaching the
 // kernel, the machine code chosen, PTX for a GPU without a cubin, streams
 // and first launches from many threads.
+#include "aot_odd_kernels.h"
 #include "aot_ptx_kernels.h"
 #include "aot_sm80_kernels.h"
 #include "aot_test_kernels.h"
@@ -119,6 +120,16 @@ TEST(AotArguments, GridLimits) {
   // A zero dimension launches nothing, and needs no GPU for it.
   EXPECT_TRUE(aot_test::scale({0}, hostWords, hostWords, 4, 1.0f).ok());
   EXPECT_TRUE(aot_test::scale({4, 1, 0}, hostWords, hostWords, 4, 1.0f).ok());
+}
+
+TEST(AotArguments, AwkwardNamesCompileAndCheck) {
+  // odd::tilec must not hide ::tilec, nor parameters named grid, stream,
+  // linux, int32_t, std or tilec the launcher's own names.
+  Status s = odd::tilec::names({1}, 1, 2, 3, 4, 5, 6, nullptr);
+  EXPECT_EQ(s.code, tilec::aot::kInvalidArgument);
+  EXPECT_STREQ(s.message, "names: argument 'out_ptr' (*i32) is a null pointer");
+  // A kernel of constexprs only takes the grid (and the stream).
+  EXPECT_TRUE(odd::tilec::only_constexprs({0}).ok());
 }
 
 TEST(AotWithoutDriver, LaunchesSayThereIsNone) {

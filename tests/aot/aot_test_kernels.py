@@ -25,3 +25,15 @@ def scale(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
     mask = offsets < n
     x = tl.load(x_ptr + offsets, mask=mask)
     tl.store(out_ptr + offsets, x * factor, mask=mask)
+
+
+# Names C++ cannot take as they are: renamed with a trailing underscore.
+@tilec.jit
+def names(grid, stream, linux, int32_t, std, tilec, out_ptr):
+    tl.store(out_ptr, grid + stream + linux + int32_t + std + tilec)
+
+
+# No runtime parameters at all: an empty signature.
+@tilec.jit
+def only_constexprs(N: tl.constexpr):
+    tl.static_assert(N > 0)

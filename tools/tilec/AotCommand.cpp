@@ -8,6 +8,7 @@
 
 #include <tilec/tilec.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,7 +50,7 @@ struct KernelRequest {
 struct Options {
   std::vector<KernelRequest> kernels;
   std::vector<std::string> targets;
-  std::string output, nameSpace = "tilec_kernels", ptxas;
+  std::string output, nameSpace, ptxas; ///< nameSpace: empty for the default
   bool embedPTX = true;
 };
 
@@ -101,8 +102,10 @@ Options parseOptions(int argc, char **argv) {
       request.kernel = value();
       request.function = request.kernel;
       o.kernels.push_back(std::move(request));
-    } else if (arg == "-s" || arg == "--signature") {
-      std::string text = value();
+    } else if (arg == "-s" || arg == "--signature" || arg.rfind("--signature=", 0) == 0) {
+      // --signature=TEXT also takes an empty signature (a kernel of
+      // constexprs only) where an empty word would be lost (CMake).
+      std::string text = arg == "-s" || arg == "--signature" ? value() : arg.substr(12);
       current().signature = text;
       current().haveSignature = true;
     } else if (arg == "-D" || (arg.rfind("-D", 0) == 0 && arg.size() > 2)) {
@@ -162,9 +165,20 @@ Options parseOptions(int argc, char **argv) {
   return o;
 }
 
-/// "sm_90a" → compute capability 90, arch-specific. Kernel::compile has
-/// already refused names tilec does not know.
+/// "sm_90a" → compute capability 90, arch-specific; a name tilec does not
+/// know is refused, listing those it does.
 void describeTarget(const std::string &target, AotImage &image) {
+  std::string known = tilec::knownTargets();
+  std::stringstream list(known);
+  std::string name;
+  bool found = false;
+  while (std::getline(list, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    found |= name == target;
+  }
+  if (!found)
+    throw std::runtime_error("--targets: unknown GPU target '" + target +
+                             "' (expected one of " + known + ")");
   image.target = target;
   image.archSpecific = !target.empty() && target.back() == 'a';
   image.computeCapability = unsigned(std::atoi(target.c_str() + 3));
@@ -331,16 +345,27 @@ void checkNamespace(const std::string &ns) {
 
 int aotCommand(int argc, char **argv) {
   Options o = parseOptions(argc, argv);
-  checkNamespace(o.nameSpace);
 
   AotUnit unit;
   unit.headerFileName = baseName(o.output) + ".h";
+  // By default the namespace is the output's name (as an identifier), so
+  // that two generated units never define the same load_kernels.
+  if (o.nameSpace.empty()) {
+    for (char c : baseName(o.output))
+      o.nameSpace += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (o.nameSpace.empty() || std::isdigit(static_cast<unsigned char>(o.nameSpace[0])))
+      o.nameSpace = "k_" + o.nameSpace;
+  }
+  checkNamespace(o.nameSpace);
   unit.nameSpace = o.nameSpace;
   unit.commandLine = "tilec aot";
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
     bool plain = arg.find_first_of(" '\"*,$\\") == std::string::npos && !arg.empty();
-    unit.commandLine += " " + (plain ? arg : "'" + arg + "'");
+    std::string quoted = "'";
+    for (char c : arg)
+      quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    unit.commandLine += " " + (plain ? arg : quoted + "'");
   }
 
   std::map<std::string, std::string> functions; // C++ name → what it launches

@@ -29,13 +29,14 @@ const std::set<std::string> &cppKeywords() {
   return words;
 }
 
-/// Names a launch function's body needs to mean what they mean outside it:
-/// its own locals, the namespaces and the types it names.
+/// Names a launch function's body uses itself (its locals, the namespaces
+/// it qualifies from the global one), and macros a compiler predefines.
 bool takenByLauncher(const std::string &name) {
   static const std::set<std::string> taken = {
       "grid", "stream", "std", "tilec", "tilec_aot_support", "tilec_aot_unit",
-      "tilec_status", "tilec_launches", "tilec_params", "int8_t", "int16_t", "int32_t",
-      "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+      "tilec_status", "tilec_launches", "tilec_params",
+      // Macros GCC and clang predefine outside strict ISO modes.
+      "linux", "unix", "i386"};
   if (taken.count(name))
     return true;
   // tilec_arg<i>: a converted argument.
@@ -64,17 +65,17 @@ CppParameter cppParameter(const ArgumentType &t) {
   if (t.pointer)
     return {"const void *"};
   switch (t.element) {
-  case ScalarType::I1: return {"bool", "uint8_t", "uint8_t"};
-  case ScalarType::I8: return {"int8_t"};
-  case ScalarType::I16: return {"int16_t"};
-  case ScalarType::I32: return {"int32_t"};
-  case ScalarType::I64: return {"int64_t"};
-  case ScalarType::U8: return {"uint8_t"};
-  case ScalarType::U16: return {"uint16_t"};
-  case ScalarType::U32: return {"uint32_t"};
-  case ScalarType::U64: return {"uint64_t"};
-  case ScalarType::FP16: return {"float", "uint16_t", "tilec_aot_support::fp16Bits"};
-  case ScalarType::BF16: return {"float", "uint16_t", "tilec_aot_support::bf16Bits"};
+  case ScalarType::I1: return {"bool", "::std::uint8_t", "::std::uint8_t"};
+  case ScalarType::I8: return {"::std::int8_t"};
+  case ScalarType::I16: return {"::std::int16_t"};
+  case ScalarType::I32: return {"::std::int32_t"};
+  case ScalarType::I64: return {"::std::int64_t"};
+  case ScalarType::U8: return {"::std::uint8_t"};
+  case ScalarType::U16: return {"::std::uint16_t"};
+  case ScalarType::U32: return {"::std::uint32_t"};
+  case ScalarType::U64: return {"::std::uint64_t"};
+  case ScalarType::FP16: return {"float", "::std::uint16_t", "::tilec_aot_support::fp16Bits"};
+  case ScalarType::BF16: return {"float", "::std::uint16_t", "::tilec_aot_support::bf16Bits"};
   case ScalarType::FP32: return {"float"};
   case ScalarType::FP64: return {"double"};
   case ScalarType::FP8E4M3:
@@ -82,7 +83,7 @@ CppParameter cppParameter(const ArgumentType &t) {
   }
   // AotCommand refuses fp8 scalars before anything is written.
   assert(false && "fp8 scalar parameters are refused by tilec aot");
-  return {"uint8_t"};
+  return {"::std::uint8_t"};
 }
 
 std::string entryText(const ArgumentType &t) {
@@ -107,6 +108,14 @@ std::string literal(const std::string &text) {
     out += c;
   }
   return out + "\"";
+}
+
+/// `text` made safe for a // comment: line breaks spelled out.
+std::string commentText(const std::string &text) {
+  std::string out;
+  for (char c : text)
+    out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+  return out;
 }
 
 /// `bytes` as the initialiser of an unsigned char array, 20 per line.
@@ -136,8 +145,8 @@ std::string kernelComment(const AotKernel &k) {
   std::string text = "/// " + k.kernelName + "(";
   for (size_t i = 0; i < k.types.size(); ++i)
     text += (i ? ", " : "") + k.parameterNames[i] + ": " + entryText(k.types[i]);
-  text += ") from " + k.sourceFile;
-  text += "\n/// " + (k.constexprs.empty() ? std::string("no constexprs") : k.constexprs) +
+  text += ") from " + commentText(k.sourceFile);
+  text += "\n/// " + (k.constexprs.empty() ? std::string("no constexprs") : commentText(k.constexprs)) +
           "; " + std::to_string(k.numWarps) + " warps (" + std::to_string(k.numWarps * 32) +
           " threads per program), num_stages=" + std::to_string(k.numStages) +
           (k.maxRegisters ? ", maxnreg=" + std::to_string(k.maxRegisters) : "") + ".\n";
@@ -146,7 +155,7 @@ std::string kernelComment(const AotKernel &k) {
 
 std::string declaration(const AotKernel &k, bool withDefault) {
   std::vector<std::string> names = cppParameterNames(k.parameterNames);
-  std::string text = "tilec::aot::Status " + k.function + "(tilec::aot::Grid grid";
+  std::string text = "::tilec::aot::Status " + k.function + "(::tilec::aot::Grid grid";
   for (size_t i = 0; i < k.types.size(); ++i) {
     std::string type = cppParameter(k.types[i]).type;
     text += ", " + type + (type.back() == '*' ? "" : " ") + names[i];
@@ -163,9 +172,9 @@ std::string argumentChecks(const AotKernel &k) {
   // `value` names one) + `after`.
   auto fail = [&](const std::string &cond, const std::string &before,
                   const std::string &value = "", const std::string &after = "") {
-    out += "  if (" + cond + ")\n    return tilec_aot_support::fail(tilec::aot::kInvalidArgument, " +
+    out += "  if (" + cond + ")\n    return ::tilec_aot_support::fail(::tilec::aot::kInvalidArgument, " +
            (value.empty() ? literal(before + after)
-                          : "std::string(" + literal(before) + ") + std::to_string(" + value +
+                          : "::std::string(" + literal(before) + ") + ::std::to_string(" + value +
                                 ") + " + literal(after)) +
            ");\n";
   };
@@ -177,7 +186,7 @@ std::string argumentChecks(const AotKernel &k) {
     if (t.pointer) {
       fail("!" + n, who + " is a null pointer");
       if (t.divisibility > 1)
-        fail("reinterpret_cast<std::uintptr_t>(" + n + ") % " +
+        fail("reinterpret_cast<::std::uintptr_t>(" + n + ") % " +
                  std::to_string(t.divisibility) + " != 0",
              who + " is not " + std::to_string(t.divisibility) +
                  "-byte aligned, as the kernel was compiled to assume");
@@ -199,7 +208,7 @@ std::string definition(const AotKernel &k, size_t index) {
   std::string out = kernelComment(k) + declaration(k, false) + " {\n";
   out += argumentChecks(k);
   out += "  bool tilec_launches = false;\n"
-         "  tilec::aot::Status tilec_status = tilec_aot_support::checkGrid(" +
+         "  ::tilec::aot::Status tilec_status = ::tilec_aot_support::checkGrid(" +
          literal(k.function) +
          ", grid, &tilec_launches);\n"
          "  if (tilec_status.code || !tilec_launches)\n"
@@ -216,8 +225,8 @@ std::string definition(const AotKernel &k, size_t index) {
     params += (i ? ", " : "") + std::string("&") + what;
   }
   out += "  void *tilec_params[] = {" + (params.empty() ? "nullptr" : params) + "};\n";
-  out += "  return tilec_aot_support::launch(tilec_aot_unit::kUnit, "
-         "tilec_aot_unit::state, " +
+  out += "  return ::tilec_aot_support::launch(::tilec_aot_unit::kUnit, "
+         "::tilec_aot_unit::state, " +
          std::to_string(index) + ", grid, " + std::to_string(k.numWarps * 32) +
          ", stream, tilec_params);\n}\n";
   return out;
@@ -238,6 +247,8 @@ std::string cppNameProblem(const std::string &name) {
     return "'" + name + "' is a C++ keyword";
   if (name == "load_kernels" || name.rfind("tilec_", 0) == 0)
     return "'" + name + "' is a name the generated code uses itself";
+  if (name == "linux" || name == "unix" || name == "i386")
+    return "'" + name + "' is a macro compilers predefine";
   return "";
 }
 
@@ -257,7 +268,7 @@ std::vector<std::string> cppParameterNames(const std::vector<std::string> &names
 std::string writeHeader(const AotUnit &unit) {
   std::string out =
       "// Generated by `tilec aot`: do not edit; change the command and run it again.\n"
-      "//   " + unit.commandLine + "\n"
+      "//   " + commentText(unit.commandLine) + "\n"
       "//\n"
       "// Launch functions for kernels written in tilec's kernel language, with\n"
       "// their machine code built in: " + targetsText(unit) + ".\n"
@@ -309,7 +320,7 @@ std::string writeHeader(const AotUnit &unit) {
          "/// launch of each would do): before timing, or before capturing a CUDA\n"
          "/// graph. `image`, when not null, gets the machine code chosen for the\n"
          "/// GPU (\"sm_90a cubin\", \"compute_80 PTX\").\n"
-         "tilec::aot::Status load_kernels(const char **image = nullptr);\n\n"
+         "::tilec::aot::Status load_kernels(const char **image = nullptr);\n\n"
          "} // namespace " + unit.nameSpace + "\n";
   return out;
 }
@@ -358,9 +369,9 @@ std::string writeSource(const AotUnit &unit) {
          openNamespace(unit.nameSpace) + "\n";
   for (size_t k = 0; k < unit.kernels.size(); ++k)
     out += definition(unit.kernels[k], k) + "\n";
-  out += "tilec::aot::Status load_kernels(const char **image) {\n"
-         "  return tilec_aot_support::loadAll(tilec_aot_unit::kUnit, tilec_aot_unit::state, "
-         "image);\n}\n\n} // namespace " +
+  out += "::tilec::aot::Status load_kernels(const char **image) {\n"
+         "  return ::tilec_aot_support::loadAll(::tilec_aot_unit::kUnit, "
+         "::tilec_aot_unit::state, image);\n}\n\n} // namespace " +
          unit.nameSpace + "\n";
   return out;
 }

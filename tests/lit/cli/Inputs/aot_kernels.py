@@ -11,3 +11,8 @@ def names(grid, stream, new, grid_, tilec_status, out_ptr):
 @tilec.jit
 def broken(out_ptr):
     tl.store(out_ptr, undefined_name)
+
+
+@tilec.jit
+def only_constexprs(N: tl.constexpr):
+    tl.static_assert(N > 1)
