@@ -115,6 +115,7 @@ const BuiltinTable &builtins() {
     addRandomBuiltins(t);
     addDebugBuiltins(t);
     addPythonBuiltins(t);
+    addLibdeviceBuiltins(t);
     return t;
   }();
   return table;
@@ -123,7 +124,8 @@ const BuiltinTable &builtins() {
 std::vector<std::string> builtinNames() { return builtins().names(); }
 
 bool isPythonBuiltin(const std::string &name) {
-  return name.rfind("tl.", 0) != 0 && builtins().find(name);
+  return name.rfind("tl.", 0) != 0 && name.rfind("libdevice.", 0) != 0 &&
+         builtins().find(name);
 }
 
 //===----------------------------------------------------------------------===//

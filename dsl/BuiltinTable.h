@@ -171,5 +171,8 @@ void addRandomBuiltins(BuiltinTable &t); // IRGenRandom.cpp
 void addDebugBuiltins(BuiltinTable &t); // IRGenDebug.cpp
 /// Python's min, max, abs, len, int, float, bool, range, print.
 void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
+/// libdevice.pow, atan2, acos, ..., isnan, clz, popc (Triton's
+/// triton.language.extra.libdevice).
+void addLibdeviceBuiltins(BuiltinTable &t); // IRGenLibdevice.cpp
 
 } // namespace tilec::dsl

@@ -1,4 +1,5 @@
 // Statements, expressions and calls of the kernel language → tile IR.
+#include "dsl/BuiltinTable.h"
 #include "dsl/Builtins.h"
 #include "dsl/IRGenImpl.h"
 #include "dsl/Sema.h"
@@ -503,10 +504,26 @@ Value Generator::genAttribute(const AttributeExpr &e) {
       // tl.math.exp is tl.exp (Triton's spelling of the math functions).
       if (e.attr == "math")
         return Value::ofModule("tl");
+      if (e.attr == "extra")
+        return Value::ofModule("tl.extra");
       if (auto dtype = DType::parse(e.attr); dtype && !dtype->isPointer &&
                                              e.attr.find('_') == std::string::npos)
         return Value::ofDType(*dtype);
       return Value::ofBuiltin("tl." + e.attr);
+    }
+    // tl.extra.libdevice and tl.extra.cuda.libdevice (Triton's spellings).
+    if ((base.text == "tl.extra" || base.text == "tl.extra.cuda") && e.attr == "libdevice")
+      return Value::ofModule("libdevice");
+    if (base.text == "tl.extra" && e.attr == "cuda")
+      return Value::ofModule("tl.extra.cuda");
+    if (base.text == "libdevice") {
+      if (builtins().find("libdevice." + e.attr))
+        return Value::ofBuiltin("libdevice." + e.attr);
+      std::string known;
+      for (const std::string &name : builtins().names())
+        if (name.rfind("libdevice.", 0) == 0)
+          known += (known.empty() ? "" : ", ") + name.substr(10);
+      fail(e.loc, "tilec's libdevice has no function '" + e.attr + "' (it has " + known + ")");
     }
     if (base.text == "triton" || base.text == "tilec") {
       if (e.attr == "language")

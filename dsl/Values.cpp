@@ -159,6 +159,17 @@ std::optional<bool> Value::truthiness() const {
 std::string classifyModule(const std::string &name) {
   if (name == "triton.language" || name == "tilec.language")
     return "tl";
+  // Triton's CUDA extras: tl.extra, tl.extra.cuda and libdevice, which both
+  // tl.extra.libdevice and tl.extra.cuda.libdevice name.
+  for (const char *root : {"triton.language.extra", "tilec.language.extra"}) {
+    std::string r = root;
+    if (name == r)
+      return "tl.extra";
+    if (name == r + ".cuda")
+      return "tl.extra.cuda";
+    if (name == r + ".libdevice" || name == r + ".cuda.libdevice")
+      return "libdevice";
+  }
   if (name == "triton" || name == "tilec")
     return name;
   return name;
@@ -216,10 +227,14 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
           std::string full = imp->fromModule + "." + alias.name;
           std::string bound = alias.asName.empty() ? alias.name : alias.asName;
           std::string kind = classifyModule(full);
-          if (kind == "tl" || kind == "triton" || kind == "tilec")
+          std::string from = classifyModule(imp->fromModule);
+          if (kind == "tl" || kind == "triton" || kind == "tilec" || kind == "libdevice" ||
+              kind == "tl.extra" || kind == "tl.extra.cuda")
             scope->define(bound, Value::ofModule(kind));
-          else if (classifyModule(imp->fromModule) == "tl")
+          else if (from == "tl")
             scope->define(bound, Value::ofBuiltin("tl." + alias.name));
+          else if (from == "libdevice")
+            scope->define(bound, Value::ofBuiltin("libdevice." + alias.name));
           else if (imp->fromModule == "triton" || imp->fromModule == "tilec")
             scope->define(bound, alias.name == "jit"
                                      ? Value::ofBuiltin("tl.jit")

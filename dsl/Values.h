@@ -135,7 +135,9 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module);
 
 /// Maps an imported module name to what it means inside a kernel:
 /// "tl" for triton.language / tilec.language, "triton"/"tilec" for the
-/// package itself, or the name for anything else.
+/// package itself, "tl.extra", "tl.extra.cuda" and "libdevice" for
+/// (triton|tilec).language.extra[.cuda][.libdevice], or the name for
+/// anything else.
 std::string classifyModule(const std::string &dottedName);
 
 } // namespace tilec::dsl

@@ -532,6 +532,10 @@ private:
   void fma(math::FmaOp op);
   void dot(tile::DotOp op);
   void absi(math::AbsIOp op);
+  /// math.isnan / math.isinf: an i1 per element.
+  template <typename F> void floatTest(Operation *op, F test);
+  /// math.ctlz / math.ctpop, counted in the operand's width.
+  void countBits(Operation *op, bool leadingZeros);
   void assertOp(tile::AssertOp op);
   void printOp(tile::PrintOp op);
   /// The texts of "pid (X, Y, Z)" (print::programIdFormat's values).
@@ -698,6 +702,32 @@ void Machine::absi(math::AbsIOp op) {
   for (size_t k = 0; k < a.size(); ++k)
     r.i[k] = wrapInt(a.i[k] < 0 ? 0 - uint64_t(a.i[k]) : uint64_t(a.i[k]), e.bits);
   set(op.getResult(), std::move(r));
+}
+
+template <typename F> void Machine::floatTest(Operation *op, F test) {
+  const Tensor &a = operand(op, 0);
+  expectKind(op, a, Kind::Float);
+  Tensor r = makeTensor(Elem{Kind::Int, 1}, a.shape, a.size());
+  for (size_t k = 0; k < a.size(); ++k)
+    r.i[k] = test(a.f[k]) ? 1 : 0;
+  set(op->getResult(0), std::move(r));
+}
+
+void Machine::countBits(Operation *op, bool leadingZeros) {
+  const Tensor &a = operand(op, 0);
+  expectKind(op, a, Kind::Int);
+  Elem e = resultElem(op);
+  Tensor r = makeTensor(e, a.shape, a.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    uint64_t v = zext(a.i[k], e.bits);
+    int64_t n = 0;
+    if (leadingZeros)
+      n = v == 0 ? e.bits : __builtin_clzll(v) - (64 - int64_t(e.bits));
+    else
+      n = __builtin_popcountll(v);
+    r.i[k] = wrapInt(uint64_t(n), e.bits);
+  }
+  set(op->getResult(0), std::move(r));
 }
 
 void Machine::cmpi(arith::CmpIOp op) {
@@ -1933,6 +1963,23 @@ void Machine::exec(Operation &operation) {
         floatBinary(op, [](auto a, auto b) { return std::copysign(a, b); });
       })
       .Case<math::PowFOp>([&](auto) { floatBinary(op, [](auto a, auto b) { return std::pow(a, b); }); })
+      .Case<math::Atan2Op>([&](auto) {
+        floatBinary(op, [](auto a, auto b) { return std::atan2(a, b); });
+      })
+      .Case<math::AcosOp>([&](auto) { floatUnary(op, [](auto a) { return std::acos(a); }); })
+      .Case<math::AcoshOp>([&](auto) { floatUnary(op, [](auto a) { return std::acosh(a); }); })
+      .Case<math::AsinOp>([&](auto) { floatUnary(op, [](auto a) { return std::asin(a); }); })
+      .Case<math::AsinhOp>([&](auto) { floatUnary(op, [](auto a) { return std::asinh(a); }); })
+      .Case<math::AtanOp>([&](auto) { floatUnary(op, [](auto a) { return std::atan(a); }); })
+      .Case<math::AtanhOp>([&](auto) { floatUnary(op, [](auto a) { return std::atanh(a); }); })
+      .Case<math::CbrtOp>([&](auto) { floatUnary(op, [](auto a) { return std::cbrt(a); }); })
+      .Case<math::CoshOp>([&](auto) { floatUnary(op, [](auto a) { return std::cosh(a); }); })
+      .Case<math::SinhOp>([&](auto) { floatUnary(op, [](auto a) { return std::sinh(a); }); })
+      .Case<math::ErfcOp>([&](auto) { floatUnary(op, [](auto a) { return std::erfc(a); }); })
+      .Case<math::IsNaNOp>([&](auto) { floatTest(op, [](double a) { return std::isnan(a); }); })
+      .Case<math::IsInfOp>([&](auto) { floatTest(op, [](double a) { return std::isinf(a); }); })
+      .Case<math::CountLeadingZerosOp>([&](auto) { countBits(op, true); })
+      .Case<math::CtPopOp>([&](auto) { countBits(op, false); })
       .Case<math::FmaOp>([&](auto o) { fma(o); })
       .Case<math::AbsIOp>([&](auto o) { absi(o); })
       // scf

@@ -106,7 +106,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     lang_tests="tests/python/test_gpu_atomics.py tests/python/test_gpu_random.py \
       tests/python/test_gpu_while.py tests/python/test_gpu_layer_norm.py \
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
-      tests/python/test_split.py"
+      tests/python/test_split.py tests/python/test_libdevice.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # Bad launch arguments, options and autotuning hooks, every shipped
     # kernel at small shapes.

@@ -237,7 +237,10 @@ def _global_spec(name, value):
     builtin = getattr(value, "_tilec_builtin", None)
     if isinstance(builtin, str):
         return ("builtin", builtin)
-    if callable(value) and getattr(value, "__module__", "").startswith("triton.language"):
+    module = getattr(value, "__module__", "") or ""
+    if callable(value) and module.startswith("triton.language.extra"):
+        return ("builtin", "libdevice." + getattr(value, "__name__", name))
+    if callable(value) and module.startswith("triton.language"):
         return ("builtin", getattr(value, "__name__", name))
     if cls.__name__ == "JITFunction" and hasattr(value, "fn"):  # a @triton.jit helper
         helper = _foreign.get(id(value))

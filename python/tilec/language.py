@@ -142,10 +142,12 @@ _DTYPES = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, uint16,
                                float8e4nv, float8e5)}
 
 
-def _builtin(name):
+def _builtin(name, spelled=None):
+    spelled = spelled or f"tl.{name}"
+
     def fn(*args, **kwargs):
         raise RuntimeError(
-            f"tl.{name} can only be called inside a @tilec.jit kernel; "
+            f"{spelled} can only be called inside a @tilec.jit kernel; "
             f"kernels are compiled from their source, not run by Python")
     fn.__name__ = name
     fn.__qualname__ = name
@@ -177,6 +179,48 @@ for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)
 __all__ += _BUILTINS
 del _name
+
+
+# Triton's CUDA extras: `from tilec.language.extra import libdevice` (or
+# `.extra.cuda`), and tl.extra.libdevice / tl.extra.cuda.libdevice, name the
+# functions of the compiler's libdevice family (dsl/IRGenLibdevice.cpp);
+# tests/python/test_libdevice.py checks that the two lists agree.
+_LIBDEVICE = [
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
+    "clz", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1",
+    "fabs", "floor", "fma", "fmax", "fmin", "fmod", "isinf", "isnan", "log",
+    "log10", "log1p", "log2", "nearbyint", "popc", "pow", "rint", "round",
+    "rsqrt", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+]
+
+
+def _extra_modules():
+    import sys
+    import types as _types
+
+    extra = _types.ModuleType(__name__ + ".extra", "Triton's CUDA extras: libdevice.")
+    cuda = _types.ModuleType(__name__ + ".extra.cuda", "libdevice, as tl.extra.cuda has it.")
+    libdevice = _types.ModuleType(
+        __name__ + ".extra.libdevice",
+        "CUDA libdevice functions a kernel may call (docs/language.md, 'libdevice').")
+    for name in _LIBDEVICE:
+        fn = _builtin(name, f"libdevice.{name}")
+        fn.__module__ = libdevice.__name__
+        fn.__doc__ = f"libdevice.{name}: see docs/language.md, 'libdevice'."
+        fn._tilec_builtin = "libdevice." + name
+        setattr(libdevice, name, fn)
+    libdevice.__all__ = list(_LIBDEVICE)
+    extra.libdevice = cuda.libdevice = libdevice
+    extra.cuda = cuda
+    # Importable by name too: `from tilec.language.extra import libdevice`,
+    # `import tilec.language.extra.cuda.libdevice as libdevice`.
+    for module in (extra, cuda, libdevice):
+        sys.modules[module.__name__] = module
+    sys.modules[cuda.__name__ + ".libdevice"] = libdevice
+    return extra
+
+
+extra = _extra_modules()
 
 
 def cdiv(a, b):

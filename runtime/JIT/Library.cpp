@@ -1189,10 +1189,12 @@ jit::ParsedSource parseFunction(const std::string &source, const std::string &pa
     } else if (auto *k = std::get_if<Kernel>(&GlobalAccess::value(global))) {
       value = functionOf(*k);
     } else if (auto *m = std::get_if<GlobalAccess::Module>(&GlobalAccess::value(global))) {
-      value = dsl::Value::ofModule(m->name);
+      // Python passes a module's own name: "triton.language.extra.libdevice".
+      value = dsl::Value::ofModule(dsl::classifyModule(m->name));
     } else {
       const std::string &b = std::get<GlobalAccess::Builtin>(GlobalAccess::value(global)).name;
-      value = dsl::Value::ofBuiltin(b.rfind("tl.", 0) == 0 ? b : "tl." + b);
+      bool qualified = b.rfind("tl.", 0) == 0 || b.rfind("libdevice.", 0) == 0;
+      value = dsl::Value::ofBuiltin(qualified ? b : "tl." + b);
     }
     parsed.scope->define(name, std::move(value));
   }

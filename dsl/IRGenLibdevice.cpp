@@ -1,0 +1,162 @@
+// libdevice.NAME: the functions of Triton's `triton.language.extra.libdevice`
+// (also tl.extra.cuda.libdevice) that kernels call most, as math-dialect
+// ops, which the lowering turns into calls of CUDA's libdevice (__nv_powf,
+// __nv_atan2, ...) or into PTX instructions, and which the interpreter runs
+// with the C library's functions. Float functions compute fp32 and fp64 in
+// their own type, fp16 and bf16 through fp32 (Triton's libdevice refuses
+// them), integers through fp32; isnan/isinf, clz and popc give int32, as
+// libdevice does.
+#include "dsl/BuiltinTable.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+namespace tilec::dsl {
+
+namespace {
+
+namespace math = mlir::math;
+namespace arith = mlir::arith;
+
+using UnaryBuild = mlir::Value (*)(mlir::OpBuilder &, mlir::Location, mlir::Value);
+using BinaryBuild = mlir::Value (*)(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                                    mlir::Value);
+
+template <class Op> mlir::Value unary(mlir::OpBuilder &b, mlir::Location l, mlir::Value x) {
+  return b.create<Op>(l, x);
+}
+template <class Op>
+mlir::Value binary(mlir::OpBuilder &b, mlir::Location l, mlir::Value x, mlir::Value y) {
+  return b.create<Op>(l, x, y);
+}
+
+const std::pair<const char *, UnaryBuild> kUnary[] = {
+    {"acos", unary<math::AcosOp>},       {"acosh", unary<math::AcoshOp>},
+    {"asin", unary<math::AsinOp>},       {"asinh", unary<math::AsinhOp>},
+    {"atan", unary<math::AtanOp>},       {"atanh", unary<math::AtanhOp>},
+    {"cbrt", unary<math::CbrtOp>},       {"ceil", unary<math::CeilOp>},
+    {"cos", unary<math::CosOp>},         {"cosh", unary<math::CoshOp>},
+    {"erf", unary<math::ErfOp>},         {"erfc", unary<math::ErfcOp>},
+    {"exp", unary<math::ExpOp>},         {"exp2", unary<math::Exp2Op>},
+    {"expm1", unary<math::ExpM1Op>},     {"fabs", unary<math::AbsFOp>},
+    {"floor", unary<math::FloorOp>},     {"log", unary<math::LogOp>},
+    {"log10", unary<math::Log10Op>},     {"log1p", unary<math::Log1pOp>},
+    {"log2", unary<math::Log2Op>},       {"nearbyint", unary<math::RoundEvenOp>},
+    {"rint", unary<math::RoundEvenOp>},  {"round", unary<math::RoundOp>},
+    {"rsqrt", unary<math::RsqrtOp>},     {"sin", unary<math::SinOp>},
+    {"sinh", unary<math::SinhOp>},       {"sqrt", unary<math::SqrtOp>},
+    {"tan", unary<math::TanOp>},         {"tanh", unary<math::TanhOp>},
+    {"trunc", unary<math::TruncOp>},
+};
+
+const std::pair<const char *, BinaryBuild> kBinary[] = {
+    {"atan2", binary<math::Atan2Op>},    {"copysign", binary<math::CopySignOp>},
+    {"fmax", binary<arith::MaxNumFOp>},  {"fmin", binary<arith::MinNumFOp>},
+    {"fmod", binary<arith::RemFOp>},     {"pow", binary<math::PowFOp>},
+};
+
+const DType kF32{ScalarKind::Float32, false};
+const DType kI32{ScalarKind::Int32, false};
+
+/// The float type `name` computes `v` in, and the type of its result: fp32
+/// and fp64 their own; fp16, bf16 and integers in fp32, the result in the
+/// operand's float type (fp32 for integers).
+std::pair<DType, DType> floatTypes(const Value &v, SourceLoc l, const std::string &name) {
+  DType t = v.type.element;
+  if (t.isPointer || t.isFP8() || t.isBool())
+    fail(l, name + " takes floats or integers, got " + v.describe());
+  DType result = t.isFloat() ? t : kF32;
+  return {result.bits() < 32 ? kF32 : result, result};
+}
+
+Value unaryFloat(Generator &g, const BuiltinArguments &args, UnaryBuild build) {
+  SourceLoc at = args.at();
+  g.requireIR(at, args.function().c_str());
+  Value x = g.toIR(args["x"], args.loc("x"));
+  auto [compute, result] = floatTypes(x, args.loc("x"), args.function());
+  Value v = g.cast(x, compute, at);
+  mlir::Value out = build(g.builder(), g.loc(at), v.ir);
+  return g.cast(Value::ofIR(out, v.type), result, at);
+}
+
+Value binaryFloat(Generator &g, const BuiltinArguments &args, BinaryBuild build) {
+  SourceLoc at = args.at();
+  g.requireIR(at, args.function().c_str());
+  const Value &x = args["x"], &y = args["y"];
+  Promotion p = promoteArithmetic(promotionOperand(x), promotionOperand(y));
+  if (!p.type)
+    fail(at, args.function() + " needs numbers, got " + x.describe() + " and " +
+                 y.describe());
+  Value xi = g.toIR(x, args.loc("x"), *p.type);
+  auto [compute, result] = floatTypes(Value::ofIR(xi.ir, ValueType{*p.type, xi.type.shape}),
+                                      at, args.function());
+  Value a = g.cast(xi, compute, at);
+  Value b = g.cast(g.toIR(y, args.loc("y"), *p.type), compute, at);
+  g.broadcastPair(a, b, at);
+  mlir::Value out = build(g.builder(), g.loc(at), a.ir, b.ir);
+  return g.cast(Value::ofIR(out, a.type), result, at);
+}
+
+/// libdevice.isnan / isinf: 1 or 0 as int32, as __nv_isnanf returns.
+Value classify(Generator &g, const BuiltinArguments &args, bool nan) {
+  SourceLoc at = args.at();
+  g.requireIR(at, args.function().c_str());
+  Value x = g.toIR(args["x"], args.loc("x"));
+  if (!x.type.element.isFloat() || x.type.element.isFP8())
+    fail(args.loc("x"), args.function() + " takes floats, got " + x.describe());
+  Value v = g.cast(x, floatTypes(x, at, args.function()).first, at);
+  mlir::OpBuilder &b = g.builder();
+  mlir::Location where = g.loc(at);
+  mlir::Value bit = nan ? b.create<math::IsNaNOp>(where, v.ir).getResult()
+                        : b.create<math::IsInfOp>(where, v.ir).getResult();
+  Value flag = Value::ofIR(bit, ValueType{DType{ScalarKind::Int1, false}, v.type.shape});
+  return g.cast(flag, kI32, at);
+}
+
+/// libdevice.clz / popc of a 32- or 64-bit integer, as int32.
+Value countBits(Generator &g, const BuiltinArguments &args, bool leadingZeros) {
+  SourceLoc at = args.at();
+  g.requireIR(at, args.function().c_str());
+  Value x = g.toIR(args["x"], args.loc("x"));
+  DType t = x.type.element;
+  if (t.isPointer || !t.isInt() || t.isBool() || (t.bits() != 32 && t.bits() != 64))
+    fail(args.loc("x"), args.function() + " takes a 32- or 64-bit integer, got " +
+                            x.describe());
+  mlir::OpBuilder &b = g.builder();
+  mlir::Location where = g.loc(at);
+  mlir::Value count = leadingZeros
+                          ? b.create<math::CountLeadingZerosOp>(where, x.ir).getResult()
+                          : b.create<math::CtPopOp>(where, x.ir).getResult();
+  // A count fits any integer type: reinterpret as signed, then narrow.
+  DType same{t.bits() == 64 ? ScalarKind::Int64 : ScalarKind::Int32, false};
+  return g.cast(Value::ofIR(count, ValueType{same, x.type.shape}), kI32, at);
+}
+
+} // namespace
+
+void addLibdeviceBuiltins(BuiltinTable &t) {
+  for (auto [name, build] : kUnary)
+    t.add(std::string("libdevice.") + name, {{"x"}, 1},
+          [build = build](Generator &g, const BuiltinArguments &a) {
+            return unaryFloat(g, a, build);
+          });
+  for (auto [name, build] : kBinary)
+    t.add(std::string("libdevice.") + name, {{"x", "y"}, 2},
+          [build = build](Generator &g, const BuiltinArguments &a) {
+            return binaryFloat(g, a, build);
+          });
+  // fma is tl.fma: fp32 at least, one rounding.
+  t.add("libdevice.fma", {{"x", "y", "z"}, 3}, [](Generator &g, const BuiltinArguments &a) {
+    return builtins().find("tl.fma")->generate(g, a);
+  });
+  t.add("libdevice.isnan", {{"x"}, 1},
+        [](Generator &g, const BuiltinArguments &a) { return classify(g, a, true); });
+  t.add("libdevice.isinf", {{"x"}, 1},
+        [](Generator &g, const BuiltinArguments &a) { return classify(g, a, false); });
+  t.add("libdevice.clz", {{"x"}, 1},
+        [](Generator &g, const BuiltinArguments &a) { return countBits(g, a, true); });
+  t.add("libdevice.popc", {{"x"}, 1},
+        [](Generator &g, const BuiltinArguments &a) { return countBits(g, a, false); });
+}
+
+} // namespace tilec::dsl
