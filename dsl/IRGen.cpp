@@ -516,6 +516,9 @@ Value Generator::genAttribute(const AttributeExpr &e) {
       return Value::ofModule("libdevice");
     if (base.text == "tl.extra" && e.attr == "cuda")
       return Value::ofModule("tl.extra.cuda");
+    if (base.text == "tl.extra" || base.text == "tl.extra.cuda")
+      fail(e.loc, base.text + " has no attribute '" + e.attr +
+                      "' usable in a kernel (tilec has its libdevice only)");
     if (base.text == "libdevice") {
       if (builtins().find("libdevice." + e.attr))
         return Value::ofBuiltin("libdevice." + e.attr);

@@ -4,8 +4,8 @@
 // __nv_atan2, ...) or into PTX instructions, and which the interpreter runs
 // with the C library's functions. Float functions compute fp32 and fp64 in
 // their own type, fp16 and bf16 through fp32 (Triton's libdevice refuses
-// them), integers through fp32; isnan/isinf, clz and popc give int32, as
-// libdevice does.
+// them), integers through fp32; isnan/isinf give booleans (as Triton's),
+// clz and popc int32 (as libdevice's).
 #include "dsl/BuiltinTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,7 +97,8 @@ Value binaryFloat(Generator &g, const BuiltinArguments &args, BinaryBuild build)
   return g.cast(Value::ofIR(out, a.type), result, at);
 }
 
-/// libdevice.isnan / isinf: 1 or 0 as int32, as __nv_isnanf returns.
+/// libdevice.isnan / isinf: booleans, as Triton's (it converts libdevice's
+/// int32 to int1), so that `~libdevice.isnan(x)` negates.
 Value classify(Generator &g, const BuiltinArguments &args, bool nan) {
   SourceLoc at = args.at();
   g.requireIR(at, args.function().c_str());
@@ -109,8 +110,32 @@ Value classify(Generator &g, const BuiltinArguments &args, bool nan) {
   mlir::Location where = g.loc(at);
   mlir::Value bit = nan ? b.create<math::IsNaNOp>(where, v.ir).getResult()
                         : b.create<math::IsInfOp>(where, v.ir).getResult();
-  Value flag = Value::ofIR(bit, ValueType{DType{ScalarKind::Int1, false}, v.type.shape});
-  return g.cast(flag, kI32, at);
+  return Value::ofIR(bit, ValueType{DType{ScalarKind::Int1, false}, v.type.shape});
+}
+
+/// libdevice.fma(x, y, z): one rounding, in the promoted float type (fp32
+/// for fp16, bf16 and integers), as the other functions compute.
+Value fusedMultiplyAdd(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  g.requireIR(at, args.function().c_str());
+  const Value &x = args["x"], &y = args["y"], &z = args["z"];
+  Promotion p = promoteArithmetic(promotionOperand(x), promotionOperand(y));
+  if (p.type)
+    p = promoteArithmetic({*p.type, false}, promotionOperand(z));
+  if (!p.type)
+    fail(at, args.function() + " needs numbers, got " + x.describe() + ", " + y.describe() +
+                 " and " + z.describe());
+  Value xi = g.toIR(x, args.loc("x"), *p.type);
+  auto [compute, result] = floatTypes(Value::ofIR(xi.ir, ValueType{*p.type, xi.type.shape}),
+                                      at, args.function());
+  Value a = g.cast(xi, compute, at);
+  Value b = g.cast(g.toIR(y, args.loc("y"), *p.type), compute, at);
+  Value c = g.cast(g.toIR(z, args.loc("z"), *p.type), compute, at);
+  g.broadcastPair(a, b, at);
+  g.broadcastPair(a, c, at);
+  g.broadcastPair(a, b, at);
+  auto op = g.builder().create<math::FmaOp>(g.loc(at), a.ir, b.ir, c.ir);
+  return g.cast(Value::ofIR(op, a.type), result, at);
 }
 
 /// libdevice.clz / popc of a 32- or 64-bit integer, as int32.
@@ -145,10 +170,7 @@ void addLibdeviceBuiltins(BuiltinTable &t) {
           [build = build](Generator &g, const BuiltinArguments &a) {
             return binaryFloat(g, a, build);
           });
-  // fma is tl.fma: fp32 at least, one rounding.
-  t.add("libdevice.fma", {{"x", "y", "z"}, 3}, [](Generator &g, const BuiltinArguments &a) {
-    return builtins().find("tl.fma")->generate(g, a);
-  });
+  t.add("libdevice.fma", {{"x", "y", "z"}, 3}, fusedMultiplyAdd);
   t.add("libdevice.isnan", {{"x"}, 1},
         [](Generator &g, const BuiltinArguments &a) { return classify(g, a, true); });
   t.add("libdevice.isinf", {{"x"}, 1},

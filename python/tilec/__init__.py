@@ -238,7 +238,8 @@ def _global_spec(name, value):
     if isinstance(builtin, str):
         return ("builtin", builtin)
     module = getattr(value, "__module__", "") or ""
-    if callable(value) and module.startswith("triton.language.extra"):
+    if callable(value) and module.startswith("triton.language.extra") and \
+            module.endswith(".libdevice"):
         return ("builtin", "libdevice." + getattr(value, "__name__", name))
     if callable(value) and module.startswith("triton.language"):
         return ("builtin", getattr(value, "__name__", name))

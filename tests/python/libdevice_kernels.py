@@ -98,12 +98,15 @@ def binary(x_ptr, y_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @tilec.jit
-def classify(x_ptr, nan_ptr, inf_ptr, n, BLOCK: tl.constexpr):
+def classify(x_ptr, nan_ptr, inf_ptr, finite_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
-    tl.store(nan_ptr + offs, libdevice.isnan(x), mask=m)
-    tl.store(inf_ptr + offs, libdevice.isinf(x), mask=m)
+    tl.store(nan_ptr + offs, libdevice.isnan(x).to(tl.int32), mask=m)
+    tl.store(inf_ptr + offs, libdevice.isinf(x).to(tl.int32), mask=m)
+    # Booleans, as Triton's: `~` negates them (on int32 it would not).
+    finite = ~libdevice.isnan(x) & ~libdevice.isinf(x)
+    tl.store(finite_ptr + offs, tl.where(finite, x, 0.0), mask=m)
 
 
 @tilec.jit
@@ -123,3 +126,11 @@ def spellings(x_ptr, out_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs)
     y = tl.extra.libdevice.pow(x, 2.0) + tl.extra.cuda.libdevice.pow(x, 2.0)
     tl.store(out_ptr + offs, libdevice.fma(y, 0.5, x))
+
+
+@tilec.jit
+def fma_ints(a_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Integers go through fp32, as for the other functions.
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    tl.store(out_ptr + offs, libdevice.fma(a, a, 1))

@@ -24,3 +24,10 @@ def unary_all(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
          + libdevice.fma(x, x, x) + libdevice.isnan(x) + libdevice.isinf(x)
          + libdevice.clz(n) + libdevice.popc(offs))
     tl.store(out_ptr + offs, y, mask=m)
+
+
+@tilec.jit
+def count_bits(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, libdevice.clz(x) + libdevice.popc(x))
