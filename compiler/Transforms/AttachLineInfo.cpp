@@ -4,6 +4,8 @@
 // the user's lines, inlined helpers included.
 #include "compiler/Transforms/Passes.h"
 
+#include "compiler/RenderLocation.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/BinaryFormat/Dwarf.h"
@@ -19,22 +21,6 @@ namespace tilec {
 using namespace mlir;
 
 namespace {
-
-/// The first file location in `loc`, looking through names, fusions and
-/// call sites (the innermost callee).
-FileLineColLoc firstFileLocation(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file;
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return firstFileLocation(named.getChildLoc());
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return firstFileLocation(callSite.getCallee());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (FileLineColLoc file = firstFileLocation(inner))
-        return file;
-  return {};
-}
 
 struct Scopes {
   explicit Scopes(MLIRContext *ctx) : ctx(ctx) {}
@@ -67,7 +53,7 @@ struct Scopes {
     if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
       Location callee = callSite.getCallee();
       if (auto named = dyn_cast<NameLoc>(callee)) {
-        FileLineColLoc at = firstFileLocation(named.getChildLoc());
+        FileLineColLoc at = tilec::fileLocation(named.getChildLoc());
         StringAttr fileName = at ? at.getFilename() : StringAttr::get(ctx, "<unknown>");
         LLVM::DISubprogramAttr &helper = helpers[{named.getName(), fileName}];
         if (!helper)
@@ -98,7 +84,7 @@ struct AttachLineInfoPass : tilec::impl::TilecAttachLineInfoBase<AttachLineInfoP
     FileLineColLoc first;
     module.walk([&](LLVM::LLVMFuncOp fn) {
       if (!first && !fn.isExternal())
-        first = firstFileLocation(fn.getLoc());
+        first = tilec::fileLocation(fn.getLoc());
     });
     // DebugDirectivesOnly: `.file` and `.loc` in the PTX, and no DWARF
     // sections, which the line table does not need.
@@ -111,7 +97,7 @@ struct AttachLineInfoPass : tilec::impl::TilecAttachLineInfoBase<AttachLineInfoP
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
       if (fn.isExternal() || fn->getLoc()->findInstanceOf<FusedLocWith<LLVM::DISubprogramAttr>>())
         continue;
-      FileLineColLoc at = firstFileLocation(fn.getLoc());
+      FileLineColLoc at = tilec::fileLocation(fn.getLoc());
       LLVM::DISubprogramAttr sp = scopes.subprogram(fn.getNameAttr(), at, /*distinct=*/true);
       fn->setLoc(FusedLoc::get(ctx, {fn.getLoc()}, sp));
       fn.walk([&](Operation *op) {

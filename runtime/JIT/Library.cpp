@@ -8,6 +8,7 @@
 #include "runtime/JIT/Interpret.h"
 #include "runtime/JIT/LaunchChecks.h"
 #include "runtime/JIT/DiskCache.h"
+#include "runtime/JIT/Environment.h"
 #include "runtime/JIT/SourceKey.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -93,10 +94,7 @@ struct CacheEntry {
 /// as Triton's TRITON_DISABLE_LINE_INFO): compiles then leave the PTX's
 /// .file/.loc source lines out.
 bool lineInfoEnabled() {
-  static const bool enabled = [] {
-    const char *v = std::getenv("TILEC_DISABLE_LINE_INFO");
-    return !(v && *v && std::strcmp(v, "0") != 0);
-  }();
+  static const bool enabled = !jit::environmentFlag("TILEC_DISABLE_LINE_INFO");
   return enabled;
 }
 

@@ -4,6 +4,7 @@
 
 #include "dsl/Types.h"
 #include "runtime/Device.h"
+#include "runtime/JIT/Environment.h"
 #include "runtime/JIT/LaunchChecks.h"
 
 #include <cstdlib>
@@ -105,16 +106,12 @@ Arg Arg::host(void *data, size_t bytes, ScalarType element) {
 
 Backend defaultBackend() {
   static const Backend backend = [] {
-    const char *v = std::getenv("TILEC_INTERPRET");
-    return v && *v && std::strcmp(v, "0") != 0 ? Backend::Interpreter : Backend::GPU;
+    return jit::environmentFlag("TILEC_INTERPRET") ? Backend::Interpreter : Backend::GPU;
   }();
   return backend;
 }
 bool defaultDebug() {
-  static const bool debug = [] {
-    const char *v = std::getenv("TILEC_DEBUG");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
+  static const bool debug = jit::environmentFlag("TILEC_DEBUG");
   return debug;
 }
 int64_t detail::toInt64(uint64_t v, const char *what) {

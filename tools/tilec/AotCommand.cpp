@@ -110,11 +110,8 @@ Options parseOptions(int argc, char **argv) {
       current().haveSignature = true;
     } else if (arg == "-D" || (arg.rfind("-D", 0) == 0 && arg.size() > 2)) {
       std::string def = arg == "-D" ? value() : arg.substr(2);
-      size_t eq = def.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw std::runtime_error("-D needs NAME=VALUE, got '" + def + "'");
       KernelRequest &k = current();
-      k.constexprs.insert_or_assign(def.substr(0, eq), parseConstexprValue(def.substr(eq + 1)));
+      addDefinition(def, k.constexprs);
       k.constexprText += (k.constexprText.empty() ? "" : ", ") + def;
     } else if (arg == "--name") {
       std::string name = value();

@@ -106,12 +106,7 @@ int compileCommand(int argc, char **argv) {
       signature = value();
       haveSignature = true;
     } else if (arg == "-D" || (arg.rfind("-D", 0) == 0 && arg.size() > 2)) {
-      std::string def = arg == "-D" ? value() : arg.substr(2);
-      size_t eq = def.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw std::runtime_error("-D needs NAME=VALUE, got '" + def + "'");
-      constexprs.insert_or_assign(def.substr(0, eq),
-                                  parseConstexprValue(def.substr(eq + 1)));
+      addDefinition(arg == "-D" ? value() : arg.substr(2), constexprs);
     } else if (arg == "--num-warps") {
       std::string v = value();
       char *end;
