@@ -34,11 +34,15 @@ void registerTilecDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-void buildTileOptimizationPipeline(OpPassManager &pm) {
+void buildTileOptimizationPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createTileInline());
   pm.addPass(createTileWidenFP8());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After inlining (helpers' loops are checked in their callers) and
+  // folding (a bound computed from constants is a constant).
+  if (options.deterministic)
+    pm.addPass(createTileCheckDeterministic());
 }
 
 void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -85,6 +89,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
   Option<unsigned> maxRegisters{*this, "max-registers", llvm::cl::init(0)};
   Option<std::string> target{*this, "target", llvm::cl::init("sm_90a")};
   Option<bool> debug{*this, "debug", llvm::cl::init(false)};
+  Option<bool> deterministic{*this, "deterministic", llvm::cl::init(false)};
   Option<bool> lineInfo{*this, "line-info", llvm::cl::init(true)};
   /// Options for the pipeline; an unknown target is reported by the passes.
   PipelineOptions get() const {
@@ -93,6 +98,7 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
     o.numStages = numStages;
     o.maxRegisters = maxRegisters;
     o.debug = debug;
+    o.deterministic = deterministic;
     o.lineInfo = lineInfo;
     std::string error;
     if (std::optional<TargetInfo> known = TargetInfo::parse(target, error))
@@ -106,9 +112,12 @@ struct PipelineCLOptions : PassPipelineOptions<PipelineCLOptions> {
 
 void registerTilecPassesAndPipelines() {
   registerTilecPasses();
-  PassPipelineRegistration<>("tilec-optimize-tile",
-                             "inline, canonicalize and CSE tile IR",
-                             buildTileOptimizationPipeline);
+  PassPipelineRegistration<PipelineCLOptions>(
+      "tilec-optimize-tile",
+      "inline, canonicalize and CSE tile IR (and check it with deterministic=true)",
+      [](OpPassManager &pm, const PipelineCLOptions &o) {
+        buildTileOptimizationPipeline(pm, o.get());
+      });
   PassPipelineRegistration<PipelineCLOptions>(
       "tilec-to-tilegpu", "assign layouts and simplify",
       [](OpPassManager &pm, const PipelineCLOptions &o) {
@@ -117,7 +126,7 @@ void registerTilecPassesAndPipelines() {
   PassPipelineRegistration<PipelineCLOptions>(
       "tilec-to-llvm", "the whole pipeline from tile IR to the LLVM dialect",
       [](OpPassManager &pm, const PipelineCLOptions &o) {
-        buildTileOptimizationPipeline(pm);
+        buildTileOptimizationPipeline(pm, o.get());
         buildTileGPUPipeline(pm, o.get());
         buildLLVMDialectPipeline(pm, o.get());
       });
@@ -150,7 +159,7 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     build(pm);
     return succeeded(pm.run(module));
   };
-  if (!run([](PassManager &pm) { buildTileOptimizationPipeline(pm); }))
+  if (!run([&](PassManager &pm) { buildTileOptimizationPipeline(pm, options); }))
     return false;
   stages.tile = print(module);
   if (!run([&](PassManager &pm) { buildTileGPUPipeline(pm, options); }))

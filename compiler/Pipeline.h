@@ -26,6 +26,10 @@ struct PipelineOptions {
   /// kernel takes the extents of its pointer arguments after its own
   /// arguments (the runtime passes them) and checks its loads and stores.
   bool debug = false;
+  /// deterministic=True (batch invariance): tile-check-deterministic runs
+  /// after inlining and rejects, at the user's line, float atomics and
+  /// float accumulations split by the grid or by runtime values.
+  bool deterministic = false;
   /// Source lines in the PTX (.file/.loc, tilec-attach-line-info), as
   /// Triton writes them by default.
   bool lineInfo = true;
@@ -38,8 +42,10 @@ void registerTilecDialects(mlir::DialectRegistry &registry);
 /// `tilec-to-tilegpu` and `tilec-to-llvm`, for tilec-opt.
 void registerTilecPassesAndPipelines();
 
-/// tile-inline, canonicalize, CSE.
-void buildTileOptimizationPipeline(mlir::OpPassManager &pm);
+/// tile-inline, tile-widen-fp8, canonicalize, CSE, and
+/// tile-check-deterministic with options.deterministic.
+void buildTileOptimizationPipeline(mlir::OpPassManager &pm,
+                                   const PipelineOptions &options = {});
 /// tile-to-tilegpu, canonicalize, CSE.
 void buildTileGPUPipeline(mlir::OpPassManager &pm, const PipelineOptions &options);
 /// tilegpu-to-llvm, reconcile-unrealized-casts, canonicalize, CSE, and

@@ -37,6 +37,30 @@ def TileWidenFP8 : Pass<"tile-widen-fp8", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileCheckDeterministic : Pass<"tile-check-deterministic", "mlir::ModuleOp"> {
+  let summary = "Reject what could make a kernel's floats depend on the grid or the batch";
+  let description = [{
+    The check of a `deterministic=True` compile (batch invariance: a row's
+    result must not change with the other rows launched beside it, nor
+    with the grid). Runs on the inlined tile IR and changes nothing; each
+    violation is an error at the op's location:
+
+    - a `tile.atomic_rmw` or `tile.atomic_cas` of floating-point values:
+      the order in which programs' updates land decides the rounding;
+    - an `scf.for` that carries a floating-point value each iteration
+      combines with the last (an accumulation) whose lower bound or step
+      depends on `tile.num_programs` or on runtime data (a scalar argument,
+      a loaded value), as the runtime-dependence analysis finds: the
+      partition of the sum, and so its rounding, would change with them
+      (the upper bound may be a runtime value: it only ends the loop);
+    - an `scf.while` carrying such an accumulation whose integer carried
+      values (its counters) depend on either.
+
+    Reductions and scans over a tile combine in an order fixed at compile
+    time and are always allowed, as are integer atomics (exact).
+  }];
+}
+
 def TileCheckBounds : Pass<"tile-check-bounds", "mlir::ModuleOp"> {
   let summary = "Check every load and store against its pointer argument's buffer";
   let description = [{

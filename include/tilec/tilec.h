@@ -211,6 +211,12 @@ struct LaunchOptions {
   /// the buffer its pointer argument points into (docs/language.md,
   /// "Debugging"). A separate compile, slower; off unless TILEC_DEBUG=1.
   bool debug = defaultDebug();
+  /// Batch invariance (docs/determinism.md): the compile rejects, with an
+  /// error at the user's line, float atomics and float accumulations whose
+  /// split depends on the grid (tl.num_programs) or on runtime values, so
+  /// that what a kernel computes for one row cannot change with the rows
+  /// launched beside it. Changes no code; keyed apart in the caches.
+  bool deterministic = false;
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();
 };
@@ -243,6 +249,8 @@ public:
   /// pointer on (-1: unknown), which launch() passes; whoever launches
   /// ptx() or cubin() another way must pass them too.
   bool debug() const;
+  /// Compiled with LaunchOptions::deterministic (and so checked).
+  bool deterministic() const;
   /// Milliseconds from source to PTX (0 when it came from the disk cache).
   double compileMilliseconds() const;
   /// True when this specialisation was read from the disk cache instead of
@@ -302,7 +310,8 @@ public:
                          unsigned numWarps = 4,
                          const std::string &target = "",
                          unsigned numStages = 3, unsigned maxRegisters = 0,
-                         bool debug = defaultDebug()) const;
+                         bool debug = defaultDebug(),
+                         bool deterministic = false) const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR
@@ -379,6 +388,9 @@ struct TuneOptions {
   /// Tune the kernel compiled with LaunchOptions::debug (its checks timed
   /// too); the database keeps such results apart.
   bool debug = defaultDebug();
+  /// Compile every config with LaunchOptions::deterministic (a config the
+  /// check refuses is reported and skipped); kept apart in the database.
+  bool deterministic = false;
   /// A line per config on stderr.
   bool progress = true;
   /// Read stored results and store new ones in the autotuning database;

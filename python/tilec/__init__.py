@@ -269,6 +269,9 @@ class CompiledKernel:
         #: Compiled with debug=True: assertions and bounds checks (its PTX
         #: then takes one i64 extent per pointer after the arguments).
         self.debug = compiled.debug
+        #: Compiled with deterministic=True: checked for batch invariance
+        #: (docs/determinism.md).
+        self.deterministic = compiled.deterministic
         #: The GPU target of the PTX ("sm_90a", "sm_80").
         self.target = compiled.target
         self.shared = compiled.shared_bytes
@@ -299,7 +302,8 @@ class CompiledKernel:
         return {"name": self.name, "signature": self.signature,
                 "constexprs": self.constexprs, "num_warps": self.num_warps,
                 "num_stages": self.num_stages, "maxnreg": self.maxnreg,
-                "debug": self.debug, "shared": self.shared,
+                "debug": self.debug, "deterministic": self.deterministic,
+                "shared": self.shared,
                 "target": self.target}
 
     def summary(self):
@@ -380,8 +384,8 @@ class JITFunction:
     `fn.warmup(*args, **constexprs)`."""
 
     def __init__(self, fn, *, interpret=None, do_not_specialize=None,
-                 do_not_specialize_on_alignment=None, debug=None, noinline=None,
-                 version=None, repr=None, launch_metadata=None):
+                 do_not_specialize_on_alignment=None, debug=None, deterministic=False,
+                 noinline=None, version=None, repr=None, launch_metadata=None):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError("tilec.jit decorates Python functions")
         self.fn = fn
@@ -395,6 +399,10 @@ class JITFunction:
         if debug is None:
             debug = os.environ.get("TILEC_DEBUG", "0") not in ("", "0")
         self.debug = bool(debug)
+        # deterministic=True: every compile is checked for batch invariance
+        # (no float atomics, no float sum split by the grid or a runtime
+        # value; docs/determinism.md). A launch's deterministic= overrides.
+        self.deterministic = bool(deterministic)
         # Triton's options tilec cannot honour are refused, never ignored.
         for option, value, why in (
                 ("noinline", noinline, "tilec inlines every @jit helper"),
@@ -497,7 +505,8 @@ class JITFunction:
                                                    self._parameters())
                 kernel = lib.kernel(self.fn.__name__)
                 self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
-                                                 self._unspecialized, self.debug)
+                                                 self._unspecialized, self.debug,
+                                                 self.deterministic)
             finally:
                 self._initializing = False
             return self._launcher
@@ -525,7 +534,7 @@ class JITFunction:
     # -- compiling without launching -------------------------------------------
 
     def compile(self, signature, *, num_warps=4, num_stages=3, target=None,
-                maxnreg=None, debug=None, constexprs=None, **kwargs):
+                maxnreg=None, debug=None, deterministic=None, constexprs=None, **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
         Needs no GPU. `target` is one of known_targets() ("sm_80", "sm_90a",
@@ -535,7 +544,8 @@ class JITFunction:
         for a launch (software-pipeline depth of loops feeding tl.dot);
         `maxnreg` caps the registers per thread (PTX .maxnreg, 16 to 255);
         `debug` (None: the @jit's) compiles runtime assertions and bounds
-        checks in. Returns a CompiledKernel."""
+        checks in; `deterministic` (None: the @jit's) checks the kernel for
+        batch invariance. Returns a CompiledKernel."""
         if isinstance(signature, (list, tuple)):
             signature = ",".join(signature)
         values = dict(constexprs or {})
@@ -543,14 +553,16 @@ class JITFunction:
         launcher = self._launcher or self._init()
         compiled = launcher.kernel.compile(signature, values, num_warps, target,
                                            num_stages, maxnreg or 0,
-                                           self.debug if debug is None else bool(debug))
+                                           self.debug if debug is None else bool(debug),
+                                           self.deterministic if deterministic is None
+                                           else bool(deterministic))
         result = CompiledKernel(self, compiled, signature, values)
         self._last_compiled = result
         self._last_compiled_at = launcher.launches
         return result
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None,
-               maxnreg=None, debug=None, **kwargs):
+               maxnreg=None, debug=None, deterministic=None, **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
         entries ("*fp16:16"), or one full signature string. `target` as for
@@ -561,13 +573,15 @@ class JITFunction:
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
             return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
-                                target=target, maxnreg=maxnreg, debug=debug, **kwargs)
-        signature, constexprs, num_warps, num_stages, maxnreg, debug = launcher.specialize(
+                                target=target, maxnreg=maxnreg, debug=debug,
+                                deterministic=deterministic, **kwargs)
+        (signature, constexprs, num_warps, num_stages, maxnreg, debug,
+         deterministic) = launcher.specialize(
             *args, num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg,
-            debug=debug, **kwargs)
+            debug=debug, deterministic=deterministic, **kwargs)
         return self.compile(signature, num_warps=num_warps, num_stages=num_stages,
                             target=target, maxnreg=maxnreg, debug=debug,
-                            constexprs=constexprs)
+                            deterministic=deterministic, constexprs=constexprs)
 
     @property
     def asm(self):
@@ -579,9 +593,11 @@ class JITFunction:
             spec = launcher.last_specialization()
             target = _tilec.default_target()
             if self._launched is None or self._launched[0] != (spec, target):
-                signature, constexprs, num_warps, num_stages, maxnreg, debug = spec
+                (signature, constexprs, num_warps, num_stages, maxnreg, debug,
+                 deterministic) = spec
                 compiled = launcher.kernel.compile(signature, constexprs, num_warps,
-                                                   target, num_stages, maxnreg, debug)
+                                                   target, num_stages, maxnreg, debug,
+                                                   deterministic)
                 self._launched = ((spec, target),
                                   CompiledKernel(self, compiled, signature, constexprs))
             return self._launched[1].asm
@@ -596,7 +612,8 @@ class JITFunction:
 
 def jit(fn=None, **options):
     """Decorator: `@tilec.jit` or `@tilec.jit(**options)` makes a JITFunction
-    (its options: interpret, debug, do_not_specialize, do_not_specialize_on_alignment;
+    (its options: interpret, debug, deterministic, do_not_specialize,
+    do_not_specialize_on_alignment;
     Triton's others are refused with a ValueError, unknown ones are a
     TypeError)."""
     if fn is None:

@@ -32,7 +32,7 @@ constexpr size_t kMaxParams = 64;
 struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
       *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg, *debug,
-      *array_interface, *device, *type, *shape, *strides, *nbytes;
+      *deterministic, *array_interface, *device, *type, *shape, *strides, *nbytes;
 };
 Names names;
 
@@ -43,7 +43,7 @@ void internNames() {
            in("typestr"),  in("data"),    in("value"),
            in("name"),     in("cuda_stream"), in("num_warps"),
            in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"), in("debug"),
-           in("__array_interface__"), in("device"), in("type"),
+           in("deterministic"), in("__array_interface__"), in("device"), in("type"),
            in("shape"), in("strides"), in("nbytes")};
 }
 
@@ -593,17 +593,21 @@ struct Launcher {
   bool interpret = false;
   /// Launches compile with debug=True unless a launch says otherwise.
   bool debug = false;
+  /// Launches compile with deterministic=True (batch invariance checked)
+  /// unless a launch says otherwise.
+  bool deterministic = false;
 
   // The last successful launch.
   uint64_t launches = 0;
   std::vector<tilec::Arg> lastArgs;
   std::vector<tilec::Constexpr> lastConstexprs;
   unsigned lastNumWarps = 4, lastNumStages = 3, lastMaxRegisters = 0;
-  bool lastDebug = false;
+  bool lastDebug = false, lastDeterministic = false;
 
   Launcher(tilec::Kernel k, py::dict defaults, bool interpret, py::dict unspecialized,
-           bool debug)
-      : kernel(std::move(k)), interpret(interpret), debug(debug) {
+           bool debug, bool deterministic)
+      : kernel(std::move(k)), interpret(interpret), debug(debug),
+        deterministic(deterministic) {
     for (const tilec::Parameter &p : kernel.parameters()) {
       Param param;
       param.name = p.name;
@@ -644,12 +648,14 @@ struct Launcher {
     unsigned numStages = 3;
     unsigned maxRegisters = 0; ///< maxnreg; 0: none
     bool debug = false;
+    bool deterministic = false;
     PyObject *stream = nullptr;
   };
 
   void bind(PyObject *args, PyObject *kwargs, Bound &b) const {
     size_t n = params.size();
     b.debug = debug;
+    b.deterministic = deterministic;
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (size_t(nargs) > n)
       typeError(kernel.name() + "() takes " + std::to_string(n) +
@@ -720,6 +726,13 @@ struct Launcher {
               throwPython();
             b.debug = d != 0;
           }
+        } else if (PyUnicode_Compare(key, names.deterministic) == 0) {
+          if (value != Py_None) {
+            int d = PyObject_IsTrue(value);
+            if (d < 0)
+              throwPython();
+            b.deterministic = d != 0;
+          }
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
@@ -752,6 +765,8 @@ struct Launcher {
       d["maxnreg"] = b.maxRegisters;
     if (b.debug)
       d["debug"] = true;
+    if (b.deterministic)
+      d["deterministic"] = true;
     return d;
   }
 
@@ -811,6 +826,7 @@ struct Launcher {
     options.numStages = b.numStages;
     options.maxRegisters = b.maxRegisters;
     options.debug = b.debug;
+    options.deterministic = b.deterministic;
     if (interpret) {
       // Device memory is staged with synchronous copies on the legacy
       // default stream, which wait for work queued before them.
@@ -831,6 +847,7 @@ struct Launcher {
     lastNumStages = b.numStages;
     lastMaxRegisters = b.maxRegisters;
     lastDebug = b.debug;
+    lastDeterministic = b.deterministic;
   }
 
   /// Kernel::tune over Python configs [(constexprs dict, num_warps,
@@ -890,13 +907,14 @@ struct Launcher {
     }
     o.stream = streamOf(b.stream);
     o.debug = b.debug;
+    o.deterministic = b.deterministic;
     py::gil_scoped_release release;
     return kernel.tune(cs, gs, argv, o);
   }
 
   /// What a launch with these arguments would compile, without launching:
   /// (signature, {constexpr name: value}, num_warps, num_stages, maxnreg or
-  /// 0, debug). A str in a runtime
+  /// 0, debug, deterministic). A str in a runtime
   /// position is taken as that argument's signature entry ("*fp16:16").
   py::tuple specialize(py::args args, py::kwargs kwargs) const {
     Bound b;
@@ -923,7 +941,7 @@ struct Launcher {
       signature += (signature.empty() ? "" : ",") + entry;
     }
     return py::make_tuple(signature, constexprs, b.numWarps, b.numStages, b.maxRegisters,
-                          b.debug);
+                          b.debug, b.deterministic);
   }
 
   /// The last launch's specialisation, as specialize() returns it; None
@@ -948,7 +966,7 @@ struct Launcher {
       constexprs[p.pyName] = value;
     }
     return py::make_tuple(signature, constexprs, lastNumWarps, lastNumStages,
-                          lastMaxRegisters, lastDebug);
+                          lastMaxRegisters, lastDebug, lastDeterministic);
   }
 };
 
@@ -1096,6 +1114,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
       .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
       .def_property_readonly("debug", &tilec::CompiledKernel::debug)
+      .def_property_readonly("deterministic", &tilec::CompiledKernel::deterministic)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)
       .def_property_readonly("cache_key", &tilec::CompiledKernel::cacheKey)
@@ -1137,7 +1156,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def("compile",
            [](const tilec::Kernel &k, const std::string &signature, py::dict constexprs,
               unsigned numWarps, py::object target, unsigned numStages,
-              unsigned maxRegisters, bool debug) {
+              unsigned maxRegisters, bool debug, bool deterministic) {
              tilec::Constexprs values = constexprsFromDict(constexprs);
              std::string chip = target.is_none() ? std::string() : py::str(target).cast<std::string>();
              if (!target.is_none() && chip.empty())
@@ -1145,11 +1164,12 @@ PYBIND11_MODULE(_tilec, m) {
                                      tilec::knownTargets() + ") or None, got ''");
              py::gil_scoped_release release;
              return k.compile(signature, values, numWarps, chip, numStages, maxRegisters,
-                              debug);
+                              debug, deterministic);
            },
            py::arg("signature"), py::arg("constexprs") = py::dict(),
            py::arg("num_warps") = 4, py::arg("target") = py::none(),
            py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("debug") = false,
+           py::arg("deterministic") = false,
            "Compile for `target`; None: tilec.default_target() (the current GPU's, "
            "else sm_90a).");
 
@@ -1235,11 +1255,14 @@ PYBIND11_MODULE(_tilec, m) {
       .def("__str__", &tilec::TuneReport::table);
 
   py::class_<Launcher>(m, "Launcher")
-      .def(py::init<tilec::Kernel, py::dict, bool, py::dict, bool>(), py::arg("kernel"),
+      .def(py::init<tilec::Kernel, py::dict, bool, py::dict, bool, bool>(), py::arg("kernel"),
            py::arg("defaults") = py::dict(), py::arg("interpret") = false,
-           py::arg("unspecialized") = py::dict(), py::arg("debug") = false)
+           py::arg("unspecialized") = py::dict(), py::arg("debug") = false,
+           py::arg("deterministic") = false)
       .def_property_readonly("interpret", [](const Launcher &l) { return l.interpret; })
       .def_property_readonly("debug", [](const Launcher &l) { return l.debug; })
+      .def_property_readonly("deterministic",
+                             [](const Launcher &l) { return l.deterministic; })
       .def("__getitem__",
            [](py::object self, py::object grid) {
              return BoundLaunch{self, self.cast<Launcher *>(), std::move(grid)};

@@ -311,9 +311,11 @@ class Autotuner:
     def run(self, *args, grid, **kwargs):
         named = self._named(args, kwargs)
         key = tuple(_key_text(named.get(k)) for k in self.key)
-        # A debug compile is timed with its checks: tuned apart.
-        debug = kwargs.get("debug")
-        key += (bool(getattr(self.fn, "debug", False) if debug is None else debug),)
+        # A debug compile is timed with its checks, and a deterministic one
+        # may refuse configs: each tuned apart.
+        for option in ("debug", "deterministic"):
+            value = kwargs.get(option)
+            key += (bool(getattr(self.fn, option, False) if value is None else value),)
         config = self.cache.get(key)
         if config is None:
             report = self._tune(grid, args, kwargs)

@@ -70,12 +70,14 @@ constexpr const char *kTimingGeneration = "2";
 /// it) says nothing about this one.
 std::string resultName(const std::string &source, const std::string &signature,
                        const std::string &key, const std::string &gpu,
-                       const std::string &target, const Config &config, bool debug) {
+                       const std::string &target, const Config &config, bool debug,
+                       bool deterministic) {
   // A debug compile's times (its checks included) are not the kernel's: a
-  // line of their own, which no text of the user's key can imitate.
+  // line of their own, which no text of the user's key can imitate. A
+  // deterministic compile may refuse a config the plain one accepts.
   return jit::digest(source + "\n" + signature + "\n" + key + "\n" + gpu + "\n" +
                      target + "\n" + config.str() + "\n" + kTimingGeneration +
-                     (debug ? "\ndebug" : "")) +
+                     (debug ? "\ndebug" : "") + (deterministic ? "\ndeterministic" : "")) +
          ".txt";
 }
 
@@ -225,7 +227,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
     if (!options.force && options.useDatabase)
       stored = db.readText("tune", resultName(source, report.signature, options.key,
                                               report.gpu, report.target, configs[i],
-                                              options.debug));
+                                              options.debug, options.deterministic));
     if (stored && deserialize(*stored, r)) {
       r.fromDatabase = true;
       addRates(r, options);
@@ -254,7 +256,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
             CompiledKernel c = compile(report.signature, r.config.constexprs,
                                        r.config.numWarps, report.target,
                                        r.config.numStages, r.config.maxRegisters,
-                                       options.debug);
+                                       options.debug, options.deterministic);
             r.sharedBytes = int(c.sharedBytes());
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
@@ -278,6 +280,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           lo.numStages = r.config.numStages;
           lo.maxRegisters = r.config.maxRegisters;
           lo.debug = options.debug;
+          lo.deterministic = options.deterministic;
           lo.stream = options.stream;
           lo.backend = Backend::GPU;
           // A hook's exception ends the tuning (HookFailed passes the
@@ -319,7 +322,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           // The compile the launch above loaded (same target): its registers.
           CompiledKernel c = compile(report.signature, r.config.constexprs,
                                      r.config.numWarps, report.target, r.config.numStages,
-                                     r.config.maxRegisters, options.debug);
+                                     r.config.maxRegisters, options.debug,
+                                     options.deterministic);
           r.registers = c.numRegisters();
           r.spillBytes = c.spillBytes();
           float estimate;
@@ -372,7 +376,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
       bool launchFailed = !r.ok && r.error.rfind("launch failed", 0) == 0;
       if (options.useDatabase && !launchFailed)
         db.writeText("tune", resultName(source, report.signature, options.key, report.gpu,
-                                        report.target, r.config, options.debug),
+                                        report.target, r.config, options.debug,
+                                        options.deterministic),
                      serialize(r));
       if (options.progress) {
         std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +

@@ -86,6 +86,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
   pipeline.numStages = options.numStages;
   pipeline.maxRegisters = options.maxRegisters;
   pipeline.debug = options.debug;
+  pipeline.deterministic = options.deterministic;
   pipeline.lineInfo = options.lineInfo;
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);

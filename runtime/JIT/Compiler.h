@@ -26,6 +26,10 @@ struct CompileOptions {
   /// load and store checked against its argument's extent (Triton's
   /// debug=True; docs/language.md, "Debugging").
   bool debug = false;
+  /// deterministic=True: tile-check-deterministic rejects, with located
+  /// errors, what could make results depend on the grid or the batch
+  /// (PipelineOptions::deterministic; docs/determinism.md).
+  bool deterministic = false;
   /// .file/.loc source lines in the PTX (PipelineOptions::lineInfo).
   bool lineInfo = true;
   std::string target = "sm_90a";

@@ -92,7 +92,9 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
       return mlir::success();
     });
     mlir::PassManager pm(&ctx);
-    buildTileOptimizationPipeline(pm);
+    PipelineOptions pipeline;
+    pipeline.deterministic = options.deterministic;
+    buildTileOptimizationPipeline(pm, pipeline);
     if (mlir::failed(pm.run(*module))) {
       if (result.errors.empty())
         result.errors.push_back("error: simplifying the tile IR of '" +

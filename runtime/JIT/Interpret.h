@@ -23,6 +23,9 @@ struct InterpretOptions {
   /// tl.device_assert (and `assert` on runtime values) checked, as
   /// CompileOptions::debug; the interpreter checks every access anyway.
   bool debug = false;
+  /// The checks of a deterministic=True compile, as
+  /// CompileOptions::deterministic.
+  bool deterministic = false;
   /// Where tl.device_print's lines go; stdout when empty.
   std::function<void(const std::string &)> devicePrint;
   /// Bounds on the run (none by default).

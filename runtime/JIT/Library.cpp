@@ -82,6 +82,7 @@ struct CacheEntry {
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
   bool debug = false;        ///< compiled with debug=True
+  bool deterministic = false; ///< compiled (and checked) with deterministic=True
   /// The GPU target the PTX is for ("sm_90a").
   std::string target;
   std::string diskKey;
@@ -104,17 +105,21 @@ bool lineInfoEnabled() {
 struct Knobs {
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
   bool debug = false;
+  /// Changes no code, but a specialisation compiled without the check
+  /// must not stand in for one that promised it: keyed apart.
+  bool deterministic = false;
   bool lineInfo = lineInfoEnabled();
   Knobs() = default;
-  Knobs(unsigned numWarps, unsigned numStages, unsigned maxRegisters, bool debug)
+  Knobs(unsigned numWarps, unsigned numStages, unsigned maxRegisters, bool debug,
+        bool deterministic)
       : numWarps(numWarps), numStages(numStages), maxRegisters(maxRegisters),
-        debug(debug) {}
+        debug(debug), deterministic(deterministic) {}
   explicit Knobs(const LaunchOptions &o)
-      : Knobs(o.numWarps, o.numStages, o.maxRegisters, o.debug) {}
+      : Knobs(o.numWarps, o.numStages, o.maxRegisters, o.debug, o.deterministic) {}
   std::string text() const {
     return "|w" + std::to_string(numWarps) + "|s" + std::to_string(numStages) +
            (maxRegisters ? "|r" + std::to_string(maxRegisters) : "") + (debug ? "|d" : "") +
-           (lineInfo ? "" : "|nl");
+           (deterministic ? "|det" : "") + (lineInfo ? "" : "|nl");
   }
 };
 
@@ -495,6 +500,8 @@ struct Kernel::Impl {
       parts.push_back({"maxnreg", std::to_string(knobs.maxRegisters), "", ""});
     if (knobs.debug)
       parts.push_back({"debug", "True", "", ""});
+    if (knobs.deterministic)
+      parts.push_back({"deterministic", "True", "", ""});
     if (!knobs.lineInfo)
       parts.push_back({"line_info", "False", "", ""});
     parts.push_back({"target", target, "", ""});
@@ -610,6 +617,7 @@ struct Kernel::Impl {
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
       entry->debug = knobs.debug;
+      entry->deterministic = knobs.deterministic;
       entry->target = target;
       entry->diskKey = diskKey;
       entry->fromDisk = true;
@@ -635,6 +643,7 @@ struct Kernel::Impl {
     options.numStages = knobs.numStages;
     options.maxRegisters = knobs.maxRegisters;
     options.debug = knobs.debug;
+    options.deterministic = knobs.deterministic;
     options.lineInfo = knobs.lineInfo;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
@@ -646,6 +655,7 @@ struct Kernel::Impl {
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
     entry->debug = knobs.debug;
+    entry->deterministic = knobs.deterministic;
     entry->target = target;
     entry->diskKey = diskKey;
     jit::CachedKernel stored;
@@ -701,7 +711,7 @@ struct Kernel::Impl {
   /// device memory staged through host copies.
   void interpret(Grid grid, const Arg *args, size_t numArgs,
                  const Constexpr *const *constexprs, size_t numConstexprs,
-                 bool debug) const {
+                 bool debug, bool deterministic) const {
     std::string signature;
     for (size_t i = 0; i < numArgs; ++i)
       signature += (i ? "," : "") + args[i].signature();
@@ -761,6 +771,7 @@ struct Kernel::Impl {
     }
     jit::InterpretOptions interpretOptions;
     interpretOptions.debug = debug;
+    interpretOptions.deterministic = deterministic;
     jit::InterpretResult result = jit::interpret(
         *function(), signature, values, interp::Grid{grid.x, grid.y, grid.z},
         std::move(hostArgs), interpretOptions);
@@ -788,12 +799,14 @@ struct Kernel::Impl {
     jit::checkGrid(name, grid);
     jit::checkPointerArguments(name, runtimeNames, args, numArgs, options.backend);
     if (options.backend == Backend::Interpreter)
-      return interpret(grid, args, numArgs, constexprs, numConstexprs, options.debug);
+      return interpret(grid, args, numArgs, constexprs, numConstexprs, options.debug,
+                       options.deterministic);
     SpecKey key;
     bool fits = numArgs <= kMaxFastArgs && key.put(&options.numWarps, sizeof(unsigned)) &&
                 key.put(&options.numStages, sizeof(unsigned)) &&
                 key.put(&options.maxRegisters, sizeof(unsigned)) &&
                 key.put8(uint8_t(options.debug)) &&
+                key.put8(uint8_t(options.deterministic)) &&
                 key.put8(uint8_t(numArgs));
     for (size_t i = 0; fits && i < numArgs; ++i)
       fits = key.put8(argCode(args[i]));
@@ -868,6 +881,7 @@ unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stag
 unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
 unsigned CompiledKernel::maxRegisters() const { return entryOf(impl_).maxRegisters; }
 bool CompiledKernel::debug() const { return entryOf(impl_).debug; }
+bool CompiledKernel::deterministic() const { return entryOf(impl_).deterministic; }
 double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
 }
@@ -917,10 +931,11 @@ std::vector<char> CompiledKernel::cubin() const {
 CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
                                const std::string &target, unsigned numStages,
-                               unsigned maxRegisters, bool debug) const {
+                               unsigned maxRegisters, bool debug,
+                               bool deterministic) const {
   CompiledKernel k;
   k.impl_ = impl_->lookup(signature, constexprs,
-                          Knobs(numWarps, numStages, maxRegisters, debug),
+                          Knobs(numWarps, numStages, maxRegisters, debug, deterministic),
                           target.empty() ? defaultTarget() : target);
   return k;
 }

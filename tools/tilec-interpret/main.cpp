@@ -4,7 +4,7 @@
 //   tilec-interpret FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
 //                   --grid X[,Y[,Z]] [--arg NAME=SPEC]...
 //                   [--print NAME[:COUNT]]... [--dump NAME=PATH]...
-//                   [--emit-tile] [--quiet]
+//                   [--debug] [--deterministic] [--emit-tile] [--quiet]
 //
 // --help says what SPEC can be. Exit status 0 on success, 1 on a compile or
 // interpreter error (printed as `file:line:col: error: ...`), 2 on a usage
@@ -34,7 +34,7 @@ namespace {
 const char *kUsage = R"(usage: tilec-interpret FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
                        --grid X[,Y[,Z]] [--arg NAME=SPEC]...
                        [--print NAME[:COUNT]]... [--dump NAME=PATH]...
-                       [--debug] [--emit-tile] [--quiet]
+                       [--debug] [--deterministic] [--emit-tile] [--quiet]
 
 Runs KERNEL of FILE on the CPU: the tile IR that `tilec compile --emit tile`
 shows, one program at a time for every point of the grid (x fastest), with
@@ -44,7 +44,9 @@ the source line, the program and the access:
   argument 'x_ptr' (16000 bytes), element [928] in program (3, 0, 0) of kernel 'add'
 
 tl.device_print lines go to stdout as the GPU prints them; --debug checks
-tl.device_assert and `assert` on runtime values (Triton's debug=True).
+tl.device_assert and `assert` on runtime values (Triton's debug=True);
+--deterministic first checks the kernel for batch invariance, as `tilec
+compile --deterministic` does.
 
 SIGNATURE and -D are those of `tilec compile`. Every non-constexpr
 parameter needs one --arg NAME=SPEC:
@@ -243,7 +245,8 @@ uint64_t fnv1a(const std::vector<uint8_t> &bytes) {
 
 int run(int argc, char **argv) {
   std::string file, kernel, signature;
-  bool haveSignature = false, emitTile = false, quiet = false, debug = false;
+  bool haveSignature = false, emitTile = false, quiet = false, debug = false,
+       deterministic = false;
   std::string gridText;
   std::map<std::string, dsl::Value> constexprs;
   std::vector<std::pair<std::string, std::string>> argSpecs;
@@ -291,6 +294,8 @@ int run(int argc, char **argv) {
       emitTile = true;
     else if (arg == "--debug")
       debug = true;
+    else if (arg == "--deterministic")
+      deterministic = true;
     else if (arg == "--quiet" || arg == "-q")
       quiet = true;
     else if (!arg.empty() && arg[0] == '-')
@@ -411,6 +416,7 @@ int run(int argc, char **argv) {
   jit::InterpretOptions options;
   options.keepTileIR = emitTile;
   options.debug = debug;
+  options.deterministic = deterministic;
   jit::InterpretResult result =
       jit::interpret(*fn, signature, constexprs, grid, args, options);
   if (emitTile && !result.tile.empty())

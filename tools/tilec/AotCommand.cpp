@@ -45,6 +45,7 @@ struct KernelRequest {
   tilec::Constexprs constexprs;
   std::string constexprText;
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
+  bool deterministic = false; ///< checked for batch invariance
 };
 
 struct Options {
@@ -125,6 +126,8 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--maxnreg") {
       std::string text = value();
       current().maxRegisters = parseNumber(arg, text, 16, 255);
+    } else if (arg == "--deterministic") {
+      current().deterministic = true;
     } else if (arg == "--targets") {
       std::vector<std::string> more = splitTargets(value());
       if (!explicitTargets)
@@ -426,7 +429,8 @@ int aotCommand(int argc, char **argv) {
       AotImage &image = unit.images[i];
       tilec::CompiledKernel compiled =
           kernel.compile(request.signature, request.constexprs, request.numWarps, image.target,
-                         request.numStages, request.maxRegisters, /*debug=*/false);
+                         request.numStages, request.maxRegisters, /*debug=*/false,
+                         request.deterministic);
       if (i == 0) {
         k.signature = compiled.signature();
         k.types = compiled.argumentTypes();

@@ -4,7 +4,8 @@
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]
 //              (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...
 //              [-D NAME=VALUE]... [--bytes N] [--flops N] [--key TEXT]
-//              [--warmup MS] [--rep MS] [--force] [--csv F] [--json F] [--svg F]
+//              [--warmup MS] [--rep MS] [--force] [--deterministic]
+//              [--csv F] [--json F] [--svg F]
 //
 // SPEC, one per runtime parameter in order: `fp32[N]` (a device buffer of N
 // elements; any element type), or `i32=V`, `i64=V`, `fp32=V`, `fp64=V`.
@@ -181,6 +182,7 @@ int tuneCommand(int argc, char **argv) {
     else if (a == "--warmup") options.warmupMs = std::strtod(value().c_str(), nullptr);
     else if (a == "--rep") options.repMs = std::strtod(value().c_str(), nullptr);
     else if (a == "--force") options.force = true;
+    else if (a == "--deterministic") options.deterministic = true;
     else if (a == "--csv") csvPath = value();
     else if (a == "--json") jsonPath = value();
     else if (a == "--svg") svgPath = value();

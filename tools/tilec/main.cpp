@@ -2,7 +2,7 @@
 //
 //   tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...
 //         [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]
-//         [--debug] [--emit STAGE]
+//         [--debug] [--deterministic] [--emit STAGE]
 //         [-o DIR] [--time]
 //   tilec cache list|size|clear|show KEY
 //   tilec tune FILE -k KERNEL --arg SPEC... --grid G... --config|--sweep ...
@@ -39,15 +39,18 @@ std::string usage() {
   return std::string(
     "usage: tilec compile FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]...\n"
     "                     [--num-warps N] [--num-stages S] [--maxnreg R] [--target CHIP]\n"
-    "                     [--debug] [--no-line-info] [--emit tile|tilegpu|llvm|ptx|summary|all]\n"
+    "                     [--debug] [--deterministic] [--no-line-info]\n"
+    "                     [--emit tile|tilegpu|llvm|ptx|summary|all]\n"
     "                     [-o DIR] [--time]\n"
     "       tilec cache list|size|clear|show KEY\n"
     "       tilec tune FILE -k KERNEL --arg SPEC... --grid G[,G[,G]]\n"
     "                  (--config 'NAME=V ... num_warps=W' | --sweep NAME=V1,V2,...)...\n"
     "                  [-D NAME=VALUE]... [--bytes N] [--flops N] [--key TEXT]\n"
-    "                  [--warmup MS] [--rep MS] [--force] [--csv F] [--json F] [--svg F]\n"
+    "                  [--warmup MS] [--rep MS] [--force] [--deterministic]\n"
+    "                  [--csv F] [--json F] [--svg F]\n"
     "       tilec aot FILE -k KERNEL -s SIGNATURE [-D NAME=VALUE]... [--num-warps N]\n"
-    "                 [--num-stages S] [--maxnreg R] [--name FUNCTION] [[FILE] -k ...]...\n"
+    "                 [--num-stages S] [--maxnreg R] [--deterministic] [--name FUNCTION]\n"
+    "                 [[FILE] -k ...]...\n"
     "                 [--targets CHIP,CHIP...] [--namespace NS] [--no-ptx] [--no-line-info]\n"
     "                 [--ptxas PATH]\n"
     "                 -o PREFIX\n"
@@ -61,6 +64,8 @@ std::string usage() {
     "1: off), as Triton's num_stages. R caps the registers per thread (PTX .maxnreg,\n"
     "16 to 255), as Triton's maxnreg. --debug compiles as Triton's debug=True:\n"
     "tl.device_assert checked, loads and stores checked against their buffers.\n"
+    "--deterministic checks for batch invariance: float atomics and float sums\n"
+    "split by the grid or by runtime values are errors (docs/determinism.md).\n"
     "--no-line-info leaves out the PTX's .file/.loc source lines (as\n"
     "TILEC_DISABLE_LINE_INFO=1 does).\n"
     "CHIP is the GPU target of the PTX, one of\n  ") +
@@ -89,7 +94,7 @@ bool writeFile(const std::string &path, const std::string &text) {
 
 int compileCommand(int argc, char **argv) {
   std::string file, kernel, signature, emit = "ptx", outDir;
-  bool haveSignature = false, time = false, debug = false;
+  bool haveSignature = false, time = false, debug = false, deterministic = false;
   tilec::Constexprs constexprs;
   unsigned numWarps = 4, numStages = 3, maxRegisters = 0;
   std::string target = kDefaultTarget;
@@ -144,6 +149,8 @@ int compileCommand(int argc, char **argv) {
       time = true;
     else if (arg == "--debug")
       debug = true;
+    else if (arg == "--deterministic")
+      deterministic = true;
     else if (arg == "--no-line-info")
       ::setenv("TILEC_DISABLE_LINE_INFO", "1", 1); // read by the first compile
     else if (!arg.empty() && arg[0] == '-')
@@ -174,7 +181,8 @@ int compileCommand(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     tilec::Library library = tilec::Library::fromFile(file);
     compiled = library.kernel(kernel).compile(signature, constexprs, numWarps,
-                                              target, numStages, maxRegisters, debug);
+                                              target, numStages, maxRegisters, debug,
+                                              deterministic);
     ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
              .count();
