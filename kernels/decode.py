@@ -1,0 +1,234 @@
+"""Fused kernels of one decode step of a language model (batch 1...64, one
+new token per sequence), written for Qwen2.5-1.5B's shapes: hidden 1536,
+12 query heads and 2 KV heads of 128, intermediate 8960, RMSNorm eps 1e-6,
+RoPE theta 1e6. bf16 weights, activations and caches; fp32 arithmetic.
+Any shape the constexprs describe works (tests run small ones).
+
+At batch 1 every kernel is bound by the bytes it reads, so each reads its
+weights once, keeps every intermediate in registers, and computes one
+batch row per program along grid axis 1 (axis 2 for attention): a row's
+arithmetic, and the order of its sums, is the same whatever the batch
+(batch invariance; these kernels compile with deterministic=True).
+
+Layouts (row-major, contiguous last dimension): activations [B, hidden];
+weights as torch.nn.Linear keeps them, [out_features, in_features]; the
+QKV weight stacks q, k, v rows ([(Hq + 2 Hkv) D, hidden]) and the gate/up
+weight gate then up rows ([2 I, hidden]); caches [B, Hkv, L_max, D];
+`pos[b]` (int32, in device memory so that a CUDA graph replays with new
+positions) is the position of row b's new token, whose context is then
+pos[b] + 1 tokens.
+
+Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
+- rmsnorm_qkv_rope: RMSNorm folded into the QKV GEMV (gamma multiplies
+  x, 1/rms scales each dot product once), the bias, RoPE (rotate-half
+  pairs i, i + D/2, angles in fp64) on q and k, q written out, k and v
+  appended to the caches at pos. Reads W once: 6.3 MB.
+- gate_up_swiglu: RMSNorm folded in likewise (optional), gate and up rows
+  of one output read together, silu(g) * u written; the two GEMV results
+  never reach memory. Reads 55 MB.
+- gemv_residual: out = W x + residual (the attention output projection,
+  4.7 MB, and the down projection, 27.5 MB); out may alias residual.
+- attention_split + attention_combine: flash-decoding with a fixed split
+  of SPLIT tokens (a fixed size, not a fixed count, so a row's partition
+  never depends on the batch or the grid); the GROUP query heads of one
+  KV head are processed together (each KV byte read once) through
+  tl.dot; per split a normalised partial output and its log2-sum-exp,
+  combined in a fixed order by the second kernel. Reads
+  2 * Hkv * L * D * 2 bytes of cache per row (L = 32768: 32 MB).
+
+Shipped configs (num_warps = 4): PAIRS = 8 rows, BLOCK_K = 256 for the
+QKV and gate/up GEMVs; ROWS = 8, BLOCK_K = 512 for gemv_residual;
+SPLIT = 128, BLOCK_L = 64, GROUP_PAD = 16 for attention; BLOCK_S = 16 for
+the combine. decode_step.py launches them (and a whole decoder layer).
+"""
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def _inv_rms(x_ptr, n, eps, BLOCK: tl.constexpr):
+    """1 / sqrt(mean(x[:n]^2) + eps), in fp32."""
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for k0 in range(0, n, BLOCK):
+        k = k0 + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + k, mask=k < n, other=0.0).to(tl.float32)
+        acc += x * x
+    return tl.rsqrt(tl.sum(acc, axis=0) / n + eps)
+
+
+@tilec.jit
+def _gemv_rows(w_ptr, rows, x_ptr, gamma_ptr, n, HAS_GAMMA: tl.constexpr,
+               BLOCK_K: tl.constexpr):
+    """sum_k W[rows, k] * x[k] (* gamma[k]) in fp32, W's rows n apart."""
+    acc = tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
+    for k0 in range(0, n, BLOCK_K):
+        k = k0 + tl.arange(0, BLOCK_K)
+        in_row = k < n
+        x = tl.load(x_ptr + k, mask=in_row, other=0.0).to(tl.float32)
+        if HAS_GAMMA:
+            x = x * tl.load(gamma_ptr + k, mask=in_row, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + rows[:, None] * n + k[None, :], mask=in_row[None, :],
+                    other=0.0)
+        acc += w.to(tl.float32) * x[None, :]
+    return tl.sum(acc, axis=1)
+
+
+@tilec.jit
+def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
+                     v_cache, hidden, stride_x, stride_q, stride_cb, stride_ch,
+                     stride_cl, eps,
+                     HQ: tl.constexpr, HKV: tl.constexpr, D: tl.constexpr,
+                     LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    # Program (p, b): PAIRS output rows j of one head and their RoPE
+    # partners j + D/2, for batch row b. Grid: ((HQ + 2 HKV) * D / 2 / PAIRS, B).
+    b = tl.program_id(1)
+    groups_per_head: tl.constexpr = D // 2 // PAIRS
+    head = tl.program_id(0) // groups_per_head
+    j = (tl.program_id(0) % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
+    rows_lo = head * D + j
+    rows_hi = rows_lo + D // 2
+    x_row = x_ptr + b * stride_x
+    scale = _inv_rms(x_row, hidden, eps, BLOCK_K)
+    lo = _gemv_rows(w_ptr, rows_lo, x_row, gamma_ptr, hidden, True, BLOCK_K) * scale
+    hi = _gemv_rows(w_ptr, rows_hi, x_row, gamma_ptr, hidden, True, BLOCK_K) * scale
+    if HAS_BIAS:
+        lo += tl.load(bias_ptr + rows_lo).to(tl.float32)
+        hi += tl.load(bias_ptr + rows_hi).to(tl.float32)
+    pos = tl.load(pos_ptr + b)
+    # theta^(-2j/D) and the angle in fp64: at position 32767 an fp32 angle
+    # would be off by up to 2e-3 radians.
+    inv_freq = tl.exp2(j.to(tl.float64) * (-2.0 / D * LOG2_THETA))
+    angle = pos.to(tl.float64) * inv_freq
+    cos = tl.cos(angle).to(tl.float32)
+    sin = tl.sin(angle).to(tl.float32)
+    rot_lo = lo * cos - hi * sin
+    rot_hi = hi * cos + lo * sin
+    if head < HQ:
+        q_row = q_ptr + b * stride_q + head * D
+        tl.store(q_row + j, rot_lo)
+        tl.store(q_row + j + D // 2, rot_hi)
+    elif head < HQ + HKV:
+        k_row = k_cache + b * stride_cb + (head - HQ) * stride_ch + pos * stride_cl
+        tl.store(k_row + j, rot_lo)
+        tl.store(k_row + j + D // 2, rot_hi)
+    else:
+        v_row = v_cache + b * stride_cb + (head - HQ - HKV) * stride_ch + pos * stride_cl
+        tl.store(v_row + j, lo)
+        tl.store(v_row + j + D // 2, hi)
+
+
+@tilec.jit
+def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, stride_x,
+                   stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
+                   BLOCK_K: tl.constexpr):
+    # Program (p, b): outputs p*PAIRS ... of batch row b, from gate rows
+    # and the up rows `inter` below them. Grid: (cdiv(inter, PAIRS), B).
+    b = tl.program_id(1)
+    rows = tl.program_id(0) * PAIRS + tl.arange(0, PAIRS)
+    # Rows past the end read row 0 (always there) and are not stored.
+    valid = rows < inter
+    rows = tl.where(valid, rows, 0)
+    x_row = x_ptr + b * stride_x
+    gate = _gemv_rows(w_ptr, rows, x_row, gamma_ptr, hidden, NORM, BLOCK_K)
+    up = _gemv_rows(w_ptr, rows + inter, x_row, gamma_ptr, hidden, NORM, BLOCK_K)
+    if NORM:
+        scale = _inv_rms(x_row, hidden, eps, BLOCK_K)
+        gate = gate * scale
+        up = up * scale
+    h = gate / (1.0 + tl.exp(-gate)) * up
+    tl.store(out_ptr + b * stride_out + rows, h, mask=valid)
+
+
+@tilec.jit
+def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, stride_x, stride_res,
+                  stride_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr):
+    # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]. Grid: (cdiv(n_out, ROWS), B).
+    b = tl.program_id(1)
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    valid = rows < n_out
+    rows = tl.where(valid, rows, 0)
+    y = _gemv_rows(w_ptr, rows, x_ptr + b * stride_x, x_ptr, n_in, False, BLOCK_K)
+    y += tl.load(res_ptr + b * stride_res + rows, mask=valid, other=0.0).to(tl.float32)
+    tl.store(out_ptr + b * stride_out + rows, y, mask=valid)
+
+
+@tilec.jit
+def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_qb,
+                    stride_cb, stride_ch, stride_cl, stride_ob, stride_oh, stride_os,
+                    stride_lb, stride_lh, qk_scale,
+                    GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, D: tl.constexpr,
+                    SPLIT: tl.constexpr, BLOCK_L: tl.constexpr):
+    # Program (s, kvh, b): tokens [s*SPLIT, (s+1)*SPLIT) of batch row b's
+    # context, for the GROUP query heads of KV head kvh. Writes each head's
+    # softmax-weighted sum of V over those tokens (normalised) and its
+    # log2-sum-exp of the scaled scores. Splits past the context do nothing.
+    # qk_scale is 1/sqrt(D) * log2(e). Grid: (cdiv(L_max, SPLIT), HKV, B).
+    s = tl.program_id(0)
+    kvh = tl.program_id(1)
+    b = tl.program_id(2)
+    context = tl.load(pos_ptr + b) + 1
+    start = s * SPLIT
+    if start < context:
+        g = tl.arange(0, GROUP_PAD)
+        d = tl.arange(0, D)
+        heads = kvh * GROUP + g
+        in_group = g < GROUP
+        q = tl.load(q_ptr + b * stride_qb + heads[:, None] * D + d[None, :],
+                    mask=in_group[:, None], other=0.0)
+        k_base = k_cache + b * stride_cb + kvh * stride_ch
+        v_base = v_cache + b * stride_cb + kvh * stride_ch
+        m = tl.full((GROUP_PAD,), -float("inf"), tl.float32)
+        total = tl.zeros((GROUP_PAD,), tl.float32)
+        acc = tl.zeros((GROUP_PAD, D), tl.float32)
+        end = tl.minimum(start + SPLIT, context)
+        for t0 in range(start, end, BLOCK_L):
+            t = t0 + tl.arange(0, BLOCK_L)
+            live = t < end
+            k = tl.load(k_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None],
+                        other=0.0)
+            scores = tl.dot(q, tl.trans(k)) * qk_scale
+            scores = tl.where(live[None, :], scores, -float("inf"))
+            m_new = tl.maximum(m, tl.max(scores, axis=1))
+            alpha = tl.exp2(m - m_new)
+            p = tl.exp2(scores - m_new[:, None])
+            total = total * alpha + tl.sum(p, axis=1)
+            v = tl.load(v_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None],
+                        other=0.0)
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            m = m_new
+        out = acc / total[:, None]
+        o_rows = o_part + b * stride_ob + heads[:, None] * stride_oh + s * stride_os
+        tl.store(o_rows + d[None, :], out, mask=in_group[:, None])
+        tl.store(lse_part + b * stride_lb + heads * stride_lh + s, m + tl.log2(total),
+                 mask=in_group)
+
+
+@tilec.jit
+def attention_combine(o_part, lse_part, pos_ptr, out_ptr, stride_ob, stride_oh,
+                      stride_os, stride_lb, stride_lh, stride_out,
+                      D: tl.constexpr, SPLIT: tl.constexpr, BLOCK_S: tl.constexpr):
+    # Program (h, b): query head h of batch row b, its splits combined in
+    # order. out[b, h*D:(h+1)*D] (the layout the O projection reads).
+    h = tl.program_id(0)
+    b = tl.program_id(1)
+    splits = (tl.load(pos_ptr + b) + SPLIT) // SPLIT
+    d = tl.arange(0, D)
+    o_base = o_part + b * stride_ob + h * stride_oh
+    lse_base = lse_part + b * stride_lb + h * stride_lh
+    m = -float("inf")
+    total = 0.0
+    acc = tl.zeros((D,), tl.float32)
+    for s0 in range(0, splits, BLOCK_S):
+        s = s0 + tl.arange(0, BLOCK_S)
+        live = s < splits
+        lse = tl.load(lse_base + s, mask=live, other=-float("inf"))
+        o = tl.load(o_base + s[:, None] * stride_os + d[None, :], mask=live[:, None],
+                    other=0.0)
+        m_new = tl.maximum(m, tl.max(lse, axis=0))
+        alpha = tl.exp2(m - m_new)
+        w = tl.exp2(lse - m_new)
+        total = total * alpha + tl.sum(w, axis=0)
+        acc = acc * alpha + tl.sum(w[:, None] * o, axis=0)
+        m = m_new
+    tl.store(out_ptr + b * stride_out + h * D + d, acc / total)

@@ -1,0 +1,166 @@
+"""Host side of kernels/decode.py: launchers with the shipped configs, and
+one decoder layer's decode step (RMSNorm -> QKV + RoPE + cache append ->
+attention -> O projection + residual -> RMSNorm -> gate/up + SwiGLU ->
+down projection + residual) in six launches.
+
+Nothing here allocates, synchronises or compiles once a layer has run
+once: every buffer is made by DecoderLayer's constructor and positions are
+read by the kernels from device memory, so `DecoderLayer.step` can be
+captured in a CUDA graph (torch.cuda.graph) and replayed for the next
+token after writing the new positions. Arrays are whatever the kernels
+accept (torch CUDA tensors on the GPU; numpy arrays, with bf16 passed
+through tilec.reinterpret, on the interpreter): shapes come from the
+Config, never from the arrays.
+"""
+import math
+from dataclasses import dataclass
+
+import tilec
+
+import decode
+
+
+@dataclass(frozen=True)
+class Config:
+    """A decoder layer's shapes (defaults: Qwen2.5-1.5B)."""
+    hidden: int = 1536
+    q_heads: int = 12
+    kv_heads: int = 2
+    head_dim: int = 128
+    intermediate: int = 8960
+    eps: float = 1e-6
+    rope_theta: float = 1_000_000.0
+    qkv_bias: bool = True
+
+    @property
+    def q_size(self):
+        return self.q_heads * self.head_dim
+
+    @property
+    def qkv_rows(self):
+        return (self.q_heads + 2 * self.kv_heads) * self.head_dim
+
+    @property
+    def group(self):
+        return self.q_heads // self.kv_heads
+
+    def check(self):
+        if self.q_heads % self.kv_heads:
+            raise ValueError("q_heads must be a multiple of kv_heads")
+        if self.head_dim & (self.head_dim - 1) or self.head_dim < 2 * QKV_PAIRS:
+            raise ValueError(f"head_dim must be a power of two of at least {2 * QKV_PAIRS}")
+
+
+#: The shipped configs (kernels/decode.py says why).
+QKV_PAIRS, QKV_BLOCK_K = 8, 256
+GATE_UP_PAIRS, GATE_UP_BLOCK_K = 8, 256
+GEMV_ROWS, GEMV_BLOCK_K = 8, 512
+SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
+NUM_WARPS = 4
+
+
+class Kernels:
+    """The decode kernels, compiled with deterministic=True, on the GPU or
+    (interpret=True) on tilec's CPU interpreter."""
+
+    NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gemv_residual",
+             "attention_split", "attention_combine")
+
+    def __init__(self, interpret=False):
+        for name in self.NAMES:
+            fn = getattr(decode, name)
+            setattr(self, name, tilec.JITFunction(fn.fn, interpret=interpret,
+                                                  deterministic=True))
+
+
+def splits_for(max_len, split=SPLIT):
+    """Attention splits a context of max_len tokens needs."""
+    return tilec.cdiv(max_len, split)
+
+
+def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
+             stream=None):
+    """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at pos[b]."""
+    d = cfg.head_dim
+    grid = (cfg.qkv_rows // 2 // QKV_PAIRS, batch)
+    k.rmsnorm_qkv_rope[grid](
+        x, gamma, w_qkv, bias if bias is not None else w_qkv, pos, q, k_cache, v_cache,
+        cfg.hidden, cfg.hidden, cfg.q_size, cfg.kv_heads * max_len * d, max_len * d, d,
+        cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
+        LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
+        PAIRS=QKV_PAIRS, BLOCK_K=QKV_BLOCK_K, num_warps=NUM_WARPS, stream=stream)
+
+
+def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, stream=None):
+    """out[b] = silu(Wg norm(x[b])) * (Wu norm(x[b])); gamma None: no norm."""
+    grid = (tilec.cdiv(cfg.intermediate, GATE_UP_PAIRS), batch)
+    k.gate_up_swiglu[grid](
+        x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden,
+        cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
+        PAIRS=GATE_UP_PAIRS, BLOCK_K=GATE_UP_BLOCK_K, num_warps=NUM_WARPS, stream=stream)
+
+
+def projection(k, batch, n_in, n_out, x, w, residual, out, stream=None):
+    """out[b] = W x[b] + residual[b] (out may be residual)."""
+    grid = (tilec.cdiv(n_out, GEMV_ROWS), batch)
+    k.gemv_residual[grid](x, w, residual, out, n_in, n_out, n_in, n_out, n_out,
+                          ROWS=GEMV_ROWS, BLOCK_K=GEMV_BLOCK_K, num_warps=NUM_WARPS,
+                          stream=stream)
+
+
+def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
+              split=SPLIT, stream=None):
+    """out[b, h] = softmax(q[b, h] . K[b, h/group, :pos+1] / sqrt(D)) V[...].
+    o_part [batch, q_heads, splits, D] and lse_part [batch, q_heads, splits]
+    (fp32, splits = splits_for(max_len, split)) hold the partial results."""
+    d = cfg.head_dim
+    splits = splits_for(max_len, split)
+    k.attention_split[(splits, cfg.kv_heads, batch)](
+        q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
+        cfg.kv_heads * max_len * d, max_len * d, d,
+        cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
+        1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
+        GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
+        BLOCK_L=BLOCK_L, num_warps=NUM_WARPS, stream=stream)
+    k.attention_combine[(cfg.q_heads, batch)](
+        o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
+        cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=BLOCK_S,
+        num_warps=NUM_WARPS, stream=stream)
+
+
+class DecoderLayer:
+    """One decoder layer's decode step for `batch` rows and caches of
+    `max_len` tokens. `weights` holds input_norm [hidden],
+    qkv [qkv_rows, hidden], qkv_bias [qkv_rows] (when cfg.qkv_bias), o
+    [hidden, q_size], post_norm [hidden], gate_up [2 intermediate, hidden]
+    and down [hidden, intermediate]. `empty(shape, dtype)` makes the
+    scratch buffers ("bf16" or "fp32"); they live as long as the layer."""
+
+    def __init__(self, cfg, weights, batch, max_len, empty, kernels=None, split=SPLIT):
+        cfg.check()
+        self.cfg, self.w, self.batch, self.max_len, self.split = (
+            cfg, weights, batch, max_len, split)
+        self.k = kernels or Kernels()
+        splits = splits_for(max_len, split)
+        self.q = empty((batch, cfg.q_size), "bf16")
+        self.attn = empty((batch, cfg.q_size), "bf16")
+        self.mid = empty((batch, cfg.hidden), "bf16")
+        self.h = empty((batch, cfg.intermediate), "bf16")
+        self.o_part = empty((batch, cfg.q_heads, splits, cfg.head_dim), "fp32")
+        self.lse_part = empty((batch, cfg.q_heads, splits), "fp32")
+
+    def step(self, x, pos, k_cache, v_cache, out, stream=None):
+        """out = the layer applied to x [batch, hidden] at positions pos
+        [batch] (int32), appending to k_cache and v_cache [batch, kv_heads,
+        max_len, head_dim]. out may be x."""
+        cfg, w, b, k = self.cfg, self.w, self.batch, self.k
+        qkv_rope(k, cfg, b, self.max_len, x, w["input_norm"], w["qkv"],
+                 w.get("qkv_bias") if cfg.qkv_bias else None, pos, self.q, k_cache,
+                 v_cache, stream=stream)
+        attention(k, cfg, b, self.max_len, self.q, k_cache, v_cache, pos, self.o_part,
+                  self.lse_part, self.attn, split=self.split, stream=stream)
+        projection(k, b, cfg.q_size, cfg.hidden, self.attn, w["o"], x, self.mid,
+                   stream=stream)
+        gate_up(k, cfg, b, self.mid, w["post_norm"], w["gate_up"], self.h, stream=stream)
+        projection(k, b, cfg.intermediate, cfg.hidden, self.h, w["down"], self.mid, out,
+                   stream=stream)

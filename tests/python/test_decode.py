@@ -1,0 +1,200 @@
+"""The decode kernels (kernels/decode.py, launched by kernels/decode_step.py)
+on the CPU interpreter at small shapes with masked tails, against float64
+(issue 15): each kernel, the whole decoder layer, and a row computed alone
+against the same row inside a batch (bitwise). bf16 in and out, so the
+tolerances are in units of bf16's rounding (2^-8 relative): outputs are
+compared with |got - ref| <= TOL * (|ref| + mean |ref|). The GPU runs the
+same checks at Qwen2.5-1.5B's shapes in test_gpu_decode.py."""
+import numpy as np
+import pytest
+
+import tilec
+
+import decode_reference as ref
+import decode_step
+from decode_reference import Bf16
+
+# Odd sizes everywhere a tile could hide a bug: 100 outputs of gate/up (8
+# per program: a partial last program), GQA groups of 3 padded to 16,
+# hidden 96 below one BLOCK_K.
+CFG = decode_step.Config(hidden=96, q_heads=6, kv_heads=2, head_dim=32,
+                         intermediate=100, rope_theta=10000.0)
+# bf16 rounding of the output (2^-9 relative) plus fp32 sums: 2^-8 is the
+# bound for a single rounding, 3 * 2^-8 for kernels that round an
+# intermediate to bf16 first (attention's probabilities).
+TOL = 2.0 ** -8
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    return decode_step.Kernels(interpret=True)
+
+
+@pytest.fixture(autouse=True)
+def no_disk_cache(monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE", "0")
+
+
+def assert_close(got, want, tol):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    bound = tol * (np.abs(want) + np.abs(want).mean())
+    worst = float((np.abs(got - want) / bound).max())
+    assert worst <= 1.0, f"error {worst:.2f}x the tolerance"
+
+
+def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels):
+    rng = np.random.default_rng(0)
+    batch, max_len = 3, 40
+    w = ref.random_weights(rng, CFG)
+    x = ref.random_bf16(rng, batch, CFG.hidden)
+    pos = np.array([0, 17, 39], np.int32)
+    q = Bf16(shape=(batch, CFG.q_size))
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    k_cache, v_cache = Bf16(np.full(shape, 7.0)), Bf16(np.full(shape, -7.0))
+    decode_step.qkv_rope(kernels, CFG, batch, max_len, x.arg, w["input_norm"].arg,
+                         w["qkv"].arg, w["qkv_bias"].arg, pos, q.arg, k_cache.arg,
+                         v_cache.arg)
+    q_ref, k_ref, v_ref = ref.qkv_rope(CFG, x.value, w["input_norm"].value, w["qkv"].value,
+                                       w["qkv_bias"].value, pos)
+    assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
+    rows = np.arange(batch)
+    assert_close(k_cache.value[rows, :, pos], k_ref, TOL)
+    assert_close(v_cache.value[rows, :, pos], v_ref, TOL)
+    # Nothing else in the caches moved.
+    untouched = np.ones(shape, bool)
+    untouched[rows, :, pos] = False
+    assert (k_cache.value[untouched] == 7.0).all() and (v_cache.value[untouched] == -7.0).all()
+
+
+def test_rope_angles_are_exact_at_long_positions(kernels):
+    # Position 32767, theta 1e6 (Qwen2.5): the angle is computed in fp64.
+    cfg = decode_step.Config(hidden=64, q_heads=2, kv_heads=1, head_dim=64,
+                             intermediate=64, qkv_bias=False)
+    rng = np.random.default_rng(1)
+    w = ref.random_weights(rng, cfg)
+    x = ref.random_bf16(rng, 1, cfg.hidden)
+    pos = np.array([32767], np.int32)
+    q = Bf16(shape=(1, cfg.q_size))
+    cache = Bf16(shape=(1, cfg.kv_heads, 32768, cfg.head_dim))
+    decode_step.qkv_rope(kernels, cfg, 1, 32768, x.arg, w["input_norm"].arg, w["qkv"].arg,
+                         None, pos, q.arg, cache.arg, cache.arg)
+    q_ref, _, _ = ref.qkv_rope(cfg, x.value, w["input_norm"].value, w["qkv"].value, None,
+                               pos)
+    assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
+
+
+@pytest.mark.parametrize("norm", [True, False])
+def test_gate_up_swiglu(kernels, norm):
+    rng = np.random.default_rng(2)
+    batch = 2
+    w = ref.random_weights(rng, CFG)
+    x = ref.random_bf16(rng, batch, CFG.hidden)
+    out = Bf16(np.full((batch, CFG.intermediate + 3), 5.0))
+    gamma = w["post_norm"] if norm else None
+    decode_step.gate_up(kernels, CFG, batch, x.arg, gamma.arg if norm else None,
+                        w["gate_up"].arg, out.arg)
+    # Rows are CFG.intermediate apart: the 3 columns past them... belong to
+    # the next row; check the layout the kernel writes, [batch, inter].
+    got = out.value.reshape(-1)[: batch * CFG.intermediate].reshape(batch, -1)
+    want = ref.swiglu(CFG, x.value, gamma.value if norm else None, w["gate_up"].value)
+    assert_close(got, want, TOL)
+    assert (out.value.reshape(-1)[batch * CFG.intermediate:] == 5.0).all()
+
+
+@pytest.mark.parametrize("n_in, n_out", [(300, 37), (1100, 8)])
+def test_projection_with_residual_in_place(kernels, n_in, n_out):
+    rng = np.random.default_rng(3)
+    batch = 3
+    x = ref.random_bf16(rng, batch, n_in)
+    w = ref.random_bf16(rng, n_out, n_in, scale=n_in ** -0.5)
+    res = ref.random_bf16(rng, batch, n_out)
+    want = x.value @ w.value.T + res.value
+    decode_step.projection(kernels, batch, n_in, n_out, x.arg, w.arg, res.arg, res.arg)
+    assert_close(res.value, want, TOL)
+
+
+@pytest.mark.parametrize("split", [32, 256])
+def test_attention_split_and_combine(kernels, split):
+    # split 32 over 600 tokens: 19 splits, more than one BLOCK_S of the
+    # combine; contexts of 1 token, exactly one split, one past it, all.
+    rng = np.random.default_rng(4)
+    batch, max_len = 4, 600
+    pos = np.array([0, 31, 32, 599], np.int32)
+    q = ref.random_bf16(rng, batch, CFG.q_size)
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    k_cache, v_cache = ref.random_bf16(rng, *shape), ref.random_bf16(rng, *shape)
+    splits = decode_step.splits_for(max_len, split)
+    o_part = np.zeros((batch, CFG.q_heads, splits, CFG.head_dim), np.float32)
+    lse_part = np.zeros((batch, CFG.q_heads, splits), np.float32)
+    out = Bf16(shape=(batch, CFG.q_size))
+    decode_step.attention(kernels, CFG, batch, max_len, q.arg, k_cache.arg, v_cache.arg,
+                          pos, o_part, lse_part, out.arg, split=split)
+    want = ref.attention(CFG, q.value.reshape(batch, CFG.q_heads, -1), k_cache.value,
+                         v_cache.value, pos)
+    assert_close(out.value, want, 3 * TOL)
+
+
+def make_layer(kernels, cfg, w, batch, max_len):
+    def empty(shape, dtype):
+        return Bf16(shape=shape).arg if dtype == "bf16" else np.zeros(shape, np.float32)
+    weights = {name: a.arg for name, a in w.items()}
+    return decode_step.DecoderLayer(cfg, weights, batch, max_len, empty, kernels=kernels,
+                                    split=64)
+
+
+def test_decoder_layer_against_float64(kernels):
+    rng = np.random.default_rng(5)
+    batch, max_len = 3, 200
+    w = ref.random_weights(rng, CFG)
+    pos = np.array([5, 130, 199], np.int32)
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    k_cache, v_cache = ref.random_bf16(rng, *shape), ref.random_bf16(rng, *shape)
+    k64, v64 = k_cache.value, v_cache.value
+    x = ref.random_bf16(rng, batch, CFG.hidden)
+    want = ref.layer(CFG, {n: a.value for n, a in w.items()}, x.value, pos, k64, v64)
+    layer = make_layer(kernels, CFG, w, batch, max_len)
+    out = Bf16(shape=(batch, CFG.hidden))
+    layer.step(x.arg, pos, k_cache.arg, v_cache.arg, out.arg)
+    # q, attention output, the residual stream and h are rounded to bf16
+    # on the way: a few roundings' worth.
+    assert_close(out.value, want, 4 * TOL)
+    rows = np.arange(batch)
+    assert_close(k_cache.value[rows, :, pos], k64[rows, :, pos], TOL)
+
+
+def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels):
+    rng = np.random.default_rng(6)
+    batch, max_len = 4, 130
+    w = ref.random_weights(rng, CFG)
+    pos = np.array([129, 3, 64, 100], np.int32)
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    k_bits = ref.random_bf16(rng, *shape).bits
+    v_bits = ref.random_bf16(rng, *shape).bits
+    x = ref.random_bf16(rng, batch, CFG.hidden)
+    full = Bf16(shape=(batch, CFG.hidden))
+    k_all, v_all = Bf16(shape=shape), Bf16(shape=shape)
+    k_all.bits[...] = k_bits
+    v_all.bits[...] = v_bits
+    make_layer(kernels, CFG, w, batch, max_len).step(x.arg, pos, k_all.arg, v_all.arg,
+                                                     full.arg)
+    one_layer = make_layer(kernels, CFG, w, 1, max_len)
+    for b in range(batch):
+        k_one, v_one, alone = (Bf16(shape=(1,) + shape[1:]), Bf16(shape=(1,) + shape[1:]),
+                               Bf16(shape=(1, CFG.hidden)))
+        k_one.bits[...] = k_bits[b:b + 1]
+        v_one.bits[...] = v_bits[b:b + 1]
+        xb = Bf16(shape=(1, CFG.hidden))
+        xb.bits[...] = x.bits[b:b + 1]
+        one_layer.step(xb.arg, pos[b:b + 1].copy(), k_one.arg, v_one.arg, alone.arg)
+        assert (alone.bits[0] == full.bits[b]).all(), f"row {b}"
+        assert (k_one.bits[0] == k_all.bits[b]).all()
+
+
+def test_decode_kernels_pass_the_deterministic_check():
+    # Compiled for the GPU with the shipped configs: the check accepts them.
+    k = decode_step.Kernels()
+    assert all(getattr(k, n).deterministic for n in decode_step.Kernels.NAMES)
+    c = k.attention_split.compile(
+        "*bf16:16,*bf16:16,*bf16:16,*i32:16,*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9)
+        + ",fp32", target="sm_90a", GROUP=6, GROUP_PAD=16, D=128, SPLIT=256, BLOCK_L=64)
+    assert c.deterministic and "mma.sync" in c.asm["ptx"]
