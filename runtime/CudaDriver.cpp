@@ -96,6 +96,15 @@ LoadState load() {
   optional(d.cuEventSynchronize, {"cuEventSynchronize"});
   optional(d.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   optional(d.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
+  optional(d.cuStreamCreate, {"cuStreamCreate"});
+  optional(d.cuStreamDestroy, {"cuStreamDestroy_v2", "cuStreamDestroy"});
+  optional(d.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
+  optional(d.cuStreamEndCapture, {"cuStreamEndCapture"});
+  optional(d.cuGraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"});
+  optional(d.cuGraphLaunch, {"cuGraphLaunch"});
+  optional(d.cuGraphExecDestroy, {"cuGraphExecDestroy"});
+  optional(d.cuGraphDestroy, {"cuGraphDestroy"});
+  optional(d.cuGraphGetNodes, {"cuGraphGetNodes"});
 
   if (!missing.empty()) {
     state.error = "no CUDA driver found: libcuda.so.1 lacks " + missing +

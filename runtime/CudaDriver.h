@@ -13,6 +13,9 @@
 
 struct CUstream_st;
 struct CUlinkState_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
+struct CUgraphNode_st;
 
 namespace tilec::runtime {
 
@@ -25,6 +28,9 @@ using CUstream = ::CUstream_st *;
 using CUevent = ::CUevent_st *;
 using CUlinkState = ::CUlinkState_st *;
 using CUjit_option = int;
+using CUgraph = ::CUgraph_st *;
+using CUgraphExec = ::CUgraphExec_st *;
+using CUgraphNode = ::CUgraphNode_st *;
 
 enum : int {
   CUDA_SUCCESS = 0,
@@ -78,6 +84,10 @@ enum : int {
 
 // CUevent_flags
 enum : unsigned { CU_EVENT_DEFAULT = 0 };
+
+// CUstream_flags and CUstreamCaptureMode
+enum : unsigned { CU_STREAM_NON_BLOCKING = 1 };
+enum : int { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
 
 /// The driver's entry points. The ones marked optional may be null (an older
 /// driver); callers go through need() for those. The names are the API's
@@ -148,6 +158,18 @@ struct CudaDriver {
   CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
                                  CUevent end);
   CUresult (*cuEventDestroy)(CUevent event);
+
+  // optional: streams and CUDA graphs (tilec::Stream, tilec::Graph).
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode);
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
+  CUresult (*cuGraphGetNodes)(CUgraph graph, CUgraphNode *nodes, size_t *count);
 
   /// The table, loaded once (thread-safe); null when libcuda.so.1 cannot be
   /// opened or lacks a required entry point.

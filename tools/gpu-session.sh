@@ -57,6 +57,10 @@ step cpp-gpu-tests "$bundle/bin/tilec-gpu-tests"
 # The public API as users link it: integer types, bad launch arguments.
 step cpp-api-tests "$bundle/bin/tilec-api-tests"
 step cpp-example "$bundle/bin/tilec-example-vector-add"
+# A decoder layer's step from C++ (issue 15): float64 check, CUDA graph
+# replays bitwise equal to eager steps, time per step.
+step cpp-decode-example "$bundle/bin/tilec-example-decode"
+step cpp-decode-example-b16 "$bundle/bin/tilec-example-decode" --batch 16 --context 4096
 # Kernels compiled ahead of time (tilec aot) into programs that carry no
 # compiler: run with an empty library path, so nothing of tilec's is found.
 step cpp-aot-tests env -u LD_LIBRARY_PATH "$bundle/bin/tilec-aot-tests"
@@ -108,6 +112,20 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
       tests/python/test_split.py tests/python/test_libdevice.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
+    # The decode kernels and layer (issue 15): float64 checks, batch
+    # invariance bitwise, CUDA-graph replay; then under memcheck and
+    # racecheck (the attention's tl.dot layouts go through shared memory).
+    step py-tests-decode python3 -m pytest -q -rs tests/python/test_gpu_decode.py \
+      tests/python/test_decode.py tests/python/test_deterministic.py
+    if command -v compute-sanitizer > /dev/null; then
+      sanitize_decode() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_decode.py -k "not 32768 and not 64 and not graph"
+      }
+      export -f sanitize_decode
+      step sanitize-decode-memcheck sanitize_decode memcheck
+      step sanitize-decode-racecheck sanitize_decode racecheck
+    fi
     # Bad launch arguments, options and autotuning hooks, every shipped
     # kernel at small shapes.
     step py-tests-launch python3 -m pytest -q -rs tests/python/test_gpu_launch_args.py \
@@ -193,6 +211,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/decode.py ]; then
+    step bench-decode python3 bench/decode.py --commit "$commit" --out "$out"
+  fi
   if [ -f bench/atomics.py ]; then
     step bench-atomics python3 bench/atomics.py --commit "$commit" --out "$out"
   fi
@@ -259,7 +280,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in cpp-decode-example cpp-decode-example-b16 py-tests-decode bench-decode py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -5,8 +5,8 @@
 #   tools/make-bundle.sh [OUT]      (default: dist/tilec)
 #
 # OUT/bin/tilec               the CLI (finds ../lib/libtilec.so)
-# OUT/bin/tilec-example-vector-add, tilec-runtime-tests, tilec-gpu-tests,
-#   tilec-api-tests
+# OUT/bin/tilec-example-vector-add, tilec-example-decode, tilec-runtime-tests,
+#   tilec-gpu-tests, tilec-api-tests
 # OUT/bin/tilec-example-aot, tilec-aot-tests   kernels built in by `tilec aot`:
 #                             they need no libtilec
 # OUT/lib/libtilec.so         the C++ API, LLVM/MLIR inside, stripped
@@ -26,12 +26,13 @@ if [ ! -f "$build/build.ninja" ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3
 fi
 cmake --build "$build" -j "$(nproc)" --target tilec libtilec \
-  tilec-example-vector-add tilec-runtime-tests tilec-gpu-tests tilec-api-tests \
-  tilec-example-aot tilec-aot-tests
+  tilec-example-vector-add tilec-example-decode tilec-runtime-tests tilec-gpu-tests \
+  tilec-api-tests tilec-example-aot tilec-aot-tests
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/include/tilec" "$out/python"
 cp "$build/bin/tilec" "$build/bin/tilec-example-vector-add" \
+   "$build/bin/tilec-example-decode" \
    "$build/bin/tilec-runtime-tests" "$build/bin/tilec-gpu-tests" \
    "$build/bin/tilec-api-tests" "$build/bin/tilec-example-aot" \
    "$build/bin/tilec-aot-tests" "$out/bin/"

@@ -118,6 +118,65 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// A CUDA stream of the current GPU (non-blocking, of its primary context:
+/// the one PyTorch and the CUDA runtime use), owned (move-only). Launches
+/// take `stream.handle()` as their stream.
+class Stream {
+public:
+  /// Throws Error without a driver.
+  static Stream create();
+  Stream();
+  Stream(Stream &&) noexcept;
+  Stream &operator=(Stream &&) noexcept;
+  ~Stream();
+  /// The CUstream; null for an empty Stream.
+  void *handle() const;
+  /// Waits for the work queued on it; reports the first asynchronous error
+  /// of that work as an Error.
+  void synchronize() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A CUDA graph: the launches a function makes on a stream, captured once
+/// and replayed with one call (move-only). Launches of kernels that have
+/// already run with the same specialisation are capture-safe: they
+/// allocate, synchronise and compile nothing, so launch each kernel once
+/// before capturing. What a graph launches reads its arguments' memory at
+/// replay time: write new inputs (positions, tokens) into the same
+/// buffers and replay.
+///
+///   tilec::Stream stream = tilec::Stream::create();
+///   LaunchOptions o; o.stream = stream.handle();
+///   kernel.launch(grid, args, constexprs, o);           // warm
+///   tilec::Graph g = tilec::Graph::capture(stream, [&] {
+///     kernel.launch(grid, args, constexprs, o);
+///   });
+///   g.launch(stream); stream.synchronize();
+class Graph {
+public:
+  /// Captures what `launches` enqueues on `stream`. Throws Error when the
+  /// capture breaks (an allocation or a synchronisation on this thread, a
+  /// launch that had to load its kernel); an exception from `launches`
+  /// ends the capture and propagates. Interpreter launches are not
+  /// captured: they run when called.
+  static Graph capture(const Stream &stream, const std::function<void()> &launches);
+  Graph();
+  Graph(Graph &&) noexcept;
+  Graph &operator=(Graph &&) noexcept;
+  ~Graph();
+  /// Enqueues one replay on `stream` (any stream of the same GPU).
+  void launch(const Stream &stream) const;
+  /// The nodes (kernel launches) it holds.
+  size_t numNodes() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// A kernel argument. Pointers name their element type; scalars are typed
 /// by their C++ type: signed integers of up to 32 bits → i32, 64-bit ones
 /// (int64_t, long long) → i64, unsigned ones (unsigned, size_t) by their

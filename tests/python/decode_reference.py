@@ -32,6 +32,19 @@ class Bf16:
         return bf16_value(self.bits)
 
 
+#: bf16's rounding, the unit of the decode tests' tolerances: one rounding
+#: of an output is at most 2^-9 relative, plus the fp32 sums' error.
+TOL = 2.0 ** -8
+
+
+def assert_close(got, want, tol):
+    """|got - want| <= tol * (|want| + mean |want|) everywhere."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    bound = tol * (np.abs(want) + np.abs(want).mean())
+    worst = float((np.abs(got - want) / bound).max())
+    assert worst <= 1.0, f"error {worst:.2f}x the tolerance"
+
+
 def random_bf16(rng, *shape, scale=1.0):
     return Bf16(rng.standard_normal(shape) * scale)
 

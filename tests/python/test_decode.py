@@ -8,21 +8,17 @@ same checks at Qwen2.5-1.5B's shapes in test_gpu_decode.py."""
 import numpy as np
 import pytest
 
-import tilec
 
 import decode_reference as ref
 import decode_step
-from decode_reference import Bf16
+from decode_reference import Bf16, assert_close
 
 # Odd sizes everywhere a tile could hide a bug: 100 outputs of gate/up (8
 # per program: a partial last program), GQA groups of 3 padded to 16,
 # hidden 96 below one BLOCK_K.
 CFG = decode_step.Config(hidden=96, q_heads=6, kv_heads=2, head_dim=32,
                          intermediate=100, rope_theta=10000.0)
-# bf16 rounding of the output (2^-9 relative) plus fp32 sums: 2^-8 is the
-# bound for a single rounding, 3 * 2^-8 for kernels that round an
-# intermediate to bf16 first (attention's probabilities).
-TOL = 2.0 ** -8
+TOL = ref.TOL
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +29,6 @@ def kernels():
 @pytest.fixture(autouse=True)
 def no_disk_cache(monkeypatch):
     monkeypatch.setenv("TILEC_CACHE", "0")
-
-
-def assert_close(got, want, tol):
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    bound = tol * (np.abs(want) + np.abs(want).mean())
-    worst = float((np.abs(got - want) / bound).max())
-    assert worst <= 1.0, f"error {worst:.2f}x the tolerance"
 
 
 def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels):

@@ -6,6 +6,7 @@
 //  Gpu*.*             loading and launching real kernels. They skip where no
 //                     usable driver and device exist. CMake labels them "gpu".
 #include "runtime/Device.h"
+#include "runtime/Graph.h"
 
 #include <gtest/gtest.h>
 
@@ -209,6 +210,22 @@ TEST(RuntimeNoDriver, LoadingKernelsThrowsClearError) {
   EXPECT_TRUE(contains(
       cudaErrorOf([&] { Module::loadCubin(image, sizeof image, "fill42"); }),
       "no CUDA driver found"));
+}
+
+TEST(RuntimeNoDriver, StreamsAndGraphsThrowClearError) {
+  SKIP_UNLESS_NO_DRIVER();
+  EXPECT_TRUE(contains(cudaErrorOf([] { Stream::create(); }), "no CUDA driver found"));
+  EXPECT_TRUE(contains(cudaErrorOf([] { Graph::capture(nullptr, [] {}); }),
+                       "cannot capture the legacy default stream"));
+  bool ran = false;
+  EXPECT_TRUE(contains(cudaErrorOf([&] {
+                         Graph::capture(reinterpret_cast<void *>(0x10), [&] { ran = true; });
+                       }),
+                       "no CUDA driver found"));
+  EXPECT_FALSE(ran); // nothing runs before the capture has begun
+  Graph empty;
+  EXPECT_EQ(empty.numNodes(), 0u);
+  EXPECT_TRUE(contains(cudaErrorOf([&] { empty.launch(nullptr); }), "empty CUDA graph"));
 }
 
 TEST(RuntimeNoDriver, MemoryAndTimingThrowClearError) {

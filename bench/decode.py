@@ -1,0 +1,339 @@
+"""Decode kernels (kernels/decode.py) against PyTorch on the same inputs,
+Qwen2.5-1.5B shapes, bf16 (issue 15).
+
+    python3 bench/decode.py [--commit SHA] [--out DIR] [--quick]
+
+Every input a kernel reads (weights, caches) is rotated across copies
+totalling more than 240 MB (four times the H200's L2), and do_bench
+flushes the L2 before each timed call as well, so no figure is an L2
+figure. Each case is checked against float64 before it is timed. Cases:
+
+- copy bandwidth (torch, 256 MB): the ceiling the rest are read against;
+- gate+up: tilec's fused RMSNorm + GEMV + SwiGLU vs torch's GEMV alone;
+- down projection (+ residual in tilec) vs torch's GEMV;
+- QKV: tilec's RMSNorm + GEMV + bias + RoPE + cache append vs torch's GEMV;
+- decode attention, batch 1, L = 1024 / 8192 / 32768: tilec's split-KV
+  pair vs SDPA with enable_gqa (GB/s of KV read), tilec's split size
+  swept as well;
+- the decoder layer step, batch 1 at L = 1024 and batch 16 at L = 4096:
+  tilec eager and as a CUDA graph vs the same layer in PyTorch eager and
+  as a CUDA graph (graphs replayed after do_bench's L2 flush); and the
+  cost of batch invariance: the shipped fixed split against the fastest
+  split for that batch and length, which an invariant kernel may not pick.
+
+Times: median of three interleaved rounds of do_bench medians; the spread
+is (max - min) / median. Results: bench/results/decode-DATE.json.
+"""
+import math
+import pathlib
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "kernels"))
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+import tilec  # noqa: E402,F401
+import common  # noqa: E402  bench/common.py
+import decode_step as ds  # noqa: E402  kernels/decode_step.py
+import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
+from common import bench  # noqa: E402
+
+CFG = ds.Config()
+ROTATE_BYTES = 240 << 20
+
+
+def timed(runs):
+    rounds = {name: [] for name in runs}
+    for _ in range(3):
+        for name, fn in runs.items():
+            rounds[name].append(bench(fn))
+    return {name: (statistics.median(ts), (max(ts) - min(ts)) / statistics.median(ts))
+            for name, ts in rounds.items()}
+
+
+def randn(*shape, scale=1.0, seed=0, dtype=torch.bfloat16):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return (torch.randn(shape, device="cuda", generator=g) * scale).to(dtype)
+
+
+def copies(make, nbytes):
+    """Enough copies of make(i) to exceed ROTATE_BYTES."""
+    return [make(i) for i in range(max(2, math.ceil(ROTATE_BYTES / nbytes)))]
+
+
+def rotating(items):
+    state = {"i": 0}
+
+    def next_item():
+        state["i"] = (state["i"] + 1) % len(items)
+        return items[state["i"]]
+    return next_item
+
+
+def weights(seed):
+    def lin(n_out, n_in, s):
+        return randn(n_out, n_in, scale=n_in ** -0.5, seed=seed * 100 + s)
+    w = {"input_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 1, dtype=torch.float32),
+         "qkv": lin(CFG.qkv_rows, CFG.hidden, 2),
+         "qkv_bias": randn(CFG.qkv_rows, scale=0.1, seed=seed * 100 + 3),
+         "o": lin(CFG.hidden, CFG.q_size, 4),
+         "post_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 5, dtype=torch.float32),
+         "gate_up": lin(2 * CFG.intermediate, CFG.hidden, 6),
+         "down": lin(CFG.hidden, CFG.intermediate, 7)}
+    w["input_norm"] = w["input_norm"].to(torch.bfloat16)
+    w["post_norm"] = w["post_norm"].to(torch.bfloat16)
+    return w
+
+
+def f64(t):
+    return t.double().cpu().numpy()
+
+
+def close(name, got, want, tol):
+    try:
+        ref.assert_close(f64(got), want, tol)
+        return True
+    except AssertionError as e:
+        print(f"  {name}: WRONG ({e})", flush=True)
+        return False
+
+
+def row(case, nbytes, times, ok, **extra):
+    entry = {"case": case, "bytes": nbytes, **extra}
+    for impl, (ms, spread) in times.items():
+        entry[impl] = {"us": ms * 1e3, "GB/s": nbytes / (ms * 1e-3) / 1e9 if nbytes else None,
+                       "spread": spread, "ok": ok.get(impl, True)}
+    print(f"{case:>44}: " + "  ".join(
+        f"{impl} {e['us']:8.1f} us" + (f" {e['GB/s']:6.0f} GB/s" if e["GB/s"] else "")
+        + ("" if e["ok"] else " WRONG") for impl, e in entry.items()
+        if isinstance(e, dict)), flush=True)
+    return entry
+
+
+# -- the same layer in PyTorch ------------------------------------------------
+
+def torch_rope_tables(max_len):
+    inv = CFG.rope_theta ** (-torch.arange(0, CFG.head_dim, 2, device="cuda",
+                                           dtype=torch.float64) / CFG.head_dim)
+    ang = torch.arange(max_len, device="cuda", dtype=torch.float64)[:, None] * inv
+    return ang.cos().float(), ang.sin().float()
+
+
+def torch_rms(x, g):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + CFG.eps)).to(x.dtype) * g
+
+
+def torch_rope(t, cos, sin):
+    lo, hi = t.float().chunk(2, dim=-1)
+    return torch.cat([lo * cos - hi * sin, hi * cos + lo * sin], -1).to(t.dtype)
+
+
+def torch_layer(w, x, pos, kc, vc, tables, length):
+    """Every row at the same position (pos[0] == length - 1)."""
+    b = x.shape[0]
+    d, hq, hkv = CFG.head_dim, CFG.q_heads, CFG.kv_heads
+    qkv = F.linear(torch_rms(x, w["input_norm"]), w["qkv"], w["qkv_bias"])
+    q, k, v = qkv.split([hq * d, hkv * d, hkv * d], dim=-1)
+    pos = pos.long()
+    cos, sin = tables[0][pos][:, None, :], tables[1][pos][:, None, :]
+    q = torch_rope(q.view(b, hq, d), cos, sin)
+    k = torch_rope(k.view(b, hkv, d), cos, sin)
+    rows = torch.arange(b, device="cuda")
+    kc[rows, :, pos] = k
+    vc[rows, :, pos] = v.view(b, hkv, d)
+    attn = F.scaled_dot_product_attention(q[:, :, None, :], kc[:, :, :length],
+                                          vc[:, :, :length], enable_gqa=True)
+    mid = F.linear(attn.reshape(b, hq * d), w["o"]) + x
+    gu = F.linear(torch_rms(mid, w["post_norm"]), w["gate_up"])
+    g, u = gu.chunk(2, dim=-1)
+    return F.linear(F.silu(g) * u, w["down"]) + mid
+
+
+# -- cases ----------------------------------------------------------------------
+
+def copy_bandwidth():
+    src = torch.empty(256 << 20, dtype=torch.uint8, device="cuda").random_(0, 255)
+    dst = torch.empty_like(src)
+    times = timed({"torch": lambda: dst.copy_(src)})
+    return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
+
+
+def gemv_cases(k):
+    rows = []
+    x = randn(1, CFG.hidden, seed=11)
+    ws = copies(lambda i: weights(i), sum(t.numel() * 2 for t in weights(0).values()))
+    nxt = rotating(ws)
+    w0 = ws[0]
+    x64 = f64(x)
+    w64 = {n: f64(t) for n, t in w0.items()}
+
+    # gate + up (+ RMSNorm, SwiGLU in tilec)
+    h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
+    ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h)
+    torch.cuda.synchronize()
+    ok = {"tilec": close("gate_up", h, ref.swiglu(CFG, x64, w64["post_norm"], w64["gate_up"]),
+                         ref.TOL)}
+
+    def tilec_gu():
+        w = nxt()
+        ds.gate_up(k, CFG, 1, x, w["post_norm"], w["gate_up"], h)
+
+    def torch_gu():
+        F.linear(x, nxt()["gate_up"])
+    nbytes = 2 * CFG.intermediate * CFG.hidden * 2
+    rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes,
+                    timed({"tilec": tilec_gu, "torch": torch_gu}), ok))
+
+    # down + residual
+    hx = randn(1, CFG.intermediate, seed=12)
+    res = randn(1, CFG.hidden, seed=13)
+    out = torch.empty_like(res)
+    ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out)
+    torch.cuda.synchronize()
+    ok = {"tilec": close("down", out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)}
+
+    def tilec_down():
+        ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, nxt()["down"], res, out)
+
+    def torch_down():
+        F.linear(hx, nxt()["down"])
+    nbytes = CFG.intermediate * CFG.hidden * 2
+    rows.append(row("down GEMV (tilec: +residual)", nbytes,
+                    timed({"tilec": tilec_down, "torch": torch_down}), ok))
+
+    # QKV (+ RMSNorm, bias, RoPE, cache append in tilec)
+    max_len = 4096
+    kc = torch.zeros(1, CFG.kv_heads, max_len, CFG.head_dim, dtype=torch.bfloat16,
+                     device="cuda")
+    vc = torch.zeros_like(kc)
+    pos = torch.tensor([1234], dtype=torch.int32, device="cuda")
+    q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
+    ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos, q,
+                kc, vc)
+    torch.cuda.synchronize()
+    q_ref, _, _ = ref.qkv_rope(CFG, x64, w64["input_norm"], w64["qkv"], w64["qkv_bias"],
+                               pos.cpu().numpy())
+    ok = {"tilec": close("qkv", q, q_ref.reshape(1, -1), ref.TOL)}
+
+    def tilec_qkv():
+        w = nxt()
+        ds.qkv_rope(k, CFG, 1, max_len, x, w["input_norm"], w["qkv"], w["qkv_bias"], pos, q,
+                    kc, vc)
+
+    def torch_qkv():
+        w = nxt()
+        F.linear(x, w["qkv"], w["qkv_bias"])
+    nbytes = CFG.qkv_rows * CFG.hidden * 2
+    rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes,
+                    timed({"tilec": tilec_qkv, "torch": torch_qkv}), ok))
+    return rows
+
+
+def attention_cases(k, lengths, splits):
+    rows = []
+    for length in lengths:
+        kv_bytes = 2 * CFG.kv_heads * length * CFG.head_dim * 2
+        caches = copies(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
+                                   randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
+                        kv_bytes)
+        nxt = rotating(caches)
+        q = randn(1, CFG.q_size, seed=14)
+        pos = torch.tensor([length - 1], dtype=torch.int32, device="cuda")
+        out = torch.empty_like(q)
+        want = ref.attention(CFG, f64(q).reshape(1, CFG.q_heads, -1), f64(caches[0][0]),
+                             f64(caches[0][1]), pos.cpu().numpy())
+        runs, ok = {}, {}
+        for split in splits:
+            n = ds.splits_for(length, split)
+            o_part = torch.empty(1, CFG.q_heads, n, CFG.head_dim, device="cuda")
+            lse = torch.empty(1, CFG.q_heads, n, device="cuda")
+            name = "tilec" if split == ds.SPLIT else f"tilec split {split}"
+            ds.attention(k, CFG, 1, length, q, *caches[0], pos, o_part, lse, out, split=split)
+            torch.cuda.synchronize()
+            ok[name] = close(name, out, want, 3 * ref.TOL)
+
+            def run(split=split, o_part=o_part, lse=lse):
+                kc, vc = nxt()
+                ds.attention(k, CFG, 1, length, q, kc, vc, pos, o_part, lse, out, split=split)
+            runs[name] = run
+        q4 = q.view(1, CFG.q_heads, 1, CFG.head_dim)
+        sdpa = F.scaled_dot_product_attention(q4, *caches[0], enable_gqa=True)
+        ok["torch"] = close("sdpa", sdpa.reshape(1, -1), want, 3 * ref.TOL)
+        runs["torch"] = lambda: F.scaled_dot_product_attention(q4, *nxt(), enable_gqa=True)
+        rows.append(row(f"decode attention B=1 L={length}", kv_bytes, timed(runs), ok,
+                        length=length))
+    return rows
+
+
+def layer_cases(k, shapes, splits):
+    rows = []
+    w = weights(0)
+    w64 = {n: f64(t) for n, t in w.items()}
+    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
+
+    def empty(shape, dtype):
+        return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
+    for batch, length in shapes:
+        x = randn(batch, CFG.hidden, seed=30)
+        pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")
+        kc = randn(batch, CFG.kv_heads, length, CFG.head_dim, seed=31)
+        vc = randn(batch, CFG.kv_heads, length, CFG.head_dim, seed=32)
+        want = ref.layer(CFG, w64, f64(x), pos.cpu().numpy(), f64(kc), f64(vc))
+        tables = torch_rope_tables(length)
+        out = torch.empty_like(x)
+        runs, ok = {}, {}
+        for split in splits:
+            layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=k, split=split)
+            layer.step(x, pos, kc, vc, out)
+            torch.cuda.synchronize()
+            name = "tilec" if split == ds.SPLIT else f"tilec split {split}"
+            ok[name] = close(name, out, want, 4 * ref.TOL)
+            ok[name + " graph"] = ok[name]
+            runs[name] = lambda layer=layer: layer.step(x, pos, kc, vc, out)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                layer.step(x, pos, kc, vc, out)
+            runs[name + " graph"] = graph.replay
+        t_out = torch_layer(w, x, pos, kc, vc, tables, length)
+        ok["torch"] = ok["torch graph"] = close("torch layer", t_out, want, 4 * ref.TOL)
+        runs["torch"] = lambda: torch_layer(w, x, pos, kc, vc, tables, length)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            torch_layer(w, x, pos, kc, vc, tables, length)
+        torch.cuda.current_stream().wait_stream(side)
+        tgraph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(tgraph):
+            torch_layer(w, x, pos, kc, vc, tables, length)
+        runs["torch graph"] = tgraph.replay
+        nbytes = sum(t.numel() * 2 for n, t in w.items()) + 2 * kc.numel() * 2
+        times = timed(runs)
+        graphs = {n: t[0] for n, t in times.items() if n.startswith("tilec") and "graph" in n}
+        best = min(graphs, key=graphs.get)
+        fixed = graphs["tilec graph"]
+        rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
+                        batch=batch, length=length, fastest_split=best,
+                        invariance_cost=fixed / graphs[best] - 1))
+        print(f"{'':>44}  batch invariance costs {100 * (fixed / graphs[best] - 1):.1f}% "
+              f"(fixed split {ds.SPLIT} vs {best})", flush=True)
+    return rows
+
+
+def main():
+    args = common.parse_args()
+    k = ds.Kernels()
+    splits = [ds.SPLIT] if args.quick else sorted({64, 128, 256, 512, ds.SPLIT})
+    rows = [copy_bandwidth()]
+    rows += gemv_cases(k)
+    rows += attention_cases(k, [1024] if args.quick else [1024, 8192, 32768], splits)
+    rows += layer_cases(k, [(1, 1024)] if args.quick else [(1, 1024), (16, 4096)], splits)
+    path = common.write_record("decode", args.commit, rows, args.out)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+#include "decode_layer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace decode {
+
+namespace {
+size_t elementBytes(tilec::ScalarType type) {
+  return type == tilec::ScalarType::BF16 ? 2 : 4;
+}
+// The shipped configs of kernels/decode_step.py.
+constexpr int kQkvPairs = 8, kQkvBlockK = 256;
+constexpr int kGateUpPairs = 8, kGateUpBlockK = 256;
+constexpr int kGemvRows = 8, kGemvBlockK = 512;
+constexpr int kBlockL = 64, kBlockS = 16;
+
+int cdiv(int a, int b) { return (a + b - 1) / b; }
+} // namespace
+
+uint16_t toBF16(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, 4);
+  if (std::isnan(value))
+    return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+
+float fromBF16(uint16_t bits) {
+  uint32_t u = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+Array::Array(size_t count, tilec::ScalarType type, tilec::Backend where)
+    : type_(type), bytes_(count * elementBytes(type)) {
+  if (where == tilec::Backend::GPU)
+    device_ = tilec::Buffer::allocate(bytes_);
+  else
+    host_.assign(bytes_, 0);
+}
+
+tilec::Arg Array::arg() const {
+  if (device_.data())
+    return tilec::Arg(device_, type_);
+  return tilec::Arg::host(host_.data(), host_.size(), type_);
+}
+
+void Array::upload(const void *data) {
+  if (device_.data())
+    device_.copyFromHost(data, bytes_);
+  else
+    std::memcpy(host_.data(), data, bytes_);
+}
+
+void Array::download(void *data) const {
+  if (device_.data())
+    device_.copyToHost(data, bytes_);
+  else
+    std::memcpy(data, host_.data(), bytes_);
+}
+
+DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
+                           const Weights &w, int batch, int maxLen, const Array &x,
+                           const Array &pos, const Array &kCache, const Array &vCache,
+                           const Array &out, const tilec::LaunchOptions &options, int split)
+    : options_(options) {
+  using tilec::ScalarType;
+  const tilec::Backend where = options.backend;
+  const int d = c.headDim, splits = cdiv(maxLen, split);
+  q_ = Array(size_t(batch) * c.qSize(), ScalarType::BF16, where);
+  attn_ = Array(size_t(batch) * c.qSize(), ScalarType::BF16, where);
+  mid_ = Array(size_t(batch) * c.hidden, ScalarType::BF16, where);
+  h_ = Array(size_t(batch) * c.intermediate, ScalarType::BF16, where);
+  oPart_ = Array(size_t(batch) * c.qHeads * splits * d, ScalarType::FP32, where);
+  lsePart_ = Array(size_t(batch) * c.qHeads * splits, ScalarType::FP32, where);
+  options_.deterministic = true; // the kernels are batch-invariant: checked
+  options_.numWarps = 4;
+
+  const int cacheB = c.kvHeads * maxLen * d, cacheH = maxLen * d;
+  const float eps = float(c.eps);
+  auto kernel = [&](const char *name) { return kernels.kernel(name); };
+  // RMSNorm + QKV + bias + RoPE + cache append.
+  launches_.push_back(
+      {kernel("rmsnorm_qkv_rope"),
+       {c.qkvRows() / 2 / kQkvPairs, batch},
+       {x.arg(), w.inputNorm.arg(), w.qkv.arg(), c.qkvBias ? w.qkvBias.arg() : w.qkv.arg(),
+        pos.arg(), q_.arg(), kCache.arg(), vCache.arg(), c.hidden, c.hidden, c.qSize(),
+        cacheB, cacheH, d, eps},
+       {{"HQ", c.qHeads},
+        {"HKV", c.kvHeads},
+        {"D", d},
+        {"LOG2_THETA", std::log2(c.ropeTheta)},
+        {"HAS_BIAS", c.qkvBias},
+        {"PAIRS", kQkvPairs},
+        {"BLOCK_K", kQkvBlockK}}});
+  // Attention: the splits, then their combination.
+  launches_.push_back(
+      {kernel("attention_split"),
+       {splits, c.kvHeads, batch},
+       {q_.arg(), kCache.arg(), vCache.arg(), pos.arg(), oPart_.arg(), lsePart_.arg(),
+        c.qSize(), cacheB, cacheH, d, c.qHeads * splits * d, splits * d, d,
+        c.qHeads * splits, splits, float(1.0 / std::sqrt(double(d)) * std::log2(std::exp(1.0)))},
+       {{"GROUP", c.group()},
+        {"GROUP_PAD", std::max(16, 1 << int(std::ceil(std::log2(double(c.group())))))},
+        {"D", d},
+        {"SPLIT", split},
+        {"BLOCK_L", kBlockL}}});
+  launches_.push_back({kernel("attention_combine"),
+                       {c.qHeads, batch},
+                       {oPart_.arg(), lsePart_.arg(), pos.arg(), attn_.arg(),
+                        c.qHeads * splits * d, splits * d, d, c.qHeads * splits, splits,
+                        c.qSize()},
+                       {{"D", d}, {"SPLIT", split}, {"BLOCK_S", kBlockS}}});
+  // O projection + residual, gate/up + SwiGLU, down projection + residual.
+  launches_.push_back({kernel("gemv_residual"),
+                       {cdiv(c.hidden, kGemvRows), batch},
+                       {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), c.qSize(), c.hidden,
+                        c.qSize(), c.hidden, c.hidden},
+                       {{"ROWS", kGemvRows}, {"BLOCK_K", kGemvBlockK}}});
+  launches_.push_back({kernel("gate_up_swiglu"),
+                       {cdiv(c.intermediate, kGateUpPairs), batch},
+                       {mid_.arg(), w.postNorm.arg(), w.gateUp.arg(), h_.arg(), c.hidden,
+                        c.intermediate, c.hidden, c.intermediate, eps},
+                       {{"NORM", true}, {"PAIRS", kGateUpPairs}, {"BLOCK_K", kGateUpBlockK}}});
+  launches_.push_back({kernel("gemv_residual"),
+                       {cdiv(c.hidden, kGemvRows), batch},
+                       {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), c.intermediate,
+                        c.hidden, c.intermediate, c.hidden, c.hidden},
+                       {{"ROWS", kGemvRows}, {"BLOCK_K", kGemvBlockK}}});
+}
+
+void DecoderLayer::step() const {
+  for (const Launch &l : launches_)
+    l.kernel.launch(l.grid, l.args, l.constexprs, options_);
+}
+
+} // namespace decode

@@ -1,0 +1,178 @@
+"""The decode kernels on the GPU at Qwen2.5-1.5B's shapes (issue 15):
+each kernel and the decoder layer against float64 (the tolerances of
+test_decode.py, in units of bf16's rounding), every output row bitwise
+the same computed alone as inside a batch of 64, and the layer captured
+in a CUDA graph (torch.cuda.graph) replaying bitwise what eager launches
+compute, for tokens at new positions."""
+import numpy as np
+import pytest
+
+import decode_reference as ref
+import decode_step
+from decode_reference import assert_close
+
+pytestmark = pytest.mark.gpu
+
+CFG = decode_step.Config()
+TOL = ref.TOL
+
+
+def bf16(torch, values):
+    return torch.from_numpy(np.asarray(values, np.float32)).to("cuda", torch.bfloat16)
+
+
+def f64(t):
+    return t.double().cpu().numpy()
+
+
+@pytest.fixture(scope="module")
+def setup(torch_cuda):
+    """Qwen2.5-1.5B weights (bf16, on the GPU) and their float64 values."""
+    torch = torch_cuda
+    rng = np.random.default_rng(0)
+    w = ref.random_weights(rng, CFG)
+    gpu = {n: bf16(torch, a.value) for n, a in w.items()}
+    return torch, gpu, {n: a.value for n, a in w.items()}
+
+
+def caches(torch, batch, max_len, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    return (torch.randn(shape, device="cuda", generator=g).to(torch.bfloat16),
+            torch.randn(shape, device="cuda", generator=g).to(torch.bfloat16))
+
+
+def empty_like_layer(torch):
+    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
+    return lambda shape, dtype: torch.empty(shape, dtype=dtypes[dtype], device="cuda")
+
+
+def test_qkv_rope(setup):
+    torch, w, w64 = setup
+    batch, max_len = 5, 32768
+    k = decode_step.Kernels()
+    x = bf16(torch, np.random.default_rng(1).standard_normal((batch, CFG.hidden)))
+    pos = torch.tensor([0, 1, 1000, 30000, 32767], dtype=torch.int32, device="cuda")
+    q = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
+    kc, vc = caches(torch, batch, max_len, 2)
+    decode_step.qkv_rope(k, CFG, batch, max_len, x, w["input_norm"], w["qkv"],
+                         w["qkv_bias"], pos, q, kc, vc)
+    torch.cuda.synchronize()
+    p = pos.cpu().numpy()
+    q_ref, k_ref, v_ref = ref.qkv_rope(CFG, f64(x), w64["input_norm"], w64["qkv"],
+                                       w64["qkv_bias"], p)
+    assert_close(f64(q).reshape(q_ref.shape), q_ref, TOL)
+    rows = torch.arange(batch, device="cuda")
+    assert_close(f64(kc[rows, :, pos.long()]), k_ref, TOL)
+    assert_close(f64(vc[rows, :, pos.long()]), v_ref, TOL)
+
+
+def test_gate_up_and_projections(setup):
+    torch, w, w64 = setup
+    batch = 3
+    k = decode_step.Kernels()
+    rng = np.random.default_rng(3)
+    x = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
+    h = torch.empty((batch, CFG.intermediate), dtype=torch.bfloat16, device="cuda")
+    decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h)
+    res = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
+    out = torch.empty_like(res)
+    decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out)
+    attn = bf16(torch, rng.standard_normal((batch, CFG.q_size)))
+    out_o = res.clone()
+    decode_step.projection(k, batch, CFG.q_size, CFG.hidden, attn, w["o"], out_o, out_o)
+    torch.cuda.synchronize()
+    assert_close(f64(h), ref.swiglu(CFG, f64(x), w64["post_norm"], w64["gate_up"]), TOL)
+    assert_close(f64(out), f64(h) @ w64["down"].T + f64(res), TOL)
+    assert_close(f64(out_o), f64(attn) @ w64["o"].T + f64(res), TOL)
+
+
+@pytest.mark.parametrize("contexts", [[1], [1024], [32768], [7, 129, 4000, 32768]])
+def test_attention(setup, contexts):
+    torch, _, _ = setup
+    batch, max_len = len(contexts), max(contexts)
+    k = decode_step.Kernels()
+    pos = torch.tensor([c - 1 for c in contexts], dtype=torch.int32, device="cuda")
+    g = torch.Generator(device="cuda").manual_seed(4)
+    q = torch.randn((batch, CFG.q_size), device="cuda", generator=g).to(torch.bfloat16)
+    kc, vc = caches(torch, batch, max_len, 5)
+    splits = decode_step.splits_for(max_len)
+    o_part = torch.empty((batch, CFG.q_heads, splits, CFG.head_dim), device="cuda")
+    lse = torch.empty((batch, CFG.q_heads, splits), device="cuda")
+    out = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
+    decode_step.attention(k, CFG, batch, max_len, q, kc, vc, pos, o_part, lse, out)
+    torch.cuda.synchronize()
+    want = ref.attention(CFG, f64(q).reshape(batch, CFG.q_heads, -1), f64(kc), f64(vc),
+                         pos.cpu().numpy())
+    assert_close(f64(out), want, 3 * TOL)
+
+
+def test_layer_against_float64(setup):
+    torch, w, w64 = setup
+    batch, max_len = 2, 2048
+    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    x = bf16(torch, np.random.default_rng(6).standard_normal((batch, CFG.hidden)))
+    pos = torch.tensor([100, 2047], dtype=torch.int32, device="cuda")
+    kc, vc = caches(torch, batch, max_len, 7)
+    k64, v64 = f64(kc), f64(vc)
+    out = torch.empty_like(x)
+    layer.step(x, pos, kc, vc, out)
+    torch.cuda.synchronize()
+    want = ref.layer(CFG, w64, f64(x), pos.cpu().numpy(), k64, v64)
+    assert_close(f64(out), want, 4 * TOL)
+
+
+def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup):
+    # Batch invariance: every kernel (through the layer's intermediates)
+    # and the layer's output, row by row.
+    torch, w, _ = setup
+    batch, max_len = 64, 4096
+    g = torch.Generator(device="cuda").manual_seed(8)
+    x = torch.randn((batch, CFG.hidden), device="cuda", generator=g).to(torch.bfloat16)
+    pos = torch.randint(0, max_len, (batch,), device="cuda", generator=g,
+                        dtype=torch.int32)
+    kc, vc = caches(torch, batch, max_len, 9)
+    k1, v1 = kc.clone(), vc.clone()
+    full = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    out = torch.empty_like(x)
+    full.step(x, pos, kc, vc, out)
+    one = decode_step.DecoderLayer(CFG, w, 1, max_len, empty_like_layer(torch))
+    for b in (0, 1, 31, 63):
+        kb, vb = k1[b:b + 1].clone(), v1[b:b + 1].clone()
+        alone = torch.empty_like(x[b:b + 1])
+        one.step(x[b:b + 1].clone(), pos[b:b + 1].clone(), kb, vb, alone)
+        torch.cuda.synchronize()
+        for name in ("q", "attn", "mid", "h"):
+            assert torch.equal(getattr(one, name)[0], getattr(full, name)[b]), (name, b)
+        assert torch.equal(alone[0], out[b]), b
+        assert torch.equal(kb[0], kc[b]) and torch.equal(vb[0], vc[b]), b
+
+
+def test_cuda_graph_replays_what_eager_launches_compute(setup):
+    torch, w, _ = setup
+    batch, max_len = 4, 1024
+    g = torch.Generator(device="cuda").manual_seed(10)
+    x = torch.randn((batch, CFG.hidden), device="cuda", generator=g).to(torch.bfloat16)
+    pos = torch.tensor([10, 200, 511, 1000], dtype=torch.int32, device="cuda")
+    kc, vc = caches(torch, batch, max_len, 11)
+    k_eager, v_eager = kc.clone(), vc.clone()
+    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    out = torch.empty_like(x)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm: compile and load before capture
+        layer.step(x, pos, kc.clone(), vc.clone(), out)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        layer.step(x, pos, kc, vc, out)
+    eager = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    want = torch.empty_like(out)
+    for step in range(3):
+        pos_now = torch.tensor([10, 200, 511, 1000], dtype=torch.int32, device="cuda") + step
+        pos.copy_(pos_now)
+        graph.replay()
+        eager.step(x, pos_now, k_eager, v_eager, want)
+        torch.cuda.synchronize()
+        assert torch.equal(out, want), step
+        assert torch.equal(kc, k_eager) and torch.equal(vc, v_eager), step
