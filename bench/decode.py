@@ -12,14 +12,18 @@ figure. Each case is checked against float64 before it is timed. Cases:
 - gate+up: tilec's fused RMSNorm + GEMV + SwiGLU vs torch's GEMV alone;
 - down projection (+ residual in tilec) vs torch's GEMV;
 - QKV: tilec's RMSNorm + GEMV + bias + RoPE + cache append vs torch's GEMV;
+  each of the three in both tilings at batch 1: one row per program
+  (fp32 multiply-adds, "tilec rows") and 16 per program (tensor cores,
+  "tilec mma", what deterministic mode runs at every batch);
 - decode attention, batch 1, L = 1024 / 8192 / 32768: tilec's split-KV
   pair vs SDPA with enable_gqa (GB/s of KV read), tilec's split size
   swept as well;
 - the decoder layer step, batch 1 at L = 1024 and batch 16 at L = 4096:
   tilec eager and as a CUDA graph vs the same layer in PyTorch eager and
   as a CUDA graph (graphs replayed after do_bench's L2 flush); and the
-  cost of batch invariance: the shipped fixed split against the fastest
-  split for that batch and length, which an invariant kernel may not pick.
+  cost of batch invariance: the deterministic layer (one tiling and a
+  fixed split at every batch) against the layer free to pick both per
+  batch and length.
 
 Times: median of three interleaved rounds of do_bench medians; the spread
 is (max - min) / median. Results: bench/results/decode-DATE.json.
@@ -162,6 +166,9 @@ def copy_bandwidth():
     return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
 
 
+TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES}
+
+
 def gemv_cases(k):
     rows = []
     x = randn(1, CFG.hidden, seed=11)
@@ -173,37 +180,39 @@ def gemv_cases(k):
 
     # gate + up (+ RMSNorm, SwiGLU in tilec)
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
-    ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h)
-    torch.cuda.synchronize()
-    ok = {"tilec": close("gate_up", h, ref.swiglu(CFG, x64, w64["post_norm"], w64["gate_up"]),
-                         ref.TOL)}
+    runs, ok = {}, {}
+    for name, tiles in TILINGS.items():
+        ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h, tiles=tiles)
+        torch.cuda.synchronize()
+        ok[name] = close(name, h, ref.swiglu(CFG, x64, w64["post_norm"], w64["gate_up"]),
+                         ref.TOL)
 
-    def tilec_gu():
-        w = nxt()
-        ds.gate_up(k, CFG, 1, x, w["post_norm"], w["gate_up"], h)
-
-    def torch_gu():
-        F.linear(x, nxt()["gate_up"])
+        def tilec_gu(tiles=tiles):
+            w = nxt()
+            ds.gate_up(k, CFG, 1, x, w["post_norm"], w["gate_up"], h, tiles=tiles)
+        runs[name] = tilec_gu
+    runs["torch"] = lambda: F.linear(x, nxt()["gate_up"])
     nbytes = 2 * CFG.intermediate * CFG.hidden * 2
-    rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes,
-                    timed({"tilec": tilec_gu, "torch": torch_gu}), ok))
+    rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes, timed(runs), ok))
 
     # down + residual
     hx = randn(1, CFG.intermediate, seed=12)
     res = randn(1, CFG.hidden, seed=13)
     out = torch.empty_like(res)
-    ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out)
-    torch.cuda.synchronize()
-    ok = {"tilec": close("down", out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)}
+    runs, ok = {}, {}
+    for name, tiles in TILINGS.items():
+        ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out,
+                      tiles=tiles)
+        torch.cuda.synchronize()
+        ok[name] = close(name, out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)
 
-    def tilec_down():
-        ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, nxt()["down"], res, out)
-
-    def torch_down():
-        F.linear(hx, nxt()["down"])
+        def tilec_down(tiles=tiles):
+            ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, nxt()["down"], res, out,
+                          tiles=tiles)
+        runs[name] = tilec_down
+    runs["torch"] = lambda: F.linear(hx, nxt()["down"])
     nbytes = CFG.intermediate * CFG.hidden * 2
-    rows.append(row("down GEMV (tilec: +residual)", nbytes,
-                    timed({"tilec": tilec_down, "torch": torch_down}), ok))
+    rows.append(row("down GEMV (tilec: +residual)", nbytes, timed(runs), ok))
 
     # QKV (+ RMSNorm, bias, RoPE, cache append in tilec)
     max_len = 4096
@@ -212,24 +221,27 @@ def gemv_cases(k):
     vc = torch.zeros_like(kc)
     pos = torch.tensor([1234], dtype=torch.int32, device="cuda")
     q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
-    ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos, q,
-                kc, vc)
-    torch.cuda.synchronize()
     q_ref, _, _ = ref.qkv_rope(CFG, x64, w64["input_norm"], w64["qkv"], w64["qkv_bias"],
                                pos.cpu().numpy())
-    ok = {"tilec": close("qkv", q, q_ref.reshape(1, -1), ref.TOL)}
+    runs, ok = {}, {}
+    for name, tiles in TILINGS.items():
+        ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos,
+                    q, kc, vc, tiles=tiles)
+        torch.cuda.synchronize()
+        ok[name] = close(name, q, q_ref.reshape(1, -1), ref.TOL)
 
-    def tilec_qkv():
-        w = nxt()
-        ds.qkv_rope(k, CFG, 1, max_len, x, w["input_norm"], w["qkv"], w["qkv_bias"], pos, q,
-                    kc, vc)
+        def tilec_qkv(tiles=tiles):
+            w = nxt()
+            ds.qkv_rope(k, CFG, 1, max_len, x, w["input_norm"], w["qkv"], w["qkv_bias"],
+                        pos, q, kc, vc, tiles=tiles)
+        runs[name] = tilec_qkv
 
     def torch_qkv():
         w = nxt()
         F.linear(x, w["qkv"], w["qkv_bias"])
+    runs["torch"] = torch_qkv
     nbytes = CFG.qkv_rows * CFG.hidden * 2
-    rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes,
-                    timed({"tilec": tilec_qkv, "torch": torch_qkv}), ok))
+    rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes, timed(runs), ok))
     return rows
 
 
@@ -269,7 +281,7 @@ def attention_cases(k, lengths, splits):
     return rows
 
 
-def layer_cases(k, shapes, splits):
+def layer_cases(k, k_free, shapes):
     rows = []
     w = weights(0)
     w64 = {n: f64(t) for n, t in w.items()}
@@ -286,11 +298,13 @@ def layer_cases(k, shapes, splits):
         tables = torch_rope_tables(length)
         out = torch.empty_like(x)
         runs, ok = {}, {}
-        for split in splits:
-            layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=k, split=split)
+        # "tilec": deterministic (one tiling, fixed split at every batch);
+        # "tilec free": tiling and split picked for this batch and length.
+        for name, kernels, deterministic in (("tilec", k, True), ("tilec free", k_free, False)):
+            layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
+                                    deterministic=deterministic)
             layer.step(x, pos, kc, vc, out)
             torch.cuda.synchronize()
-            name = "tilec" if split == ds.SPLIT else f"tilec split {split}"
             ok[name] = close(name, out, want, 4 * ref.TOL)
             ok[name + " graph"] = ok[name]
             runs[name] = lambda layer=layer: layer.step(x, pos, kc, vc, out)
@@ -312,25 +326,25 @@ def layer_cases(k, shapes, splits):
         runs["torch graph"] = tgraph.replay
         nbytes = sum(t.numel() * 2 for n, t in w.items()) + 2 * kc.numel() * 2
         times = timed(runs)
-        graphs = {n: t[0] for n, t in times.items() if n.startswith("tilec") and "graph" in n}
-        best = min(graphs, key=graphs.get)
-        fixed = graphs["tilec graph"]
+        cost = times["tilec graph"][0] / times["tilec free graph"][0] - 1
         rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
-                        batch=batch, length=length, fastest_split=best,
-                        invariance_cost=fixed / graphs[best] - 1))
-        print(f"{'':>44}  batch invariance costs {100 * (fixed / graphs[best] - 1):.1f}% "
-              f"(fixed split {ds.SPLIT} vs {best})", flush=True)
+                        batch=batch, length=length, invariance_cost=cost,
+                        free_split=ds.split_for(batch, length, CFG.kv_heads, False),
+                        free_tiles="rows" if ds.tiles_for(batch, False) == ds.ROW_TILES
+                        else "mma"))
+        print(f"{'':>44}  batch invariance costs {100 * cost:.1f}% (graphs)", flush=True)
     return rows
 
 
 def main():
     args = common.parse_args()
     k = ds.Kernels()
+    k_free = ds.Kernels(deterministic=False)
     splits = [ds.SPLIT] if args.quick else sorted({64, 128, 256, 512, ds.SPLIT})
     rows = [copy_bandwidth()]
     rows += gemv_cases(k)
     rows += attention_cases(k, [1024] if args.quick else [1024, 8192, 32768], splits)
-    rows += layer_cases(k, [(1, 1024)] if args.quick else [(1, 1024), (16, 4096)], splits)
+    rows += layer_cases(k, k_free, [(1, 1024)] if args.quick else [(1, 1024), (16, 4096)])
     path = common.write_record("decode", args.commit, rows, args.out)
     print(f"wrote {path}")
 

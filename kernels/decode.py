@@ -4,11 +4,17 @@ new token per sequence), written for Qwen2.5-1.5B's shapes: hidden 1536,
 RoPE theta 1e6. bf16 weights, activations and caches; fp32 arithmetic.
 Any shape the constexprs describe works (tests run small ones).
 
-At batch 1 every kernel is bound by the bytes it reads, so each reads its
-weights once, keeps every intermediate in registers, and computes one
-batch row per program along grid axis 1 (axis 2 for attention): a row's
-arithmetic, and the order of its sums, is the same whatever the batch
-(batch invariance; these kernels compile with deterministic=True).
+At small batches every kernel is bound by the bytes it reads, so each
+reads its weights once, keeps every intermediate in registers, and fuses
+what surrounds its GEMV. The GEMV kernels take BLOCK_B batch rows per
+program along grid axis 0: 1 (fp32 multiply-adds, a tl.sum per output)
+or 16 and more (tl.dot on tensor cores, the weights read once for all of
+them); programs of the same weight rows are neighbours in the grid, so
+they share the weights through the L2. Either way a row's arithmetic,
+and the order of its sums, does not depend on the other rows: with one
+BLOCK_B for every batch size (deterministic mode) a row's result is
+bitwise the same at any batch. The kernels pass deterministic=True's
+check.
 
 Layouts (row-major, contiguous last dimension): activations [B, hidden];
 weights as torch.nn.Linear keeps them, [out_features, in_features]; the
@@ -36,121 +42,164 @@ Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
   combined in a fixed order by the second kernel. Reads
   2 * Hkv * L * D * 2 bytes of cache per row (L = 32768: 32 MB).
 
-Shipped configs (num_warps = 4): PAIRS = 8 rows, BLOCK_K = 256 for the
-QKV and gate/up GEMVs; ROWS = 8, BLOCK_K = 512 for gemv_residual;
-SPLIT = 128, BLOCK_L = 64, GROUP_PAD = 16 for attention; BLOCK_S = 16 for
-the combine. decode_step.py launches them (and a whole decoder layer).
+Shipped configs (num_warps = 4, decode_step.py's ROW_TILES and
+MMA_TILES): BLOCK_B = 1 with PAIRS = 8, BLOCK_K = 256 for the QKV and
+gate/up GEMVs and ROWS = 8, BLOCK_K = 512 for gemv_residual; BLOCK_B = 16
+with PAIRS = 16, BLOCK_K = 128 and ROWS = 16, BLOCK_K = 256. SPLIT = 128
+(deterministic; otherwise picked per batch and length), BLOCK_L = 64,
+GROUP_PAD = 16 for attention; BLOCK_S = 16 for the combine. decode_step.py
+launches them (and a whole decoder layer).
 """
 import tilec
 import tilec.language as tl
 
 
 @tilec.jit
-def _inv_rms(x_ptr, n, eps, BLOCK: tl.constexpr):
-    """1 / sqrt(mean(x[:n]^2) + eps), in fp32."""
-    acc = tl.zeros((BLOCK,), tl.float32)
+def _inv_rms(x_ptr, b_rows, b_valid, stride_x, n, eps, BLOCK: tl.constexpr):
+    """[BLOCK_B]: 1 / sqrt(mean(x[b, :n]^2) + eps) of each batch row, in fp32."""
+    acc = tl.zeros((b_rows.shape[0], BLOCK), tl.float32)
     for k0 in range(0, n, BLOCK):
         k = k0 + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + k, mask=k < n, other=0.0).to(tl.float32)
+        x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
+                    mask=b_valid[:, None] & (k < n)[None, :], other=0.0).to(tl.float32)
         acc += x * x
-    return tl.rsqrt(tl.sum(acc, axis=0) / n + eps)
+    return tl.rsqrt(tl.sum(acc, axis=1) / n + eps)
 
 
 @tilec.jit
-def _gemv_rows(w_ptr, rows, x_ptr, gamma_ptr, n, HAS_GAMMA: tl.constexpr,
-               BLOCK_K: tl.constexpr):
-    """sum_k W[rows, k] * x[k] (* gamma[k]) in fp32, W's rows n apart."""
-    acc = tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
+def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+             HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr):
+    """[BLOCK_B, R] fp32: sum_k x[b, k] (* gamma[k]) * W[rows, k], W's rows n
+    apart. One batch row (BLOCK_B = 1): fp32 multiply-adds per element and
+    one tl.sum per output; more (BLOCK_B >= 16): tl.dot on tensor cores
+    (x times gamma as two bf16 parts). Either way a row's sums do not
+    depend on the other rows of its block."""
+    if b_rows.shape[0] == 1:
+        acc = tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
+    else:
+        acc = tl.zeros((b_rows.shape[0], rows.shape[0]), tl.float32)
     for k0 in range(0, n, BLOCK_K):
         k = k0 + tl.arange(0, BLOCK_K)
         in_row = k < n
-        x = tl.load(x_ptr + k, mask=in_row, other=0.0).to(tl.float32)
+        x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
+                    mask=b_valid[:, None] & in_row[None, :], other=0.0)
+        x = x.to(tl.float32)
         if HAS_GAMMA:
-            x = x * tl.load(gamma_ptr + k, mask=in_row, other=0.0).to(tl.float32)
+            x = x * tl.load(gamma_ptr + k, mask=in_row, other=0.0).to(tl.float32)[None, :]
         w = tl.load(w_ptr + rows[:, None] * n + k[None, :], mask=in_row[None, :],
                     other=0.0)
-        acc += w.to(tl.float32) * x[None, :]
-    return tl.sum(acc, axis=1)
+        if b_rows.shape[0] == 1:
+            acc += w.to(tl.float32) * x
+        elif HAS_GAMMA:
+            # x * gamma is not a bf16 value: its bf16 head and the bf16 of
+            # what remains, two products (about 16 bits of x kept).
+            head = x.to(w.dtype)
+            acc = tl.dot(head, tl.trans(w), acc)
+            acc = tl.dot((x - head.to(tl.float32)).to(w.dtype), tl.trans(w), acc)
+        else:
+            acc = tl.dot(x.to(w.dtype), tl.trans(w), acc)
+    if b_rows.shape[0] == 1:
+        return tl.sum(acc, axis=1)[None, :]
+    return acc
+
+
+@tilec.jit
+def _batch_rows(batch, BLOCK_B: tl.constexpr):
+    b_rows = tl.program_id(0) * BLOCK_B + tl.arange(0, BLOCK_B)
+    b_valid = b_rows < batch
+    return tl.where(b_valid, b_rows, 0), b_valid
 
 
 @tilec.jit
 def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
-                     v_cache, hidden, stride_x, stride_q, stride_cb, stride_ch,
+                     v_cache, batch, hidden, stride_x, stride_q, stride_cb, stride_ch,
                      stride_cl, eps,
                      HQ: tl.constexpr, HKV: tl.constexpr, D: tl.constexpr,
                      LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
-                     BLOCK_K: tl.constexpr):
-    # Program (p, b): PAIRS output rows j of one head and their RoPE
-    # partners j + D/2, for batch row b. Grid: ((HQ + 2 HKV) * D / 2 / PAIRS, B).
-    b = tl.program_id(1)
+                     BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Program (bb, p): PAIRS output rows j of one head and their RoPE
+    # partners j + D/2, for BLOCK_B batch rows.
+    # Grid: (cdiv(batch, BLOCK_B), (HQ + 2 HKV) * D / 2 / PAIRS).
+    b_rows, b_valid = _batch_rows(batch, BLOCK_B)
     groups_per_head: tl.constexpr = D // 2 // PAIRS
-    head = tl.program_id(0) // groups_per_head
-    j = (tl.program_id(0) % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
+    head = tl.program_id(1) // groups_per_head
+    j = (tl.program_id(1) % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
-    x_row = x_ptr + b * stride_x
-    scale = _inv_rms(x_row, hidden, eps, BLOCK_K)
-    lo = _gemv_rows(w_ptr, rows_lo, x_row, gamma_ptr, hidden, True, BLOCK_K) * scale
-    hi = _gemv_rows(w_ptr, rows_hi, x_row, gamma_ptr, hidden, True, BLOCK_K) * scale
+    scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
+    lo = _project(w_ptr, rows_lo, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
+                  True, BLOCK_K) * scale
+    hi = _project(w_ptr, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
+                  True, BLOCK_K) * scale
     if HAS_BIAS:
-        lo += tl.load(bias_ptr + rows_lo).to(tl.float32)
-        hi += tl.load(bias_ptr + rows_hi).to(tl.float32)
-    pos = tl.load(pos_ptr + b)
+        lo += tl.load(bias_ptr + rows_lo).to(tl.float32)[None, :]
+        hi += tl.load(bias_ptr + rows_hi).to(tl.float32)[None, :]
+    pos = tl.load(pos_ptr + b_rows, mask=b_valid, other=0)[:, None]
     # theta^(-2j/D) and the angle in fp64: at position 32767 an fp32 angle
     # would be off by up to 2e-3 radians.
     inv_freq = tl.exp2(j.to(tl.float64) * (-2.0 / D * LOG2_THETA))
-    angle = pos.to(tl.float64) * inv_freq
+    angle = pos.to(tl.float64) * inv_freq[None, :]
     cos = tl.cos(angle).to(tl.float32)
     sin = tl.sin(angle).to(tl.float32)
     rot_lo = lo * cos - hi * sin
     rot_hi = hi * cos + lo * sin
+    valid = b_valid[:, None]
+    cache_row = b_rows[:, None] * stride_cb + pos * stride_cl + j[None, :]
     if head < HQ:
-        q_row = q_ptr + b * stride_q + head * D
-        tl.store(q_row + j, rot_lo)
-        tl.store(q_row + j + D // 2, rot_hi)
+        q_row = q_ptr + b_rows[:, None] * stride_q + head * D + j[None, :]
+        tl.store(q_row, rot_lo, mask=valid)
+        tl.store(q_row + D // 2, rot_hi, mask=valid)
     elif head < HQ + HKV:
-        k_row = k_cache + b * stride_cb + (head - HQ) * stride_ch + pos * stride_cl
-        tl.store(k_row + j, rot_lo)
-        tl.store(k_row + j + D // 2, rot_hi)
+        k_row = k_cache + (head - HQ) * stride_ch + cache_row
+        tl.store(k_row, rot_lo, mask=valid)
+        tl.store(k_row + D // 2, rot_hi, mask=valid)
     else:
-        v_row = v_cache + b * stride_cb + (head - HQ - HKV) * stride_ch + pos * stride_cl
-        tl.store(v_row + j, lo)
-        tl.store(v_row + j + D // 2, hi)
+        v_row = v_cache + (head - HQ - HKV) * stride_ch + cache_row
+        tl.store(v_row, lo, mask=valid)
+        tl.store(v_row + D // 2, hi, mask=valid)
 
 
 @tilec.jit
-def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, stride_x,
+def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, stride_x,
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
-                   BLOCK_K: tl.constexpr):
-    # Program (p, b): outputs p*PAIRS ... of batch row b, from gate rows
-    # and the up rows `inter` below them. Grid: (cdiv(inter, PAIRS), B).
-    b = tl.program_id(1)
-    rows = tl.program_id(0) * PAIRS + tl.arange(0, PAIRS)
+                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
+    # rows and the up rows `inter` below them.
+    # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
+    b_rows, b_valid = _batch_rows(batch, BLOCK_B)
+    rows = tl.program_id(1) * PAIRS + tl.arange(0, PAIRS)
     # Rows past the end read row 0 (always there) and are not stored.
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
-    x_row = x_ptr + b * stride_x
-    gate = _gemv_rows(w_ptr, rows, x_row, gamma_ptr, hidden, NORM, BLOCK_K)
-    up = _gemv_rows(w_ptr, rows + inter, x_row, gamma_ptr, hidden, NORM, BLOCK_K)
+    gate = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
+                    NORM, BLOCK_K)
+    up = _project(w_ptr, rows + inter, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
+                  hidden, NORM, BLOCK_K)
     if NORM:
-        scale = _inv_rms(x_row, hidden, eps, BLOCK_K)
+        scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
         gate = gate * scale
         up = up * scale
     h = gate / (1.0 + tl.exp(-gate)) * up
-    tl.store(out_ptr + b * stride_out + rows, h, mask=valid)
+    tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], h,
+             mask=b_valid[:, None] & valid[None, :])
 
 
 @tilec.jit
-def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, stride_x, stride_res,
-                  stride_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr):
-    # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]. Grid: (cdiv(n_out, ROWS), B).
-    b = tl.program_id(1)
-    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
+                  stride_res, stride_out, ROWS: tl.constexpr, BLOCK_B: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows].
+    # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS)).
+    b_rows, b_valid = _batch_rows(batch, BLOCK_B)
+    rows = tl.program_id(1) * ROWS + tl.arange(0, ROWS)
     valid = rows < n_out
     rows = tl.where(valid, rows, 0)
-    y = _gemv_rows(w_ptr, rows, x_ptr + b * stride_x, x_ptr, n_in, False, BLOCK_K)
-    y += tl.load(res_ptr + b * stride_res + rows, mask=valid, other=0.0).to(tl.float32)
-    tl.store(out_ptr + b * stride_out + rows, y, mask=valid)
+    mask = b_valid[:, None] & valid[None, :]
+    y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, False,
+                 BLOCK_K)
+    y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
+                 other=0.0).to(tl.float32)
+    tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)
 
 
 @tilec.jit

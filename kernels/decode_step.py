@@ -47,30 +47,76 @@ class Config:
     def check(self):
         if self.q_heads % self.kv_heads:
             raise ValueError("q_heads must be a multiple of kv_heads")
-        if self.head_dim & (self.head_dim - 1) or self.head_dim < 2 * QKV_PAIRS:
-            raise ValueError(f"head_dim must be a power of two of at least {2 * QKV_PAIRS}")
+        pairs = max(ROW_TILES.qkv_pairs, MMA_TILES.qkv_pairs)
+        if self.head_dim & (self.head_dim - 1) or self.head_dim < 2 * pairs:
+            raise ValueError(f"head_dim must be a power of two of at least {2 * pairs}")
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """How the three GEMV kernels tile their work: BLOCK_B batch rows per
+    program (1: fp32 multiply-adds; 16: tl.dot on tensor cores), output
+    rows per program (PAIRS pairs for QKV and gate/up, ROWS for the
+    projections) and BLOCK_K columns per iteration."""
+    block_b: int
+    qkv_pairs: int
+    qkv_block_k: int
+    gate_up_pairs: int
+    gate_up_block_k: int
+    rows: int
+    block_k: int
 
 
 #: The shipped configs (kernels/decode.py says why).
-QKV_PAIRS, QKV_BLOCK_K = 8, 256
-GATE_UP_PAIRS, GATE_UP_BLOCK_K = 8, 256
-GEMV_ROWS, GEMV_BLOCK_K = 8, 512
+ROW_TILES = Tiles(block_b=1, qkv_pairs=8, qkv_block_k=256, gate_up_pairs=8,
+                  gate_up_block_k=256, rows=8, block_k=512)
+MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=16,
+                  gate_up_block_k=128, rows=16, block_k=256)
+#: Batch invariance needs one tiling for every batch size: the tensor-core
+#: one, which reads the weights once for 16 rows.
+INVARIANT_TILES = MMA_TILES
+#: Attention: the fixed split of deterministic mode, and its blocks.
 SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
 NUM_WARPS = 4
+#: Programs the adaptive split aims at (two per SM of an H200).
+ADAPTIVE_PROGRAMS = 264
+
+
+def tiles_for(batch, deterministic=True):
+    """The tiling a layer of `batch` rows uses: INVARIANT_TILES when
+    deterministic, else one row per program at batch 1."""
+    if deterministic:
+        return INVARIANT_TILES
+    return ROW_TILES if batch == 1 else MMA_TILES
+
+
+def split_for(batch, max_len, kv_heads, deterministic=True):
+    """Attention's split size: the fixed SPLIT when deterministic (a row's
+    partition must not depend on the batch), else the power of two from
+    64 to 1024 that gives about ADAPTIVE_PROGRAMS programs."""
+    if deterministic:
+        return SPLIT
+    want = max_len * kv_heads * batch / ADAPTIVE_PROGRAMS
+    split = 64
+    while split * 2 <= min(want, 1024):
+        split *= 2
+    return split
 
 
 class Kernels:
-    """The decode kernels, compiled with deterministic=True, on the GPU or
-    (interpret=True) on tilec's CPU interpreter."""
+    """The decode kernels on the GPU or (interpret=True) on tilec's CPU
+    interpreter, compiled with deterministic=True (checked for batch
+    invariance) unless told otherwise."""
 
     NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gemv_residual",
              "attention_split", "attention_combine")
 
-    def __init__(self, interpret=False):
+    def __init__(self, interpret=False, deterministic=True):
+        self.deterministic = deterministic
         for name in self.NAMES:
             fn = getattr(decode, name)
             setattr(self, name, tilec.JITFunction(fn.fn, interpret=interpret,
-                                                  deterministic=True))
+                                                  deterministic=deterministic))
 
 
 def splits_for(max_len, split=SPLIT):
@@ -79,33 +125,36 @@ def splits_for(max_len, split=SPLIT):
 
 
 def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
-             stream=None):
+             tiles=INVARIANT_TILES, stream=None):
     """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at pos[b]."""
     d = cfg.head_dim
-    grid = (cfg.qkv_rows // 2 // QKV_PAIRS, batch)
+    grid = (tilec.cdiv(batch, tiles.block_b), cfg.qkv_rows // 2 // tiles.qkv_pairs)
     k.rmsnorm_qkv_rope[grid](
         x, gamma, w_qkv, bias if bias is not None else w_qkv, pos, q, k_cache, v_cache,
-        cfg.hidden, cfg.hidden, cfg.q_size, cfg.kv_heads * max_len * d, max_len * d, d,
-        cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
+        batch, cfg.hidden, cfg.hidden, cfg.q_size, cfg.kv_heads * max_len * d, max_len * d,
+        d, cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
-        PAIRS=QKV_PAIRS, BLOCK_K=QKV_BLOCK_K, num_warps=NUM_WARPS, stream=stream)
+        PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
+        num_warps=NUM_WARPS, stream=stream)
 
 
-def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, stream=None):
+def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
     """out[b] = silu(Wg norm(x[b])) * (Wu norm(x[b])); gamma None: no norm."""
-    grid = (tilec.cdiv(cfg.intermediate, GATE_UP_PAIRS), batch)
+    grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(cfg.intermediate, tiles.gate_up_pairs))
     k.gate_up_swiglu[grid](
-        x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden,
+        x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
-        PAIRS=GATE_UP_PAIRS, BLOCK_K=GATE_UP_BLOCK_K, num_warps=NUM_WARPS, stream=stream)
+        PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
+        num_warps=NUM_WARPS, stream=stream)
 
 
-def projection(k, batch, n_in, n_out, x, w, residual, out, stream=None):
+def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
+               stream=None):
     """out[b] = W x[b] + residual[b] (out may be residual)."""
-    grid = (tilec.cdiv(n_out, GEMV_ROWS), batch)
-    k.gemv_residual[grid](x, w, residual, out, n_in, n_out, n_in, n_out, n_out,
-                          ROWS=GEMV_ROWS, BLOCK_K=GEMV_BLOCK_K, num_warps=NUM_WARPS,
-                          stream=stream)
+    grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows))
+    k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
+                          ROWS=tiles.rows, BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k,
+                          num_warps=NUM_WARPS, stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
@@ -134,14 +183,25 @@ class DecoderLayer:
     qkv [qkv_rows, hidden], qkv_bias [qkv_rows] (when cfg.qkv_bias), o
     [hidden, q_size], post_norm [hidden], gate_up [2 intermediate, hidden]
     and down [hidden, intermediate]. `empty(shape, dtype)` makes the
-    scratch buffers ("bf16" or "fp32"); they live as long as the layer."""
+    scratch buffers ("bf16" or "fp32"); they live as long as the layer.
 
-    def __init__(self, cfg, weights, batch, max_len, empty, kernels=None, split=SPLIT):
+    deterministic=True (the default): every row's result is bitwise the
+    same at any batch size (one tiling, INVARIANT_TILES, and the fixed
+    attention split, with kernels compiled and checked as deterministic).
+    False picks the tiling and split per batch and length for speed.
+    `split` and `tiles` override either choice."""
+
+    def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
+                 deterministic=True, split=None, tiles=None):
         cfg.check()
-        self.cfg, self.w, self.batch, self.max_len, self.split = (
-            cfg, weights, batch, max_len, split)
-        self.k = kernels or Kernels()
-        splits = splits_for(max_len, split)
+        self.cfg, self.w, self.batch, self.max_len = cfg, weights, batch, max_len
+        self.split = split or split_for(batch, max_len, cfg.kv_heads, deterministic)
+        self.tiles = tiles or tiles_for(batch, deterministic)
+        self.k = kernels or Kernels(deterministic=deterministic)
+        if deterministic and not self.k.deterministic:
+            raise ValueError("a deterministic layer needs kernels compiled with "
+                             "deterministic=True")
+        splits = splits_for(max_len, self.split)
         self.q = empty((batch, cfg.q_size), "bf16")
         self.attn = empty((batch, cfg.q_size), "bf16")
         self.mid = empty((batch, cfg.hidden), "bf16")
@@ -153,14 +213,15 @@ class DecoderLayer:
         """out = the layer applied to x [batch, hidden] at positions pos
         [batch] (int32), appending to k_cache and v_cache [batch, kv_heads,
         max_len, head_dim]. out may be x."""
-        cfg, w, b, k = self.cfg, self.w, self.batch, self.k
+        cfg, w, b, k, t = self.cfg, self.w, self.batch, self.k, self.tiles
         qkv_rope(k, cfg, b, self.max_len, x, w["input_norm"], w["qkv"],
                  w.get("qkv_bias") if cfg.qkv_bias else None, pos, self.q, k_cache,
-                 v_cache, stream=stream)
+                 v_cache, tiles=t, stream=stream)
         attention(k, cfg, b, self.max_len, self.q, k_cache, v_cache, pos, self.o_part,
                   self.lse_part, self.attn, split=self.split, stream=stream)
-        projection(k, b, cfg.q_size, cfg.hidden, self.attn, w["o"], x, self.mid,
+        projection(k, b, cfg.q_size, cfg.hidden, self.attn, w["o"], x, self.mid, tiles=t,
                    stream=stream)
-        gate_up(k, cfg, b, self.mid, w["post_norm"], w["gate_up"], self.h, stream=stream)
+        gate_up(k, cfg, b, self.mid, w["post_norm"], w["gate_up"], self.h, tiles=t,
+                stream=stream)
         projection(k, b, cfg.intermediate, cfg.hidden, self.h, w["down"], self.mid, out,
-                   stream=stream)
+                   tiles=t, stream=stream)

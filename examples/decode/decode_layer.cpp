@@ -10,10 +10,13 @@ namespace {
 size_t elementBytes(tilec::ScalarType type) {
   return type == tilec::ScalarType::BF16 ? 2 : 4;
 }
-// The shipped configs of kernels/decode_step.py.
-constexpr int kQkvPairs = 8, kQkvBlockK = 256;
-constexpr int kGateUpPairs = 8, kGateUpBlockK = 256;
-constexpr int kGemvRows = 8, kGemvBlockK = 512;
+// The shipped configs of kernels/decode_step.py: its INVARIANT_TILES (16
+// batch rows per program, tensor cores; the same at every batch size, so
+// each row's result is too) and the attention's blocks.
+constexpr int kBlockB = 16;
+constexpr int kQkvPairs = 16, kQkvBlockK = 128;
+constexpr int kGateUpPairs = 16, kGateUpBlockK = 128;
+constexpr int kGemvRows = 16, kGemvBlockK = 256;
 constexpr int kBlockL = 64, kBlockS = 16;
 
 int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -80,21 +83,23 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
   options_.numWarps = 4;
 
   const int cacheB = c.kvHeads * maxLen * d, cacheH = maxLen * d;
+  const int batchBlocks = cdiv(batch, kBlockB);
   const float eps = float(c.eps);
   auto kernel = [&](const char *name) { return kernels.kernel(name); };
   // RMSNorm + QKV + bias + RoPE + cache append.
   launches_.push_back(
       {kernel("rmsnorm_qkv_rope"),
-       {c.qkvRows() / 2 / kQkvPairs, batch},
+       {batchBlocks, c.qkvRows() / 2 / kQkvPairs},
        {x.arg(), w.inputNorm.arg(), w.qkv.arg(), c.qkvBias ? w.qkvBias.arg() : w.qkv.arg(),
-        pos.arg(), q_.arg(), kCache.arg(), vCache.arg(), c.hidden, c.hidden, c.qSize(),
-        cacheB, cacheH, d, eps},
+        pos.arg(), q_.arg(), kCache.arg(), vCache.arg(), batch, c.hidden, c.hidden,
+        c.qSize(), cacheB, cacheH, d, eps},
        {{"HQ", c.qHeads},
         {"HKV", c.kvHeads},
         {"D", d},
         {"LOG2_THETA", std::log2(c.ropeTheta)},
         {"HAS_BIAS", c.qkvBias},
         {"PAIRS", kQkvPairs},
+        {"BLOCK_B", kBlockB},
         {"BLOCK_K", kQkvBlockK}}});
   // Attention: the splits, then their combination.
   launches_.push_back(
@@ -115,21 +120,26 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                         c.qSize()},
                        {{"D", d}, {"SPLIT", split}, {"BLOCK_S", kBlockS}}});
   // O projection + residual, gate/up + SwiGLU, down projection + residual.
+  const tilec::Constexprs gemv{
+      {"ROWS", kGemvRows}, {"BLOCK_B", kBlockB}, {"BLOCK_K", kGemvBlockK}};
   launches_.push_back({kernel("gemv_residual"),
-                       {cdiv(c.hidden, kGemvRows), batch},
-                       {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), c.qSize(), c.hidden,
-                        c.qSize(), c.hidden, c.hidden},
-                       {{"ROWS", kGemvRows}, {"BLOCK_K", kGemvBlockK}}});
+                       {batchBlocks, cdiv(c.hidden, kGemvRows)},
+                       {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), batch, c.qSize(),
+                        c.hidden, c.qSize(), c.hidden, c.hidden},
+                       gemv});
   launches_.push_back({kernel("gate_up_swiglu"),
-                       {cdiv(c.intermediate, kGateUpPairs), batch},
-                       {mid_.arg(), w.postNorm.arg(), w.gateUp.arg(), h_.arg(), c.hidden,
-                        c.intermediate, c.hidden, c.intermediate, eps},
-                       {{"NORM", true}, {"PAIRS", kGateUpPairs}, {"BLOCK_K", kGateUpBlockK}}});
+                       {batchBlocks, cdiv(c.intermediate, kGateUpPairs)},
+                       {mid_.arg(), w.postNorm.arg(), w.gateUp.arg(), h_.arg(), batch,
+                        c.hidden, c.intermediate, c.hidden, c.intermediate, eps},
+                       {{"NORM", true},
+                        {"PAIRS", kGateUpPairs},
+                        {"BLOCK_B", kBlockB},
+                        {"BLOCK_K", kGateUpBlockK}}});
   launches_.push_back({kernel("gemv_residual"),
-                       {cdiv(c.hidden, kGemvRows), batch},
-                       {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), c.intermediate,
+                       {batchBlocks, cdiv(c.hidden, kGemvRows)},
+                       {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), batch, c.intermediate,
                         c.hidden, c.intermediate, c.hidden, c.hidden},
-                       {{"ROWS", kGemvRows}, {"BLOCK_K", kGemvBlockK}}});
+                       gemv});
 }
 
 void DecoderLayer::step() const {

@@ -19,6 +19,10 @@ from decode_reference import Bf16, assert_close
 CFG = decode_step.Config(hidden=96, q_heads=6, kv_heads=2, head_dim=32,
                          intermediate=100, rope_theta=10000.0)
 TOL = ref.TOL
+# Both tilings of the GEMV kernels: one batch row per program (fp32
+# multiply-adds) and 16 (tensor cores).
+TILINGS = pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
+                                  ids=["rows", "mma"])
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,8 @@ def no_disk_cache(monkeypatch):
     monkeypatch.setenv("TILEC_CACHE", "0")
 
 
-def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels):
+@TILINGS
+def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels, tiles):
     rng = np.random.default_rng(0)
     batch, max_len = 3, 40
     w = ref.random_weights(rng, CFG)
@@ -42,7 +47,7 @@ def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels):
     k_cache, v_cache = Bf16(np.full(shape, 7.0)), Bf16(np.full(shape, -7.0))
     decode_step.qkv_rope(kernels, CFG, batch, max_len, x.arg, w["input_norm"].arg,
                          w["qkv"].arg, w["qkv_bias"].arg, pos, q.arg, k_cache.arg,
-                         v_cache.arg)
+                         v_cache.arg, tiles=tiles)
     q_ref, k_ref, v_ref = ref.qkv_rope(CFG, x.value, w["input_norm"].value, w["qkv"].value,
                                        w["qkv_bias"].value, pos)
     assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
@@ -55,7 +60,8 @@ def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels):
     assert (k_cache.value[untouched] == 7.0).all() and (v_cache.value[untouched] == -7.0).all()
 
 
-def test_rope_angles_are_exact_at_long_positions(kernels):
+@TILINGS
+def test_rope_angles_are_exact_at_long_positions(kernels, tiles):
     # Position 32767, theta 1e6 (Qwen2.5): the angle is computed in fp64.
     cfg = decode_step.Config(hidden=64, q_heads=2, kv_heads=1, head_dim=64,
                              intermediate=64, qkv_bias=False)
@@ -66,14 +72,15 @@ def test_rope_angles_are_exact_at_long_positions(kernels):
     q = Bf16(shape=(1, cfg.q_size))
     cache = Bf16(shape=(1, cfg.kv_heads, 32768, cfg.head_dim))
     decode_step.qkv_rope(kernels, cfg, 1, 32768, x.arg, w["input_norm"].arg, w["qkv"].arg,
-                         None, pos, q.arg, cache.arg, cache.arg)
+                         None, pos, q.arg, cache.arg, cache.arg, tiles=tiles)
     q_ref, _, _ = ref.qkv_rope(cfg, x.value, w["input_norm"].value, w["qkv"].value, None,
                                pos)
     assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
 
 
+@TILINGS
 @pytest.mark.parametrize("norm", [True, False])
-def test_gate_up_swiglu(kernels, norm):
+def test_gate_up_swiglu(kernels, norm, tiles):
     rng = np.random.default_rng(2)
     batch = 2
     w = ref.random_weights(rng, CFG)
@@ -81,7 +88,7 @@ def test_gate_up_swiglu(kernels, norm):
     out = Bf16(np.full((batch, CFG.intermediate + 3), 5.0))
     gamma = w["post_norm"] if norm else None
     decode_step.gate_up(kernels, CFG, batch, x.arg, gamma.arg if norm else None,
-                        w["gate_up"].arg, out.arg)
+                        w["gate_up"].arg, out.arg, tiles=tiles)
     # Rows are CFG.intermediate apart: the 3 columns past them... belong to
     # the next row; check the layout the kernel writes, [batch, inter].
     got = out.value.reshape(-1)[: batch * CFG.intermediate].reshape(batch, -1)
@@ -90,15 +97,17 @@ def test_gate_up_swiglu(kernels, norm):
     assert (out.value.reshape(-1)[batch * CFG.intermediate:] == 5.0).all()
 
 
+@TILINGS
 @pytest.mark.parametrize("n_in, n_out", [(300, 37), (1100, 8)])
-def test_projection_with_residual_in_place(kernels, n_in, n_out):
+def test_projection_with_residual_in_place(kernels, n_in, n_out, tiles):
     rng = np.random.default_rng(3)
     batch = 3
     x = ref.random_bf16(rng, batch, n_in)
     w = ref.random_bf16(rng, n_out, n_in, scale=n_in ** -0.5)
     res = ref.random_bf16(rng, batch, n_out)
     want = x.value @ w.value.T + res.value
-    decode_step.projection(kernels, batch, n_in, n_out, x.arg, w.arg, res.arg, res.arg)
+    decode_step.projection(kernels, batch, n_in, n_out, x.arg, w.arg, res.arg, res.arg,
+                           tiles=tiles)
     assert_close(res.value, want, TOL)
 
 
@@ -123,15 +132,16 @@ def test_attention_split_and_combine(kernels, split):
     assert_close(out.value, want, 3 * TOL)
 
 
-def make_layer(kernels, cfg, w, batch, max_len):
+def make_layer(kernels, cfg, w, batch, max_len, tiles=None):
     def empty(shape, dtype):
         return Bf16(shape=shape).arg if dtype == "bf16" else np.zeros(shape, np.float32)
     weights = {name: a.arg for name, a in w.items()}
     return decode_step.DecoderLayer(cfg, weights, batch, max_len, empty, kernels=kernels,
-                                    split=64)
+                                    split=64, tiles=tiles)
 
 
-def test_decoder_layer_against_float64(kernels):
+@TILINGS
+def test_decoder_layer_against_float64(kernels, tiles):
     rng = np.random.default_rng(5)
     batch, max_len = 3, 200
     w = ref.random_weights(rng, CFG)
@@ -141,7 +151,7 @@ def test_decoder_layer_against_float64(kernels):
     k64, v64 = k_cache.value, v_cache.value
     x = ref.random_bf16(rng, batch, CFG.hidden)
     want = ref.layer(CFG, {n: a.value for n, a in w.items()}, x.value, pos, k64, v64)
-    layer = make_layer(kernels, CFG, w, batch, max_len)
+    layer = make_layer(kernels, CFG, w, batch, max_len, tiles)
     out = Bf16(shape=(batch, CFG.hidden))
     layer.step(x.arg, pos, k_cache.arg, v_cache.arg, out.arg)
     # q, attention output, the residual stream and h are rounded to bf16
@@ -151,11 +161,15 @@ def test_decoder_layer_against_float64(kernels):
     assert_close(k_cache.value[rows, :, pos], k64[rows, :, pos], TOL)
 
 
-def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels):
+@TILINGS
+def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels, tiles):
+    # 19 rows: two blocks of 16 for the tensor-core tiling, the second
+    # partial; every row is compared with itself computed at batch 1.
     rng = np.random.default_rng(6)
-    batch, max_len = 4, 130
+    batch, max_len = 19, 130
     w = ref.random_weights(rng, CFG)
-    pos = np.array([129, 3, 64, 100], np.int32)
+    pos = rng.integers(0, max_len, batch).astype(np.int32)
+    pos[0] = max_len - 1
     shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
     k_bits = ref.random_bf16(rng, *shape).bits
     v_bits = ref.random_bf16(rng, *shape).bits
@@ -164,9 +178,9 @@ def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels):
     k_all, v_all = Bf16(shape=shape), Bf16(shape=shape)
     k_all.bits[...] = k_bits
     v_all.bits[...] = v_bits
-    make_layer(kernels, CFG, w, batch, max_len).step(x.arg, pos, k_all.arg, v_all.arg,
-                                                     full.arg)
-    one_layer = make_layer(kernels, CFG, w, 1, max_len)
+    make_layer(kernels, CFG, w, batch, max_len, tiles).step(x.arg, pos, k_all.arg,
+                                                            v_all.arg, full.arg)
+    one_layer = make_layer(kernels, CFG, w, 1, max_len, tiles)
     for b in range(batch):
         k_one, v_one, alone = (Bf16(shape=(1,) + shape[1:]), Bf16(shape=(1,) + shape[1:]),
                                Bf16(shape=(1, CFG.hidden)))
@@ -187,3 +201,18 @@ def test_decode_kernels_pass_the_deterministic_check():
         "*bf16:16,*bf16:16,*bf16:16,*i32:16,*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9)
         + ",fp32", target="sm_90a", GROUP=6, GROUP_PAD=16, D=128, SPLIT=256, BLOCK_L=64)
     assert c.deterministic and "mma.sync" in c.asm["ptx"]
+
+
+def test_tiling_and_split_choices():
+    ds = decode_step
+    # Deterministic: one tiling and one split whatever the batch.
+    assert {ds.tiles_for(b) for b in (1, 2, 16, 64)} == {ds.INVARIANT_TILES}
+    assert {ds.split_for(b, 32768, 2) for b in (1, 64)} == {ds.SPLIT}
+    # Otherwise per batch and length: rows at batch 1, about 264 programs.
+    assert ds.tiles_for(1, False) == ds.ROW_TILES and ds.tiles_for(8, False) == ds.MMA_TILES
+    assert ds.split_for(1, 1024, 2, False) == 64
+    assert ds.split_for(1, 32768, 2, False) == 128
+    assert ds.split_for(64, 32768, 2, False) == 1024
+    with pytest.raises(ValueError, match="deterministic"):
+        ds.DecoderLayer(CFG, {}, 1, 16, lambda s, d: None,
+                        kernels=ds.Kernels(interpret=True, deterministic=False))

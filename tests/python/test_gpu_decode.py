@@ -15,6 +15,8 @@ pytestmark = pytest.mark.gpu
 
 CFG = decode_step.Config()
 TOL = ref.TOL
+TILINGS = pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
+                                  ids=["rows", "mma"])
 
 
 def bf16(torch, values):
@@ -47,7 +49,8 @@ def empty_like_layer(torch):
     return lambda shape, dtype: torch.empty(shape, dtype=dtypes[dtype], device="cuda")
 
 
-def test_qkv_rope(setup):
+@TILINGS
+def test_qkv_rope(setup, tiles):
     torch, w, w64 = setup
     batch, max_len = 5, 32768
     k = decode_step.Kernels()
@@ -56,7 +59,7 @@ def test_qkv_rope(setup):
     q = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
     kc, vc = caches(torch, batch, max_len, 2)
     decode_step.qkv_rope(k, CFG, batch, max_len, x, w["input_norm"], w["qkv"],
-                         w["qkv_bias"], pos, q, kc, vc)
+                         w["qkv_bias"], pos, q, kc, vc, tiles=tiles)
     torch.cuda.synchronize()
     p = pos.cpu().numpy()
     q_ref, k_ref, v_ref = ref.qkv_rope(CFG, f64(x), w64["input_norm"], w64["qkv"],
@@ -67,20 +70,23 @@ def test_qkv_rope(setup):
     assert_close(f64(vc[rows, :, pos.long()]), v_ref, TOL)
 
 
-def test_gate_up_and_projections(setup):
+@TILINGS
+@pytest.mark.parametrize("batch", [1, 3, 37])
+def test_gate_up_and_projections(setup, tiles, batch):
     torch, w, w64 = setup
-    batch = 3
     k = decode_step.Kernels()
     rng = np.random.default_rng(3)
     x = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
     h = torch.empty((batch, CFG.intermediate), dtype=torch.bfloat16, device="cuda")
-    decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h)
+    decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h, tiles=tiles)
     res = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
     out = torch.empty_like(res)
-    decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out)
+    decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out,
+                           tiles=tiles)
     attn = bf16(torch, rng.standard_normal((batch, CFG.q_size)))
     out_o = res.clone()
-    decode_step.projection(k, batch, CFG.q_size, CFG.hidden, attn, w["o"], out_o, out_o)
+    decode_step.projection(k, batch, CFG.q_size, CFG.hidden, attn, w["o"], out_o, out_o,
+                           tiles=tiles)
     torch.cuda.synchronize()
     assert_close(f64(h), ref.swiglu(CFG, f64(x), w64["post_norm"], w64["gate_up"]), TOL)
     assert_close(f64(out), f64(h) @ w64["down"].T + f64(res), TOL)
@@ -107,12 +113,15 @@ def test_attention(setup, contexts):
     assert_close(f64(out), want, 3 * TOL)
 
 
-def test_layer_against_float64(setup):
+@pytest.mark.parametrize("batch, deterministic", [(2, True), (1, False), (17, False)])
+def test_layer_against_float64(setup, batch, deterministic):
     torch, w, w64 = setup
-    batch, max_len = 2, 2048
-    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    max_len = 2048
+    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
+                                     deterministic=deterministic,
+                                     kernels=decode_step.Kernels(deterministic=deterministic))
     x = bf16(torch, np.random.default_rng(6).standard_normal((batch, CFG.hidden)))
-    pos = torch.tensor([100, 2047], dtype=torch.int32, device="cuda")
+    pos = torch.tensor([100, 2047] * batch, dtype=torch.int32, device="cuda")[:batch]
     kc, vc = caches(torch, batch, max_len, 7)
     k64, v64 = f64(kc), f64(vc)
     out = torch.empty_like(x)
