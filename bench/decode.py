@@ -3,9 +3,10 @@ Qwen2.5-1.5B shapes, bf16 (issue 15).
 
     python3 bench/decode.py [--commit SHA] [--out DIR] [--quick]
 
-Every input a kernel reads (weights, caches) is rotated across copies
-totalling more than 240 MB (four times the H200's L2), and do_bench
-flushes the L2 before each timed call as well, so no figure is an L2
+The kernel cases rotate every input they read (weights, caches) across
+copies totalling more than 240 MB (four times the H200's L2); the layer
+steps read the same weights and caches each time and rely on do_bench's
+flush of the L2 before every timed call. Either way no figure is an L2
 figure. Each case is checked against float64 before it is timed. Cases:
 
 - copy bandwidth (torch, 256 MB): the ceiling the rest are read against;

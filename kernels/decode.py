@@ -2,7 +2,8 @@
 new token per sequence), written for Qwen2.5-1.5B's shapes: hidden 1536,
 12 query heads and 2 KV heads of 128, intermediate 8960, RMSNorm eps 1e-6,
 RoPE theta 1e6. bf16 weights, activations and caches; fp32 arithmetic.
-Any shape the constexprs describe works (tests run small ones).
+Any shape the constexprs describe works (tests run small ones), with
+32-bit offsets: a cache holds fewer than 2^31 elements.
 
 At small batches every kernel is bound by the bytes it reads, so each
 reads its weights once, keeps every intermediate in registers, and fuses

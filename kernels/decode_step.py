@@ -44,7 +44,14 @@ class Config:
     def group(self):
         return self.q_heads // self.kv_heads
 
-    def check(self):
+    def check(self, batch=1, max_len=1):
+        """Raises ValueError for shapes the kernels do not handle. Offsets
+        are 32-bit: the caches and the attention's partial outputs must
+        each hold fewer than 2^31 elements."""
+        if batch * self.kv_heads * max_len * self.head_dim >= 2 ** 31:
+            raise ValueError(f"caches of {batch} x {self.kv_heads} x {max_len} x "
+                             f"{self.head_dim} elements: the kernels' offsets are 32-bit "
+                             "(at most 2^31 - 1 elements)")
         if self.q_heads % self.kv_heads:
             raise ValueError("q_heads must be a multiple of kv_heads")
         pairs = max(ROW_TILES.qkv_pairs, MMA_TILES.qkv_pairs)
@@ -193,7 +200,7 @@ class DecoderLayer:
 
     def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
                  deterministic=True, split=None, tiles=None):
-        cfg.check()
+        cfg.check(batch, max_len)
         self.cfg, self.w, self.batch, self.max_len = cfg, weights, batch, max_len
         self.split = split or split_for(batch, max_len, cfg.kv_heads, deterministic)
         self.tiles = tiles or tiles_for(batch, deterministic)

@@ -445,12 +445,21 @@ void checkCopySize(size_t bytes, size_t size, const char *direction) {
 }
 } // namespace
 
+namespace {
+/// Waits for the legacy default stream, where the driver's synchronous
+/// copies and fills run: a copy from pageable memory (or a fill) may
+/// return before its data reaches the device, and a launch on a
+/// non-blocking stream (tilec::Stream, PyTorch's) does not wait for it.
+void landed() { check(driver().cuStreamSynchronize(nullptr), "cuStreamSynchronize"); }
+} // namespace
+
 void DeviceBuffer::copyFromHost(const void *src, size_t bytes) {
   checkCopySize(bytes, size_, "into");
   if (bytes == 0)
     return;
   device_->makeCurrent();
   check(driver().cuMemcpyHtoD(address_, src, bytes), "cuMemcpyHtoD");
+  landed();
 }
 
 void DeviceBuffer::copyToHost(void *dst, size_t bytes) const {
@@ -475,15 +484,17 @@ void copyHostToDevice(void *deviceAddress, const void *src, size_t bytes) {
   Device::current().makeCurrent();
   check(driver().cuMemcpyHtoD(reinterpret_cast<uintptr_t>(deviceAddress), src, bytes),
         "cuMemcpyHtoD");
+  landed();
 }
 
 void DeviceBuffer::fill(uint8_t byte) {
   if (size_ == 0)
     return;
   device_->makeCurrent();
-  // Ordered on the legacy default stream, before later copies and launches
-  // there.
+  // On the legacy default stream; done before returning, so that launches
+  // on any stream see it.
   check(driver().cuMemsetD8(address_, byte, size_), "cuMemsetD8");
+  landed();
 }
 
 //===----------------------------------------------------------------------===//

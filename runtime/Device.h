@@ -189,7 +189,11 @@ public:
   void *data() const { return reinterpret_cast<void *>(address_); }
   size_t size() const { return size_; }
 
-  /// Synchronous copies of the first `bytes` bytes; bytes <= size().
+  /// Synchronous copies of the first `bytes` bytes; bytes <= size(). Both
+  /// run on the legacy default stream: copyFromHost (and fill) have
+  /// finished on the device when they return, so a launch on any stream
+  /// sees the data; copyToHost waits for the legacy stream and blocking
+  /// streams, not for non-blocking ones (synchronise those first).
   void copyFromHost(const void *src, size_t bytes);
   void copyToHost(void *dst, size_t bytes) const;
   /// Sets every byte to `byte` (e.g. to poison an output before a test).

@@ -6,6 +6,8 @@
 #include "mlir/Analysis/DataFlow/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -21,6 +23,85 @@ void RuntimeDependence::print(raw_ostream &os) const {
   }
   os << (dependsOnGrid() ? "grid" : "") << (sources_ == (Grid | Runtime) ? "+" : "")
      << (dependsOnRuntime() ? "runtime" : "");
+}
+
+namespace {
+
+bool isFloatLike(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  return isa<FloatType>(type);
+}
+
+/// True when `value`, computed in `body`, is `target` or depends on it
+/// through ops of `body` (values a nested region uses count too: the
+/// accumulator updated inside an scf.if).
+bool dependsOn(Value value, llvm::function_ref<bool(Value)> target, Region &body) {
+  SmallVector<Value> worklist{value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (target(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !body.isAncestor(def->getParentRegion()) || !seen.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+    def->walk([&](Operation *nested) {
+      if (nested != def)
+        llvm::append_range(worklist, nested->getOperands());
+    });
+  }
+  return false;
+}
+
+/// A carried float the iterations combine with its previous value.
+bool carriesAccumulation(ValueRange carried, ValueRange yielded, Region &body) {
+  for (auto [arg, next] : llvm::zip(carried, yielded))
+    if (isFloatLike(arg.getType()) && next != arg &&
+        dependsOn(next, [arg = arg](Value v) { return v == arg; }, body))
+      return true;
+  return false;
+}
+
+/// A float stored where the loop loaded the value it came from.
+bool accumulatesInMemory(Region &body) {
+  bool found = false;
+  body.walk([&](tile::StoreOp store) {
+    if (found || !isFloatLike(store.getValue().getType()))
+      return;
+    Value ptr = store.getPtr();
+    found = dependsOn(
+        store.getValue(),
+        [&](Value v) {
+          auto load = v.getDefiningOp<tile::LoadOp>();
+          return load && load.getPtr() == ptr;
+        },
+        body);
+  });
+  return found;
+}
+
+} // namespace
+
+bool tilec::accumulatesFloats(Operation *loop) {
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    Region &body = forOp.getRegion();
+    auto yield = cast<scf::YieldOp>(body.front().getTerminator());
+    return carriesAccumulation(forOp.getRegionIterArgs(), yield.getOperands(), body) ||
+           accumulatesInMemory(body);
+  }
+  if (auto whileOp = dyn_cast<scf::WhileOp>(loop)) {
+    Region &after = whileOp.getAfter();
+    auto yield = cast<scf::YieldOp>(after.front().getTerminator());
+    // The values the condition forwards stand for the carried ones when it
+    // forwards them in order (as the front end writes loops).
+    ValueRange forwarded = whileOp.getAfterArguments();
+    bool carries = forwarded.size() == yield.getNumOperands() &&
+                   carriesAccumulation(forwarded, yield.getOperands(), after);
+    return carries || accumulatesInMemory(after) || accumulatesInMemory(whileOp.getBefore());
+  }
+  return false;
 }
 
 namespace {
@@ -51,8 +132,9 @@ public:
   }
 
   /// The induction variable of scf.for takes the values its lower bound
-  /// and step make (its upper bound only ends the loop). Other arguments
-  /// the control flow does not feed could be anything.
+  /// and step make (its upper bound only ends the loop); stepping by the
+  /// grid in a loop that accumulates nothing hands out ids of work. Other
+  /// arguments the control flow does not feed could be anything.
   void visitNonControlFlowArguments(Operation *op, const RegionSuccessor &successor,
                                     ArrayRef<DependenceLattice *> argLattices,
                                     unsigned firstIndex) override {
@@ -74,8 +156,12 @@ public:
       const DependenceLattice *step = getLatticeElementFor(point, forOp.getStep());
       if (lb->getValue().isUninitialized() || step->getValue().isUninitialized())
         continue; // revisited once both are reached
+      RuntimeDependence stepDependence = step->getValue();
+      if (!accumulatesFloats(forOp))
+        stepDependence =
+            RuntimeDependence::of(stepDependence.sources() & ~RuntimeDependence::Grid);
       propagateIfChanged(lattice, lattice->join(RuntimeDependence::join(
-                                      lb->getValue(), step->getValue())));
+                                      lb->getValue(), stepDependence)));
     }
   }
 

@@ -11,8 +11,12 @@
 // A sparse forward analysis on MLIR's dataflow framework: every op's
 // results depend on what its operands depend on, plus the grid for
 // tile.num_programs and runtime data for loads, atomics and calls; an
-// scf.for induction variable depends on its lower bound and step; values
-// carried by scf.for, scf.while and scf.if join what flows into them.
+// scf.for induction variable depends on its lower bound and step, except
+// that a loop that accumulates nothing (accumulatesFloats) and steps by the
+// grid counts out ids of work, as tl.program_id does (a persistent
+// kernel's tile loop): its counter drops the step's grid dependence;
+// values carried by scf.for, scf.while and scf.if join what flows into
+// them.
 // Pointer arguments depend on nothing (an address does not order a sum);
 // a pointer offset by a runtime value does. The lattice is a set of two
 // bits, so every loop reaches its fixpoint within three visits.
@@ -63,6 +67,12 @@ private:
   bool reached_ = false;
   unsigned sources_ = None;
 };
+
+/// True when `loop` (scf.for or scf.while) accumulates floating-point
+/// values: it carries a float (scalar or tile) that an iteration combines
+/// with its previous value, or stores a float computed from a load of the
+/// same address (a sum kept in memory).
+bool accumulatesFloats(mlir::Operation *loop);
 
 /// The analysis over `root` (a module or a function), run on construction.
 class RuntimeDependenceAnalysis {

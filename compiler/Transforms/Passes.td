@@ -46,15 +46,17 @@ def TileCheckDeterministic : Pass<"tile-check-deterministic", "mlir::ModuleOp"> 
     violation is an error at the op's location:
 
     - a `tile.atomic_rmw` or `tile.atomic_cas` of floating-point values:
-      the order in which programs' updates land decides the rounding;
-    - an `scf.for` that carries a floating-point value each iteration
-      combines with the last (an accumulation) whose lower bound or step
-      depends on `tile.num_programs` or on runtime data (a scalar argument,
-      a loaded value), as the runtime-dependence analysis finds: the
-      partition of the sum, and so its rounding, would change with them
-      (the upper bound may be a runtime value: it only ends the loop);
-    - an `scf.while` carrying such an accumulation whose integer carried
-      values (its counters) depend on either.
+      which update lands when (and so the rounding of a sum) is timing's;
+    - an `scf.for` that accumulates floats (carries a float each iteration
+      combines with the last, or stores a float computed from a load of
+      the same address) whose lower bound or step depends on
+      `tile.num_programs` or on runtime data (a scalar argument, a loaded
+      value), as the runtime-dependence analysis finds, or whose upper
+      bound or other carried values depend on `tile.num_programs`: the
+      partition of the sum, and so its rounding, would change with them;
+    - an `scf.while` accumulating floats whose integer carried values (its
+      counters) depend on either, or whose other carried values or
+      condition depend on the grid.
 
     Reductions and scans over a tile combine in an order fixed at compile
     time and are always allowed, as are integer atomics (exact).

@@ -8,7 +8,6 @@
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 #define DEBUG_TYPE "tile-check-deterministic"
 
@@ -22,49 +21,27 @@ using namespace tilec;
 
 namespace {
 
-bool isFloatLike(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  return isa<FloatType>(type);
-}
-
 bool isIntegerLike(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     type = shaped.getElementType();
   return isa<IntegerType, IndexType>(type);
 }
 
-/// True when `yielded`, computed in `body`, depends on `carried` (the
-/// value the loop passes in): the iterations combine into it.
-bool combinesWith(Value yielded, Value carried, Region &body) {
-  SmallVector<Value> worklist{yielded};
-  llvm::SmallPtrSet<Operation *, 16> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (v == carried)
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (!def || !body.isAncestor(def->getParentRegion()) || !seen.insert(def).second)
-      continue;
-    llvm::append_range(worklist, def->getOperands());
-    // Values a nested region uses from the loop body count too (the
-    // accumulator updated inside an scf.if, an inner loop's init).
-    def->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        if (operand == carried)
-          worklist.push_back(operand);
-    });
-  }
-  return false;
+bool isFloatLike(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  return isa<FloatType>(type);
 }
 
-/// The float values the loop accumulates: carried values of floating-point
-/// type the iterations combine with their previous value.
-bool accumulatesFloats(ValueRange carried, ValueRange yielded, Region &body) {
-  for (auto [arg, next] : llvm::zip(carried, yielded))
-    if (isFloatLike(arg.getType()) && next != arg && combinesWith(next, arg, body))
-      return true;
-  return false;
+/// What the non-float values `carried` depend on, joined.
+RuntimeDependence carriedDependence(ValueRange carried,
+                                    const RuntimeDependenceAnalysis &dependence,
+                                    bool integersOnly) {
+  RuntimeDependence d = RuntimeDependence::of(RuntimeDependence::None);
+  for (Value v : carried)
+    if (!isFloatLike(v.getType()) && (!integersOnly || isIntegerLike(v.getType())))
+      d = RuntimeDependence::join(d, dependence.lookup(v));
+  return d;
 }
 
 std::string describe(const RuntimeDependence &d) {
@@ -96,35 +73,59 @@ struct TileCheckDeterministicPass
     if (!isFloatLike(op->getResult(0).getType()))
       return false;
     std::string name = "tl.atomic_cas";
-    if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
-      name = "tl.atomic_" + tile::stringifyAtomicKind(rmw.getKind()).str();
+    std::string why = "which program's value lands last is a matter of timing";
+    if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op)) {
+      tile::AtomicKind kind = rmw.getKind();
+      name = "tl.atomic_" + tile::stringifyAtomicKind(kind).str();
+      if (kind == tile::AtomicKind::add)
+        why = "the order in which programs' additions land decides the rounding";
+      else if (kind != tile::AtomicKind::xchg)
+        why = "which of two values that compare equal lands (+0.0 or -0.0, one NaN or "
+              "another) is a matter of timing";
+    }
     op->emitError() << name
                     << " of floating-point values is not allowed with deterministic=True: "
-                       "the order in which programs' updates land decides the result's "
-                       "rounding, and it changes from run to run and with the grid; write "
+                    << why
+                    << ", so the result can change from run to run and with the grid; write "
                        "partial results and combine them in a fixed order (in the same "
                        "program, or in a second kernel)";
     return true;
   }
 
   static bool checkFor(scf::ForOp loop, const RuntimeDependenceAnalysis &dependence) {
-    Region &body = loop.getRegion();
-    auto yield = cast<scf::YieldOp>(body.front().getTerminator());
-    if (!accumulatesFloats(loop.getRegionIterArgs(), yield.getOperands(), body))
+    if (!accumulatesFloats(loop))
       return false;
     RuntimeDependence start = dependence.lookup(loop.getLowerBound());
     RuntimeDependence step = dependence.lookup(loop.getStep());
-    bool badStart = start.sources() != RuntimeDependence::None;
-    bool badStep = step.sources() != RuntimeDependence::None;
-    if (!badStart && !badStep)
+    RuntimeDependence end = dependence.lookup(loop.getUpperBound());
+    RuntimeDependence carried =
+        carriedDependence(loop.getRegionIterArgs(), dependence, /*integersOnly=*/false);
+    // The start and step split the sum; the end may be a runtime size (it
+    // only ends the loop) but not a share of the grid; what the loop
+    // carries besides its floats (offsets, pointers) may follow runtime
+    // strides but not the grid.
+    SmallVector<std::string> parts;
+    RuntimeDependence why = RuntimeDependence::of(RuntimeDependence::None);
+    auto note = [&](const char *part, RuntimeDependence d, unsigned refused) {
+      if (!(d.sources() & refused))
+        return;
+      parts.push_back(part);
+      why = RuntimeDependence::join(why, RuntimeDependence::of(d.sources() & refused));
+    };
+    unsigned any = RuntimeDependence::Grid | RuntimeDependence::Runtime;
+    note("its start", start, any);
+    note("its step", step, any);
+    note("its end", end, RuntimeDependence::Grid);
+    note("the offsets it carries", carried, RuntimeDependence::Grid);
+    if (parts.empty())
       return false;
-    std::string what = badStart && badStep ? "its start and step depend"
-                       : badStart          ? "its start depends"
-                                           : "its step depends";
-    RuntimeDependence why = RuntimeDependence::join(badStart ? start : step,
-                                                    badStep ? step : start);
+    bool plural = parts.size() > 1 || parts[0] == std::string("the offsets it carries");
+    std::string what = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i)
+      what += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
     loop.emitError() << "this loop accumulates floating-point values and " << what
-                     << " on " << describe(why)
+                     << (plural ? " depend" : " depends") << " on "
+                     << describe(why)
                      << "; with deterministic=True the way a float sum is split must not "
                         "change with the grid or with runtime sizes, or its rounding "
                         "would: give the loop a start made of tl.program_id and "
@@ -133,33 +134,29 @@ struct TileCheckDeterministicPass
   }
 
   static bool checkWhile(scf::WhileOp loop, const RuntimeDependenceAnalysis &dependence) {
-    Region &after = loop.getAfter();
-    auto yield = cast<scf::YieldOp>(after.front().getTerminator());
-    // The after region's arguments are what the condition forwards; the
-    // before region's are what the loop carries (joined with the yields).
+    if (!accumulatesFloats(loop))
+      return false;
+    // The before region's arguments are what the loop carries (joined
+    // with the yields): its integers are its counters.
     ValueRange carried = loop.getBeforeArguments();
-    if (carried.size() != yield.getNumOperands())
+    RuntimeDependence counters = carriedDependence(carried, dependence, /*integersOnly=*/true);
+    RuntimeDependence others = carriedDependence(carried, dependence, /*integersOnly=*/false);
+    RuntimeDependence condition =
+        dependence.lookup(loop.getConditionOp().getCondition());
+    RuntimeDependence why = counters;
+    if (others.dependsOnGrid() || condition.dependsOnGrid())
+      why = RuntimeDependence::join(why, RuntimeDependence::of(RuntimeDependence::Grid));
+    if (why.sources() == RuntimeDependence::None)
       return false;
-    // A carried value the iterations combine: its yield depends on the
-    // value forwarded to the after region for it, when the condition
-    // forwards carried values in order (as the front end writes loops).
-    ValueRange forwarded = loop.getAfterArguments();
-    if (forwarded.size() != carried.size() ||
-        !accumulatesFloats(forwarded, yield.getOperands(), after))
-      return false;
-    RuntimeDependence counters = RuntimeDependence::of(RuntimeDependence::None);
-    for (Value arg : carried)
-      if (isIntegerLike(arg.getType()))
-        counters = RuntimeDependence::join(counters, dependence.lookup(arg));
-    if (counters.sources() == RuntimeDependence::None)
-      return false;
-    loop.emitError() << "this while loop accumulates floating-point values and the "
-                        "integers it carries depend on "
-                     << describe(counters)
+    loop.emitError() << "this while loop accumulates floating-point values and "
+                     << (counters.sources() == why.sources()
+                             ? "the integers it carries depend on "
+                             : "what it carries or tests depends on ")
+                     << describe(why)
                      << "; with deterministic=True the way a float sum is split must not "
                         "change with the grid or with runtime sizes, or its rounding "
                         "would: count from tl.program_id and constexprs in constexpr "
-                        "steps (only the condition may use runtime values)";
+                        "steps (the condition may test runtime sizes, not the grid)";
     return true;
   }
 };

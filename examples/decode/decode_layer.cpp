@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 namespace decode {
 
@@ -71,6 +72,10 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                            const Array &out, const tilec::LaunchOptions &options, int split)
     : options_(options) {
   using tilec::ScalarType;
+  // The kernels' offsets are 32-bit.
+  if (double(batch) * c.kvHeads * maxLen * c.headDim >= 2147483648.0)
+    throw std::invalid_argument("the caches hold 2^31 elements or more: the kernels' "
+                                "offsets are 32-bit");
   const tilec::Backend where = options.backend;
   const int d = c.headDim, splits = cdiv(maxLen, split);
   q_ = Array(size_t(batch) * c.qSize(), ScalarType::BF16, where);

@@ -50,7 +50,8 @@ struct Weights {
 /// inputs and outputs: x [batch, hidden] bf16, pos [batch] i32 (the new
 /// token's position; context pos + 1), kCache/vCache [batch, kvHeads,
 /// maxLen, headDim] bf16 (the new k, v are written at pos), out [batch,
-/// hidden] bf16 (may be x).
+/// hidden] bf16 (may be x). Caches of 2^31 elements or more are refused
+/// (std::invalid_argument): the kernels' offsets are 32-bit.
 class DecoderLayer {
 public:
   DecoderLayer(const Config &config, const tilec::Library &kernels, const Weights &weights,

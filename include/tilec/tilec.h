@@ -108,6 +108,10 @@ public:
 
   void *data() const;
   size_t size() const;
+  /// Synchronous copies on the legacy default stream. copyFromHost and
+  /// fill have landed on the device when they return, so launches on any
+  /// stream see the data; copyToHost does not wait for work on a
+  /// tilec::Stream (or another non-blocking stream): synchronize it first.
   void copyFromHost(const void *src, size_t bytes);
   void copyToHost(void *dst, size_t bytes) const;
   /// Every byte set to `byte` (poisoning outputs before a test).

@@ -193,14 +193,41 @@ def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels, tiles):
         assert (k_one.bits[0] == k_all.bits[b]).all()
 
 
-def test_decode_kernels_pass_the_deterministic_check():
-    # Compiled for the GPU with the shipped configs: the check accepts them.
+@pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
+                         ids=["rows", "mma"])
+def test_decode_kernels_pass_the_deterministic_check(tiles):
+    # Every kernel compiled for the GPU (sm_90a) with the shipped configs
+    # and the Qwen2.5-1.5B constexprs: the check accepts them all.
     k = decode_step.Kernels()
     assert all(getattr(k, n).deterministic for n in decode_step.Kernels.NAMES)
-    c = k.attention_split.compile(
-        "*bf16:16,*bf16:16,*bf16:16,*i32:16,*fp32:16,*fp32:16," + ",".join(["i32:16"] * 9)
-        + ",fp32", target="sm_90a", GROUP=6, GROUP_PAD=16, D=128, SPLIT=256, BLOCK_L=64)
-    assert c.deterministic and "mma.sync" in c.asm["ptx"]
+    bf, f32, i32, n = "*bf16:16", "*fp32:16", "*i32:16", "i32:16"
+    t = tiles
+    cases = [
+        (k.rmsnorm_qkv_rope, [bf] * 4 + [i32] + [bf] * 3 + ["i32"] + [n] * 6 + ["fp32"],
+         dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=t.qkv_pairs,
+              BLOCK_B=t.block_b, BLOCK_K=t.qkv_block_k)),
+        (k.gate_up_swiglu, [bf] * 4 + ["i32"] + [n] * 4 + ["fp32"],
+         dict(NORM=True, PAIRS=t.gate_up_pairs, BLOCK_B=t.block_b,
+              BLOCK_K=t.gate_up_block_k)),
+        (k.gemv_residual, [bf] * 4 + ["i32"] + [n] * 5,
+         dict(ROWS=t.rows, BLOCK_B=t.block_b, BLOCK_K=t.block_k)),
+        (k.attention_split, [bf] * 3 + [i32, f32, f32] + [n] * 9 + ["fp32"],
+         dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=decode_step.SPLIT,
+              BLOCK_L=decode_step.BLOCK_L)),
+        (k.attention_combine, [f32, f32, i32, bf] + [n] * 6,
+         dict(D=128, SPLIT=decode_step.SPLIT, BLOCK_S=decode_step.BLOCK_S)),
+    ]
+    for fn, signature, constexprs in cases:
+        c = fn.compile(signature, target="sm_90a", num_warps=decode_step.NUM_WARPS,
+                       **constexprs)
+        assert c.deterministic
+        uses_mma = fn is k.attention_split or (t.block_b > 1 and fn is not k.attention_combine)
+        assert ("mma.sync" in c.asm["ptx"]) == uses_mma, fn
+
+
+def test_layer_refuses_caches_past_32_bit_offsets():
+    with pytest.raises(ValueError, match="32-bit"):
+        decode_step.Config().check(batch=64, max_len=1 << 17)
 
 
 def test_tiling_and_split_choices():

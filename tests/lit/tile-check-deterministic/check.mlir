@@ -186,3 +186,91 @@ func.func @while_fixed(%x: !tile.ptr<f32>, %n: i32) -> f32 {
   }
   return %r#1 : f32
 }
+
+// -----
+
+// Each program's share is a grid-sized chunk: the loop starts at 0 but its
+// end is a share of the grid.
+func.func @grid_chunk(%x: !tile.ptr<f32>, %n: i32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant 0.0 : f32
+  %np = tile.num_programs 0 : i32
+  %chunk = arith.divsi %n, %np : i32
+  %pid = tile.program_id 0 : i32
+  %base = arith.muli %pid, %chunk : i32
+  // expected-error @+1 {{this loop accumulates floating-point values and its end depends on the launch grid (tl.num_programs)}}
+  %s = scf.for %i = %c0 to %chunk step %c16 iter_args(%acc = %zero) -> (f32) : i32 {
+    %at = arith.addi %base, %i : i32
+    %p = tile.addptr %x, %at : !tile.ptr<f32>, i32
+    %v = tile.load %p : !tile.ptr<f32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  return %s : f32
+}
+
+// -----
+
+// A counter the loop carries, stepped by the grid.
+func.func @carried_grid_counter(%x: !tile.ptr<f32>, %n: i32) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant 0.0 : f32
+  %pid = tile.program_id 0 : i32
+  %np = tile.num_programs 0 : i32
+  %stride = arith.muli %np, %c16 : i32
+  // expected-error @+1 {{this loop accumulates floating-point values and the offsets it carries depend on the launch grid (tl.num_programs)}}
+  %r:2 = scf.for %i = %c0 to %n step %c16 iter_args(%acc = %zero, %k = %pid) -> (f32, i32) : i32 {
+    %p = tile.addptr %x, %k : !tile.ptr<f32>, i32
+    %v = tile.load %p : !tile.ptr<f32>
+    %a = arith.addf %acc, %v : f32
+    %k1 = arith.addi %k, %stride : i32
+    scf.yield %a, %k1 : f32, i32
+  }
+  return %r#0 : f32
+}
+
+// -----
+
+// A sum kept in memory: loaded, added to and stored back in a grid-stride
+// loop.
+func.func @sum_in_memory(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) {
+  %pid = tile.program_id 0 : i32
+  %np = tile.num_programs 0 : i32
+  // expected-error @+1 {{its step depends on the launch grid}}
+  scf.for %i = %pid to %n step %np : i32 {
+    %p = tile.addptr %x, %i : !tile.ptr<f32>, i32
+    %v = tile.load %p : !tile.ptr<f32>
+    %old = tile.load %out : !tile.ptr<f32>
+    %new = arith.addf %old, %v : f32
+    tile.store %out, %new : !tile.ptr<f32>
+  }
+  return
+}
+
+// -----
+
+// A persistent kernel: the outer loop hands out tiles by the grid and
+// accumulates nothing; each tile's sum has a fixed split. Accepted.
+// CHECK-LABEL: func.func @persistent
+func.func @persistent(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %tiles: i32, %n: i32) {
+  %c64 = arith.constant 64 : i32
+  %c512 = arith.constant 512 : i32
+  %zero = arith.constant 0.0 : f32
+  %pid = tile.program_id 0 : i32
+  %np = tile.num_programs 0 : i32
+  scf.for %w = %pid to %tiles step %np : i32 {
+    %start = arith.muli %w, %c512 : i32
+    %end = arith.addi %start, %c512 : i32
+    %s = scf.for %i = %start to %end step %c64 iter_args(%acc = %zero) -> (f32) : i32 {
+      %p = tile.addptr %x, %i : !tile.ptr<f32>, i32
+      %v = tile.load %p : !tile.ptr<f32>
+      %a = arith.addf %acc, %v : f32
+      scf.yield %a : f32
+    }
+    %o = tile.addptr %out, %w : !tile.ptr<f32>, i32
+    tile.store %o, %s : !tile.ptr<f32>
+  }
+  return
+}
