@@ -173,7 +173,7 @@ TEST(GpuAot, EveryScalarTypeReachesTheKernel) {
   DeviceBuffer out(16 * sizeof(double));
   const float third = 1.0f / 3.0f;
   ASSERT_TRUE(aot_test::echo({1}, out.get(), true, int8_t(-7), uint16_t(65535),
-                             int64_t(-1) << 40, third, third, 1.1f, 1e300, 1, 4000000000u)
+                             -(int64_t(1) << 40), third, third, 1.1f, 1e300, 1, 4000000000u)
                   .ok());
   double got[10];
   ASSERT_EQ(cuda()->cuCtxSynchronize(), 0);
