@@ -17,7 +17,6 @@ interleaved rounds of triton.testing.do_bench medians. Results:
 bench/results/atomics-DATE.json.
 """
 import pathlib
-import statistics
 import sys
 
 import torch
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402
 import tilec.language as tl  # noqa: E402
 import common  # noqa: E402  bench/common.py
-from common import bench  # noqa: E402
+from common import timed  # noqa: E402
 
 BLOCK = 1024
 
@@ -78,16 +77,6 @@ def triton_row_accumulate(out_ptr, x_ptr, n, BLOCK: ttl.constexpr):
     for start in range(0, n, BLOCK):
         cols = start + ttl.arange(0, BLOCK)
         ttl.atomic_add(out_ptr + cols, ttl.load(x_ptr + row * n + cols), sem="relaxed")
-
-
-def timed(runs):
-    """{name: median ms} over three interleaved rounds of bench()."""
-    rounds = {name: [] for name in runs}
-    for _ in range(3):
-        for name, fn in runs.items():
-            rounds[name].append(bench(fn))
-    return {name: (statistics.median(ts), (max(ts) - min(ts)) / statistics.median(ts))
-            for name, ts in rounds.items()}
 
 
 def check(name, got, want, tol):

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 
 import triton
@@ -32,6 +33,17 @@ def parse_args():
 
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def timed(runs):
+    """{name: (median ms, spread)} over three interleaved rounds of bench()
+    of each of `runs` ({name: fn}); spread = (max - min) / median."""
+    rounds = {name: [] for name in runs}
+    for _ in range(3):
+        for name, fn in runs.items():
+            rounds[name].append(bench(fn))
+    return {name: (statistics.median(ts), (max(ts) - min(ts)) / statistics.median(ts))
+            for name, ts in rounds.items()}
 
 
 def matmul_error(c, ref, k):

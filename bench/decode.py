@@ -31,7 +31,6 @@ is (max - min) / median. Results: bench/results/decode-DATE.json.
 """
 import math
 import pathlib
-import statistics
 import sys
 
 import torch
@@ -44,19 +43,10 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 import decode_step as ds  # noqa: E402  kernels/decode_step.py
 import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
-from common import bench  # noqa: E402
+from common import timed  # noqa: E402
 
 CFG = ds.Config()
 ROTATE_BYTES = 240 << 20
-
-
-def timed(runs):
-    rounds = {name: [] for name in runs}
-    for _ in range(3):
-        for name, fn in runs.items():
-            rounds[name].append(bench(fn))
-    return {name: (statistics.median(ts), (max(ts) - min(ts)) / statistics.median(ts))
-            for name, ts in rounds.items()}
 
 
 def randn(*shape, scale=1.0, seed=0, dtype=torch.bfloat16):

@@ -652,6 +652,16 @@ struct Launcher {
     PyObject *stream = nullptr;
   };
 
+  /// A flag keyword (debug=, deterministic=): None keeps the default.
+  static void setFlag(PyObject *value, bool &flag) {
+    if (value == Py_None)
+      return;
+    int truth = PyObject_IsTrue(value);
+    if (truth < 0)
+      throwPython();
+    flag = truth != 0;
+  }
+
   void bind(PyObject *args, PyObject *kwargs, Bound &b) const {
     size_t n = params.size();
     b.debug = debug;
@@ -720,19 +730,9 @@ struct Launcher {
             b.maxRegisters = unsigned(r);
           }
         } else if (PyUnicode_Compare(key, names.debug) == 0) {
-          if (value != Py_None) {
-            int d = PyObject_IsTrue(value);
-            if (d < 0)
-              throwPython();
-            b.debug = d != 0;
-          }
+          setFlag(value, b.debug);
         } else if (PyUnicode_Compare(key, names.deterministic) == 0) {
-          if (value != Py_None) {
-            int d = PyObject_IsTrue(value);
-            if (d < 0)
-              throwPython();
-            b.deterministic = d != 0;
-          }
+          setFlag(value, b.deterministic);
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
