@@ -163,14 +163,18 @@ TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES}
 def gemv_cases(k):
     rows = []
     x = randn(1, CFG.hidden, seed=11)
-    ws = copies(lambda i: weights(i), sum(t.numel() * 2 for t in weights(0).values()))
-    nxt = rotating(ws)
-    w0 = ws[0]
+    w0 = weights(0)
+
+    def rotation(name):
+        """Copies of weight `name` totalling more than ROTATE_BYTES, in turn."""
+        t = w0[name]
+        return rotating(copies(lambda i: t if i == 0 else t.clone(), t.numel() * 2))
     x64 = f64(x)
     w64 = {n: f64(t) for n, t in w0.items()}
 
     # gate + up (+ RMSNorm, SwiGLU in tilec)
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
+    gate_up_w = rotation("gate_up")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h, tiles=tiles)
@@ -179,10 +183,9 @@ def gemv_cases(k):
                          ref.TOL)
 
         def tilec_gu(tiles=tiles):
-            w = nxt()
-            ds.gate_up(k, CFG, 1, x, w["post_norm"], w["gate_up"], h, tiles=tiles)
+            ds.gate_up(k, CFG, 1, x, w0["post_norm"], gate_up_w(), h, tiles=tiles)
         runs[name] = tilec_gu
-    runs["torch"] = lambda: F.linear(x, nxt()["gate_up"])
+    runs["torch"] = lambda: F.linear(x, gate_up_w())
     nbytes = 2 * CFG.intermediate * CFG.hidden * 2
     rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes, timed(runs), ok))
 
@@ -190,6 +193,7 @@ def gemv_cases(k):
     hx = randn(1, CFG.intermediate, seed=12)
     res = randn(1, CFG.hidden, seed=13)
     out = torch.empty_like(res)
+    down_w = rotation("down")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out,
@@ -198,10 +202,10 @@ def gemv_cases(k):
         ok[name] = close(name, out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)
 
         def tilec_down(tiles=tiles):
-            ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, nxt()["down"], res, out,
+            ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, down_w(), res, out,
                           tiles=tiles)
         runs[name] = tilec_down
-    runs["torch"] = lambda: F.linear(hx, nxt()["down"])
+    runs["torch"] = lambda: F.linear(hx, down_w())
     nbytes = CFG.intermediate * CFG.hidden * 2
     rows.append(row("down GEMV (tilec: +residual)", nbytes, timed(runs), ok))
 
@@ -214,6 +218,7 @@ def gemv_cases(k):
     q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
     q_ref, _, _ = ref.qkv_rope(CFG, x64, w64["input_norm"], w64["qkv"], w64["qkv_bias"],
                                pos.cpu().numpy())
+    qkv_w = rotation("qkv")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos,
@@ -222,15 +227,10 @@ def gemv_cases(k):
         ok[name] = close(name, q, q_ref.reshape(1, -1), ref.TOL)
 
         def tilec_qkv(tiles=tiles):
-            w = nxt()
-            ds.qkv_rope(k, CFG, 1, max_len, x, w["input_norm"], w["qkv"], w["qkv_bias"],
+            ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], qkv_w(), w0["qkv_bias"],
                         pos, q, kc, vc, tiles=tiles)
         runs[name] = tilec_qkv
-
-    def torch_qkv():
-        w = nxt()
-        F.linear(x, w["qkv"], w["qkv_bias"])
-    runs["torch"] = torch_qkv
+    runs["torch"] = lambda: F.linear(x, qkv_w(), w0["qkv_bias"])
     nbytes = CFG.qkv_rows * CFG.hidden * 2
     rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes, timed(runs), ok))
     return rows
