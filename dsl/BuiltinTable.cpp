@@ -116,6 +116,7 @@ const BuiltinTable &builtins() {
     addDebugBuiltins(t);
     addPythonBuiltins(t);
     addLibdeviceBuiltins(t);
+    addInlineAsmBuiltins(t);
     return t;
   }();
   return table;

@@ -174,5 +174,6 @@ void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
 /// libdevice.pow, atan2, acos, ..., isnan, clz, popc (Triton's
 /// triton.language.extra.libdevice).
 void addLibdeviceBuiltins(BuiltinTable &t); // IRGenLibdevice.cpp
+void addInlineAsmBuiltins(BuiltinTable &t); // IRGenInlineAsm.cpp
 
 } // namespace tilec::dsl

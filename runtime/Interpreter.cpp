@@ -1795,6 +1795,10 @@ void Machine::exec(Operation &operation) {
       .Case<tile::AssertOp>([&](auto o) { assertOp(o); })
       .Case<tile::PrintOp>([&](auto o) { printOp(o); })
       .Case<tile::DebugBarrierOp>([&](auto) {}) // programs run one at a time
+      .Case<tile::InlineAsmOp>([&](auto o) {
+        fail(o, "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run: "
+                "launch the kernel on the GPU");
+      })
       .Case<tile::AssumeMultipleOp, tile::AssumeContiguousOp>(
           [&](auto o) { set(o.getResult(), ref(o, o.getSrc())); })
       // arith: integers

@@ -110,7 +110,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     lang_tests="tests/python/test_gpu_atomics.py tests/python/test_gpu_random.py \
       tests/python/test_gpu_while.py tests/python/test_gpu_layer_norm.py \
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
-      tests/python/test_split.py tests/python/test_libdevice.py"
+      tests/python/test_split.py tests/python/test_libdevice.py \
+      tests/python/test_inline_asm.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # The decode kernels and layer (issue 15): float64 checks, batch
     # invariance bitwise, CUDA-graph replay; then under memcheck and

@@ -165,10 +165,110 @@ struct PtrToIntOpLowering : OpConversionPattern<tile::PtrToIntOp> {
 };
 } // namespace
 
+namespace {
+/// tile.inline_asm: one LLVM inline-assembly call per `pack` registers of
+/// the thread's elements (the same registers of every operand and result:
+/// one layout). Operands and results of fewer than 32 bits travel packed
+/// into vectors of up to 32 bits, which fill one register each.
+struct InlineAsmOpLowering : OpConversionPattern<tile::InlineAsmOp> {
+  InlineAsmOpLowering(TileTypeConverter &converter)
+      : OpConversionPattern(converter, &converter.getContext()) {}
+
+  /// The LLVM type of one register of `element`'s values, and the elements
+  /// it holds.
+  std::pair<Type, unsigned> registerType(Type element, unsigned pack) const {
+    Type scalar = getTypeConverter()->convertType(element);
+    unsigned per = tile::InlineAsmOp::elementsPerRegister(element, pack);
+    return {per > 1 ? VectorType::get({int64_t(per)}, scalar) : scalar, per};
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::InlineAsmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned width = op.getPack();
+    auto tensor = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    unsigned n = tensor ? tilegpu::getNumRegisters(tensor) : 1;
+    if (n % width)
+      return rewriter.notifyMatchFailure(op, "registers not a multiple of pack "
+                                             "(reported before the conversion)");
+    SmallVector<SmallVector<Value>> operands;
+    for (auto [original, converted] : llvm::zip(op.getArgs(), adaptor.getArgs()))
+      operands.push_back(isa<RankedTensorType>(original.getType())
+                             ? unpack(rewriter, loc, converted)
+                             : SmallVector<Value>{converted});
+    // What one invocation returns: each result's registers in turn.
+    SmallVector<Type> returned;
+    SmallVector<std::pair<Type, unsigned>> resultRegisters;
+    for (Value result : op.getResults()) {
+      auto reg = registerType(getElementTypeOrSelf(result.getType()), width);
+      resultRegisters.push_back(reg);
+      returned.append(width / reg.second, reg.first);
+    }
+    Type returnType = returned.size() == 1
+                          ? returned.front()
+                          : LLVM::LLVMStructType::getLiteral(getContext(), returned);
+    SmallVector<SmallVector<Value>> results(op.getNumResults());
+    for (unsigned first = 0; first < n; first += width) {
+      SmallVector<Value> inputs;
+      for (auto [original, values] : llvm::zip(op.getArgs(), operands)) {
+        auto [type, per] = registerType(getElementTypeOrSelf(original.getType()), width);
+        for (unsigned i = 0; i < width; i += per) {
+          if (per == 1) {
+            inputs.push_back(values[first + i]);
+            continue;
+          }
+          Value vector = rewriter.create<LLVM::UndefOp>(loc, type);
+          for (unsigned k = 0; k < per; ++k)
+            vector = rewriter.create<LLVM::InsertElementOp>(
+                loc, vector, values[first + i + k],
+                rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), k));
+          inputs.push_back(vector);
+        }
+      }
+      auto call = rewriter.create<LLVM::InlineAsmOp>(
+          loc, returnType, inputs, op.getAsmString(), op.getConstraints(),
+          /*has_side_effects=*/!op.getPure(), /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr());
+      unsigned position = 0;
+      for (auto [r, reg] : llvm::enumerate(resultRegisters)) {
+        for (unsigned i = 0; i < width; i += reg.second) {
+          Value value = returned.size() == 1
+                            ? call.getResult(0)
+                            : rewriter.create<LLVM::ExtractValueOp>(loc, call.getResult(0),
+                                                                    position);
+          ++position;
+          if (reg.second == 1) {
+            results[r].push_back(value);
+            continue;
+          }
+          for (unsigned k = 0; k < reg.second; ++k)
+            results[r].push_back(rewriter.create<LLVM::ExtractElementOp>(
+                loc, value,
+                rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(), k)));
+        }
+      }
+    }
+    SmallVector<Value> replacements;
+    for (auto [result, values] : llvm::zip(op.getResults(), results))
+      replacements.push_back(
+          isa<RankedTensorType>(result.getType())
+              ? pack(rewriter, loc, getTypeConverter()->convertType(result.getType()),
+                     values)
+              : values.front());
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+} // namespace
+
 void tilec::lowering::populateElementwiseOpToLLVMPatterns(
     TileTypeConverter &converter, const LoweringContext &,
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseTensorOpLowering>(converter);
   patterns.add<ApproximateDivFOpLowering>(converter);
+  patterns.add<InlineAsmOpLowering>(converter);
   patterns.add<AddPtrOpLowering, PtrToIntOpLowering>(converter, &converter.getContext());
 }

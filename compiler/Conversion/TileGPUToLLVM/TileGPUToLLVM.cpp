@@ -57,6 +57,17 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
                         "tilegpu-decompose-conversions first");
           return WalkResult::interrupt();
         }
+      // Inline asm runs on `pack` registers of the thread at a time.
+      if (auto inlineAsm = dyn_cast<tile::InlineAsmOp>(op))
+        if (auto tensor = dyn_cast<RankedTensorType>(inlineAsm.getResult(0).getType()))
+          if (unsigned n = tilegpu::getNumRegisters(tensor); n % inlineAsm.getPack()) {
+            op->emitError("tl.inline_asm_elementwise with pack=")
+                << inlineAsm.getPack() << " needs a multiple of " << inlineAsm.getPack()
+                << " elements in each thread, but the layout gives each thread " << n
+                << " of this " << tensor.getNumElements()
+                << "-element tensor: use a larger tile, fewer warps or a smaller pack";
+            return WalkResult::interrupt();
+          }
       bool needsOffset =
           isa<tilegpu::LocalAllocOp>(op) || getScratchBytes(op) > 0;
       if (needsOffset && !op->hasAttr(tilegpu::kSharedOffsetAttr)) {

@@ -691,6 +691,65 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+unsigned InlineAsmOp::elementsPerRegister(Type element, unsigned pack) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits < 32 ? std::min(pack, 32 / bits) : 1;
+}
+
+LogicalResult InlineAsmOp::verify() {
+  unsigned pack = getPack();
+  if (pack == 0 || !llvm::isPowerOf2_32(pack))
+    return emitOpError("pack must be a power of two, got ") << pack;
+  if (getResults().empty())
+    return emitOpError("needs at least one result");
+  std::optional<ArrayRef<int64_t>> shape;
+  bool scalars = false;
+  unsigned inputs = 0, outputs = 0;
+  unsigned numArgs = getArgs().size(), index = 0;
+  for (Value v : llvm::concat<Value>(getArgs(), getResults())) {
+    bool isResult = index++ >= numArgs;
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!isa<IntegerType, FloatType>(element) || element.isInteger(1))
+      return emitOpError("operands and results must be integers of 8 to 64 bits or "
+                         "floats, got ")
+             << v.getType();
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
+      if (shape && *shape != tensor.getShape())
+        return emitOpError("operands and results must have one shape");
+      shape = tensor.getShape();
+    } else {
+      scalars = true;
+    }
+    unsigned registers = registersPerInvocation(element, pack);
+    (isResult ? outputs : inputs) += registers;
+  }
+  if (shape && scalars)
+    return emitOpError("operands and results must be all tensors or all scalars");
+  if (!shape && pack != 1)
+    return emitOpError("scalars take pack = 1, got ") << pack;
+  unsigned wantOutputs = 0, wantInputs = 0;
+  for (StringRef c : llvm::split(getConstraints(), ',')) {
+    c = c.trim();
+    if (c.starts_with("~"))
+      continue; // a clobber
+    (c.starts_with("=") ? wantOutputs : wantInputs)++;
+  }
+  if (wantOutputs != outputs || wantInputs != inputs)
+    return emitOpError("constraints name ")
+           << wantOutputs << " outputs and " << wantInputs << " inputs, but with pack = "
+           << pack << " an invocation has " << outputs << " output and " << inputs
+           << " input registers";
+  return success();
+}
+
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
 LogicalResult PtrToIntOp::verify() {
   auto ptrs = dyn_cast<RankedTensorType>(getPtr().getType());
   auto ints = dyn_cast<RankedTensorType>(getResult().getType());

@@ -538,6 +538,43 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<Tile_DebugOutput>]>
   let hasVerifier = 1;
 }
 
+def Tile_InlineAsmOp : Tile_Op<"inline_asm", [Tile_SameOperandsAndResultEncoding,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Inline PTX applied elementwise";
+  let description = [{
+    `tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure,
+    pack)`: `asm` runs once per `pack` elements of every operand (which
+    ones share an invocation is unspecified), with LLVM's inline-assembly
+    `constraints` naming its outputs first (`=r,...`), then its inputs.
+    Per invocation each result and operand of fewer than 32 bits takes
+    `pack / min(pack, 32 / bits)` registers, each a vector of the
+    elements it packs (four i8 in one `r`), and a wider one `pack`
+    registers. Operands and results have one shape (all scalars when
+    `pack` is 1). Not `pure`: it may read and write memory, so it is never
+    moved or removed.
+
+    ```mlir
+    %y = tile.inline_asm "shl.b32 $0, $1, 3;", "=r,r", %x
+        {pure = true, pack = 1 : i32} : (tensor<128xi32>) -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, BoolAttr:$pure,
+                       I32Attr:$pack, Variadic<AnyType>:$args);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints (`,` $args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Registers one invocation gives a value of `element`'s type, and the
+    /// elements each packs (see the description).
+    static unsigned elementsPerRegister(::mlir::Type element, unsigned pack);
+    static unsigned registersPerInvocation(::mlir::Type element, unsigned pack) {
+      return pack / elementsPerRegister(element, pack);
+    }
+  }];
+}
+
 def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Tile_SameOperandsAndResultEncoding]> {
   let summary = "The addresses of pointers, as 64-bit integers";
   let description = [{
