@@ -412,6 +412,44 @@ Value flip(Generator &g, const BuiltinArguments &args) {
   y = reshape(g, y, shape, at, at, "tl.flip");
   return g.cast(y, input.type.element, at, /*bitcast=*/kind != input.type.element.scalar);
 }
+/// tl.gather(src, index, axis): numpy's take_along_axis, through shared
+/// memory (tile.gather). Narrow indices are widened to int32 first, by
+/// their own signedness, so the op sees 32- or 64-bit values.
+Value gather(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  const Value &src = args["src"];
+  Value index = args["index"];
+  requireTensor(src, args.loc("src"), "tl.gather");
+  requireTensor(index, args.loc("index"), "tl.gather");
+  if (src.type.element.isPointer)
+    fail(args.loc("src"), "tl.gather of pointers is not supported");
+  if (index.type.element.isPointer || !index.type.element.isInt() ||
+      index.type.element.isBool())
+    fail(args.loc("index"), "tl.gather's index must be a tensor of integers, got " +
+                                index.type.str());
+  int64_t rank = src.type.shape.size();
+  if (int64_t(index.type.shape.size()) != rank)
+    fail(args.loc("index"), "tl.gather's index must have the source's rank: " +
+                                src.type.str() + " and " + index.type.str());
+  int64_t axis = g.constInt(args["axis"], args.loc("axis"), "axis");
+  if (axis < -rank || axis >= rank)
+    fail(args.loc("axis"), "axis " + std::to_string(axis) + " is out of range for rank " +
+                               std::to_string(rank));
+  if (axis < 0)
+    axis += rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && src.type.shape[d] != index.type.shape[d])
+      fail(args.loc("index"), "tl.gather's index must match the source in every dimension "
+                              "but axis " + std::to_string(axis) + ": " + src.type.str() +
+                              " and " + index.type.str());
+  if (index.type.element.bits() < 32)
+    index = g.cast(index, DType{ScalarKind::Int32, false}, at);
+  ValueType type = g.tensorType(src.type.element, index.type.shape, at);
+  mlir::OpBuilder &b = g.builder();
+  auto op = b.create<tile::GatherOp>(g.loc(at), type.toMLIR(b.getContext()), src.ir,
+                                     index.ir, b.getI32IntegerAttr(int32_t(axis)));
+  return Value::ofIR(op.getResult(), type);
+}
 } // namespace
 
 void addShapeBuiltins(BuiltinTable &t) {
@@ -424,6 +462,7 @@ void addShapeBuiltins(BuiltinTable &t) {
   t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
   t.add("tl.flip", {{"x", "dim"}, 1}, flip);
   t.add("tl.split", {{"a"}, 1}, split);
+  t.add("tl.gather", {{"src", "index", "axis"}, 3}, gather);
 }
 
 std::optional<Value> Generator::callShapeMethod(const Value &method,

@@ -545,6 +545,7 @@ private:
   void splat(tile::SplatOp op);
   void broadcast(tile::BroadcastOp op);
   void trans(tile::TransOp op);
+  void gather(tile::GatherOp op);
   void addptr(tile::AddPtrOp op);
   void load(tile::LoadOp op);
   void store(tile::StoreOp op);
@@ -1053,6 +1054,38 @@ void Machine::trans(tile::TransOp op) {
   for (size_t d = 0; d < rank; ++d)
     st[d] = srcStride[order[d]];
   set(op.getResult(), stridedCopy(a, shape, st, n));
+}
+
+void Machine::gather(tile::GatherOp op) {
+  const Tensor &src = operand(op, 0), &index = operand(op, 1);
+  Shape shape = shapeOf(op.getType());
+  size_t rank = shape.size(), axis = op.getAxis(), n = index.size();
+  Tensor r = makeTensor(src.elem, shape, n);
+  // Row-major strides of the source; walk the result (the indices' shape)
+  // in row-major order, carrying its coordinates.
+  llvm::SmallVector<int64_t, 4> stride(rank), coord(rank, 0);
+  int64_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    stride[d] = s;
+    s *= src.shape[d];
+  }
+  for (size_t k = 0; k < n; ++k) {
+    int64_t i = index.i[k];
+    if (i < 0 || i >= src.shape[axis])
+      fail(op, "tl.gather index " + std::to_string(i) + " is outside [0, " +
+                   std::to_string(src.shape[axis]) + ") along axis " +
+                   std::to_string(axis) + " (the GPU gives 0)");
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d)
+      at += (d == axis ? i : coord[d]) * stride[d];
+    copyElem(r, k, src, size_t(at));
+    for (size_t d = rank; d-- > 0;) {
+      if (++coord[d] < shape[d])
+        break;
+      coord[d] = 0;
+    }
+  }
+  set(op.getResult(), std::move(r));
 }
 
 void Machine::addptr(tile::AddPtrOp op) {
@@ -1784,6 +1817,7 @@ void Machine::exec(Operation &operation) {
         set(o.getResult(), std::move(r));
       })
       .Case<tile::TransOp>([&](auto o) { trans(o); })
+      .Case<tile::GatherOp>([&](auto o) { gather(o); })
       .Case<tile::AddPtrOp>([&](auto o) { addptr(o); })
       .Case<tile::LoadOp>([&](auto o) { load(o); })
       .Case<tile::StoreOp>([&](auto o) { store(o); })

@@ -148,11 +148,21 @@ int64_t tilec::getAtomicScratchBytes(Operation *atomic) {
   return llvm::alignTo(bytes, 16);
 }
 
+int64_t tilec::getGatherScratchBytes(tile::GatherOp op) {
+  if (!hasLayout(op.getSrc()))
+    return 0;
+  auto type = cast<RankedTensorType>(op.getSrc().getType());
+  // (i1 takes a byte in memory, as getElementBytes counts it.)
+  return llvm::alignTo(type.getNumElements() * tile::getElementBytes(type.getElementType()),
+                       16);
+}
+
 int64_t tilec::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case<tile::ReduceOp>([](auto r) { return getReduceScratch(r).bytes; })
       .Case<tile::ScanOp>([](auto s) { return getScanScratch(s).bytes; })
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>(
           [](Operation *a) { return getAtomicScratchBytes(a); })
+      .Case<tile::GatherOp>([](auto g) { return getGatherScratchBytes(g); })
       .Default([](Operation *) { return 0; });
 }

@@ -56,6 +56,9 @@ CrossWarpScratch getScanScratch(tile::ScanOp op);
 /// others, one slot per element in row-major order; else empty.
 int64_t getAtomicScratchBytes(mlir::Operation *atomic);
 
+/// A gather's scratch (tile.gather): its whole source, row-major.
+int64_t getGatherScratchBytes(tile::GatherOp op);
+
 /// Bytes of scratch `op` needs while it runs; 0 for ops that need none.
 int64_t getScratchBytes(mlir::Operation *op);
 

@@ -102,6 +102,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateAtomicOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateReduceOpToLLVMPatterns(converter, context, patterns);
     populateScanOpToLLVMPatterns(converter, context, patterns);
+    populateGatherOpToLLVMPatterns(converter, context, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);

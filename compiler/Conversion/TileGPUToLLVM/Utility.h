@@ -217,6 +217,9 @@ void populateAtomicOpToLLVMPatterns(TileTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     const LoweringContext &context,
                                     mlir::RewritePatternSet &patterns);
+void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
+                                    const LoweringContext &context,
+                                    mlir::RewritePatternSet &patterns);
 void populateScanOpToLLVMPatterns(TileTypeConverter &converter,
                                   const LoweringContext &context,
                                   mlir::RewritePatternSet &patterns);

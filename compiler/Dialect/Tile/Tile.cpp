@@ -691,6 +691,34 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  auto index = dyn_cast<IntegerType>(indices.getElementType());
+  if (!index || index.getWidth() == 1)
+    return emitOpError("indices must be integers, got ") << indices;
+  if (isa<PointerType>(src.getElementType()))
+    return emitOpError("cannot gather pointers");
+  if (src.getRank() != indices.getRank())
+    return emitOpError("source and indices must have one rank, got ")
+           << src << " and " << indices;
+  if (getAxis() >= src.getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << src.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != int64_t(getAxis()) && src.getDimSize(d) != indices.getDimSize(d))
+      return emitOpError("source and indices must agree in every dimension but the axis, "
+                         "got ")
+             << src << " and " << indices;
+  if (result.getShape() != indices.getShape() ||
+      result.getElementType() != src.getElementType())
+    return emitOpError("result must have the indices' shape and the source's element "
+                       "type, got ")
+           << result;
+  return success();
+}
+
 unsigned InlineAsmOp::elementsPerRegister(Type element, unsigned pack) {
   unsigned bits = element.getIntOrFloatBitWidth();
   return bits < 32 ? std::min(pack, 32 / bits) : 1;

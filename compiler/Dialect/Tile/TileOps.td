@@ -158,6 +158,27 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure, Tile_SameOperandsAndResultEncoding]> {
+  let summary = "Elements of a tensor picked along one axis by an index tensor";
+  let description = [{
+    `tl.gather(src, index, axis)`: `result[i...] = src[i... with i[axis]
+    replaced by indices[i...]]`, as numpy's `take_along_axis`. The result
+    has the indices' shape and the source's element type; the two tensors
+    agree in every dimension but `axis`. An index outside `[0,
+    src.shape[axis])` gives 0 (the interpreter reports it). On the GPU the
+    source goes through the op's shared-memory scratch, row-major, and each
+    thread reads the elements its indices name.
+
+    ```mlir
+    %g = tile.gather %src, %idx {axis = 1 : i32} : tensor<32x64xf32>, tensor<32x16xi32> -> tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src `,` $indices attr-dict `:` type($src) `,` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Tile_SameOperandsAndResultEncoding,
     AllTypesMatch<["ptr", "result"]>]> {
   let summary = "Advance pointers by a number of elements";
