@@ -450,6 +450,39 @@ Value gather(Generator &g, const BuiltinArguments &args) {
                                      index.ir, b.getI32IntegerAttr(int32_t(axis)));
   return Value::ofIR(op.getResult(), type);
 }
+/// tl.histogram(input, num_bins, mask=None): counts of the values 0 ..
+/// num_bins - 1 of a 1-D integer tensor (tile.histogram); values outside
+/// are not counted. Narrow inputs are widened to int32 by their own
+/// signedness first.
+Value histogram(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  Value input = args["input"];
+  requireTensor(input, args.loc("input"), "tl.histogram");
+  if (input.type.element.isPointer || !input.type.element.isInt() ||
+      input.type.element.isBool() || input.type.shape.size() != 1)
+    fail(args.loc("input"), "tl.histogram needs a 1-D tensor of integers, got " +
+                                input.type.str());
+  int64_t bins = g.constInt(args["num_bins"], args.loc("num_bins"), "num_bins");
+  if (bins < 1 || (bins & (bins - 1)))
+    fail(args.loc("num_bins"), "num_bins must be a power of two (the result is a "
+                               "tensor), got " + std::to_string(bins));
+  if (input.type.element.bits() < 32)
+    input = g.cast(input, DType{ScalarKind::Int32, false}, at);
+  mlir::Value mask;
+  if (args.has("mask") && args["mask"].kind != Value::Kind::None) {
+    const Value &m = args["mask"];
+    if (!m.isIR() && !m.isNumber() && m.kind != Value::Kind::Bool)
+      fail(args.loc("mask"), "tl.histogram's mask must be booleans, got " + m.describe());
+    mask = g.broadcastTo(g.toBool(g.toIR(m, args.loc("mask")), args.loc("mask")),
+                         input.type.shape, args.loc("mask"))
+               .ir;
+  }
+  ValueType type = g.tensorType(DType{ScalarKind::Int32, false}, {bins}, at);
+  mlir::OpBuilder &b = g.builder();
+  auto op = b.create<tile::HistogramOp>(g.loc(at), type.toMLIR(b.getContext()), input.ir,
+                                        mask);
+  return Value::ofIR(op.getResult(), type);
+}
 } // namespace
 
 void addShapeBuiltins(BuiltinTable &t) {
@@ -463,6 +496,7 @@ void addShapeBuiltins(BuiltinTable &t) {
   t.add("tl.flip", {{"x", "dim"}, 1}, flip);
   t.add("tl.split", {{"a"}, 1}, split);
   t.add("tl.gather", {{"src", "index", "axis"}, 3}, gather);
+  t.add("tl.histogram", {{"input", "num_bins", "mask"}, 2}, histogram);
 }
 
 std::optional<Value> Generator::callShapeMethod(const Value &method,

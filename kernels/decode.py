@@ -68,40 +68,106 @@ def _inv_rms(x_ptr, b_rows, b_valid, stride_x, n, eps, BLOCK: tl.constexpr):
 
 
 @tilec.jit
-def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-             HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr):
-    """[BLOCK_B, R] fp32: sum_k x[b, k] (* gamma[k]) * W[rows, k], W's rows n
-    apart. One batch row (BLOCK_B = 1): fp32 multiply-adds per element and
-    one tl.sum per output; more (BLOCK_B >= 16): tl.dot on tensor cores
-    (x times gamma as two bf16 parts). Either way a row's sums do not
-    depend on the other rows of its block."""
-    if b_rows.shape[0] == 1:
-        acc = tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
-    else:
-        acc = tl.zeros((b_rows.shape[0], rows.shape[0]), tl.float32)
-    for k0 in range(0, n, BLOCK_K):
-        k = k0 + tl.arange(0, BLOCK_K)
-        in_row = k < n
-        x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
-                    mask=b_valid[:, None] & in_row[None, :], other=0.0)
-        x = x.to(tl.float32)
-        if HAS_GAMMA:
-            x = x * tl.load(gamma_ptr + k, mask=in_row, other=0.0).to(tl.float32)[None, :]
-        w = tl.load(w_ptr + rows[:, None] * n + k[None, :], mask=in_row[None, :],
-                    other=0.0)
-        if b_rows.shape[0] == 1:
-            acc += w.to(tl.float32) * x
-        elif HAS_GAMMA:
-            # x * gamma is not a bf16 value: its bf16 head and the bf16 of
-            # what remains, two products (about 16 bits of x kept).
-            head = x.to(w.dtype)
-            acc = tl.dot(head, tl.trans(w), acc)
-            acc = tl.dot((x - head.to(tl.float32)).to(w.dtype), tl.trans(w), acc)
-        else:
-            acc = tl.dot(x.to(w.dtype), tl.trans(w), acc)
-    if b_rows.shape[0] == 1:
+def _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, in_row, HAS_GAMMA: tl.constexpr):
+    """x[b_rows, k] (* gamma[k]) in fp32, [BLOCK_B, BLOCK_K]."""
+    x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
+                mask=b_valid[:, None] & in_row[None, :], other=0.0).to(tl.float32)
+    if HAS_GAMMA:
+        x = x * tl.load(gamma_ptr + k, mask=in_row, other=0.0).to(tl.float32)[None, :]
+    return x
+
+
+@tilec.jit
+def _w_tile(w_ptr, rows, n, k):
+    """W[rows, k], W's rows n apart; columns past n read as 0."""
+    return tl.load(w_ptr + rows[:, None] * n + k[None, :], mask=(k < n)[None, :], other=0.0)
+
+
+@tilec.jit
+def _accumulate(acc, w, x, HAS_GAMMA: tl.constexpr):
+    """acc plus W's tile times x's: per element in fp32 for one batch row
+    (acc [R, BLOCK_K], summed at the end), through tl.dot for 16 and more
+    (acc [BLOCK_B, R]; x times gamma, not a bf16 value, as its bf16 head and
+    the bf16 of what remains: two products, about 16 bits of x kept)."""
+    if x.shape[0] == 1:
+        return acc + w.to(tl.float32) * x
+    if HAS_GAMMA:
+        head = x.to(w.dtype)
+        acc = tl.dot(head, tl.trans(w), acc)
+        return tl.dot((x - head.to(tl.float32)).to(w.dtype), tl.trans(w), acc)
+    return tl.dot(x.to(w.dtype), tl.trans(w), acc)
+
+
+@tilec.jit
+def _accumulator(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+    if BLOCK_B == 1:
+        return tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
+    return tl.zeros((BLOCK_B, rows.shape[0]), tl.float32)
+
+
+@tilec.jit
+def _finish(acc, BLOCK_B: tl.constexpr):
+    """[BLOCK_B, R]."""
+    if BLOCK_B == 1:
         return tl.sum(acc, axis=1)[None, :]
     return acc
+
+
+@tilec.jit
+def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+             HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr):
+    """[BLOCK_B, R] fp32: sum_k x[b, k] (* gamma[k]) * W[rows, k] (see
+    _accumulate). PREFETCH loads the next W tile before the current one is
+    used, so that two tiles are in flight. A row's sums do not depend on
+    the other rows of its block."""
+    BLOCK_B: tl.constexpr = b_rows.shape[0]
+    acc = _accumulator(rows, BLOCK_B, BLOCK_K)
+    if PREFETCH:
+        w_next = _w_tile(w_ptr, rows, n, tl.arange(0, BLOCK_K))
+        for k0 in range(0, n, BLOCK_K):
+            k = k0 + tl.arange(0, BLOCK_K)
+            w = w_next
+            w_next = _w_tile(w_ptr, rows, n, k + BLOCK_K)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc = _accumulate(acc, w, x, HAS_GAMMA)
+    else:
+        for k0 in range(0, n, BLOCK_K):
+            k = k0 + tl.arange(0, BLOCK_K)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc = _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
+    return _finish(acc, BLOCK_B)
+
+
+@tilec.jit
+def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr):
+    """_project of two sets of rows in one pass over x: both W tiles of an
+    iteration are requested before either is used."""
+    BLOCK_B: tl.constexpr = b_rows.shape[0]
+    acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
+    acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
+    if PREFETCH:
+        k = tl.arange(0, BLOCK_K)
+        next_a = _w_tile(w_ptr, rows_a, n, k)
+        next_b = _w_tile(w_ptr, rows_b, n, k)
+        for k0 in range(0, n, BLOCK_K):
+            k = k0 + tl.arange(0, BLOCK_K)
+            w_a = next_a
+            w_b = next_b
+            next_a = _w_tile(w_ptr, rows_a, n, k + BLOCK_K)
+            next_b = _w_tile(w_ptr, rows_b, n, k + BLOCK_K)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
+            acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+    else:
+        for k0 in range(0, n, BLOCK_K):
+            k = k0 + tl.arange(0, BLOCK_K)
+            w_a = _w_tile(w_ptr, rows_a, n, k)
+            w_b = _w_tile(w_ptr, rows_b, n, k)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
+            acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+    return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B)
 
 
 @tilec.jit
@@ -117,7 +183,8 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      stride_cl, eps,
                      HQ: tl.constexpr, HKV: tl.constexpr, D: tl.constexpr,
                      LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
-                     BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+                     BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
+                     PREFETCH: tl.constexpr = False):
     # Program (bb, p): PAIRS output rows j of one head and their RoPE
     # partners j + D/2, for BLOCK_B batch rows.
     # Grid: (cdiv(batch, BLOCK_B), (HQ + 2 HKV) * D / 2 / PAIRS).
@@ -128,10 +195,10 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
     scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
-    lo = _project(w_ptr, rows_lo, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
-                  True, BLOCK_K) * scale
-    hi = _project(w_ptr, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
-                  True, BLOCK_K) * scale
+    lo, hi = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
+                       hidden, True, BLOCK_K, PREFETCH)
+    lo = lo * scale
+    hi = hi * scale
     if HAS_BIAS:
         lo += tl.load(bias_ptr + rows_lo).to(tl.float32)[None, :]
         hi += tl.load(bias_ptr + rows_hi).to(tl.float32)[None, :]
@@ -163,7 +230,8 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
 @tilec.jit
 def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, stride_x,
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
-                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
+                   PREFETCH: tl.constexpr = False):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -172,10 +240,8 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     # Rows past the end read row 0 (always there) and are not stored.
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
-    gate = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, hidden,
-                    NORM, BLOCK_K)
-    up = _project(w_ptr, rows + inter, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-                  hidden, NORM, BLOCK_K)
+    gate, up = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
+                         gamma_ptr, hidden, NORM, BLOCK_K, PREFETCH)
     if NORM:
         scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
         gate = gate * scale
@@ -188,7 +254,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
 @tilec.jit
 def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   stride_res, stride_out, ROWS: tl.constexpr, BLOCK_B: tl.constexpr,
-                  BLOCK_K: tl.constexpr):
+                  BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows].
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS)).
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
@@ -197,7 +263,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
     y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, False,
-                 BLOCK_K)
+                 BLOCK_K, PREFETCH)
     y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
                  other=0.0).to(tl.float32)
     tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)

@@ -546,6 +546,7 @@ private:
   void broadcast(tile::BroadcastOp op);
   void trans(tile::TransOp op);
   void gather(tile::GatherOp op);
+  void histogram(tile::HistogramOp op);
   void addptr(tile::AddPtrOp op);
   void load(tile::LoadOp op);
   void store(tile::StoreOp op);
@@ -1084,6 +1085,19 @@ void Machine::gather(tile::GatherOp op) {
         break;
       coord[d] = 0;
     }
+  }
+  set(op.getResult(), std::move(r));
+}
+
+void Machine::histogram(tile::HistogramOp op) {
+  const Tensor &input = operand(op, 0);
+  const Tensor *mask = op.getMask() ? &operand(op, 1) : nullptr;
+  Shape shape = shapeOf(op.getType());
+  Tensor r = makeTensor(resultElem(op), shape, size_t(shape[0]));
+  for (size_t k = 0; k < input.size(); ++k) {
+    int64_t v = input.i[k];
+    if ((!mask || mask->i[k]) && v >= 0 && v < shape[0])
+      ++r.i[size_t(v)];
   }
   set(op.getResult(), std::move(r));
 }
@@ -1818,6 +1832,7 @@ void Machine::exec(Operation &operation) {
       })
       .Case<tile::TransOp>([&](auto o) { trans(o); })
       .Case<tile::GatherOp>([&](auto o) { gather(o); })
+      .Case<tile::HistogramOp>([&](auto o) { histogram(o); })
       .Case<tile::AddPtrOp>([&](auto o) { addptr(o); })
       .Case<tile::LoadOp>([&](auto o) { load(o); })
       .Case<tile::StoreOp>([&](auto o) { store(o); })

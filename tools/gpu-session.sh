@@ -111,7 +111,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       tests/python/test_gpu_while.py tests/python/test_gpu_layer_norm.py \
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
       tests/python/test_split.py tests/python/test_libdevice.py \
-      tests/python/test_inline_asm.py tests/python/test_gather.py"
+      tests/python/test_inline_asm.py tests/python/test_gather.py \
+      tests/python/test_histogram.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # The decode kernels and layer (issue 15): float64 checks, batch
     # invariance bitwise, CUDA-graph replay; then under memcheck and
@@ -216,6 +217,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/decode.py ]; then
     step bench-decode python3 bench/decode.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/decode_sweep.py ]; then
+    step bench-decode-sweep python3 bench/decode_sweep.py --commit "$commit" --out "$out"
+  fi
   if [ -f bench/atomics.py ]; then
     step bench-atomics python3 bench/atomics.py --commit "$commit" --out "$out"
   fi
@@ -282,7 +286,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in cpp-decode-example cpp-decode-example-b16 py-tests-decode bench-decode py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in cpp-decode-example cpp-decode-example-b16 py-tests-decode bench-decode bench-decode-sweep py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -157,6 +157,13 @@ int64_t tilec::getGatherScratchBytes(tile::GatherOp op) {
                        16);
 }
 
+int64_t tilec::getHistogramScratchBytes(tile::HistogramOp op) {
+  if (!hasLayout(op.getInput()))
+    return 0;
+  auto type = cast<RankedTensorType>(op.getType());
+  return llvm::alignTo(type.getNumElements() * 4, 16);
+}
+
 int64_t tilec::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case<tile::ReduceOp>([](auto r) { return getReduceScratch(r).bytes; })
@@ -164,5 +171,6 @@ int64_t tilec::getScratchBytes(Operation *op) {
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>(
           [](Operation *a) { return getAtomicScratchBytes(a); })
       .Case<tile::GatherOp>([](auto g) { return getGatherScratchBytes(g); })
+      .Case<tile::HistogramOp>([](auto h) { return getHistogramScratchBytes(h); })
       .Default([](Operation *) { return 0; });
 }

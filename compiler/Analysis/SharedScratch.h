@@ -59,6 +59,9 @@ int64_t getAtomicScratchBytes(mlir::Operation *atomic);
 /// A gather's scratch (tile.gather): its whole source, row-major.
 int64_t getGatherScratchBytes(tile::GatherOp op);
 
+/// A histogram's scratch (tile.histogram): its bins, as i32.
+int64_t getHistogramScratchBytes(tile::HistogramOp op);
+
 /// Bytes of scratch `op` needs while it runs; 0 for ops that need none.
 int64_t getScratchBytes(mlir::Operation *op);
 

@@ -217,8 +217,11 @@ def test_gpu_binary(torch_cuda, name, dtype):
     rtol = GPU_RTOL[dtype]
     np.testing.assert_allclose(got.astype(np.float64), expected, rtol=rtol, atol=rtol * 1e-3,
                                equal_nan=True)
-    # Signed zeros (copysign) bit for bit.
-    np.testing.assert_array_equal(np.signbit(got[:8]), np.signbit(expected[:8].astype(dtype)))
+    # Signed zeros bit for bit, except where IEEE leaves the sign open:
+    # fmax/fmin of +0.0 and -0.0 may give either (CUDA gives +0.0 / -0.0).
+    if name not in ("fmax", "fmin"):
+        np.testing.assert_array_equal(np.signbit(got[:8]),
+                                      np.signbit(expected[:8].astype(dtype)))
 
 
 @pytest.mark.gpu

@@ -189,14 +189,19 @@ struct InlineAsmOpLowering : OpConversionPattern<tile::InlineAsmOp> {
     unsigned width = op.getPack();
     auto tensor = dyn_cast<RankedTensorType>(op.getResult(0).getType());
     unsigned n = tensor ? tilegpu::getNumRegisters(tensor) : 1;
-    if (n % width)
-      return rewriter.notifyMatchFailure(op, "registers not a multiple of pack "
-                                             "(reported before the conversion)");
+    // A thread holding fewer than a multiple of `pack` elements runs the
+    // last invocation on undefined values past its own (as Triton does);
+    // their results are dropped.
+    unsigned padded = llvm::alignTo(n, width);
     SmallVector<SmallVector<Value>> operands;
-    for (auto [original, converted] : llvm::zip(op.getArgs(), adaptor.getArgs()))
-      operands.push_back(isa<RankedTensorType>(original.getType())
-                             ? unpack(rewriter, loc, converted)
-                             : SmallVector<Value>{converted});
+    for (auto [original, converted] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
+      SmallVector<Value> values = isa<RankedTensorType>(original.getType())
+                                      ? unpack(rewriter, loc, converted)
+                                      : SmallVector<Value>{converted};
+      if (values.size() < padded)
+        values.resize(padded, rewriter.create<LLVM::UndefOp>(loc, values.front().getType()));
+      operands.push_back(std::move(values));
+    }
     // What one invocation returns: each result's registers in turn.
     SmallVector<Type> returned;
     SmallVector<std::pair<Type, unsigned>> resultRegisters;
@@ -209,7 +214,7 @@ struct InlineAsmOpLowering : OpConversionPattern<tile::InlineAsmOp> {
                           ? returned.front()
                           : LLVM::LLVMStructType::getLiteral(getContext(), returned);
     SmallVector<SmallVector<Value>> results(op.getNumResults());
-    for (unsigned first = 0; first < n; first += width) {
+    for (unsigned first = 0; first < padded; first += width) {
       SmallVector<Value> inputs;
       for (auto [original, values] : llvm::zip(op.getArgs(), operands)) {
         auto [type, per] = registerType(getElementTypeOrSelf(original.getType()), width);
@@ -252,6 +257,8 @@ struct InlineAsmOpLowering : OpConversionPattern<tile::InlineAsmOp> {
       }
     }
     SmallVector<Value> replacements;
+    for (SmallVector<Value> &values : results)
+      values.resize(n);
     for (auto [result, values] : llvm::zip(op.getResults(), results))
       replacements.push_back(
           isa<RankedTensorType>(result.getType())

@@ -57,17 +57,6 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
                         "tilegpu-decompose-conversions first");
           return WalkResult::interrupt();
         }
-      // Inline asm runs on `pack` registers of the thread at a time.
-      if (auto inlineAsm = dyn_cast<tile::InlineAsmOp>(op))
-        if (auto tensor = dyn_cast<RankedTensorType>(inlineAsm.getResult(0).getType()))
-          if (unsigned n = tilegpu::getNumRegisters(tensor); n % inlineAsm.getPack()) {
-            op->emitError("tl.inline_asm_elementwise with pack=")
-                << inlineAsm.getPack() << " needs a multiple of " << inlineAsm.getPack()
-                << " elements in each thread, but the layout gives each thread " << n
-                << " of this " << tensor.getNumElements()
-                << "-element tensor: use a larger tile, fewer warps or a smaller pack";
-            return WalkResult::interrupt();
-          }
       bool needsOffset =
           isa<tilegpu::LocalAllocOp>(op) || getScratchBytes(op) > 0;
       if (needsOffset && !op->hasAttr(tilegpu::kSharedOffsetAttr)) {
@@ -103,6 +92,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateReduceOpToLLVMPatterns(converter, context, patterns);
     populateScanOpToLLVMPatterns(converter, context, patterns);
     populateGatherOpToLLVMPatterns(converter, context, patterns);
+    populateHistogramOpToLLVMPatterns(converter, context, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);

@@ -220,6 +220,9 @@ void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
 void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
                                     const LoweringContext &context,
                                     mlir::RewritePatternSet &patterns);
+void populateHistogramOpToLLVMPatterns(TileTypeConverter &converter,
+                                       const LoweringContext &context,
+                                       mlir::RewritePatternSet &patterns);
 void populateScanOpToLLVMPatterns(TileTypeConverter &converter,
                                   const LoweringContext &context,
                                   mlir::RewritePatternSet &patterns);

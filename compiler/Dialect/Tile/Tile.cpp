@@ -691,13 +691,30 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+LogicalResult HistogramOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  auto element = dyn_cast<IntegerType>(input.getElementType());
+  if (input.getRank() != 1 || !element || element.getWidth() == 1)
+    return emitOpError("input must be a 1-D tensor of integers, got ") << input;
+  if (getMask()) {
+    auto mask = cast<RankedTensorType>(getMask().getType());
+    if (mask.getShape() != input.getShape() || !mask.getElementType().isInteger(1))
+      return emitOpError("mask must be booleans of the input's shape, got ") << mask;
+  }
+  if (result.getRank() != 1 || !result.getElementType().isInteger(32))
+    return emitOpError("result must be a 1-D tensor of i32, got ") << result;
+  return success();
+}
+
 LogicalResult GatherOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto indices = cast<RankedTensorType>(getIndices().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
   auto index = dyn_cast<IntegerType>(indices.getElementType());
-  if (!index || index.getWidth() == 1)
-    return emitOpError("indices must be integers, got ") << indices;
+  if (!index || (index.getWidth() != 32 && index.getWidth() != 64))
+    return emitOpError("indices must be 32- or 64-bit integers (read as signed), got ")
+           << indices;
   if (isa<PointerType>(src.getElementType()))
     return emitOpError("cannot gather pointers");
   if (src.getRank() != indices.getRank())

@@ -162,7 +162,8 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure, Tile_SameOperandsAndResultEncoding]
   let summary = "Elements of a tensor picked along one axis by an index tensor";
   let description = [{
     `tl.gather(src, index, axis)`: `result[i...] = src[i... with i[axis]
-    replaced by indices[i...]]`, as numpy's `take_along_axis`. The result
+    replaced by indices[i...]]`, as numpy's `take_along_axis`; indices are
+    i32 or i64, read as signed (the front end widens narrower ones). The result
     has the indices' shape and the source's element type; the two tensors
     agree in every dimension but `axis`. An index outside `[0,
     src.shape[axis])` gives 0 (the interpreter reports it). On the GPU the
@@ -176,6 +177,28 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure, Tile_SameOperandsAndResultEncoding]
   let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$indices, I32Attr:$axis);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src `,` $indices attr-dict `:` type($src) `,` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure, Tile_SameOperandsAndResultEncoding]> {
+  let summary = "Counts of the values of a 1-D integer tensor, in bins of width 1";
+  let description = [{
+    `tl.histogram(input, num_bins, mask=None)`: `result[b]` is the number of
+    elements of `input` equal to `b` (whose `mask` is true), for `b` in
+    `[0, num_bins)`, the result's size; values outside the bins are not
+    counted. On the GPU the counts build up in the op's shared-memory
+    scratch with shared-memory atomics (the order of integer additions
+    does not matter) and each thread reads the bins it holds.
+
+    ```mlir
+    %h = tile.histogram %x, %m : tensor<1024xi32>, tensor<1024xi1> -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$input, Optional<Tile_Tensor>:$mask);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $mask^)? attr-dict `:` type($input) (`,` type($mask)^)? `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

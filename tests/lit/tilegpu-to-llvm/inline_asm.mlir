@@ -45,12 +45,20 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// One register per thread and pack 4: one invocation on the register and
+// three undefined values, of whose results one is kept.
 #one = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
-  func.func @too_few_per_thread(%a: !tile.ptr<i32>) {
+  // CHECK-LABEL: llvm.func @padded
+  func.func @padded(%a: !tile.ptr<i32>) {
     %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #one>
-    // expected-error @+1 {{tl.inline_asm_elementwise with pack=4 needs a multiple of 4 elements in each thread, but the layout gives each thread 1 of this 128-element tensor}}
-    %y = tile.inline_asm "", "=r,=r,=r,=r,r,r,r,r", %r {pure = true, pack = 4 : i32} : (tensor<128xi32, #one>) -> tensor<128xi32, #one>
+    // CHECK: %[[U:.*]] = llvm.mlir.undef : i32
+    // CHECK: llvm.inline_asm asm_dialect = att "x", "=r,=r,=r,=r,r,r,r,r" %{{.*}}, %[[U]], %[[U]], %[[U]]
+    // CHECK-NOT: llvm.inline_asm
+    %y = tile.inline_asm "x", "=r,=r,=r,=r,r,r,r,r", %r {pure = true, pack = 4 : i32} : (tensor<128xi32, #one>) -> tensor<128xi32, #one>
+    %ps = tile.splat %a : tensor<128x!tile.ptr<i32>, #one>
+    %p = tile.addptr %ps, %r : tensor<128x!tile.ptr<i32>, #one>, tensor<128xi32, #one>
+    tile.store %p, %y : tensor<128x!tile.ptr<i32>, #one>
     return
   }
 }

@@ -35,7 +35,7 @@ func.func @axis(%src: tensor<32xf32>, %idx: tensor<32xi32>) {
 // -----
 
 func.func @float_indices(%src: tensor<32xf32>, %idx: tensor<32xf32>) {
-  // expected-error @+1 {{indices must be integers}}
+  // expected-error @+1 {{indices must be 32- or 64-bit integers (read as signed)}}
   %g = tile.gather %src, %idx {axis = 0 : i32} : tensor<32xf32>, tensor<32xf32> -> tensor<32xf32>
   return
 }

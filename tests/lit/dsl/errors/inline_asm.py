@@ -8,7 +8,6 @@
 # RUN: not tilec compile %s -k no_dtype -s '*i32' 2>&1 | FileCheck %s --check-prefix=EMPTY
 # RUN: not tilec compile %s -k pointer_arg -s '*i32' 2>&1 | FileCheck %s --check-prefix=POINTER
 # RUN: not tilec compile %s -k scalar_pack -s '*i32,i32' 2>&1 | FileCheck %s --check-prefix=SCALAR
-# RUN: not tilec compile %s -k few_per_thread -s '*i32' 2>&1 | FileCheck %s --check-prefix=THREAD
 import tilec.language as tl
 
 
@@ -54,9 +53,3 @@ def pointer_arg(p):
 def scalar_pack(p, n):
     y = tl.inline_asm_elementwise("", "=r,=r,r,r", [n], dtype=tl.int32, is_pure=True, pack=2)
 # SCALAR: inline_asm.py:[[@LINE-1]]:{{[0-9]+}}: error: scalar operands take pack=1, got 2
-
-def few_per_thread(p):
-    x = tl.load(p + tl.arange(0, 128))
-    y = tl.inline_asm_elementwise("", "=r,=r,=r,=r,r,r,r,r", [x], dtype=tl.int32, is_pure=True, pack=4)
-    tl.store(p + tl.arange(0, 128), y)
-# THREAD: inline_asm.py:[[@LINE-2]]:{{[0-9]+}}: error: tl.inline_asm_elementwise with pack=4 needs a multiple of 4 elements in each thread

@@ -1,0 +1,157 @@
+"""Sweep the decode GEMV kernels' configs on the GPU (issue 15): for the
+gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
+16), every PAIRS/ROWS x BLOCK_K x num_warps x PREFETCH of one or sixteen
+batch rows per program, weights rotated past the L2, each checked against
+float64 first. Prints the best configs per kernel, and writes
+bench/results/decode-sweep-DATE.json.
+
+    python3 bench/decode_sweep.py [--commit SHA] [--out DIR] [--quick]
+"""
+import itertools
+import math
+import pathlib
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "kernels"))
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+import common  # noqa: E402
+import decode_reference as ref  # noqa: E402
+import decode_step as ds  # noqa: E402
+from common import timed  # noqa: E402
+
+CFG = ds.Config()
+ROTATE = 240 << 20
+
+
+def randn(*shape, scale=1.0, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return (torch.randn(shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
+
+
+def rotation(t):
+    copies = [t] + [t.clone() for _ in range(max(1, math.ceil(ROTATE / (t.numel() * 2))) - 1)]
+    state = {"i": 0}
+
+    def nxt():
+        state["i"] = (state["i"] + 1) % len(copies)
+        return copies[state["i"]]
+    return nxt
+
+
+def f64(t):
+    return t.double().cpu().numpy()
+
+
+def sweep(name, launch, check, nbytes, configs):
+    rows = []
+    for cfg in configs:
+        try:
+            launch(cfg, first=True)
+            torch.cuda.synchronize()
+            ok = check()
+        except Exception as e:  # a config the compiler refuses
+            print(f"  {name} {cfg}: {str(e).splitlines()[0][:120]}", flush=True)
+            continue
+        if not ok:
+            print(f"  {name} {cfg}: WRONG", flush=True)
+            continue
+        ms, spread = timed({"t": lambda: launch(cfg)})["t"]
+        rows.append({"kernel": name, "config": cfg, "us": ms * 1e3,
+                     "GB/s": nbytes / (ms * 1e-3) / 1e9, "spread": spread})
+    rows.sort(key=lambda r: r["us"])
+    for r in rows[:5]:
+        print(f"{name:>12} {r['us']:7.1f} us {r['GB/s']:6.0f} GB/s  {r['config']}", flush=True)
+    return rows
+
+
+def close(got, want):
+    try:
+        ref.assert_close(f64(got), want, ref.TOL)
+        return True
+    except AssertionError:
+        return False
+
+
+def main():
+    args = common.parse_args()
+    k = ds.Kernels()
+    w_gu = randn(2 * CFG.intermediate, CFG.hidden, scale=CFG.hidden ** -0.5, seed=1)
+    w_down = randn(CFG.hidden, CFG.intermediate, scale=CFG.intermediate ** -0.5, seed=2)
+    w_qkv = randn(CFG.qkv_rows, CFG.hidden, scale=CFG.hidden ** -0.5, seed=3)
+    gamma = (1 + 0.1 * torch.randn(CFG.hidden, device="cuda")).to(torch.bfloat16)
+    bias = randn(CFG.qkv_rows, scale=0.1, seed=4)
+    gu, down, qkv = rotation(w_gu), rotation(w_down), rotation(w_qkv)
+    quick = args.quick
+    warps = [4] if quick else [2, 4, 8]
+    rows = []
+    for batch in ([1] if quick else [1, 16]):
+        x = randn(batch, CFG.hidden, seed=5)
+        h = torch.empty(batch, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
+        want = ref.swiglu(CFG, f64(x), f64(gamma), f64(w_gu))
+        shapes = ([(1, p, b) for p in (4, 8, 16) for b in (256, 512)] if batch == 1 else
+                  [(16, p, b) for p in (16, 32) for b in (64, 128, 256)])
+        configs = [dict(BLOCK_B=bb, PAIRS=p, BLOCK_K=b, num_warps=w, PREFETCH=pf)
+                   for (bb, p, b), w, pf in itertools.product(shapes, warps, [False, True])]
+
+        def launch_gu(cfg, first=False, x=x, h=h, batch=batch):
+            c = dict(cfg)
+            w = c.pop("num_warps")
+            grid = (math.ceil(batch / c["BLOCK_B"]), math.ceil(CFG.intermediate / c["PAIRS"]))
+            k.gate_up_swiglu[grid](x, gamma, w_gu if first else gu(), h, batch, CFG.hidden,
+                                   CFG.intermediate, CFG.hidden, CFG.intermediate, CFG.eps,
+                                   NORM=True, num_warps=w, **c)
+        rows += sweep(f"gate_up B={batch}", launch_gu, lambda: close(h, want),
+                      2 * CFG.intermediate * CFG.hidden * 2, configs)
+    # down projection, batch 1
+    x = randn(1, CFG.intermediate, seed=6)
+    res = randn(1, CFG.hidden, seed=7)
+    out = torch.empty_like(res)
+    want = f64(x) @ f64(w_down).T + f64(res)
+    configs = [dict(BLOCK_B=1, ROWS=r, BLOCK_K=b, num_warps=w, PREFETCH=pf)
+               for r, b, w, pf in itertools.product((4, 8, 16), (256, 512, 1024), warps,
+                                                     [False, True])]
+
+    def launch_down(cfg, first=False):
+        c = dict(cfg)
+        w = c.pop("num_warps")
+        grid = (1, math.ceil(CFG.hidden / c["ROWS"]))
+        k.gemv_residual[grid](x, w_down if first else down(), res, out, 1, CFG.intermediate,
+                              CFG.hidden, CFG.intermediate, CFG.hidden, CFG.hidden,
+                              num_warps=w, **c)
+    rows += sweep("down B=1", launch_down, lambda: close(out, want),
+                  CFG.intermediate * CFG.hidden * 2, configs)
+    # QKV + RoPE, batch 1
+    x = randn(1, CFG.hidden, seed=8)
+    max_len = 4096
+    kc = torch.zeros(1, CFG.kv_heads, max_len, CFG.head_dim, dtype=torch.bfloat16,
+                     device="cuda")
+    vc = torch.zeros_like(kc)
+    pos = torch.tensor([1234], dtype=torch.int32, device="cuda")
+    q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
+    q_ref, _, _ = ref.qkv_rope(CFG, f64(x), f64(gamma), f64(w_qkv), f64(bias), pos.cpu().numpy())
+    configs = [dict(BLOCK_B=1, PAIRS=p, BLOCK_K=b, num_warps=w, PREFETCH=pf)
+               for p, b, w, pf in itertools.product((4, 8, 16), (256, 512), warps,
+                                                     [False, True])]
+
+    def launch_qkv(cfg, first=False):
+        c = dict(cfg)
+        w = c.pop("num_warps")
+        d = CFG.head_dim
+        grid = (1, CFG.qkv_rows // 2 // c["PAIRS"])
+        k.rmsnorm_qkv_rope[grid](x, gamma, w_qkv if first else qkv(), bias, pos, q, kc, vc, 1,
+                                 CFG.hidden, CFG.hidden, CFG.q_size,
+                                 CFG.kv_heads * max_len * d, max_len * d, d, CFG.eps,
+                                 HQ=CFG.q_heads, HKV=CFG.kv_heads, D=d,
+                                 LOG2_THETA=math.log2(CFG.rope_theta), HAS_BIAS=True,
+                                 num_warps=w, **c)
+    rows += sweep("qkv B=1", launch_qkv, lambda: close(q, q_ref.reshape(1, -1)),
+                  CFG.qkv_rows * CFG.hidden * 2, configs)
+    path = common.write_record("decode-sweep", args.commit, rows, args.out)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
