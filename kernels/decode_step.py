@@ -64,7 +64,7 @@ class Tiles:
     """How the three GEMV kernels tile their work: BLOCK_B batch rows per
     program (1: fp32 multiply-adds; 16: tl.dot on tensor cores), output
     rows per program (PAIRS pairs for QKV and gate/up, ROWS for the
-    projections) and BLOCK_K columns per iteration."""
+    projections), BLOCK_K columns per iteration, and each kernel's warps."""
     block_b: int
     qkv_pairs: int
     qkv_block_k: int
@@ -72,13 +72,18 @@ class Tiles:
     gate_up_block_k: int
     rows: int
     block_k: int
+    qkv_warps: int = 4
+    gate_up_warps: int = 4
+    warps: int = 4
 
 
-#: The shipped configs (kernels/decode.py says why).
-ROW_TILES = Tiles(block_b=1, qkv_pairs=8, qkv_block_k=256, gate_up_pairs=8,
-                  gate_up_block_k=256, rows=8, block_k=512)
-MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=16,
-                  gate_up_block_k=128, rows=16, block_k=256)
+#: The shipped configs: the fastest of bench/decode_sweep.py on the H200
+#: (bench/results/decode-sweep-2026-12-05-cccb038.json); the 16-row QKV and
+#: projection tilings are not swept yet.
+ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
+                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2)
+MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
+                  gate_up_block_k=64, rows=16, block_k=256)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES
@@ -142,7 +147,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         d, cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
-        num_warps=NUM_WARPS, stream=stream)
+        num_warps=tiles.qkv_warps, stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -152,7 +157,7 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
-        num_warps=NUM_WARPS, stream=stream)
+        num_warps=tiles.gate_up_warps, stream=stream)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
@@ -161,7 +166,7 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows))
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
                           ROWS=tiles.rows, BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k,
-                          num_warps=NUM_WARPS, stream=stream)
+                          num_warps=tiles.warps, stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,

@@ -16,7 +16,7 @@ size_t elementBytes(tilec::ScalarType type) {
 // each row's result is too) and the attention's blocks.
 constexpr int kBlockB = 16;
 constexpr int kQkvPairs = 16, kQkvBlockK = 128;
-constexpr int kGateUpPairs = 16, kGateUpBlockK = 128;
+constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
 constexpr int kGemvRows = 16, kGemvBlockK = 256;
 constexpr int kBlockL = 64, kBlockS = 16;
 
