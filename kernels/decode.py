@@ -43,10 +43,11 @@ Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
   combined in a fixed order by the second kernel. Reads
   2 * Hkv * L * D * 2 bytes of cache per row (L = 32768: 32 MB).
 
-Shipped configs (num_warps = 4, decode_step.py's ROW_TILES and
-MMA_TILES): BLOCK_B = 1 with PAIRS = 8, BLOCK_K = 256 for the QKV and
-gate/up GEMVs and ROWS = 8, BLOCK_K = 512 for gemv_residual; BLOCK_B = 16
-with PAIRS = 16, BLOCK_K = 128 and ROWS = 16, BLOCK_K = 256. SPLIT = 128
+Shipped configs (decode_step.py's ROW_TILES and MMA_TILES, swept on the
+H200 by bench/decode_sweep.py): BLOCK_B = 1 with QKV PAIRS = 4 x BLOCK_K =
+512, gate/up PAIRS = 8 x 512 on 2 warps, gemv_residual ROWS = 4 x 1024;
+BLOCK_B = 16 with QKV PAIRS = 16 x 128, gate/up PAIRS = 32 x 64,
+gemv_residual ROWS = 16 x 256; 4 warps elsewhere. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
 GROUP_PAD = 16 for attention; BLOCK_S = 16 for the combine. decode_step.py
 launches them (and a whole decoder layer).
