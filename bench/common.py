@@ -46,6 +46,32 @@ def timed(runs):
             for name, ts in rounds.items()}
 
 
+def randn(*shape, scale=1.0, seed=0, dtype="bfloat16"):
+    """Normal values on the GPU (a generator of its own), times `scale`,
+    as `dtype` (a torch dtype or its name)."""
+    import torch  # the benchmarks' own dependency, not this module's
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    return (torch.randn(shape, device="cuda", generator=g) * scale).to(dtype)
+
+
+def rotation(make, nbytes, total=240 << 20):
+    """A function returning, in turn, `make(i)` for enough i that the
+    copies (of `nbytes` each) exceed `total` bytes: inputs rotated past the
+    L2. `make` may also be a tensor, which is cloned."""
+    if not callable(make):
+        tensor = make
+        make = lambda i: tensor if i == 0 else tensor.clone()  # noqa: E731
+    copies = [make(i) for i in range(max(2, -(-total // nbytes)))]
+    state = {"i": 0}
+
+    def next_copy():
+        state["i"] = (state["i"] + 1) % len(copies)
+        return copies[state["i"]]
+    next_copy.copies = copies
+    return next_copy
+
+
 def matmul_error(c, ref, k):
     """Largest |c - ref| over sqrt(K): the matmul benchmarks' check."""
     return (c.double() - ref.double()).abs().max().item() / k ** 0.5

@@ -29,7 +29,6 @@ figure. Each case is checked against float64 before it is timed. Cases:
 Times: median of three interleaved rounds of do_bench medians; the spread
 is (max - min) / median. Results: bench/results/decode-DATE.json.
 """
-import math
 import pathlib
 import sys
 
@@ -43,39 +42,19 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 import decode_step as ds  # noqa: E402  kernels/decode_step.py
 import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
-from common import timed  # noqa: E402
+from common import randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
-ROTATE_BYTES = 240 << 20
-
-
-def randn(*shape, scale=1.0, seed=0, dtype=torch.bfloat16):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    return (torch.randn(shape, device="cuda", generator=g) * scale).to(dtype)
-
-
-def copies(make, nbytes):
-    """Enough copies of make(i) to exceed ROTATE_BYTES."""
-    return [make(i) for i in range(max(2, math.ceil(ROTATE_BYTES / nbytes)))]
-
-
-def rotating(items):
-    state = {"i": 0}
-
-    def next_item():
-        state["i"] = (state["i"] + 1) % len(items)
-        return items[state["i"]]
-    return next_item
 
 
 def weights(seed):
     def lin(n_out, n_in, s):
         return randn(n_out, n_in, scale=n_in ** -0.5, seed=seed * 100 + s)
-    w = {"input_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 1, dtype=torch.float32),
+    w = {"input_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 1, dtype="float32"),
          "qkv": lin(CFG.qkv_rows, CFG.hidden, 2),
          "qkv_bias": randn(CFG.qkv_rows, scale=0.1, seed=seed * 100 + 3),
          "o": lin(CFG.hidden, CFG.q_size, 4),
-         "post_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 5, dtype=torch.float32),
+         "post_norm": 1 + 0.1 * randn(CFG.hidden, seed=seed * 100 + 5, dtype="float32"),
          "gate_up": lin(2 * CFG.intermediate, CFG.hidden, 6),
          "down": lin(CFG.hidden, CFG.intermediate, 7)}
     w["input_norm"] = w["input_norm"].to(torch.bfloat16)
@@ -165,16 +144,15 @@ def gemv_cases(k):
     x = randn(1, CFG.hidden, seed=11)
     w0 = weights(0)
 
-    def rotation(name):
-        """Copies of weight `name` totalling more than ROTATE_BYTES, in turn."""
-        t = w0[name]
-        return rotating(copies(lambda i: t if i == 0 else t.clone(), t.numel() * 2))
+    def weight(name):
+        """Copies of weight `name` past the L2, in turn."""
+        return rotation(w0[name], w0[name].numel() * 2)
     x64 = f64(x)
     w64 = {n: f64(t) for n, t in w0.items()}
 
     # gate + up (+ RMSNorm, SwiGLU in tilec)
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
-    gate_up_w = rotation("gate_up")
+    gate_up_w = weight("gate_up")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h, tiles=tiles)
@@ -193,7 +171,7 @@ def gemv_cases(k):
     hx = randn(1, CFG.intermediate, seed=12)
     res = randn(1, CFG.hidden, seed=13)
     out = torch.empty_like(res)
-    down_w = rotation("down")
+    down_w = weight("down")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out,
@@ -218,7 +196,7 @@ def gemv_cases(k):
     q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
     q_ref, _, _ = ref.qkv_rope(CFG, x64, w64["input_norm"], w64["qkv"], w64["qkv_bias"],
                                pos.cpu().numpy())
-    qkv_w = rotation("qkv")
+    qkv_w = weight("qkv")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
         ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos,
@@ -240,10 +218,10 @@ def attention_cases(k, lengths, splits):
     rows = []
     for length in lengths:
         kv_bytes = 2 * CFG.kv_heads * length * CFG.head_dim * 2
-        caches = copies(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
-                                   randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
-                        kv_bytes)
-        nxt = rotating(caches)
+        nxt = rotation(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
+                                  randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
+                       kv_bytes)
+        caches = nxt.copies
         q = randn(1, CFG.q_size, seed=14)
         pos = torch.tensor([length - 1], dtype=torch.int32, device="cuda")
         out = torch.empty_like(q)

@@ -20,25 +20,9 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 import common  # noqa: E402
 import decode_reference as ref  # noqa: E402
 import decode_step as ds  # noqa: E402
-from common import timed  # noqa: E402
+from common import randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
-ROTATE = 240 << 20
-
-
-def randn(*shape, scale=1.0, seed=0):
-    g = torch.Generator(device="cuda").manual_seed(seed)
-    return (torch.randn(shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
-
-
-def rotation(t):
-    copies = [t] + [t.clone() for _ in range(max(1, math.ceil(ROTATE / (t.numel() * 2))) - 1)]
-    state = {"i": 0}
-
-    def nxt():
-        state["i"] = (state["i"] + 1) % len(copies)
-        return copies[state["i"]]
-    return nxt
 
 
 def f64(t):
@@ -83,7 +67,7 @@ def main():
     w_qkv = randn(CFG.qkv_rows, CFG.hidden, scale=CFG.hidden ** -0.5, seed=3)
     gamma = (1 + 0.1 * torch.randn(CFG.hidden, device="cuda")).to(torch.bfloat16)
     bias = randn(CFG.qkv_rows, scale=0.1, seed=4)
-    gu, down, qkv = rotation(w_gu), rotation(w_down), rotation(w_qkv)
+    gu, down, qkv = (rotation(w, w.numel() * 2) for w in (w_gu, w_down, w_qkv))
     quick = args.quick
     warps = [4] if quick else [2, 4, 8]
     rows = []
