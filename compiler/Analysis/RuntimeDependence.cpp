@@ -27,12 +27,6 @@ void RuntimeDependence::print(raw_ostream &os) const {
 
 namespace {
 
-bool isFloatLike(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  return isa<FloatType>(type);
-}
-
 /// True when `value`, computed in `body`, is `target` or depends on it
 /// through ops of `body` (values a nested region uses count too: the
 /// accumulator updated inside an scf.if).
@@ -83,6 +77,14 @@ bool accumulatesInMemory(Region &body) {
 }
 
 } // namespace
+
+bool tilec::isFloatLike(Type type) {
+  return isa<FloatType>(tile::getElementTypeOrSelf(type));
+}
+
+bool tilec::isIntegerLike(Type type) {
+  return isa<IntegerType, IndexType>(tile::getElementTypeOrSelf(type));
+}
 
 bool tilec::accumulatesFloats(Operation *loop) {
   if (auto forOp = dyn_cast<scf::ForOp>(loop)) {

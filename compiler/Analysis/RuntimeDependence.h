@@ -68,6 +68,10 @@ private:
   unsigned sources_ = None;
 };
 
+/// True when `type`, or a tensor's elements, are floats (integers).
+bool isFloatLike(mlir::Type type);
+bool isIntegerLike(mlir::Type type);
+
 /// True when `loop` (scf.for or scf.while) accumulates floating-point
 /// values: it carries a float (scalar or tile) that an iteration combines
 /// with its previous value, or stores a float computed from a load of the

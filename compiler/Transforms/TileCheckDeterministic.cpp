@@ -21,18 +21,6 @@ using namespace tilec;
 
 namespace {
 
-bool isIntegerLike(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  return isa<IntegerType, IndexType>(type);
-}
-
-bool isFloatLike(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    type = shaped.getElementType();
-  return isa<FloatType>(type);
-}
-
 /// What the non-float values `carried` depend on, joined.
 RuntimeDependence carriedDependence(ValueRange carried,
                                     const RuntimeDependenceAnalysis &dependence,

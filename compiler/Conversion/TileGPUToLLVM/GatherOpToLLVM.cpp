@@ -50,30 +50,13 @@ struct GatherOpLowering : OpConversionPattern<tile::GatherOp> {
     SmallVector<Value> indices = unpack(rewriter, loc, adaptor.getIndices());
     auto coords = registerCoordinates(rewriter, loc, tilegpu::toLinearLayout(resultType),
                                       context);
-    Type i32 = rewriter.getI32Type();
     AccessShape shape(element, 1);
     auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
     Value zero = rewriter.create<LLVM::ZeroOp>(loc, element);
-    Value limit = i32Constant(rewriter, loc, extent);
     Value lowest = i32Constant(rewriter, loc, 0);
     SmallVector<Value> results;
     for (auto [r, coord] : llvm::enumerate(coords)) {
-      Value index = indices[r];
-      unsigned bits = index.getType().getIntOrFloatBitWidth();
-      // Compared in the index's own width, so that a 64-bit index past
-      // 2^31 is not taken for a small one.
-      Value inside;
-      if (bits > 32) {
-        Value wideLimit = rewriter.create<LLVM::ConstantOp>(
-            loc, index.getType(), rewriter.getIntegerAttr(index.getType(), extent));
-        inside = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, index,
-                                               wideLimit);
-        index = rewriter.create<LLVM::TruncOp>(loc, i32, index);
-      } else {
-        if (bits < 32)
-          index = rewriter.create<LLVM::SExtOp>(loc, i32, index);
-        inside = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, index, limit);
-      }
+      auto [index, inside] = indexWithin(rewriter, loc, indices[r], extent);
       SmallVector<Value> at(coord.begin(), coord.end());
       at[axis] = rewriter.create<LLVM::SelectOp>(loc, inside, index, lowest);
       Value offset = linearIndex(rewriter, loc, at, srcType.getShape());

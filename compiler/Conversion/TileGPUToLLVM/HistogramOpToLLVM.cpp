@@ -68,19 +68,7 @@ struct HistogramOpLowering : OpConversionPattern<tile::HistogramOp> {
     for (auto [r, value] : llvm::enumerate(values)) {
       if (isRepeatedRegister(layout, unsigned(r)))
         continue;
-      Value v = value;
-      Value inside;
-      if (v.getType().getIntOrFloatBitWidth() > 32) {
-        Value limit = rewriter.create<LLVM::ConstantOp>(
-            loc, v.getType(), rewriter.getIntegerAttr(v.getType(), bins));
-        inside = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, v, limit);
-        v = rewriter.create<LLVM::TruncOp>(loc, i32, v);
-      } else {
-        if (v.getType().getIntOrFloatBitWidth() < 32)
-          v = rewriter.create<LLVM::SExtOp>(loc, i32, v);
-        inside = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, v,
-                                               i32Constant(rewriter, loc, bins));
-      }
+      auto [v, inside] = indexWithin(rewriter, loc, value, bins);
       if (!masks.empty())
         inside = rewriter.create<LLVM::AndOp>(loc, inside, masks[r]);
       if (owner)

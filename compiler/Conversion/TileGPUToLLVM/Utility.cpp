@@ -293,6 +293,21 @@ Value tilec::lowering::sharedMemoryOf(OpBuilder &b, Location loc, Operation *op)
                                ValueRange{i32Constant(b, loc, offset.getInt())});
 }
 
+std::pair<Value, Value> tilec::lowering::indexWithin(OpBuilder &b, Location loc,
+                                                     Value index, int64_t extent) {
+  Type type = index.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type();
+  if (bits < 32)
+    index = b.create<LLVM::SExtOp>(loc, i32, index);
+  Type compared = bits > 32 ? type : i32;
+  Value limit = b.create<LLVM::ConstantOp>(loc, compared, b.getIntegerAttr(compared, extent));
+  Value inside = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, index, limit);
+  if (bits > 32)
+    index = b.create<LLVM::TruncOp>(loc, i32, index);
+  return {index, inside};
+}
+
 Type tilec::lowering::memoryElementType(Type registerElement) {
   // i1 takes a byte in memory; fp8 is its bits.
   if (registerElement.isInteger(1) || isFP8(registerElement))

@@ -126,6 +126,12 @@ mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::ArrayRef<int64_t> shape,
                         std::optional<unsigned> skip = std::nullopt);
 
+/// `index` (an integer register of any width, read as signed) as i32, and
+/// an i1 that is true when it lies in [0, extent): compared in its own
+/// width, so that a 64-bit index past 2^31 is not taken for a small one.
+std::pair<mlir::Value, mlir::Value> indexWithin(mlir::OpBuilder &b, mlir::Location loc,
+                                                mlir::Value index, int64_t extent);
+
 /// An i1 that is true in exactly one thread among those holding copies of
 /// the same elements (the one whose free lane and warp bits are clear);
 /// null when no thread holds copies.
