@@ -117,6 +117,7 @@ const BuiltinTable &builtins() {
     addPythonBuiltins(t);
     addLibdeviceBuiltins(t);
     addInlineAsmBuiltins(t);
+    addSortBuiltins(t);
     return t;
   }();
   return table;

@@ -149,6 +149,10 @@ Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr);
 /// located error anywhere else.
 [[noreturn]] Value loopOnly(Generator &, const BuiltinArguments &args);
 
+/// The integer type as wide as `t`: what flip, split and sort move an
+/// element's bits in (IRGenShape.cpp).
+ScalarKind bitsType(DType t);
+
 // The families, each registered next to its code.
 
 /// program_id, arange, load, store, where, zeros, cdiv, static_print, ...
@@ -161,7 +165,8 @@ void addReductionBuiltins(BuiltinTable &t); // IRGenReduce.cpp
 void addDotBuiltins(BuiltinTable &t); // IRGenDot.cpp
 /// cumsum, cumprod, associative_scan.
 void addScanBuiltins(BuiltinTable &t); // IRGenReduce.cpp
-/// trans, permute, reshape, ravel, broadcast_to, broadcast, expand_dims.
+/// trans, permute, reshape, view, ravel, broadcast_to, broadcast,
+/// expand_dims, join, interleave, cat, split, flip, gather, histogram.
 void addShapeBuiltins(BuiltinTable &t); // IRGenShape.cpp
 /// atomic_add, atomic_max, ..., atomic_xchg, atomic_cas.
 void addAtomicBuiltins(BuiltinTable &t); // IRGenAtomic.cpp
@@ -175,5 +180,7 @@ void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
 /// triton.language.extra.libdevice).
 void addLibdeviceBuiltins(BuiltinTable &t); // IRGenLibdevice.cpp
 void addInlineAsmBuiltins(BuiltinTable &t); // IRGenInlineAsm.cpp
+/// sort.
+void addSortBuiltins(BuiltinTable &t); // IRGenSort.cpp
 
 } // namespace tilec::dsl

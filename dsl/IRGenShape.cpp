@@ -1,6 +1,7 @@
-// Shape builtins: tl.trans, tl.permute, tl.reshape, tl.ravel,
+// Shape builtins: tl.trans, tl.permute, tl.reshape (and tl.view), tl.ravel,
 // tl.broadcast_to, tl.broadcast and tl.expand_dims, the tensor methods of
-// the same names and `x.T`. Their rules are Triton's: dims and shapes may
+// the same names and `x.T`; tl.join, tl.interleave and tl.cat (tile.join,
+// reshaped or transposed), tl.split, tl.flip, tl.gather, tl.histogram. Their rules are Triton's: dims and shapes may
 // be one tuple or one argument each (`tl.trans(x, 1, 0)`), permutations
 // list each dimension once (no negative entries), reshape keeps the
 // row-major order and the element count, broadcast_to keeps the rank, and
@@ -102,7 +103,7 @@ void requireTensor(const Value &x, SourceLoc at, const std::string &what) {
 
 bool isShapeMethod(const std::string &name) {
   return name == "trans" || name == "permute" || name == "reshape" ||
-         name == "ravel" || name == "broadcast_to" || name == "expand_dims";
+         name == "view" || name == "ravel" || name == "broadcast_to" || name == "expand_dims";
 }
 
 Value Generator::permute(const Value &x, const std::vector<int64_t> &dims,
@@ -246,6 +247,8 @@ BuiltinSignature shapeSignature(const std::string &op, bool method) {
     return sig({"dims"}, 0, true);
   if (op == "reshape")
     return sig({"shape", "can_reorder"}, 0, true);
+  if (op == "view")
+    return sig({"shape"}, 0, true);
   if (op == "ravel")
     return sig({"can_reorder"}, 0, true);
   if (op == "broadcast_to")
@@ -275,13 +278,16 @@ Value shapeCall(Generator &gen, const std::string &op,
                    args.input.describe());
     return gen.permute(args.input, {1, 0}, at, what);
   }
-  if (op == "reshape" || op == "ravel") {
+  if (op == "reshape" || op == "view" || op == "ravel") {
+    // tl.view (deprecated in Triton, whose order it leaves unspecified) is
+    // tilec's reshape.
     bool ravel = op == "ravel";
-    ShapeArguments args(bound, self, ravel ? "" : "shape", "can_reorder");
+    ShapeArguments args(bound, self, ravel ? "" : "shape",
+                        op == "view" ? "" : "can_reorder");
     const std::string &what = args.function;
     // can_reorder=True lets the compiler pick any order; tilec's is always
     // the row-major one, which needs no data to move.
-    if (bound.has("can_reorder") && !bound["can_reorder"].isConstexpr())
+    if (op != "view" && bound.has("can_reorder") && !bound["can_reorder"].isConstexpr())
       fail(bound.loc("can_reorder"),
            "can_reorder must be a compile-time boolean, got " +
                bound["can_reorder"].describe());
@@ -324,7 +330,8 @@ Value broadcastBuiltin(Generator &g, const BuiltinArguments &args) {
   return Value::ofTuple({a, b});
 }
 
-/// The integer type as wide as `t`: what flip and split move bits in.
+} // namespace
+
 ScalarKind bitsType(DType t) {
   switch (t.bits()) {
   case 1: return ScalarKind::Int1;
@@ -334,6 +341,8 @@ ScalarKind bitsType(DType t) {
   default: return ScalarKind::Int64;
   }
 }
+
+namespace {
 
 /// tl.split(a): the two halves of a last dimension of two, as a tuple. Each
 /// is the XOR over that dimension of the element's bits where it is the
@@ -371,6 +380,94 @@ Value split(Generator &g, const BuiltinArguments &args) {
     halves.push_back(g.cast(part, input.type.element, at, /*bitcast=*/recast));
   }
   return Value::ofTuple(halves);
+}
+
+/// The two operands of join, interleave and cat as IR values of one
+/// element type and (numpy's broadcasting) one shape. A number takes the
+/// other operand's element type; two IR values must already share one.
+std::pair<Value, Value> pairedOperands(Generator &g, const BuiltinArguments &args,
+                                       const std::string &p, const std::string &q) {
+  std::string what = args.function() + "()";
+  g.requireIR(args.at(), args.function().c_str());
+  for (const std::string &param : {p, q}) {
+    const Value &v = args[param];
+    if (!v.isIR() && !v.isNumber())
+      fail(args.loc(param), what + " needs tensors or numbers, got " + v.describe());
+  }
+  const Value &x = args[p], &y = args[q];
+  Value a = x.isIR() || !y.isIR() ? g.toIR(x, args.loc(p))
+                                  : g.toIR(x, args.loc(p), y.type.element);
+  Value b = y.isIR() || !x.isIR() ? g.toIR(y, args.loc(q))
+                                  : g.toIR(y, args.loc(q), x.type.element);
+  if (!(a.type.element == b.type.element))
+    fail(args.at(), what + " needs operands of one dtype, got " + a.type.str() +
+                        " and " + b.type.str() + " (convert one with .to())");
+  g.broadcastPair(a, b, args.at());
+  return {a, b};
+}
+
+/// tile.join of two IR values of one type: the shape with a last dimension
+/// of 2. Two scalars join into a tensor of 2 (as Triton's do).
+Value joinValues(Generator &g, Value a, Value b, SourceLoc at) {
+  if (!a.type.isTensor()) {
+    a = g.broadcastTo(a, {1}, at);
+    b = g.broadcastTo(b, {1}, at);
+    return reshape(g, joinValues(g, a, b, at), {2}, at, at, "tl.join");
+  }
+  std::vector<int64_t> shape = a.type.shape;
+  shape.push_back(2);
+  ValueType type = g.tensorType(a.type.element, shape, at);
+  mlir::OpBuilder &b2 = g.builder();
+  auto op = b2.create<tile::JoinOp>(g.loc(at), type.toMLIR(b2.getContext()), a.ir, b.ir);
+  return Value::ofIR(op.getResult(), type);
+}
+
+/// tl.join(a, b): r[..., 0] = a, r[..., 1] = b.
+Value join(Generator &g, const BuiltinArguments &args) {
+  auto [a, b] = pairedOperands(g, args, "a", "b");
+  return joinValues(g, a, b, args.at());
+}
+
+/// tl.interleave(a, b): the last dimensions interleaved, a's elements at
+/// even positions: join, then the last two dimensions as one.
+Value interleave(Generator &g, const BuiltinArguments &args) {
+  auto [a, b] = pairedOperands(g, args, "a", "b");
+  Value joined = joinValues(g, a, b, args.at());
+  if (joined.type.shape.size() == 1)
+    return joined; // two scalars
+  std::vector<int64_t> shape(joined.type.shape.begin(), joined.type.shape.end() - 2);
+  shape.push_back(2 * joined.type.shape[joined.type.shape.size() - 2]);
+  return reshape(g, joined, shape, args.at(), args.at(), "tl.interleave");
+}
+
+/// tl.cat(input, other, can_reorder=False): the two tensors, of one shape,
+/// one after the other along the first dimension. Triton's may reorder
+/// the elements (and needs can_reorder=True); tilec's keeps numpy's
+/// order, which needs no data to move either: join, the new dimension
+/// moved to the front, and the first two dimensions as one.
+Value cat(Generator &g, const BuiltinArguments &args) {
+  for (const char *param : {"input", "other"})
+    requireTensor(args[param], args.loc(param), "tl.cat");
+  if (args.has("can_reorder") && !args["can_reorder"].isConstexpr())
+    fail(args.loc("can_reorder"), "can_reorder must be a compile-time boolean, got " +
+                                      args["can_reorder"].describe());
+  const Value &x = args["input"], &y = args["other"];
+  if (x.type.shape != y.type.shape)
+    fail(args.at(), "tl.cat needs two tensors of one shape (tilec's dimensions are "
+                    "powers of two), got " + x.type.str() + " and " + y.type.str());
+  if (!(x.type.element == y.type.element))
+    fail(args.at(), "tl.cat needs operands of one dtype, got " + x.type.str() + " and " +
+                        y.type.str() + " (convert one with .to())");
+  SourceLoc at = args.at();
+  Value joined = joinValues(g, x, y, at);
+  int64_t rank = x.type.shape.size();
+  std::vector<int64_t> order{rank};
+  for (int64_t d = 0; d < rank; ++d)
+    order.push_back(d);
+  Value front = g.permute(joined, order, at, "tl.cat");
+  std::vector<int64_t> shape = x.type.shape;
+  shape[0] *= 2;
+  return reshape(g, front, shape, at, at, "tl.cat");
 }
 
 /// tl.flip(x, dim=None): `x` reversed along `dim` (the last by default),
@@ -487,7 +584,7 @@ Value histogram(Generator &g, const BuiltinArguments &args) {
 
 void addShapeBuiltins(BuiltinTable &t) {
   for (const char *op :
-       {"trans", "permute", "reshape", "ravel", "broadcast_to", "expand_dims"})
+       {"trans", "permute", "reshape", "view", "ravel", "broadcast_to", "expand_dims"})
     t.add(std::string("tl.") + op, shapeSignature(op, /*method=*/false),
           [op = std::string(op)](Generator &g, const BuiltinArguments &args) {
             return shapeCall(g, op, args, nullptr);
@@ -495,6 +592,9 @@ void addShapeBuiltins(BuiltinTable &t) {
   t.add("tl.broadcast", {{"input", "other"}, 2}, broadcastBuiltin);
   t.add("tl.flip", {{"x", "dim"}, 1}, flip);
   t.add("tl.split", {{"a"}, 1}, split);
+  t.add("tl.join", {{"a", "b"}, 2}, join);
+  t.add("tl.interleave", {{"a", "b"}, 2}, interleave);
+  t.add("tl.cat", {{"input", "other", "can_reorder"}, 2}, cat);
   t.add("tl.gather", {{"src", "index", "axis"}, 3}, gather);
   t.add("tl.histogram", {{"input", "num_bins", "mask"}, 2}, histogram);
 }

@@ -545,6 +545,7 @@ private:
   void splat(tile::SplatOp op);
   void broadcast(tile::BroadcastOp op);
   void trans(tile::TransOp op);
+  void join(tile::JoinOp op);
   void gather(tile::GatherOp op);
   void histogram(tile::HistogramOp op);
   void addptr(tile::AddPtrOp op);
@@ -1055,6 +1056,18 @@ void Machine::trans(tile::TransOp op) {
   for (size_t d = 0; d < rank; ++d)
     st[d] = srcStride[order[d]];
   set(op.getResult(), stridedCopy(a, shape, st, n));
+}
+
+void Machine::join(tile::JoinOp op) {
+  const Tensor &a = operand(op, 0), &b = operand(op, 1);
+  size_t n = a.size();
+  Tensor r = makeTensor(a.elem, shapeOf(op.getType()), 2 * n);
+  // Row-major: the new last dimension alternates the operands.
+  for (size_t k = 0; k < n; ++k) {
+    copyElem(r, 2 * k, a, k);
+    copyElem(r, 2 * k + 1, b, k);
+  }
+  set(op.getResult(), std::move(r));
 }
 
 void Machine::gather(tile::GatherOp op) {
@@ -1831,6 +1844,7 @@ void Machine::exec(Operation &operation) {
         set(o.getResult(), std::move(r));
       })
       .Case<tile::TransOp>([&](auto o) { trans(o); })
+      .Case<tile::JoinOp>([&](auto o) { join(o); })
       .Case<tile::GatherOp>([&](auto o) { gather(o); })
       .Case<tile::HistogramOp>([&](auto o) { histogram(o); })
       .Case<tile::AddPtrOp>([&](auto o) { addptr(o); })

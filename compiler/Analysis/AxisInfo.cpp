@@ -278,6 +278,18 @@ SmallVector<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> operands) {
         info.constantValue = src.constantValue;
         set(t, info);
       })
+      .Case<tile::JoinOp>([&](auto j) {
+        // What holds of both operands holds along their dimensions; along
+        // the new one of 2, only what every element is a multiple of.
+        AxisInfo info = AxisInfo::join(in(0), in(1));
+        int64_t div = 0;
+        for (unsigned d = 0; d < info.rank(); ++d)
+          div = std::gcd(div, elementDivisibility(info, d));
+        info.contiguity.push_back(1);
+        info.divisibility.push_back(div);
+        info.constancy.push_back(info.constantValue ? 2 : 1);
+        set(j, info);
+      })
       .Case<tile::ReshapeOp>([&](auto r) {
         // Row-major refolding keeps runs along the last dimension: a run
         // of c along the operand's last dimension is a run of

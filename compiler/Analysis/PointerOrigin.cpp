@@ -49,6 +49,8 @@ public:
       out = operands[0]->getValue();
     else if (isa<arith::SelectOp>(op))
       out = PointerOrigin::join(operands[1]->getValue(), operands[2]->getValue());
+    else if (isa<tile::JoinOp>(op))
+      out = PointerOrigin::join(operands[0]->getValue(), operands[1]->getValue());
     if (out.isUninitialized())
       return success(); // revisited once the operands are reached
     for (PointerOriginLattice *lattice : results)

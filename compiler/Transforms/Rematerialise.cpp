@@ -24,7 +24,7 @@ bool isRematerialisable(Operation *op) {
       !isPure(op) || op->getNumRegions() != 0)
     return false;
   if (isa<tile::MakeRangeOp, tile::SplatOp, tile::BroadcastOp,
-          tile::ExpandDimsOp, tile::TransOp, tile::ReshapeOp,
+          tile::ExpandDimsOp, tile::TransOp, tile::ReshapeOp, tile::JoinOp,
           tile::AssumeMultipleOp, tile::AssumeContiguousOp, tile::AddPtrOp,
           arith::ConstantOp, tilegpu::ConvertLayoutOp>(op))
     return true;

@@ -16,9 +16,9 @@
 //  - the full tensors of a tile::SliceLayoutOpInterface op, and its sliced
 //    tensors, whose group is *derived*: its layout is the slice of the full
 //    tensors' group's layout;
-//  - the operand and result of a tile::RearrangeLayoutOpInterface op
-//    (trans, reshape): the result's group is derived, its layout the
-//    operand's rearranged. Each such result is first given a group of its
+//  - the operands and result of a tile::RearrangeLayoutOpInterface op
+//    (trans, reshape, join): the operands share a group, the result's is
+//    derived, its layout the operands' rearranged. Each such result is first given a group of its
 //    own (a conversion to its users), so that nothing else constrains it.
 // An op with tensors and none of these rules is an error: nothing is tied
 // by default. A group holding a memory access is *anchored* to that
@@ -128,7 +128,7 @@ private:
   void tie(ValueRange values);
   LogicalResult collect();
   void mergeThroughConversions();
-  void storeAccumulatorsDirectly(ArrayRef<tilegpu::ConvertLayoutOp> order);
+  void storeLayoutsDirectly(ArrayRef<tilegpu::ConvertLayoutOp> order);
   bool mergeIfAllowed(tilegpu::ConvertLayoutOp convert);
   bool canMerge(Value a, Value b, RankedTensorType type);
   bool layoutsAgree(Value a, Value b, RankedTensorType type);
@@ -213,7 +213,7 @@ LogicalResult LayoutGroups::collect() {
     if (isa<RegionBranchTerminatorOpInterface>(op))
       return WalkResult::advance(); // tied through its parent above
     if (auto rearrange = dyn_cast<tile::RearrangeLayoutOpInterface>(op)) {
-      tie(rearrange.getSrc());
+      tie(op->getOperands());
       rearranges_.push_back(rearrange);
       return WalkResult::advance();
     }
@@ -463,11 +463,13 @@ bool LayoutGroups::reverseToMerge(Value x, Value y, RankedTensorType type) {
   if (it == constraints_.end() || it->second.anchor || !it->second.rearrange)
     return false;
   Constraint cx = it->second;
+  auto op = cast<tile::RearrangeLayoutOpInterface>(cx.rearrange);
+  if (!op.isInvertible())
+    return false; // some layouts of x would have no layout for p
   Value p = leader(cx.parent);
   Constraint cp = constraints_.lookup(p);
   if (cp.anchor || cp.parent)
     return false;
-  auto op = cast<tile::RearrangeLayoutOpInterface>(cx.rearrange);
   Constraint reversed = cp, freed;
   reversed.parent = cx.backward ? op.getSrc() : op.getResult(); // in x's group
   reversed.rearrange = cx.rearrange;
@@ -503,7 +505,7 @@ void LayoutGroups::mergeThroughConversions() {
                    });
   for (tilegpu::ConvertLayoutOp convert : order)
     mergeIfAllowed(convert);
-  storeAccumulatorsDirectly(order);
+  storeLayoutsDirectly(order);
 }
 
 bool LayoutGroups::mergeIfAllowed(tilegpu::ConvertLayoutOp convert) {
@@ -543,29 +545,57 @@ int64_t contiguousRowBytes(RankedTensorType type, Attribute layout) {
 }
 } // namespace
 
-/// The conversion an accumulator takes to the coalesced layout of its
-/// store costs a shared-memory round trip and two barriers. Where the
-/// store can write whole 32-byte sectors of each row straight from the MMA
-/// fragment (f32 and i32 outputs: 4 lanes x 2 elements x 4 bytes) and the
-/// memory is row-major (the coalesced layout runs along the last
-/// dimension), the store takes the fragment's layout instead; the
-/// conversion then disappears from --emit tilegpu. Narrower outputs (f16
-/// after a cast) keep it: half sectors per instruction would double the
-/// memory transactions.
-void LayoutGroups::storeAccumulatorsDirectly(
-    ArrayRef<tilegpu::ConvertLayoutOp> order) {
+namespace {
+/// Bytes a thread stores in one vector access from `layout`: its
+/// consecutive registers along the last dimension, up to 16.
+int64_t vectorBytes(RankedTensorType type, Attribute layout) {
+  tilegpu::LinearLayout l = tilegpu::toLinearLayout(type.cloneWithEncoding(layout));
+  int64_t run = int64_t(1) << l.getNumConsecutiveBits(
+                    tilegpu::kRegister, tilegpu::outDimName(type.getRank() - 1));
+  return std::min<int64_t>(16, run * tile::getElementBytes(type.getElementType()));
+}
+} // namespace
+
+/// A conversion to the coalesced layout of a store costs a shared-memory
+/// round trip and two barriers. Where the value's own layout stores as
+/// well, the store takes it instead and the conversion disappears from
+/// --emit tilegpu:
+///  - an MMA accumulator, when the store can write whole 32-byte sectors
+///    of each row straight from the fragment (f32 and i32 outputs: 4
+///    lanes x 2 elements x 4 bytes) and the memory is row-major (the
+///    coalesced layout runs along the last dimension). Narrower outputs
+///    (f16 after a cast) keep it: half sectors per instruction would
+///    double the memory transactions.
+///  - a rearranged tile (a join, interleave, cat, trans or reshape of
+///    loaded values), when each thread's vectors are as wide as the
+///    coalesced layout's and a warp still writes whole sectors of a row
+///    (or as much of a row as the coalesced layout, of narrow rows):
+///    an interleave of two loaded vectors stores 8 consecutive floats per
+///    thread where the store alone would have chosen 4.
+void LayoutGroups::storeLayoutsDirectly(ArrayRef<tilegpu::ConvertLayoutOp> order) {
   for (tilegpu::ConvertLayoutOp convert : order) {
     Value a = leader(convert.getSrc()), b = leader(convert.getResult());
     if (a == b)
       continue;
     Constraint ca = constraints_.lookup(a), cb = constraints_.lookup(b);
-    if (!isa_and_present<tilegpu::MmaEncodingAttr>(ca.anchor) || !cb.anchor ||
-        cb.parent || !cb.scans.empty())
+    if (!cb.anchor || cb.parent || !cb.scans.empty())
       continue;
     auto coalesced = dyn_cast<tilegpu::BlockedEncodingAttr>(cb.anchor);
     RankedTensorType type = convert.getType();
-    if (!coalesced || coalesced.getOrder().front() != type.getRank() - 1 ||
-        contiguousRowBytes(type, ca.anchor) < 32)
+    if (!coalesced || coalesced.getOrder().front() != type.getRank() - 1)
+      continue;
+    Attribute own;
+    int64_t rowBytes = 32;
+    if (isa_and_present<tilegpu::MmaEncodingAttr>(ca.anchor)) {
+      own = ca.anchor;
+    } else if (!ca.anchor && ca.rearrange) {
+      own = resolved(a);
+      if (!own || vectorBytes(type, own) < vectorBytes(type, coalesced))
+        continue;
+      // Rows narrower than a sector: as much of each as the store's own.
+      rowBytes = std::min(rowBytes, contiguousRowBytes(type, coalesced));
+    }
+    if (!own || contiguousRowBytes(type, own) < rowBytes)
       continue;
     bool onlyStores = llvm::all_of(anchors_, [&](auto &anchor) {
       return leader(anchor.first) != b || storeAnchors_.contains(anchor.first);

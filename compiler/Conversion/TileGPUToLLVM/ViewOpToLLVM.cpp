@@ -1,6 +1,6 @@
 // Ops that create tensors or change their shape without touching memory:
 // make_range, splat, constants, broadcast, expand_dims, trans, reshape,
-// and the program identity and hint ops.
+// join, and the program identity and hint ops.
 #include "compiler/Analysis/FP8.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
@@ -176,6 +176,37 @@ struct ReshapeOpLowering : TilePattern<tile::ReshapeOp> {
   }
 };
 
+/// join: each result register holds, at its coordinates without the last,
+/// the element of the operand that its last coordinate names, which the
+/// thread already has (the result's layout is the operands' with one more
+/// register bit, which the verifier checks up to spelling).
+struct JoinOpLowering : TilePattern<tile::JoinOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::JoinOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    tilegpu::LinearLayout src = tilegpu::toLinearLayout(op.getLhs().getType());
+    tilegpu::LinearLayout dst = tilegpu::toLinearLayout(op.getType());
+    unsigned last = op.getType().getRank() - 1;
+    std::optional<SmallVector<unsigned>> sources = tilegpu::registerPermutation(
+        src, dst.dropOutDim(tilegpu::outDimName(last)));
+    if (!sources)
+      return rewriter.notifyMatchFailure(op, "operand and result layouts do "
+                                             "not correspond");
+    Location loc = op.getLoc();
+    SmallVector<Value> operands[2] = {unpack(rewriter, loc, adaptor.getLhs()),
+                                      unpack(rewriter, loc, adaptor.getRhs())};
+    SmallVector<Value> values;
+    for (auto [r, source] : llvm::enumerate(*sources)) {
+      int32_t which = dst.applyOne(tilegpu::kRegister, int32_t(r))[last];
+      values.push_back(operands[which][source]);
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc,
+                                getTypeConverter()->convertType(op.getType()), values));
+    return success();
+  }
+};
+
 template <typename Op, typename X, typename Y, typename Z>
 struct GridQueryLowering : TilePattern<Op> {
   using TilePattern<Op>::TilePattern;
@@ -211,7 +242,7 @@ void tilec::lowering::populateViewOpToLLVMPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MakeRangeOpLowering, SplatOpLowering, ConstantOpLowering,
                BroadcastOpLowering, ExpandDimsOpLowering, TransOpLowering,
-               ReshapeOpLowering,
+               ReshapeOpLowering, JoinOpLowering,
                GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                                  NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp,

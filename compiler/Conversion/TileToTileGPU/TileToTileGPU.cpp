@@ -5,7 +5,7 @@
 // Ops whose tensors must be laid out as slices of each other
 // (tile::SliceLayoutOpInterface: expand_dims, reduce), whose result's
 // layout is the operand's rearranged (tile::RearrangeLayoutOpInterface:
-// trans, reshape), or that share a layout across shapes
+// trans, reshape, join), or that share a layout across shapes
 // (tile::SameOperandsAndResultEncoding: broadcast), get a
 // tilegpu.convert_layout where the default layouts do not say that. The
 // result is correct but slow; tilegpu-coalesce and
@@ -101,13 +101,23 @@ struct TileToTileGPUPass
     }
   }
 
-  /// Ops that rearrange elements without moving them (trans, reshape):
+  /// Ops that rearrange elements without moving them (trans, reshape,
+  /// join):
   /// the result takes the operand's layout rearranged, converted back to
   /// the default for its users.
   LogicalResult insertRearrangeConversions(func::FuncOp func) {
     SmallVector<tile::RearrangeLayoutOpInterface> ops;
     func.walk([&](tile::RearrangeLayoutOpInterface op) { ops.push_back(op); });
     for (tile::RearrangeLayoutOpInterface op : ops) {
+      // join's operands share the first one's layout.
+      Attribute srcLayout = op.getSrc().getType().getEncoding();
+      OpBuilder before(op);
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (type && type.getEncoding() != srcLayout)
+          operand.set(before.create<tilegpu::ConvertLayoutOp>(
+              op.getLoc(), type.cloneWithEncoding(srcLayout), operand.get()));
+      }
       Value result = op.getResult();
       auto type = cast<RankedTensorType>(result.getType());
       Attribute wanted = op.inferResultEncoding(op.getSrc().getType().getEncoding());

@@ -376,6 +376,54 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 }
 
 //===----------------------------------------------------------------------===//
+// join
+//===----------------------------------------------------------------------===//
+
+Attribute JoinOp::inferResultEncoding(Attribute srcEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(srcEncoding);
+  return rules ? rules->inferJoinEncoding(srcEncoding, getLhs().getType().getShape())
+               : Attribute();
+}
+
+Attribute JoinOp::inferSourceEncoding(Attribute resultEncoding) {
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(resultEncoding);
+  return rules ? rules->inferJoinSourceEncoding(resultEncoding, getType().getShape())
+               : Attribute();
+}
+
+// A result whose last dimension is spread over lanes has no operand layout.
+bool JoinOp::isInvertible() { return false; }
+
+LogicalResult JoinOp::verify() {
+  RankedTensorType src = getLhs().getType(), result = getType();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.push_back(2);
+  if (result.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError("result shape must be the operands' with a last "
+                       "dimension of 2");
+  if (result.getElementType() != src.getElementType())
+    return emitOpError("result element type must be the operands'");
+  // Any register of a thread may hold the other operand's element (the
+  // inferred layout puts it in the lowest bit; a layout pass may choose
+  // another, as a rematerialised join does): what must hold is that
+  // dropping the new dimension gives back the operands' layout.
+  Attribute from = src.getEncoding(), to = result.getEncoding();
+  if (!from && !to)
+    return success();
+  if (!from || !to)
+    return emitOpError("operands and result must all have a layout, or none");
+  const DialectInferLayoutInterface *rules = getInferLayoutInterface(from);
+  if (!rules || !inferResultEncoding(from))
+    return emitOpError("has no layout rule for the operands' layout ") << from;
+  Attribute back = inferSourceEncoding(to);
+  if (!back || !rules->isSameLayout(back, from, src.getShape()))
+    return emitOpError("result layout must hold each operand's elements where "
+                       "the operands' layout ")
+           << from << " does, and the new dimension in a register, not " << to;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // addptr
 //===----------------------------------------------------------------------===//
 

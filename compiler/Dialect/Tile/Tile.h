@@ -82,6 +82,15 @@ public:
   virtual mlir::Attribute inferReshapeEncoding(mlir::Attribute src,
                                                llvm::ArrayRef<int64_t> srcShape,
                                                llvm::ArrayRef<int64_t> dstShape) const = 0;
+  /// The layout of tile.join's result for operands of `srcShape` laid out
+  /// as `src`; null when there is none.
+  virtual mlir::Attribute inferJoinEncoding(mlir::Attribute src,
+                                            llvm::ArrayRef<int64_t> srcShape) const = 0;
+  /// The operands' layout of a tile.join whose result, of `resultShape`,
+  /// is laid out as `result`; null when no operand layout joins to it.
+  virtual mlir::Attribute
+  inferJoinSourceEncoding(mlir::Attribute result,
+                          llvm::ArrayRef<int64_t> resultShape) const = 0;
   /// True when `a` and `b` place every element of a tensor of `shape` in
   /// the same place (two spellings of one layout).
   virtual bool isSameLayout(mlir::Attribute a, mlir::Attribute b,

@@ -33,16 +33,19 @@ def Tile_SliceLayoutOpInterface : OpInterface<"SliceLayoutOpInterface"> {
 def Tile_RearrangeLayoutOpInterface : OpInterface<"RearrangeLayoutOpInterface"> {
   let cppNamespace = "::tilec::tile";
   let description = [{
-    An op with one tensor operand and one tensor result that holds the same
-    elements at other coordinates (`trans`, `reshape`). No element has to
-    move: the result's layout is a function of the operand's (each element
-    stays in its register), and the operand's of the result's. The tile
-    dialect knows no layout; the functions come from the encoding's
-    dialect (tile::DialectInferLayoutInterface). Both are null for a null
-    encoding, or one whose dialect has no such rule.
+    An op whose one tensor result holds the elements of its tensor operands
+    at other coordinates (`trans`, `reshape`: one operand; `join`: two of
+    one type, which share a layout). No element has to move: the result's
+    layout is a function of the operands' (each element stays in its
+    register), and the operands' of the result's where the rule can run
+    backwards (`isInvertible`). The tile dialect knows no layout; the
+    functions come from the encoding's dialect
+    (tile::DialectInferLayoutInterface). Both are null for a null encoding,
+    or one whose dialect has no such rule.
   }];
   let methods = [
-    InterfaceMethod<"The tensor whose elements are rearranged.",
+    InterfaceMethod<"The tensor whose elements are rearranged (the first, "
+                    "when there are several of one layout).",
                     "::mlir::TypedValue<::mlir::RankedTensorType>", "getSrc", (ins),
                     [{ return $_op.getSrc(); }]>,
     InterfaceMethod<"The rearranged tensor.",
@@ -51,9 +54,15 @@ def Tile_RearrangeLayoutOpInterface : OpInterface<"RearrangeLayoutOpInterface"> 
     InterfaceMethod<"The result's layout when the operand has `srcEncoding`.",
                     "::mlir::Attribute", "inferResultEncoding",
                     (ins "::mlir::Attribute":$srcEncoding)>,
-    InterfaceMethod<"The operand's layout when the result has `resultEncoding`.",
+    InterfaceMethod<"The operand's layout when the result has `resultEncoding` "
+                    "(null when no operand layout gives that one).",
                     "::mlir::Attribute", "inferSourceEncoding",
                     (ins "::mlir::Attribute":$resultEncoding)>,
+    InterfaceMethod<"True when every result layout has an operand layout, so "
+                    "that a layout pass may derive the operand's from the "
+                    "result's.",
+                    "bool", "isInvertible", (ins), [{}],
+                    [{ return true; }]>,
   ];
 }
 

@@ -154,6 +154,31 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
   let hasCanonicalizer = 1;
 }
 
+def Tile_JoinOp : Tile_Op<"join", [Pure, SameTypeOperands,
+    DeclareOpInterfaceMethods<Tile_RearrangeLayoutOpInterface,
+                              ["isInvertible"]>]> {
+  let summary = "Two tensors side by side along a new last dimension of 2";
+  let description = [{
+    `r[i..., 0] = lhs[i...]` and `r[i..., 1] = rhs[i...]`: `tl.join` in the
+    kernel language, and with a reshape or a transpose after it,
+    `tl.interleave` and `tl.cat`. With layouts, the result's is the
+    operands' (one layout for both) with the new dimension in the lowest
+    register bit: each thread keeps its elements and holds the other
+    operand's at the same coordinates beside them. No data moves.
+
+    ```mlir
+    %j = tile.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let extraClassDeclaration = [{
+    ::mlir::TypedValue<::mlir::RankedTensorType> getSrc() { return getLhs(); }
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

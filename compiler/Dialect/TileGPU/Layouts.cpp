@@ -228,6 +228,65 @@ Attribute tilec::tilegpu::inferReshapeEncoding(Attribute src,
       src.getContext(), layout.toLinearLayout(srcShape).reshapeOuts(dstShape));
 }
 
+Attribute tilec::tilegpu::inferJoinEncoding(Attribute src,
+                                            ArrayRef<int64_t> srcShape) {
+  DistributedEncodingAttrInterface layout = distributed(src, srcShape);
+  if (!layout)
+    return {};
+  LinearLayout l = layout.toLinearLayout(srcShape);
+  unsigned rank = srcShape.size();
+  SmallVector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : l.getInDims()) {
+    LinearLayout::InDim joined{in.name, {}};
+    if (in.name == kRegister) {
+      // The new lowest register bit picks the operand.
+      LinearLayout::Image pick(rank + 1, 0);
+      pick[rank] = 1;
+      joined.bases.push_back(pick);
+    }
+    for (LinearLayout::Image image : in.bases) {
+      image.push_back(0);
+      joined.bases.push_back(image);
+    }
+    ins.push_back(std::move(joined));
+  }
+  SmallVector<LinearLayout::OutDim> outs(l.getOutDims());
+  outs.push_back({outDimName(rank), 2});
+  return getDistributedEncoding(src.getContext(), LinearLayout(ins, outs));
+}
+
+Attribute tilec::tilegpu::inferJoinSourceEncoding(Attribute result,
+                                                  ArrayRef<int64_t> resultShape) {
+  DistributedEncodingAttrInterface layout = distributed(result, resultShape);
+  if (!layout || resultShape.empty() || resultShape.back() != 2)
+    return {};
+  LinearLayout l = layout.toLinearLayout(resultShape);
+  unsigned last = resultShape.size() - 1;
+  SmallVector<LinearLayout::InDim> ins;
+  bool found = false;
+  for (const LinearLayout::InDim &in : l.getInDims()) {
+    LinearLayout::InDim source{in.name, {}};
+    for (const LinearLayout::Image &image : in.bases) {
+      if (image[last]) {
+        // Only one register bit may choose the operand, and it must
+        // choose nothing else.
+        bool onlyLast = llvm::all_of(ArrayRef<int32_t>(image).drop_back(),
+                                     [](int32_t v) { return v == 0; });
+        if (in.name != kRegister || found || !onlyLast)
+          return {};
+        found = true;
+        continue;
+      }
+      source.bases.push_back(LinearLayout::Image(ArrayRef<int32_t>(image).drop_back()));
+    }
+    ins.push_back(std::move(source));
+  }
+  if (!found)
+    return {};
+  SmallVector<LinearLayout::OutDim> outs(l.getOutDims().drop_back());
+  return getDistributedEncoding(result.getContext(), LinearLayout(ins, outs));
+}
+
 bool tilec::tilegpu::isSameLayout(Attribute a, Attribute b, ArrayRef<int64_t> shape) {
   if (a == b)
     return true;

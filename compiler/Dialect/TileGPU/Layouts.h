@@ -51,6 +51,23 @@ mlir::Attribute inferReshapeEncoding(mlir::Attribute src,
                                      llvm::ArrayRef<int64_t> srcShape,
                                      llvm::ArrayRef<int64_t> dstShape);
 
+/// The layout of tile.join's result (the operands' shape with a last
+/// dimension of 2) when both operands, of `srcShape`, have layout `src`:
+/// each thread keeps its registers, and next to each one the other
+/// operand's element at the same coordinates (the new dimension is the
+/// lowest register bit). Null when `src` is not a distributed encoding of
+/// that rank.
+mlir::Attribute inferJoinEncoding(mlir::Attribute src,
+                                  llvm::ArrayRef<int64_t> srcShape);
+
+/// The inverse: the operands' layout when tile.join's result, of
+/// `resultShape`, has layout `result`. Null unless the result holds its
+/// last dimension in one register bit of every thread (as a joined layout
+/// does), so that dropping that bit leaves each operand's elements where
+/// they were.
+mlir::Attribute inferJoinSourceEncoding(mlir::Attribute result,
+                                        llvm::ArrayRef<int64_t> resultShape);
+
 /// True when `a` and `b` put every element of a tensor of `shape` in the
 /// same register of the same thread (their linear layouts are equal), so
 /// that a value of one is a value of the other: #slice and #blocked, or

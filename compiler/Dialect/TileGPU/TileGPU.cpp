@@ -62,7 +62,7 @@ struct TileGPUAsmInterface : OpAsmDialectInterface {
   }
 };
 
-/// What the tile dialect's rearranging ops (trans, reshape) ask of the
+/// What the tile dialect's rearranging ops (trans, reshape, join) ask of the
 /// layouts they carry (Layouts.h).
 struct TileGPUInferLayoutInterface : tilec::tile::DialectInferLayoutInterface {
   using DialectInferLayoutInterface::DialectInferLayoutInterface;
@@ -73,6 +73,14 @@ struct TileGPUInferLayoutInterface : tilec::tile::DialectInferLayoutInterface {
   Attribute inferReshapeEncoding(Attribute src, ArrayRef<int64_t> srcShape,
                                  ArrayRef<int64_t> dstShape) const override {
     return tilec::tilegpu::inferReshapeEncoding(src, srcShape, dstShape);
+  }
+  Attribute inferJoinEncoding(Attribute src,
+                              ArrayRef<int64_t> srcShape) const override {
+    return tilec::tilegpu::inferJoinEncoding(src, srcShape);
+  }
+  Attribute inferJoinSourceEncoding(Attribute result,
+                                    ArrayRef<int64_t> resultShape) const override {
+    return tilec::tilegpu::inferJoinSourceEncoding(result, resultShape);
   }
   bool isSameLayout(Attribute a, Attribute b,
                     ArrayRef<int64_t> shape) const override {

@@ -199,3 +199,30 @@ TEST_F(LayoutsTest, WarpShuffleFetchesEveryElementFromItsHolder) {
   EXPECT_EQ(classifyConversion(tensor({32, 32}, rows), tensor({32, 32}, cols)),
             ConversionKind::SharedMemory);
 }
+
+TEST_F(LayoutsTest, JoinAddsTheLowestRegisterBitAndInvertsBack) {
+  // A vector-add layout: the join of two such vectors is the blocked
+  // layout with a last dimension of 2 held in each thread's registers.
+  auto src = getBlockedLayout(&ctx, {1024}, {4}, {0}, 4);
+  Attribute joined = inferJoinEncoding(src, {1024});
+  auto expected = BlockedEncodingAttr::get(&ctx, {4, 2}, {32, 1}, {4, 1}, {1, 0});
+  EXPECT_TRUE(isSameLayout(joined, expected, {1024, 2}));
+  LinearLayout l = toLinearLayout(tensor({1024, 2}, joined));
+  EXPECT_EQ(l.applyOne(kRegister, 1), Image({0, 1}));
+  EXPECT_EQ(l.applyOne(kRegister, 2), Image({1, 0}));
+  expectCoversOnce(l);
+  EXPECT_TRUE(isSameLayout(inferJoinSourceEncoding(joined, {1024, 2}), src, {1024}));
+
+  // A small operand whose lanes hold copies keeps them.
+  auto tiny = getBlockedLayout(&ctx, {16}, {1}, {0}, 4);
+  Attribute tinyJoined = inferJoinEncoding(tiny, {16});
+  EXPECT_TRUE(isSameLayout(inferJoinSourceEncoding(tinyJoined, {16, 2}), tiny, {16}));
+  EXPECT_EQ(toLinearLayout(tensor({16, 2}, tinyJoined)).getFreeVariableMask(kWarp),
+            toLinearLayout(tensor({16}, tiny)).getFreeVariableMask(kWarp));
+
+  // The new dimension across lanes has no operand layout.
+  auto lanes = BlockedEncodingAttr::get(&ctx, {4, 1}, {16, 2}, {4, 1}, {1, 0});
+  EXPECT_FALSE(inferJoinSourceEncoding(lanes, {512, 2}));
+  // Nor does a last dimension that is not 2.
+  EXPECT_FALSE(inferJoinSourceEncoding(expected, {512, 4}));
+}
