@@ -112,7 +112,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
       tests/python/test_split.py tests/python/test_libdevice.py \
       tests/python/test_inline_asm.py tests/python/test_gather.py \
-      tests/python/test_histogram.py"
+      tests/python/test_histogram.py tests/python/test_join.py tests/python/test_sort.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # The decode kernels and layer (issue 15): float64 checks, batch
     # invariance bitwise, CUDA-graph replay; then under memcheck and
@@ -174,10 +174,12 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
           tests/python/test_gpu_fp8.py -k "not matmul_kernel"
       }
       sanitize_lang() { # tool: atomics' shared-memory broadcast, spin locks,
-        # tl.gather's shared-memory round trip
+        # tl.gather's shared-memory round trip, tl.sort's exchanges across
+        # warps
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_atomics.py tests/python/test_gpu_while.py \
-          tests/python/test_gpu_layer_norm.py tests/python/test_gather.py
+          tests/python/test_gpu_layer_norm.py tests/python/test_gather.py \
+          tests/python/test_sort.py -m gpu
       }
       export -f sanitize_fp8 sanitize_lang
       step sanitize-lang-racecheck sanitize_lang racecheck
