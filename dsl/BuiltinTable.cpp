@@ -118,6 +118,7 @@ const BuiltinTable &builtins() {
     addLibdeviceBuiltins(t);
     addInlineAsmBuiltins(t);
     addSortBuiltins(t);
+    addBlockPointerBuiltins(t);
     return t;
   }();
   return table;

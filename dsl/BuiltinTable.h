@@ -153,6 +153,15 @@ Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr);
 /// element's bits in (IRGenShape.cpp).
 ScalarKind bitsType(DType t);
 
+/// An access through a block pointer (IRGenBlockPtr.cpp): the tensor of
+/// the block's pointers and, where the call's boundary_check names
+/// dimensions, the mask of the elements inside the tensor (else None).
+struct BlockAccess {
+  Value pointers, mask;
+};
+BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments &args,
+                        SourceLoc at);
+
 // The families, each registered next to its code.
 
 /// program_id, arange, load, store, where, zeros, cdiv, static_print, ...
@@ -182,5 +191,7 @@ void addLibdeviceBuiltins(BuiltinTable &t); // IRGenLibdevice.cpp
 void addInlineAsmBuiltins(BuiltinTable &t); // IRGenInlineAsm.cpp
 /// sort.
 void addSortBuiltins(BuiltinTable &t); // IRGenSort.cpp
+/// make_block_ptr, advance.
+void addBlockPointerBuiltins(BuiltinTable &t); // IRGenBlockPtr.cpp
 
 } // namespace tilec::dsl

@@ -800,8 +800,9 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
                "tl.constexpr), got " + args[i].describe());
     if (args[i].kind == Value::Kind::Method)
       fail(call.loc, "cannot pass a bound method to '" + def.name + "'");
-    // Compile-time values specialise the callee; IR values are arguments.
-    key += "," + (args[i].isIR() ? args[i].type.str() : "=" + args[i].repr());
+    // Compile-time values specialise the callee; IR values (also inside
+    // tuples and block pointers) are arguments.
+    key += "," + structureKey(args[i]);
   }
 
   auto it = specializations_.find(key);
@@ -809,10 +810,12 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
     if (inProgress_.count(key))
       fail(call.loc, "recursive call to '" + def.name + "' is not supported");
     inProgress_.insert(key);
-    std::vector<mlir::Type> argTypes;
+    std::vector<mlir::Value> argValues;
     for (const Value &a : args)
-      if (a.isIR())
-        argTypes.push_back(a.ir.getType());
+      flattenIR(a, argValues);
+    std::vector<mlir::Type> argTypes;
+    for (mlir::Value v : argValues)
+      argTypes.push_back(v.getType());
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToEnd(module_.getBody());
     std::string symbol = def.name + "__" + std::to_string(nextHelperId_++);
@@ -823,11 +826,10 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
     b_.setInsertionPointToStart(entry);
     Function state;
     state.fn = &fn;
-    unsigned argIndex = 0;
+    size_t argIndex = 0;
     for (size_t i = 0; i < def.params.size(); ++i)
       state.env[def.params[i].name] =
-          args[i].isIR() ? Value::ofIR(entry->getArgument(argIndex++), args[i].type)
-                         : args[i];
+          rebuildIR(args[i], entry->getArguments(), argIndex);
     stack_.push_back(std::move(state));
     genBody(def.body);
     Function done = std::move(stack_.back());
@@ -857,8 +859,7 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
   }
   std::vector<mlir::Value> operands;
   for (const Value &a : args)
-    if (a.isIR())
-      operands.push_back(a.ir);
+    flattenIR(a, operands);
   auto callOp = b_.create<mlir::func::CallOp>(loc(call.loc), it->second.func,
                                               operands);
   std::vector<Value> results;

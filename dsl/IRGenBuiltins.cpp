@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+
 namespace tilec::dsl {
 
 namespace arith = mlir::arith;
@@ -96,15 +98,28 @@ Value filledLike(Generator &g, const BuiltinArguments &args, bool full) {
                       full ? args.loc("value") : args.at(), args.at(), args.function());
 }
 
+/// mask= and other= with a block pointer, boundary_check= or
+/// padding_option= without one: located errors.
+void checkBlockArguments(const BuiltinArguments &args, const Value &ptr,
+                         std::initializer_list<const char *> elementwise,
+                         std::initializer_list<const char *> block) {
+  bool isBlock = ptr.kind == Value::Kind::BlockPtr;
+  for (const char *name : isBlock ? elementwise : block)
+    if (args.has(name))
+      fail(args.loc(name),
+           isBlock ? std::string(name) + " cannot be given with a block pointer (use "
+                                         "boundary_check and padding_option)"
+                   : std::string(name) + " needs a block pointer (tl.make_block_ptr), "
+                                         "got " + ptr.describe());
+}
+
 Value load(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
-  if (args.has("boundary_check") || args.has("padding_option"))
-    fail(at, "block pointers (boundary_check, padding_option) are not "
-             "supported by tilec yet");
   Value ptr = args["pointer"];
-  if (!ptr.isIR() || !ptr.type.element.isPointer)
-    fail(args.loc("pointer"), "tl.load needs a pointer or a tensor of "
-                              "pointers, got " + ptr.describe());
+  checkBlockArguments(args, ptr, {"mask", "other"}, {"boundary_check", "padding_option"});
+  if (ptr.kind != Value::Kind::BlockPtr && (!ptr.isIR() || !ptr.type.element.isPointer))
+    fail(args.loc("pointer"), "tl.load needs a pointer, a tensor of "
+                              "pointers or a block pointer, got " + ptr.describe());
   auto cache = parseHint<tile::CacheModifier>(
       args.text("cache_modifier"), args.loc("cache_modifier"),
       "load cache modifier",
@@ -123,10 +138,28 @@ Value load(Generator &g, const BuiltinArguments &args) {
           int(evict != tile::EvictionPolicy::normal) + int(isVolatile) > 1)
     fail(at, "cache_modifier, eviction_policy and volatile cannot be "
              "combined (PTX has no instruction for both)");
-  Value mask = maskArgument(g, args, ptr);
+  Value mask, other;
+  if (ptr.kind == Value::Kind::BlockPtr) {
+    BlockAccess access = blockAccess(g, ptr, args, at);
+    ptr = access.pointers;
+    mask = access.mask;
+    std::string padding = args.text("padding_option");
+    DType pointee = ptr.type.element.pointee();
+    if (padding != "" && padding != "zero" && padding != "nan")
+      fail(args.loc("padding_option"), "padding_option must be \"zero\" or \"nan\", got \"" +
+                                           padding + "\"");
+    if (padding == "nan" && !pointee.isFloat())
+      fail(args.loc("padding_option"),
+           "padding_option \"nan\" needs floats, the block holds " + pointee.name());
+    if (mask.isIR()) {
+      Value pad = padding == "nan" ? Value::ofFloat(std::nan("")) : Value::ofInt(0);
+      other = g.broadcastTo(g.toIR(pad, at, pointee), ptr.type.shape, at);
+    }
+  } else {
+    mask = maskArgument(g, args, ptr);
+  }
   bool hasMask = mask.isIR();
   DType pointee = ptr.type.element.pointee();
-  Value other;
   if (hasMask && args.has("other")) {
     const Value &o = args["other"];
     SourceLoc l = args.loc("other");
@@ -146,12 +179,11 @@ Value load(Generator &g, const BuiltinArguments &args) {
 
 Value store(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
-  if (args.has("boundary_check"))
-    fail(at, "block pointers (boundary_check) are not supported by tilec yet");
   Value ptr = args["pointer"];
-  if (!ptr.isIR() || !ptr.type.element.isPointer)
-    fail(args.loc("pointer"), "tl.store needs a pointer or a tensor of "
-                              "pointers, got " + ptr.describe());
+  checkBlockArguments(args, ptr, {"mask"}, {"boundary_check"});
+  if (ptr.kind != Value::Kind::BlockPtr && (!ptr.isIR() || !ptr.type.element.isPointer))
+    fail(args.loc("pointer"), "tl.store needs a pointer, a tensor of "
+                              "pointers or a block pointer, got " + ptr.describe());
   auto cache = parseHint<tile::CacheModifier>(
       args.text("cache_modifier"), args.loc("cache_modifier"),
       "store cache modifier",
@@ -165,11 +197,17 @@ Value store(Generator &g, const BuiltinArguments &args) {
   SourceLoc l = args.loc("value");
   if (!raw.isIR() && !raw.isNumber())
     fail(l, "cannot store " + raw.describe());
+  Value blockMask;
+  if (ptr.kind == Value::Kind::BlockPtr) {
+    BlockAccess access = blockAccess(g, ptr, args, at);
+    ptr = access.pointers;
+    blockMask = access.mask;
+  }
   DType pointee = ptr.type.element.pointee();
   // The value takes the pointer's element type, as in Triton.
   Value value = g.cast(g.toIR(raw, l, pointee), pointee, l);
   g.broadcastPair(ptr, value, l);
-  Value mask = maskArgument(g, args, ptr);
+  Value mask = blockMask.isIR() ? blockMask : maskArgument(g, args, ptr);
   bool hasMask = mask.isIR();
   if (hasMask)
     value = g.broadcastTo(value, ptr.type.shape, l);

@@ -163,13 +163,34 @@ private:
   void genFor(const ForStmt &stmt);
   void genWhile(const WhileStmt &stmt);
   /// The names a runtime loop's body assigns that exist before it, with
-  /// their values as IR: the values the loop carries.
+  /// their values (numbers made IR): the values the loop carries. A tuple
+  /// or a block pointer is carried as its IR values (flattenIR), and
+  /// rebuilt around the loop's arguments and results (rebuildIR).
   struct LoopCarried {
     std::set<std::string> assigned; ///< every name the body assigns
     std::vector<std::string> names;
     std::vector<Value> inits;
     std::vector<mlir::Value> initValues() const;
+    std::vector<mlir::Type> types() const;
+    /// The carried names bound to `irs` (the loop's arguments or results).
+    void bind(std::map<std::string, Value> &env, mlir::ValueRange irs) const;
   };
+  /// `v` with every number inside it (itself, or in a tuple) made IR.
+  Value materialiseNumbers(const Value &v, SourceLoc at);
+  /// The IR values inside `v` (itself, or the elements of a tuple or a
+  /// block pointer, nested), appended in order.
+  static void flattenIR(const Value &v, std::vector<mlir::Value> &leaves);
+  /// `like`'s structure with its IR values replaced, in order, by
+  /// irs[next...].
+  static Value rebuildIR(const Value &like, mlir::ValueRange irs, size_t &next);
+  /// A key for `v` with the structure `like` has: its IR values by type,
+  /// the rest by value.
+  static std::string structureKey(const Value &v);
+  /// `v`'s IR values when it has `like`'s structure and types (numbers
+  /// converted to the type `like` has there); a located error about
+  /// `what` (a loop-carried variable) otherwise.
+  void flattenLike(const Value &like, const Value &v, SourceLoc at,
+                   const std::string &what, std::vector<mlir::Value> &leaves);
   LoopCarried loopCarried(const StmtList &body, SourceLoc at,
                           const std::string &exclude = "");
   /// The carried values at the end of the body, each of its type before

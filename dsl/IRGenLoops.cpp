@@ -15,8 +15,98 @@ namespace tilec::dsl {
 std::vector<mlir::Value> Generator::LoopCarried::initValues() const {
   std::vector<mlir::Value> values;
   for (const Value &v : inits)
-    values.push_back(v.ir);
+    flattenIR(v, values);
   return values;
+}
+
+std::vector<mlir::Type> Generator::LoopCarried::types() const {
+  std::vector<mlir::Type> types;
+  for (mlir::Value v : initValues())
+    types.push_back(v.getType());
+  return types;
+}
+
+void Generator::LoopCarried::bind(std::map<std::string, Value> &env,
+                                  mlir::ValueRange irs) const {
+  size_t next = 0;
+  for (size_t i = 0; i < names.size(); ++i)
+    env[names[i]] = rebuildIR(inits[i], irs, next);
+}
+
+Value Generator::materialiseNumbers(const Value &v, SourceLoc at) {
+  if (v.isNumber())
+    return toIR(v, at);
+  if (v.kind != Value::Kind::Tuple)
+    return v;
+  Value out = v;
+  for (Value &e : out.elements)
+    e = materialiseNumbers(e, at);
+  return out;
+}
+
+void Generator::flattenIR(const Value &v, std::vector<mlir::Value> &leaves) {
+  if (v.isIR())
+    leaves.push_back(v.ir);
+  else if (v.kind == Value::Kind::Tuple || v.kind == Value::Kind::BlockPtr)
+    for (const Value &e : v.elements)
+      flattenIR(e, leaves);
+}
+
+Value Generator::rebuildIR(const Value &like, mlir::ValueRange irs, size_t &next) {
+  if (like.isIR())
+    return Value::ofIR(irs[next++], like.type);
+  if (like.kind != Value::Kind::Tuple && like.kind != Value::Kind::BlockPtr)
+    return like;
+  Value out = like;
+  for (Value &e : out.elements)
+    e = rebuildIR(e, irs, next);
+  return out;
+}
+
+std::string Generator::structureKey(const Value &v) {
+  if (v.isIR())
+    return v.type.str();
+  if (v.kind != Value::Kind::Tuple && v.kind != Value::Kind::BlockPtr)
+    return "=" + v.repr();
+  std::string key = v.kind == Value::Kind::Tuple ? "(" : "block[";
+  for (int64_t d : v.blockShape)
+    key += std::to_string(d) + ",";
+  for (int64_t d : v.order)
+    key += "o" + std::to_string(d) + ",";
+  if (v.kind == Value::Kind::BlockPtr)
+    key += "](";
+  for (const Value &e : v.elements)
+    key += structureKey(e) + ",";
+  return key + ")";
+}
+
+void Generator::flattenLike(const Value &like, const Value &v, SourceLoc at,
+                            const std::string &what, std::vector<mlir::Value> &leaves) {
+  if (like.isIR()) {
+    Value ir = v;
+    if (v.isNumber())
+      ir = toIR(v, at, like.type.element);
+    if (!ir.isIR())
+      fail(at, what + " changes from " + like.describe() + " to " + v.describe());
+    if (ir.type != like.type)
+      fail(at, what + " changes type from " + like.type.str() + " to " + ir.type.str() +
+                   " in the loop body; give it its final type before the loop");
+    leaves.push_back(ir.ir);
+    return;
+  }
+  if (like.kind == Value::Kind::Tuple || like.kind == Value::Kind::BlockPtr) {
+    bool same = v.kind == like.kind && v.elements.size() == like.elements.size() &&
+                v.blockShape == like.blockShape && v.order == like.order;
+    if (!same)
+      fail(at, what + " changes from " + like.describe() + " to " + v.describe() +
+                   " in the loop body");
+    for (size_t i = 0; i < like.elements.size(); ++i)
+      flattenLike(like.elements[i], v.elements[i], at, what, leaves);
+    return;
+  }
+  if (!v.sameAs(like))
+    fail(at, what + " changes from the compile-time " + like.repr() + " to " +
+                 (v.isConstexpr() ? v.repr() : v.describe()) + " in the loop body");
 }
 
 Generator::LoopCarried Generator::loopCarried(const StmtList &body, SourceLoc at,
@@ -29,15 +119,13 @@ Generator::LoopCarried Generator::loopCarried(const StmtList &body, SourceLoc at
     auto it = f.env.find(name);
     if (it == f.env.end())
       continue;
-    Value init = it->second;
-    if (!init.isIR()) {
-      if (!init.isNumber())
-        fail(at, "'" + name + "' holds " + init.describe() +
-                     " and is reassigned inside a loop; only numbers "
-                     "and tensors can change from one iteration to "
-                     "the next");
-      init = toIR(init, at);
-    }
+    Value init = materialiseNumbers(it->second, at);
+    bool structured = init.kind == Value::Kind::Tuple || init.kind == Value::Kind::BlockPtr;
+    if (!init.isIR() && !structured)
+      fail(at, "'" + name + "' holds " + init.describe() +
+                   " and is reassigned inside a loop; only numbers, "
+                   "tensors, tuples of them and block pointers can change "
+                   "from one iteration to the next");
     carried.names.push_back(name);
     carried.inits.push_back(init);
   }
@@ -48,18 +136,9 @@ std::vector<mlir::Value> Generator::carriedYields(const LoopCarried &carried,
                                                   SourceLoc at) {
   Function &f = stack_.back();
   std::vector<mlir::Value> yields;
-  for (size_t i = 0; i < carried.names.size(); ++i) {
-    Value v = f.env[carried.names[i]];
-    if (!v.isIR())
-      v = toIR(v, at, carried.inits[i].type.element);
-    if (v.type != carried.inits[i].type)
-      fail(at, "loop-carried variable '" + carried.names[i] +
-                   "' changes type from " + carried.inits[i].type.str() +
-                   " to " + v.type.str() +
-                   " in the loop body; give it its final type "
-                   "before the loop");
-    yields.push_back(v.ir);
-  }
+  for (size_t i = 0; i < carried.names.size(); ++i)
+    flattenLike(carried.inits[i], f.env[carried.names[i]], at,
+                "loop-carried variable '" + carried.names[i] + "'", yields);
   return yields;
 }
 
@@ -188,9 +267,7 @@ void Generator::genFor(const ForStmt &stmt) {
       iv = binary(BinaryOp::Add, origStart,
                   binary(BinaryOp::Mul, iv, origStep, call->loc), call->loc);
     f.env[target->id] = iv;
-    for (size_t i = 0; i < carried.names.size(); ++i)
-      f.env[carried.names[i]] =
-          Value::ofIR(forOp.getRegionIterArg(i), carried.inits[i].type);
+    carried.bind(f.env, forOp.getRegionIterArgs());
     RuntimeNesting nesting(*this, stmt.loc);
     ++f.runtimeDepth;
     genBody(stmt.body);
@@ -199,25 +276,20 @@ void Generator::genFor(const ForStmt &stmt) {
     hideLoopLocals(carried, before, stmt.loc);
     f.env.erase(target->id);
   }
-  for (size_t i = 0; i < carried.names.size(); ++i)
-    f.env[carried.names[i]] = Value::ofIR(forOp.getResult(i), carried.inits[i].type);
+  carried.bind(f.env, forOp.getResults());
 }
 void Generator::genWhile(const WhileStmt &stmt) {
   requireIR(stmt.loc, "a 'while' loop");
   mlir::Location at = loc(stmt.loc);
   Function &f = stack_.back();
   LoopCarried carried = loopCarried(stmt.body, stmt.loc);
-  std::vector<mlir::Type> types;
-  for (const Value &v : carried.inits)
-    types.push_back(v.ir.getType());
+  std::vector<mlir::Type> types = carried.types();
   auto whileOp = b_.create<mlir::scf::WhileOp>(at, types, carried.initValues());
   std::map<std::string, Value> before = f.env;
   std::vector<mlir::Location> locs(types.size(), at);
   RuntimeNesting nesting(*this, stmt.loc);
   auto bindArguments = [&](mlir::Block *block) {
-    for (size_t i = 0; i < carried.names.size(); ++i)
-      f.env[carried.names[i]] =
-          Value::ofIR(block->getArgument(i), carried.inits[i].type);
+    carried.bind(f.env, block->getArguments());
   };
   {
     // The condition, evaluated before every iteration with the carried
@@ -248,9 +320,7 @@ void Generator::genWhile(const WhileStmt &stmt) {
     b_.create<mlir::scf::YieldOp>(at, carriedYields(carried, stmt.loc));
     hideLoopLocals(carried, before, stmt.loc);
   }
-  for (size_t i = 0; i < carried.names.size(); ++i)
-    f.env[carried.names[i]] =
-        Value::ofIR(whileOp.getResult(i), carried.inits[i].type);
+  carried.bind(f.env, whileOp.getResults());
 }
 
 } // namespace tilec::dsl

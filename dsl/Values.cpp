@@ -43,8 +43,24 @@ Value Value::ofIR(mlir::Value ir, ValueType type) {
   return v;
 }
 
+Value Value::ofBlockPtr(Value base, std::vector<Value> shape, std::vector<Value> strides,
+                        std::vector<Value> offsets, std::vector<int64_t> blockShape,
+                        std::vector<int64_t> order) {
+  Value v;
+  v.kind = Kind::BlockPtr;
+  v.elements.push_back(std::move(base));
+  for (size_t d = 0; d < blockShape.size(); ++d) {
+    v.elements.push_back(std::move(shape[d]));
+    v.elements.push_back(std::move(strides[d]));
+    v.elements.push_back(std::move(offsets[d]));
+  }
+  v.blockShape = std::move(blockShape);
+  v.order = std::move(order);
+  return v;
+}
+
 bool Value::isConstexpr() const {
-  if (kind == Kind::IR || kind == Kind::Method)
+  if (kind == Kind::IR || kind == Kind::Method || kind == Kind::BlockPtr)
     return false;
   if (kind == Kind::Tuple)
     for (const Value &e : elements)
@@ -62,6 +78,13 @@ std::string Value::describe() const {
   case Kind::String: return "a string";
   case Kind::DType: return "the dtype " + dtype.name();
   case Kind::Tuple: return "a tuple";
+  case Kind::BlockPtr: {
+    std::string s = "a block pointer of block shape (";
+    for (size_t i = 0; i < blockShape.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(blockShape[i]);
+    return s + (blockShape.size() == 1 ? ",)" : ")") + " to " +
+           elements[0].type.element.pointee().name();
+  }
   case Kind::Function: return "function '" + function->name() + "'";
   case Kind::Module: return "module '" + text + "'";
   case Kind::Builtin: return "builtin '" + text + "'";
@@ -97,6 +120,7 @@ std::string Value::repr() const {
       s += (i ? ", " : "") + elements[i].repr();
     return s + (elements.size() == 1 ? ",)" : ")");
   }
+  case Kind::BlockPtr: return "<" + describe() + ">";
   case Kind::Function: return "<function " + function->name() + ">";
   case Kind::Module: return "<module " + text + ">";
   case Kind::Builtin: return "<builtin " + text + ">";
@@ -129,6 +153,13 @@ bool Value::sameAs(const Value &o) const {
       if (!elements[i].sameAs(o.elements[i]))
         return false;
     return true;
+  case Kind::BlockPtr:
+    if (blockShape != o.blockShape || order != o.order)
+      return false;
+    for (size_t i = 0; i < elements.size(); ++i)
+      if (!elements[i].sameAs(o.elements[i]))
+        return false;
+    return true;
   case Kind::Function: return function->def == o.function->def;
   case Kind::Method: return false;
   case Kind::IR: return ir == o.ir;
@@ -144,6 +175,7 @@ std::optional<bool> Value::truthiness() const {
   case Kind::Float: return floatValue != 0; // -0.0 is false, NaN true
   case Kind::String: return !text.empty();
   case Kind::Tuple: return !elements.empty();
+  case Kind::BlockPtr:
   case Kind::DType:
   case Kind::Function:
   case Kind::Module:

@@ -48,6 +48,10 @@ struct Value {
     /// statement it does not run, a definition that does not parse): an
     /// error where a kernel uses it, `text` saying why.
     Unavailable,
+    /// tl.make_block_ptr's result: `elements` are the base pointer, then
+    /// per dimension the shape and the stride (i64) and the offset (i32),
+    /// all scalar IR values; `blockShape` and `order` are compile-time.
+    BlockPtr,
   };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -60,6 +64,7 @@ struct Value {
   std::vector<Value> elements;               ///< Tuple
   std::shared_ptr<const JitFunction> function; ///< Function
   std::shared_ptr<Value> self;               ///< Method receiver
+  std::vector<int64_t> blockShape, order;    ///< BlockPtr
   mlir::Value ir;   ///< IR
   ValueType type;   ///< IR
 
@@ -78,8 +83,18 @@ struct Value {
   static Value ofEnum(std::string member);
   static Value ofIR(mlir::Value v, ValueType type);
   static Value unavailable(std::string why);
+  /// A block pointer of rank r: `shape`, `strides` and `offsets` hold r
+  /// scalar IR values each.
+  static Value ofBlockPtr(Value base, std::vector<Value> shape,
+                          std::vector<Value> strides, std::vector<Value> offsets,
+                          std::vector<int64_t> blockShape, std::vector<int64_t> order);
 
   bool isIR() const { return kind == Kind::IR; }
+  /// A block pointer's parts (Kind::BlockPtr).
+  const Value &blockBase() const { return elements[0]; }
+  const Value &blockDimShape(size_t d) const { return elements[1 + 3 * d]; }
+  const Value &blockStride(size_t d) const { return elements[2 + 3 * d]; }
+  const Value &blockOffset(size_t d) const { return elements[3 + 3 * d]; }
   /// Numbers and booleans known at compile time.
   bool isNumber() const {
     return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;

@@ -112,7 +112,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       tests/python/test_gpu_testing.py tests/python/test_xor_sum.py tests/python/test_flip.py \
       tests/python/test_split.py tests/python/test_libdevice.py \
       tests/python/test_inline_asm.py tests/python/test_gather.py \
-      tests/python/test_histogram.py tests/python/test_join.py tests/python/test_sort.py"
+      tests/python/test_histogram.py tests/python/test_join.py tests/python/test_sort.py \
+      tests/python/test_block_ptr.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # The decode kernels and layer (issue 15): float64 checks, batch
     # invariance bitwise, CUDA-graph replay; then under memcheck and
