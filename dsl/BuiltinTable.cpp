@@ -14,27 +14,31 @@ namespace tilec::dsl {
 
 BuiltinArguments::BuiltinArguments(Generator &gen, const CallExpr &call,
                                    std::string function,
-                                   BuiltinSignature signature)
+                                   BuiltinSignature signature, const Value *self)
     : call_(call), function_(std::move(function)),
       params_(std::move(signature.params)) {
   values_.resize(params_.size());
   locs_.resize(params_.size(), call.loc);
   given_.resize(params_.size(), false);
-  if (!signature.variadic && call.args.size() > params_.size())
+  size_t first = self ? 1 : 0; // the receiver comes first
+  if (!signature.variadic && call.args.size() + first > params_.size())
     fail(call.loc, function_ + "() takes at most " +
-                       std::to_string(params_.size()) + " arguments, got " +
+                       std::to_string(params_.size() - first) + " arguments, got " +
                        std::to_string(call.args.size()));
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    Value v = gen.gen(*call.args[i]);
+  auto bind = [&](size_t i, Value v, SourceLoc l) {
     if (signature.variadic) {
       variadic_.push_back(std::move(v));
-      variadicLocs_.push_back(call.args[i]->loc);
-      continue;
+      variadicLocs_.push_back(l);
+      return;
     }
     values_[i] = std::move(v);
-    locs_[i] = call.args[i]->loc;
+    locs_[i] = l;
     given_[i] = true;
-  }
+  };
+  if (self)
+    bind(0, *self, call.func->loc);
+  for (size_t i = 0; i < call.args.size(); ++i)
+    bind(i + first, gen.gen(*call.args[i]), call.args[i]->loc);
   for (const Keyword &k : call.keywords) {
     std::optional<size_t> i = find(k.name);
     if (!i)

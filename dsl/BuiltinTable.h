@@ -46,8 +46,10 @@ struct BuiltinSignature {
 /// an unknown keyword or a parameter given twice at the user's call.
 class BuiltinArguments {
 public:
+  /// `self`, when given, is the receiver of a method call (x.sum(...)):
+  /// the first argument, before the call's own.
   BuiltinArguments(Generator &gen, const CallExpr &call, std::string function,
-                   BuiltinSignature signature);
+                   BuiltinSignature signature, const Value *self = nullptr);
   BuiltinArguments(Generator &gen, const CallExpr &call, std::string function,
                    std::vector<std::string> params, size_t required)
       : BuiltinArguments(gen, call, std::move(function),

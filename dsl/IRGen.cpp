@@ -561,10 +561,12 @@ Value Generator::genAttribute(const AttributeExpr &e) {
                         "; use tl.permute");
       return permute(base, {1, 0}, e.loc, "x.T");
     }
-    if (e.attr == "to" || isShapeMethod(e.attr))
+    if (e.attr == "to" || isShapeMethod(e.attr) || isMemberFunction(e.attr))
       return Value::ofMethod(e.attr, base);
     fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
   }
+  if (base.kind == Value::Kind::BlockPtr && e.attr == "advance")
+    return Value::ofMethod(e.attr, base);
   if (base.kind == Value::Kind::DType) {
     if (e.attr == "element_ty" && base.dtype.isPointer)
       return Value::ofDType(base.dtype.pointee());

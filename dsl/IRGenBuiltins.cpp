@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <cmath>
+#include <set>
 
 namespace tilec::dsl {
 
@@ -360,7 +361,27 @@ Value Generator::callMethod(const Value &method, const CallExpr &call) {
     return cast(self, dtypeArg(args["dtype"], args.loc("dtype"), "dtype"),
                 call.loc, bitcast);
   }
-  fail(call.loc, "unknown method '" + method.text + "'");
+  // Triton's tensor methods: tl.NAME with the receiver first.
+  const Builtin *builtin = isMemberFunction(method.text)
+                               ? builtins().find("tl." + method.text)
+                               : nullptr;
+  if (!builtin)
+    fail(call.loc, "unknown method '" + method.text + "'");
+  BuiltinArguments args(*this, call, "x." + method.text, builtin->signature, &self);
+  return builtin->generate(*this, args);
+}
+
+bool isMemberFunction(const std::string &name) {
+  // The tl functions Triton also makes methods of a tensor (x.sum(1),
+  // ptr.store(v), block.advance(...)), besides `to` and the shape methods.
+  static const std::set<std::string> members = {
+      "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add",
+      "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
+      "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod",
+      "cumsum", "erf", "exp", "exp2", "flip", "floor", "gather", "histogram",
+      "log", "log2", "reduce", "rsqrt", "sigmoid", "sin", "split", "sqrt",
+      "store", "sum", "xor_sum"};
+  return members.count(name) > 0;
 }
 
 } // namespace tilec::dsl

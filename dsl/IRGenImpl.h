@@ -263,5 +263,8 @@ private:
 
 /// True for the tensor methods that are shape builtins (x.reshape, ...).
 bool isShapeMethod(const std::string &name);
+/// True for the other tl functions that are also tensor methods, as in
+/// Triton (x.sum(axis), x.exp(), ptr.store(v)); IRGenBuiltins.cpp.
+bool isMemberFunction(const std::string &name);
 
 } // namespace tilec::dsl
