@@ -2,6 +2,7 @@
 
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 #include "compiler/RenderLocation.h"
+#include "compiler/Target/NVRTC.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -142,6 +143,39 @@ std::string print(Operation *op) {
   return text;
 }
 
+/// The CUDA device functions the kernel still calls (tile.cuda_call) into
+/// `callees`, and NVRTC's PTX of the module's sources into `functions`;
+/// false, with an error at the call, when NVRTC fails or does not define
+/// a callee.
+bool compileCudaCalls(ModuleOp module, const TargetInfo &target,
+                      std::vector<std::string> &callees, std::string &functions) {
+  SmallVector<tile::CudaCallOp> calls;
+  module.walk([&](tile::CudaCallOp call) {
+    calls.push_back(call);
+    std::string name = call.getCallee().str();
+    if (llvm::find(callees, name) == callees.end())
+      callees.push_back(name);
+  });
+  if (calls.empty())
+    return true;
+  std::vector<std::string> sources;
+  for (Attribute source : module->getAttrOfType<ArrayAttr>(tile::kCudaSourcesAttr))
+    sources.push_back(cast<StringAttr>(source).str());
+  std::string error;
+  if (!compileCudaSources(sources, target, functions, error)) {
+    calls.front().emitError(error);
+    return false;
+  }
+  bool defined = true;
+  for (tile::CudaCallOp call : calls)
+    if (!definesDeviceFunction(functions, call.getCallee().str())) {
+      call.emitError("the CUDA sources define no device function '")
+          << call.getCallee() << "' (it must be declared extern \"C\" __device__)";
+      defined = false;
+    }
+  return defined;
+}
+
 } // namespace
 
 bool compileToPTX(ModuleOp module, const PipelineOptions &options,
@@ -166,6 +200,10 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     return false;
   stages.tilegpu = print(module);
   stages.numWarps = options.numWarps;
+  std::vector<std::string> cudaCallees;
+  std::string cudaFunctions;
+  if (!compileCudaCalls(module, options.ptx.target, cudaCallees, cudaFunctions))
+    return false;
   if (!run([&](PassManager &pm) { buildLLVMDialectPipeline(pm, options); }))
     return false;
   if (auto shared = module->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr))
@@ -189,6 +227,8 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     errors.push_back("error: " + error);
     return false;
   }
+  if (!cudaCallees.empty())
+    mergeDeviceFunctions(stages.ptx, cudaFunctions, cudaCallees);
   return true;
 }
 

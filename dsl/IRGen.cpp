@@ -760,6 +760,17 @@ Value Generator::genIfExp(const IfExpExpr &e) {
 // Calls to @jit functions
 //===----------------------------------------------------------------------===//
 
+void Generator::addCudaSource(const std::string &source) {
+  llvm::SmallVector<mlir::Attribute> sources;
+  if (auto list = module_->getAttrOfType<mlir::ArrayAttr>(tile::kCudaSourcesAttr))
+    sources.assign(list.begin(), list.end());
+  mlir::StringAttr text = b_.getStringAttr(source);
+  if (llvm::is_contained(sources, text))
+    return;
+  sources.push_back(text);
+  module_->setAttr(tile::kCudaSourcesAttr, b_.getArrayAttr(sources));
+}
+
 Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
   DepthGuard depth(*this, call.loc);
   requireIR(call.loc, "a call to a @jit function");

@@ -50,12 +50,16 @@ std::vector<Value> integerTuple(Generator &g, const BuiltinArguments &args,
                  std::to_string(entries.size()));
   std::vector<Value> out;
   for (const Value &e : entries) {
-    bool integer = e.kind == Value::Kind::Int || e.kind == Value::Kind::Bool ||
+    bool integer = e.kind == Value::Kind::Int ||
                    (e.isIR() && !e.type.isTensor() && e.type.element.isInt() &&
-                    !e.type.element.isPointer);
+                    !e.type.element.isBool() && !e.type.element.isPointer);
     if (!integer)
       fail(at, args.function() + "'s " + name + " must hold integers, got " +
                    e.describe());
+    // Offsets are int32, as Triton's: a wider one would be cut.
+    if (e.isIR() && e.type.element.bits() > type.bits())
+      fail(at, args.function() + "'s " + name + " are int32, got " + e.describe() +
+                   " (convert it with .to(tl.int32))");
     out.push_back(g.cast(g.toIR(e, at, type), type, at));
   }
   return out;

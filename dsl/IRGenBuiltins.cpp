@@ -200,6 +200,10 @@ Value store(Generator &g, const BuiltinArguments &args) {
     fail(l, "cannot store " + raw.describe());
   Value blockMask;
   if (ptr.kind == Value::Kind::BlockPtr) {
+    // A block takes a scalar or a tensor of its own shape (as Triton's).
+    if (raw.isIR() && raw.type.isTensor() && raw.type.shape != ptr.blockShape)
+      fail(l, "a block pointer of block shape " + shapeString(ptr.blockShape) +
+                  " stores a scalar or a tensor of that shape, not " + raw.describe());
     BlockAccess access = blockAccess(g, ptr, args, at);
     ptr = access.pointers;
     blockMask = access.mask;
@@ -379,8 +383,8 @@ bool isMemberFunction(const std::string &name) {
       "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
       "atomic_xchg", "atomic_xor", "cast", "cdiv", "ceil", "cos", "cumprod",
       "cumsum", "erf", "exp", "exp2", "flip", "floor", "gather", "histogram",
-      "log", "log2", "reduce", "rsqrt", "sigmoid", "sin", "split", "sqrt",
-      "store", "sum", "xor_sum"};
+      "log", "log2", "max", "min", "reduce", "rsqrt", "sigmoid", "sin", "split",
+      "sqrt", "store", "sum", "xor_sum"};
   return members.count(name) > 0;
 }
 

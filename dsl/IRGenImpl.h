@@ -41,6 +41,9 @@ public:
 
   mlir::Location loc(SourceLoc l) const;
   mlir::OpBuilder &builder() { return b_; }
+  /// Lists CUDA C++ `source` (once) in the module's tile.cuda_sources, for
+  /// the tile.cuda_call ops that call its functions.
+  void addCudaSource(const std::string &source);
   /// Fail unless IR may be created here (not in module-level constants).
   void requireIR(SourceLoc l, const char *what);
 

@@ -1,6 +1,7 @@
 // tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
 // PTX the user writes, applied elementwise to tensors broadcast to one
-// shape (tile.inline_asm). Everything the op's verifier would refuse is a
+// shape (tile.inline_asm); and tl.cuda_device_call, a CUDA C++ device
+// function applied the same way (tile.cuda_call). Everything the op's verifier would refuse is a
 // located error here first, phrased in the language's terms.
 #include "dsl/BuiltinTable.h"
 
@@ -30,6 +31,33 @@ void requireAsmType(DType t, SourceLoc l, const std::string &what) {
                 " must be integers of 8 to 64 bits or floats, got " + t.name());
 }
 
+/// The `args` list of tl.inline_asm_elementwise and tl.cuda_device_call:
+/// tensors and numbers, as IR broadcast to one shape.
+std::vector<Value> broadcastOperands(Generator &g, const BuiltinArguments &args,
+                                     const std::string &what) {
+  const Value &list = args["args"];
+  if (list.kind != Value::Kind::Tuple)
+    fail(args.loc("args"), what + "'s args must be a list of tensors or numbers, got " +
+                               list.describe());
+  std::vector<Value> operands;
+  for (const Value &v : list.elements) {
+    if (!v.isIR() && !v.isNumber())
+      fail(args.loc("args"), what + "'s args must be tensors or numbers, got " +
+                                 v.describe());
+    operands.push_back(g.toIR(v, args.loc("args")));
+  }
+  if (operands.empty())
+    return operands;
+  Value common = operands.front();
+  for (size_t i = 1; i < operands.size(); ++i) {
+    Value other = operands[i];
+    g.broadcastPair(common, other, args.loc("args"));
+  }
+  for (Value &v : operands)
+    v = g.broadcastTo(v, common.type.shape, args.loc("args"));
+  return operands;
+}
+
 Value inlineAsm(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   g.requireIR(at, "tl.inline_asm_elementwise");
@@ -46,30 +74,11 @@ Value inlineAsm(Generator &g, const BuiltinArguments &args) {
                                std::to_string(pack));
 
   // The operands, broadcast to one shape.
-  const Value &list = args["args"];
-  if (list.kind != Value::Kind::Tuple)
-    fail(args.loc("args"), "tl.inline_asm_elementwise's args must be a list of tensors or "
-                           "numbers, got " + list.describe());
-  std::vector<Value> operands;
-  for (const Value &v : list.elements) {
-    if (!v.isIR() && !v.isNumber())
-      fail(args.loc("args"), "tl.inline_asm_elementwise's args must be tensors or "
-                             "numbers, got " + v.describe());
-    Value ir = g.toIR(v, args.loc("args"));
-    requireAsmType(ir.type.element, args.loc("args"), "args");
-    operands.push_back(ir);
-  }
-  std::vector<int64_t> shape;
-  if (!operands.empty()) {
-    Value common = operands.front();
-    for (size_t i = 1; i < operands.size(); ++i) {
-      Value other = operands[i];
-      g.broadcastPair(common, other, args.loc("args"));
-    }
-    shape = common.type.shape;
-    for (Value &v : operands)
-      v = g.broadcastTo(v, shape, args.loc("args"));
-  }
+  std::vector<Value> operands = broadcastOperands(g, args, "tl.inline_asm_elementwise");
+  for (const Value &v : operands)
+    requireAsmType(v.type.element, args.loc("args"), "args");
+  std::vector<int64_t> shape = operands.empty() ? std::vector<int64_t>{}
+                                                : operands.front().type.shape;
   if (shape.empty() && pack != 1)
     fail(args.loc("pack"), "scalar operands take pack=1, got " + std::to_string(pack));
 
@@ -132,11 +141,69 @@ Value inlineAsm(Generator &g, const BuiltinArguments &args) {
   return Value::ofTuple(results);
 }
 
+/// tl.cuda_device_call(source, name, args, dtype, is_pure=True): the
+/// `extern "C" __device__` function `name` of the CUDA C++ `source`,
+/// applied elementwise (tile.cuda_call; NVRTC compiles the source after
+/// the kernel, compiler/Target/NVRTC.h).
+Value cudaDeviceCall(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  g.requireIR(at, "tl.cuda_device_call");
+  const Value &source = args["source"];
+  if (source.kind != Value::Kind::String || source.text.empty())
+    fail(args.loc("source"), "tl.cuda_device_call's source must be a string of CUDA C++, "
+                             "got " + source.describe());
+  const Value &name = args["name"];
+  bool identifier = name.kind == Value::Kind::String && !name.text.empty() &&
+                    !std::isdigit(static_cast<unsigned char>(name.text[0])) &&
+                    llvm::all_of(name.text, [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                    });
+  if (!identifier)
+    fail(args.loc("name"), "tl.cuda_device_call's name must be the C name of an "
+                           "extern \"C\" __device__ function, got " +
+                               (name.kind == Value::Kind::String ? "'" + name.text + "'"
+                                                                 : name.describe()));
+  bool pure = true;
+  if (args.has("is_pure")) {
+    const Value &p = args["is_pure"];
+    std::optional<bool> truth = p.isConstexpr() ? p.truthiness() : std::nullopt;
+    if (!truth)
+      fail(args.loc("is_pure"), "is_pure must be a compile-time bool, got " + p.describe());
+    pure = *truth;
+  }
+  std::vector<Value> operands = broadcastOperands(g, args, "tl.cuda_device_call");
+  auto callable = [](DType t) {
+    return !t.isPointer && !t.isBool() && !t.isFP8();
+  };
+  for (const Value &v : operands)
+    if (!callable(v.type.element))
+      fail(args.loc("args"), "tl.cuda_device_call passes integers of 8 to 64 bits and "
+                             "fp16, bf16, fp32, fp64, not " + v.type.element.name());
+  DType dtype = dtypeArg(args["dtype"], args.loc("dtype"), "dtype");
+  if (!callable(dtype))
+    fail(args.loc("dtype"), "tl.cuda_device_call returns integers of 8 to 64 bits or "
+                            "fp16, bf16, fp32, fp64, not " + dtype.name());
+  std::vector<int64_t> shape = operands.empty() ? std::vector<int64_t>{}
+                                                : operands.front().type.shape;
+  ValueType type = shape.empty() ? ValueType{dtype, {}} : g.tensorType(dtype, shape, at);
+  g.addCudaSource(source.text);
+  mlir::OpBuilder &b = g.builder();
+  llvm::SmallVector<mlir::Value> irs;
+  for (const Value &v : operands)
+    irs.push_back(v.ir);
+  auto op = b.create<tile::CudaCallOp>(
+      g.loc(at), type.toMLIR(b.getContext()),
+      mlir::FlatSymbolRefAttr::get(b.getContext(), name.text), b.getBoolAttr(pure), irs);
+  return Value::ofIR(op.getResult(), type);
+}
+
 } // namespace
 
 void addInlineAsmBuiltins(BuiltinTable &t) {
   t.add("tl.inline_asm_elementwise",
         {{"asm", "constraints", "args", "dtype", "is_pure", "pack"}, 6}, inlineAsm);
+  t.add("tl.cuda_device_call", {{"source", "name", "args", "dtype", "is_pure"}, 4},
+        cudaDeviceCall);
 }
 
 } // namespace tilec::dsl

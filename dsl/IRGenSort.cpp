@@ -16,9 +16,9 @@
 // exchange is a register move, a shuffle or a trip through shared memory,
 // and nothing else moves. An element is replaced only by its partner,
 // chosen by a comparison, never computed: the result is a permutation of
-// x whatever it holds. A pair that does not compare (a NaN) stays as it
-// is, so NaNs end up in unspecified places; equal elements (0.0 and -0.0)
-// keep an unspecified order.
+// x whatever it holds. NaN counts as larger than every number (numpy's
+// order: last when ascending, first when descending); equal elements
+// (0.0 and -0.0, NaNs of different payloads) keep an unspecified order.
 #include "dsl/BuiltinTable.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -88,8 +88,21 @@ Value bitonicSort(Generator &g, Value bits, DType element, bool descending,
                                : typed;
       };
       Value mine = value(bits), theirs = value(partner);
-      Value take = g.where(keepSmaller, g.compare(CompareOp::Lt, theirs, mine, at),
-                           g.compare(CompareOp::Gt, theirs, mine, at), at);
+      Value less = g.compare(CompareOp::Lt, theirs, mine, at);
+      Value greater = g.compare(CompareOp::Gt, theirs, mine, at);
+      if (element.isFloat()) {
+        // NaN is larger than every number (numpy's order, NaNs last), so
+        // that every pair compares and the network sorts the rest.
+        Value mineNaN = g.compare(CompareOp::Ne, mine, mine, at);
+        Value theirsNaN = g.compare(CompareOp::Ne, theirs, theirs, at);
+        auto andNot = [&](const Value &a, const Value &b) {
+          return g.binary(BinaryOp::BitAnd, a,
+                          g.compare(CompareOp::Eq, b, Value::ofBool(false), at), at);
+        };
+        less = g.binary(BinaryOp::BitOr, less, andNot(mineNaN, theirsNaN), at);
+        greater = g.binary(BinaryOp::BitOr, greater, andNot(theirsNaN, mineNaN), at);
+      }
+      Value take = g.where(keepSmaller, less, greater, at);
       bits = g.where(take, partner, bits, at);
     }
   }

@@ -1862,6 +1862,10 @@ void Machine::exec(Operation &operation) {
         fail(o, "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run: "
                 "launch the kernel on the GPU");
       })
+      .Case<tile::CudaCallOp>([&](auto o) {
+        fail(o, "tl.cuda_device_call runs CUDA C++ compiled for the GPU, which the "
+                "interpreter cannot run: launch the kernel on the GPU");
+      })
       .Case<tile::AssumeMultipleOp, tile::AssumeContiguousOp>(
           [&](auto o) { set(o.getResult(), ref(o, o.getSrc())); })
       // arith: integers

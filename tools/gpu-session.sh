@@ -94,6 +94,13 @@ if command -v compute-sanitizer > /dev/null; then
   step sanitize-memcheck sanitize memcheck
 fi
 
+# NVRTC for tl.cuda_device_call: the toolkit's, else a Python wheel's.
+if [ -z "${TILEC_NVRTC:-}" ]; then
+  TILEC_NVRTC=$( (ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null;
+                  find / -xdev -name 'libnvrtc.so*' -not -name '*builtins*' 2>/dev/null) | head -n 1)
+  [ -n "$TILEC_NVRTC" ] && export TILEC_NVRTC
+fi
+
 if [ -f "$bundle/python/build_extension.sh" ]; then
   step py-build bash "$bundle/python/build_extension.sh" "$bundle"
   export PYTHONPATH=$bundle/python
@@ -113,7 +120,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       tests/python/test_split.py tests/python/test_libdevice.py \
       tests/python/test_inline_asm.py tests/python/test_gather.py \
       tests/python/test_histogram.py tests/python/test_join.py tests/python/test_sort.py \
-      tests/python/test_block_ptr.py"
+      tests/python/test_block_ptr.py tests/python/test_cuda_call.py tests/python/test_methods.py"
     step py-tests-lang python3 -m pytest -q -rs $lang_tests
     # The decode kernels and layer (issue 15): float64 checks, batch
     # invariance bitwise, CUDA-graph replay; then under memcheck and

@@ -174,7 +174,7 @@ _BUILTINS = [
     "atomic_xor", "atomic_xchg", "atomic_cas",
     "umulhi", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     "uint_to_uniform_float", "pair_uniform_to_normal", "xor_sum", "flip", "split",
-    "inline_asm_elementwise", "gather", "histogram", "join", "interleave", "cat", "view", "sort", "make_block_ptr", "advance",
+    "inline_asm_elementwise", "gather", "histogram", "join", "interleave", "cat", "view", "sort", "make_block_ptr", "advance", "cuda_device_call",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)

@@ -269,6 +269,52 @@ struct InlineAsmOpLowering : OpConversionPattern<tile::InlineAsmOp> {
     return success();
   }
 };
+/// tile.cuda_call: one call of the external function per element of the
+/// thread (scalars: one call), declared in the module with the element
+/// types; its definition comes from NVRTC's PTX (compiler/Target/NVRTC.h).
+struct CudaCallOpLowering : OpConversionPattern<tile::CudaCallOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::CudaCallOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TypeConverter *converter = getTypeConverter();
+    Type resultType = converter->convertType(getElementTypeOrSelf(op.getType()));
+    SmallVector<Type> argTypes;
+    for (Value arg : op.getArgs())
+      argTypes.push_back(converter->convertType(getElementTypeOrSelf(arg.getType())));
+    auto fnType = LLVM::LLVMFunctionType::get(resultType, argTypes);
+    auto module = op->getParentOfType<ModuleOp>();
+    StringRef name = op.getCallee();
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!fn) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      fn = rewriter.create<LLVM::LLVMFuncOp>(loc, name, fnType);
+    } else if (fn.getFunctionType() != fnType) {
+      return op.emitOpError("calls '") << name << "' with the types " << fnType
+                                       << " and elsewhere " << fn.getFunctionType();
+    }
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    unsigned n = tensor ? tilegpu::getNumRegisters(tensor) : 1;
+    SmallVector<SmallVector<Value>> operands;
+    for (auto [original, converted] : llvm::zip(op.getArgs(), adaptor.getArgs()))
+      operands.push_back(isa<RankedTensorType>(original.getType())
+                             ? unpack(rewriter, loc, converted)
+                             : SmallVector<Value>{converted});
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < n; ++i) {
+      SmallVector<Value> inputs;
+      for (const SmallVector<Value> &values : operands)
+        inputs.push_back(values[i]);
+      results.push_back(rewriter.create<LLVM::CallOp>(loc, fn, inputs).getResult());
+    }
+    rewriter.replaceOp(op, tensor ? pack(rewriter, loc, converter->convertType(tensor),
+                                         results)
+                                  : results.front());
+    return success();
+  }
+};
 } // namespace
 
 void tilec::lowering::populateElementwiseOpToLLVMPatterns(
@@ -277,5 +323,6 @@ void tilec::lowering::populateElementwiseOpToLLVMPatterns(
   patterns.add<ElementwiseTensorOpLowering>(converter);
   patterns.add<ApproximateDivFOpLowering>(converter);
   patterns.add<InlineAsmOpLowering>(converter);
+  patterns.add<CudaCallOpLowering>(converter, &converter.getContext());
   patterns.add<AddPtrOpLowering, PtrToIntOpLowering>(converter, &converter.getContext());
 }

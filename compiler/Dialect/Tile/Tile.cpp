@@ -843,6 +843,44 @@ void InlineAsmOp::getEffects(
   effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
 }
 
+LogicalResult CudaCallOp::verify() {
+  std::optional<ArrayRef<int64_t>> shape;
+  bool scalars = false;
+  for (Value v : llvm::concat<Value>(getArgs(), getODSResults(0))) {
+    Type element = getElementTypeOrSelf(v.getType());
+    bool callable = (isa<IntegerType>(element) && !element.isInteger(1) &&
+                     element.getIntOrFloatBitWidth() <= 64) ||
+                    isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element);
+    if (!callable)
+      return emitOpError("operands and result must be integers of 8 to 64 bits or "
+                         "f16, bf16, f32, f64, got ")
+             << v.getType();
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
+      if (shape && *shape != tensor.getShape())
+        return emitOpError("operands and result must have one shape");
+      shape = tensor.getShape();
+    } else {
+      scalars = true;
+    }
+  }
+  if (shape && scalars)
+    return emitOpError("operands and result must be all tensors or all scalars");
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  auto sources = module ? module->getAttrOfType<ArrayAttr>(kCudaSourcesAttr) : ArrayAttr();
+  if (!sources || sources.empty())
+    return emitOpError("needs the module's '") << kCudaSourcesAttr
+                                               << "' attribute to list its CUDA sources";
+  return success();
+}
+
+void CudaCallOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
 LogicalResult PtrToIntOp::verify() {
   auto ptrs = dyn_cast<RankedTensorType>(getPtr().getType());
   auto ints = dyn_cast<RankedTensorType>(getResult().getType());

@@ -36,6 +36,9 @@ constexpr const char *kNumStagesAttr = "tile.num_stages";
 /// Argument attribute of a debug compile: the parameter's name in the
 /// source, for the messages of its bounds checks.
 constexpr const char *kArgNameAttr = "tile.arg_name";
+/// On the module: the CUDA C++ sources (an array of strings) whose
+/// `extern "C" __device__` functions tile.cuda_call ops call.
+constexpr const char *kCudaSourcesAttr = "tile.cuda_sources";
 /// Argument attribute: this i64 argument, added by tile-check-bounds, holds
 /// the bytes that may be accessed from the pointer argument it names (its
 /// index), counted from that pointer.

@@ -644,6 +644,29 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm", [Tile_SameOperandsAndResultEncoding
   }];
 }
 
+def Tile_CudaCallOp : Tile_Op<"cuda_call", [Tile_SameOperandsAndResultEncoding,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A CUDA C++ device function applied elementwise";
+  let description = [{
+    `tl.cuda_device_call(source, name, args, dtype, is_pure)`: the
+    `extern "C" __device__` function `callee`, defined in one of the CUDA
+    C++ sources the module lists in its `tile.cuda_sources` attribute,
+    called once per element with the operands' elements (integers of 8 to
+    64 bits or f16, bf16, f32, f64; all tensors of one shape, or all
+    scalars). NVRTC compiles the sources to PTX after the kernel's, and the
+    two are linked as one PTX module. Not `pure`: it may read and write
+    memory, so it is never moved or removed.
+
+    ```mlir
+    %y = tile.cuda_call @cube(%x) {pure = true} : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, BoolAttr:$pure, Variadic<AnyType>:$args);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type($args, $result)";
+  let hasVerifier = 1;
+}
+
 def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Tile_SameOperandsAndResultEncoding]> {
   let summary = "The addresses of pointers, as 64-bit integers";
   let description = [{

@@ -1,0 +1,83 @@
+"""Kernels of test_cuda_call.py and tests/lit/ptx/cuda_call.test: CUDA C++
+device functions (compiled by NVRTC) called from kernels."""
+import tilec
+import tilec.language as tl
+
+DEVICE_FUNCTIONS = '''
+#include <cuda_fp16.h>
+
+// A helper the exported functions share (not callable from a kernel).
+static __device__ float square(float x) { return x * x; }
+
+extern "C" __device__ float cube(float x) { return square(x) * x; }
+
+extern "C" __device__ int mix(int a, long long b) { return a + (int)(b >> 1); }
+
+extern "C" __device__ __half half_axpy(__half a, __half x, __half y) {
+  return __hadd(__hmul(a, x), y);
+}
+
+extern "C" __device__ double poly(double x) { return 1.0 + x * (2.0 + x * 3.0); }
+'''
+
+
+@tilec.jit
+def cube_masked(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    y = tl.cuda_device_call(DEVICE_FUNCTIONS, "cube", [x], tl.float32)
+    tl.store(y_ptr + offs, y, mask=offs < n)
+
+
+@tilec.jit
+def mixed_types(a_ptr, b_ptr, out_ptr, scale, BLOCK: tl.constexpr):
+    # int32 with int64 (broadcast from a scalar times a tile), fp16 with a
+    # number, fp64.
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs).to(tl.int64) * scale
+    tl.store(out_ptr + offs, tl.cuda_device_call(DEVICE_FUNCTIONS, "mix", [a, b], tl.int32))
+
+
+@tilec.jit
+def half_axpy(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "half_axpy", [2.0, x, y], tl.float16)
+    tl.store(out_ptr + offs, r)
+
+
+@tilec.jit
+def scalar_poly(out_ptr, x):
+    # Scalars in, a scalar out.
+    tl.store(out_ptr, tl.cuda_device_call(DEVICE_FUNCTIONS, "poly", [x.to(tl.float64)],
+                                          tl.float64))
+
+
+@tilec.jit
+def missing_function(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(DEVICE_FUNCTIONS, "square", [x],
+                                                           tl.float32))
+
+
+@tilec.jit
+def broken_source(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16),
+             tl.cuda_device_call('extern "C" __device__ float f(float x) { return y; }', "f",
+                                 [x], tl.float32))
+
+
+@tilec.jit
+def bad_name(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16),
+             tl.cuda_device_call(DEVICE_FUNCTIONS, "cube(x)", [x], tl.float32))
+
+
+@tilec.jit
+def pointer_argument(x_ptr):
+    p = x_ptr + tl.arange(0, 16)
+    tl.store(p, tl.cuda_device_call(DEVICE_FUNCTIONS, "cube", [p], tl.float32))

@@ -1,0 +1,106 @@
+"""tl.cuda_device_call (issue 17): CUDA C++ device functions compiled with
+NVRTC and called from a kernel. On the CPU: the PTX holds NVRTC's
+definitions instead of the kernel's declarations and assembles with
+ptxas; NVRTC's errors, a function the source does not define and bad
+arguments are located errors; the interpreter refuses the call at its
+line. On the GPU: the calls against numpy and float64."""
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import tilec
+
+import cuda_call_kernels as k
+
+
+def nvrtc_available():
+    try:
+        k.cube_masked.compile("*fp32:16,*fp32:16,i32", target="sm_90a", BLOCK=128)
+        return True
+    except tilec.Error as e:
+        if "NVRTC" in str(e) and "not found" in str(e):
+            return False
+        raise
+
+
+needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="no NVRTC on this machine")
+
+
+@needs_nvrtc
+def test_ptx_defines_the_functions_and_assembles(tmp_path):
+    c = k.mixed_types.compile("*i32:16,*i32:16,*i32:16,i64", target="sm_90a", BLOCK=256)
+    ptx = c.asm["ptx"]
+    assert ".visible .func  (.param .b32 func_retval0) mix(" in ptx
+    assert ".extern .func" not in ptx  # the declaration gave way to the definition
+    assert "call.uni" in ptx and "mix," in ptx
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    (tmp_path / "k.ptx").write_text(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o",
+                        str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kernel,signature,message", [
+    (k.missing_function, "*fp32",
+     r"cuda_call_kernels.py:\d+:\d+: error: the CUDA sources define no device function "
+     r"'square' \(it must be declared extern \"C\" __device__\)"),
+    (k.broken_source, "*fp32", r"(?s)cuda_call_kernels.py:\d+:\d+: error: NVRTC could not "
+                               r"compile the CUDA device functions.*identifier \"y\" is "
+                               r"undefined"),
+])
+def test_nvrtc_errors(kernel, signature, message):
+    with pytest.raises(tilec.Error, match=message):
+        kernel.compile(signature)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (k.bad_name, r"cuda_call_kernels.py:\d+:\d+: error: tl.cuda_device_call's name must be "
+                 r"the C name of an extern \"C\" __device__ function, got 'cube\(x\)'"),
+    (k.pointer_argument, r"tl.cuda_device_call passes integers of 8 to 64 bits and fp16, "
+                         r"bf16, fp32, fp64, not \*fp32"),
+])
+def test_front_end_errors(kernel, message):
+    with pytest.raises(tilec.Error, match=message):
+        kernel.compile("*fp32")
+
+
+def test_interpreter_refuses_it_at_the_line():
+    fn = tilec.JITFunction(k.cube_masked.fn, interpret=True)
+    x = np.arange(8, dtype=np.float32)
+    with pytest.raises(tilec.Error, match=r"cuda_call_kernels.py:\d+:\d+: error: "
+                                          r"tl.cuda_device_call runs CUDA C\+\+"):
+        fn[(1,)](x, np.zeros_like(x), 8, BLOCK=8)
+
+
+@pytest.mark.gpu
+def test_gpu_cube_with_a_masked_tail(torch_cuda):
+    torch = torch_cuda
+    n = 1000
+    x = torch.randn(n, device="cuda")
+    y = torch.full_like(x, 7.0)
+    k.cube_masked[(tilec.cdiv(n, 256),)](x, y, n, BLOCK=256)
+    torch.cuda.synchronize()
+    want = x.double() ** 3
+    assert torch.allclose(y.double(), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_gpu_mixed_types_half_and_double(torch_cuda):
+    torch = torch_cuda
+    a = torch.randint(-1000, 1000, (512,), dtype=torch.int32, device="cuda")
+    b = torch.randint(-1000, 1000, (512,), dtype=torch.int32, device="cuda")
+    out = torch.zeros_like(a)
+    k.mixed_types[(1,)](a, b, out, 3, BLOCK=512)
+    x = torch.randn(512, device="cuda").half()
+    y = torch.randn(512, device="cuda").half()
+    h = torch.zeros_like(x)
+    k.half_axpy[(1,)](x, y, h, BLOCK=512)
+    p = torch.zeros(1, dtype=torch.float64, device="cuda")
+    k.scalar_poly[(1,)](p, 0.5)
+    torch.cuda.synchronize()
+    assert torch.equal(out, a + torch.div(b.long() * 3, 2, rounding_mode="floor").int())
+    assert torch.allclose(h.float(), (2 * x.float() + y.float()), rtol=2e-3, atol=2e-3)
+    assert p.item() == 1.0 + 0.5 * (2.0 + 0.5 * 3.0)
