@@ -346,6 +346,9 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
   std::map<std::string, Value> after = before;
   std::vector<std::string> resultNames;
   std::vector<Value> thenValues, elseValues;
+  // Tuples and block pointers that differ: their IR values are results.
+  std::vector<std::string> structuredNames;
+  std::vector<Value> structuredThen, structuredElse;
   for (const std::string &name : names) {
     auto t = thenEnv.find(name), e = elseEnv.find(name);
     if (t == thenEnv.end() || e == elseEnv.end()) {
@@ -357,6 +360,15 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
     Value tv = t->second, ev = e->second;
     if (tv.sameAs(ev)) {
       after[name] = tv;
+      continue;
+    }
+    auto isStructured = [](const Value &v) {
+      return v.kind == Value::Kind::Tuple || v.kind == Value::Kind::BlockPtr;
+    };
+    if (isStructured(tv) || isStructured(ev)) {
+      structuredNames.push_back(name);
+      structuredThen.push_back(tv);
+      structuredElse.push_back(ev);
       continue;
     }
     if (!tv.isIR() && !tv.isNumber())
@@ -398,6 +410,24 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
     resultValueTypes.push_back(thenValues[i].type);
   }
 
+  size_t plainResults = resultNames.size();
+  for (size_t i = 0; i < structuredNames.size(); ++i) {
+    auto materialise = [&](mlir::Block *block, const Value &v) {
+      mlir::OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPoint(block->getTerminator());
+      return materialiseNumbers(v, stmt.loc);
+    };
+    structuredThen[i] = materialise(draft.thenBlock(), structuredThen[i]);
+    structuredElse[i] = materialise(draft.elseBlock(), structuredElse[i]);
+    std::vector<Value> thenLeaves, elseLeaves;
+    pairBranchValues(structuredThen[i], structuredElse[i], "'" + structuredNames[i] + "'",
+                     stmt.loc, thenLeaves, elseLeaves);
+    for (size_t j = 0; j < thenLeaves.size(); ++j) {
+      thenValues.push_back(thenLeaves[j]);
+      elseValues.push_back(elseLeaves[j]);
+      resultTypes.push_back(thenLeaves[j].ir.getType());
+    }
+  }
   auto ifOp = b_.create<mlir::scf::IfOp>(at, resultTypes, cond,
                                          /*withElseRegion=*/true);
   auto moveBranch = [&](mlir::Region &from, mlir::Region &to,
@@ -415,9 +445,41 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
   moveBranch(draft.getThenRegion(), ifOp.getThenRegion(), thenValues);
   moveBranch(draft.getElseRegion(), ifOp.getElseRegion(), elseValues);
   draft.erase();
-  for (size_t i = 0; i < resultNames.size(); ++i)
+  for (size_t i = 0; i < plainResults; ++i)
     after[resultNames[i]] = Value::ofIR(ifOp.getResult(i), resultValueTypes[i]);
+  size_t next = plainResults;
+  for (size_t i = 0; i < structuredNames.size(); ++i)
+    after[structuredNames[i]] = rebuildIR(structuredThen[i], ifOp.getResults(), next);
   f.env = after;
+}
+
+void Generator::pairBranchValues(const Value &t, const Value &e, const std::string &what,
+                                 SourceLoc at, std::vector<Value> &thenLeaves,
+                                 std::vector<Value> &elseLeaves) {
+  auto differ = [&] {
+    fail(at, what + " is " + t.describe() + " in one branch of the 'if' and " +
+                 e.describe() + " in the other");
+  };
+  if (t.isIR() || e.isIR()) {
+    if (!t.isIR() || !e.isIR())
+      differ();
+    if (t.type != e.type)
+      fail(at, what + " holds " + t.type.str() + " in one branch of the 'if' and " +
+                   e.type.str() + " in the other; convert one with .to()");
+    thenLeaves.push_back(t);
+    elseLeaves.push_back(e);
+    return;
+  }
+  if (t.kind == Value::Kind::Tuple || t.kind == Value::Kind::BlockPtr) {
+    if (e.kind != t.kind || e.elements.size() != t.elements.size() ||
+        e.blockShape != t.blockShape || e.order != t.order)
+      differ();
+    for (size_t i = 0; i < t.elements.size(); ++i)
+      pairBranchValues(t.elements[i], e.elements[i], what, at, thenLeaves, elseLeaves);
+    return;
+  }
+  if (!t.sameAs(e))
+    differ();
 }
 
 //===----------------------------------------------------------------------===//

@@ -161,6 +161,12 @@ private:
   void genAssign(const Expr &target, const Value &value);
   void genIf(const IfStmt &stmt);
   void genRuntimeIf(const IfStmt &stmt, const Value &cond);
+  /// The IR values of a tuple or block pointer that a runtime `if`'s
+  /// branches (`t`, `e`) give `what`, in pairs; a located error unless the
+  /// two have one structure and one type at each place.
+  void pairBranchValues(const Value &t, const Value &e, const std::string &what,
+                        SourceLoc at, std::vector<Value> &thenLeaves,
+                        std::vector<Value> &elseLeaves);
   void genReturn(const ReturnStmt &stmt);
   // Loops (IRGenLoops.cpp).
   void genFor(const ForStmt &stmt);

@@ -111,3 +111,25 @@ def block_changes_shape(x_ptr, n):
     for i in range(n):
         x = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (32,), (0,))
     tl.store(x, 1.0)
+
+
+@tilec.jit
+def skip_first_block(x_ptr, out_ptr, skip, BLOCK: tl.constexpr):
+    # A block pointer moved in one branch of a runtime `if`, and a tuple
+    # holding one set in both.
+    block = tl.make_block_ptr(x_ptr, (2 * BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    pair = (block, 1.0)
+    if skip != 0:
+        block = tl.advance(block, (BLOCK,))
+        pair = (block, 2.0)
+    else:
+        pair = (block, 3.0)
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.load(pair[0]) * pair[1])
+
+
+@tilec.jit
+def if_changes_block_shape(x_ptr, flag):
+    block = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))
+    if flag:
+        block = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (32,), (0,))
+    tl.store(block, 1.0)

@@ -60,6 +60,14 @@ def test_while_loop_carries_a_tuple_with_a_block_pointer(n):
     assert out[0] == x.sum()
 
 
+@pytest.mark.parametrize("skip", [0, 1])
+def test_runtime_if_merges_block_pointers_and_tuples(skip):
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    interpreted(k.skip_first_block)[(1,)](x, out, skip, BLOCK=32)
+    np.testing.assert_array_equal(out, x[32:] * 2 if skip else x[:32] * 3)
+
+
 def test_unchecked():
     x = np.arange(64, dtype=np.float32)
     y = np.zeros(64, np.float32)
@@ -78,6 +86,9 @@ def test_unchecked():
     (k.block_changes_shape, "*fp32,i32",
      r"loop-carried variable 'x' changes from a block pointer of block shape \(16,\) to fp32 "
      r"to a block pointer of block shape \(32,\) to fp32 in the loop body"),
+    (k.if_changes_block_shape, "*fp32,i32",
+     r"'block' is a block pointer of block shape \(32,\) to fp32 in one branch of the 'if' "
+     r"and a block pointer of block shape \(16,\) to fp32 in the other"),
 ])
 def test_errors(kernel, signature, message):
     with pytest.raises(tilec.Error, match=message):
