@@ -789,14 +789,40 @@ unsigned InlineAsmOp::elementsPerRegister(Type element, unsigned pack) {
   return bits < 32 ? std::min(pack, 32 / bits) : 1;
 }
 
+namespace {
+/// `values` (an elementwise op's operands and results, named `what` in
+/// messages) are all tensors of one shape, or all scalars; `tensors` says
+/// which.
+LogicalResult verifyOneShape(Operation *op, ValueRange values, StringRef what,
+                             bool &tensors) {
+  std::optional<ArrayRef<int64_t>> shape;
+  bool scalars = false;
+  for (Value v : values) {
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
+      if (shape && *shape != tensor.getShape())
+        return op->emitOpError() << what << " must have one shape";
+      shape = tensor.getShape();
+    } else {
+      scalars = true;
+    }
+  }
+  if (shape && scalars)
+    return op->emitOpError() << what << " must be all tensors or all scalars";
+  tensors = shape.has_value();
+  return success();
+}
+} // namespace
+
 LogicalResult InlineAsmOp::verify() {
   unsigned pack = getPack();
   if (pack == 0 || !llvm::isPowerOf2_32(pack))
     return emitOpError("pack must be a power of two, got ") << pack;
   if (getResults().empty())
     return emitOpError("needs at least one result");
-  std::optional<ArrayRef<int64_t>> shape;
-  bool scalars = false;
+  bool tensors = false;
+  if (failed(verifyOneShape(*this, llvm::to_vector(llvm::concat<Value>(getArgs(), getResults())),
+                            "operands and results", tensors)))
+    return failure();
   unsigned inputs = 0, outputs = 0;
   unsigned numArgs = getArgs().size(), index = 0;
   for (Value v : llvm::concat<Value>(getArgs(), getResults())) {
@@ -806,19 +832,10 @@ LogicalResult InlineAsmOp::verify() {
       return emitOpError("operands and results must be integers of 8 to 64 bits or "
                          "floats, got ")
              << v.getType();
-    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
-      if (shape && *shape != tensor.getShape())
-        return emitOpError("operands and results must have one shape");
-      shape = tensor.getShape();
-    } else {
-      scalars = true;
-    }
     unsigned registers = registersPerInvocation(element, pack);
     (isResult ? outputs : inputs) += registers;
   }
-  if (shape && scalars)
-    return emitOpError("operands and results must be all tensors or all scalars");
-  if (!shape && pack != 1)
+  if (!tensors && pack != 1)
     return emitOpError("scalars take pack = 1, got ") << pack;
   unsigned wantOutputs = 0, wantInputs = 0;
   for (StringRef c : llvm::split(getConstraints(), ',')) {
@@ -835,17 +852,29 @@ LogicalResult InlineAsmOp::verify() {
   return success();
 }
 
-void InlineAsmOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (getPure())
+namespace {
+/// The effects of code the user wrote (inline PTX, a CUDA function): none
+/// when it says it is pure, else any read and write of memory.
+void userCodeEffects(
+    bool pure, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (pure)
     return;
   effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
 }
+} // namespace
+
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  userCodeEffects(getPure(), effects);
+}
 
 LogicalResult CudaCallOp::verify() {
-  std::optional<ArrayRef<int64_t>> shape;
-  bool scalars = false;
+  bool tensors = false;
+  if (failed(verifyOneShape(*this,
+                            llvm::to_vector(llvm::concat<Value>(getArgs(), getODSResults(0))),
+                            "operands and result", tensors)))
+    return failure();
   for (Value v : llvm::concat<Value>(getArgs(), getODSResults(0))) {
     Type element = getElementTypeOrSelf(v.getType());
     bool callable = (isa<IntegerType>(element) && !element.isInteger(1) &&
@@ -855,16 +884,7 @@ LogicalResult CudaCallOp::verify() {
       return emitOpError("operands and result must be integers of 8 to 64 bits or "
                          "f16, bf16, f32, f64, got ")
              << v.getType();
-    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
-      if (shape && *shape != tensor.getShape())
-        return emitOpError("operands and result must have one shape");
-      shape = tensor.getShape();
-    } else {
-      scalars = true;
-    }
   }
-  if (shape && scalars)
-    return emitOpError("operands and result must be all tensors or all scalars");
   auto module = (*this)->getParentOfType<ModuleOp>();
   auto sources = module ? module->getAttrOfType<ArrayAttr>(kCudaSourcesAttr) : ArrayAttr();
   if (!sources || sources.empty())
@@ -875,10 +895,7 @@ LogicalResult CudaCallOp::verify() {
 
 void CudaCallOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (getPure())
-    return;
-  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+  userCodeEffects(getPure(), effects);
 }
 
 LogicalResult PtrToIntOp::verify() {
