@@ -150,8 +150,10 @@ Value cudaDeviceCall(Generator &g, const BuiltinArguments &args) {
   g.requireIR(at, "tl.cuda_device_call");
   const Value &source = args["source"];
   if (source.kind != Value::Kind::String || source.text.empty())
-    fail(args.loc("source"), "tl.cuda_device_call's source must be a string of CUDA C++, "
-                             "got " + source.describe());
+    fail(args.loc("source"), "tl.cuda_device_call's source must be a non-empty string of "
+                             "CUDA C++, got " + (source.kind == Value::Kind::String
+                                                     ? std::string("''")
+                                                     : source.describe()));
   const Value &name = args["name"];
   bool identifier = name.kind == Value::Kind::String && !name.text.empty() &&
                     !std::isdigit(static_cast<unsigned char>(name.text[0])) &&
