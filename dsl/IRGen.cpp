@@ -13,6 +13,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <functional>
 #include <iostream>
 
 using llvm::dyn_cast;
@@ -168,7 +169,7 @@ mlir::func::FuncOp Generator::generateKernel(const JitFunction &kernel,
   }
   stack_.push_back(std::move(state));
   genBody(def.body);
-  if (!stack_.back().returnValues.empty())
+  if (stack_.back().returnValue.kind != Value::Kind::None)
     fail(stack_.back().returnLoc, "a kernel cannot return a value");
   b_.create<mlir::func::ReturnOp>(loc(def.loc));
   stack_.pop_back();
@@ -291,11 +292,7 @@ void Generator::genReturn(const ReturnStmt &stmt) {
   f.returnLoc = stmt.loc;
   if (!stmt.value)
     return;
-  Value v = gen(*stmt.value);
-  if (v.kind == Value::Kind::Tuple)
-    f.returnValues = v.elements;
-  else if (v.kind != Value::Kind::None)
-    f.returnValues = {v};
+  f.returnValue = gen(*stmt.value);
 }
 
 void Generator::genIf(const IfStmt &stmt) {
@@ -909,19 +906,21 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
     genBody(def.body);
     Function done = std::move(stack_.back());
     stack_.pop_back();
-    std::vector<mlir::Value> results;
     Specialized spec;
-    for (Value &r : done.returnValues) {
-      if (!r.isIR()) {
-        if (!r.isNumber())
-          fail(done.returnLoc, "a @jit helper can return numbers and tensors, "
-                               "not " + r.describe());
-        mlir::OpBuilder::InsertionGuard inner(b_);
-        r = toIR(r, done.returnLoc);
-      }
-      results.push_back(r.ir);
-      spec.results.push_back(r.type);
-    }
+    // Numbers become IR (results); tuples and block pointers return their
+    // IR values, rebuilt at the call; other compile-time values are
+    // returned as they are.
+    spec.returned = materialiseNumbers(done.returnValue, done.returnLoc);
+    std::function<void(const Value &)> check = [&](const Value &r) {
+      if (r.kind == Value::Kind::Method || r.kind == Value::Kind::Unavailable)
+        fail(done.returnLoc, "a @jit helper cannot return " + r.describe());
+      if (r.kind == Value::Kind::Tuple)
+        for (const Value &e : r.elements)
+          check(e);
+    };
+    check(spec.returned);
+    std::vector<mlir::Value> results;
+    flattenIR(spec.returned, results);
     b_.create<mlir::func::ReturnOp>(loc(done.returned ? done.returnLoc : def.loc),
                                     results);
     std::vector<mlir::Type> resultTypes;
@@ -937,14 +936,8 @@ Value Generator::callJit(const JitFunction &fn, const CallExpr &call) {
     flattenIR(a, operands);
   auto callOp = b_.create<mlir::func::CallOp>(loc(call.loc), it->second.func,
                                               operands);
-  std::vector<Value> results;
-  for (size_t i = 0; i < it->second.results.size(); ++i)
-    results.push_back(Value::ofIR(callOp.getResult(i), it->second.results[i]));
-  if (results.empty())
-    return Value::none();
-  if (results.size() == 1)
-    return results.front();
-  return Value::ofTuple(results);
+  size_t next = 0;
+  return rebuildIR(it->second.returned, callOp.getResults(), next);
 }
 
 //===----------------------------------------------------------------------===//

@@ -151,7 +151,7 @@ private:
     bool isKernel = false;
     unsigned runtimeDepth = 0; ///< nesting of runtime if/for/while
     bool returned = false;
-    std::vector<Value> returnValues;
+    Value returnValue; ///< None until a `return` gives a value
     SourceLoc returnLoc;
   };
 
@@ -223,7 +223,9 @@ private:
   Value callJit(const JitFunction &fn, const CallExpr &call);
   struct Specialized {
     mlir::func::FuncOp func;
-    std::vector<ValueType> results;
+    /// What the helper returns: its IR values are the call's results, in
+    /// order (flattenIR), rebuilt into this structure (rebuildIR).
+    Value returned;
   };
 
   /// The scope free names resolve in: the current function's.

@@ -133,3 +133,18 @@ def if_changes_block_shape(x_ptr, flag):
     if flag:
         block = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (32,), (0,))
     tl.store(block, 1.0)
+
+
+@tilec.jit
+def _step(a, b, BLOCK: tl.constexpr):
+    # A helper that returns block pointers (and a nested tuple).
+    return (tl.advance(a, (BLOCK,)), tl.advance(b, (BLOCK,))), BLOCK
+
+
+@tilec.jit
+def copy_halves(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    a = tl.make_block_ptr(x_ptr, (2 * BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    b = tl.make_block_ptr(y_ptr, (2 * BLOCK,), (1,), (0,), (BLOCK,), (0,))
+    tl.store(b, tl.load(a))
+    (a, b), step = _step(a, b, BLOCK)
+    tl.store(b, tl.load(a) + step // BLOCK)  # step: a number, returned as a scalar

@@ -68,6 +68,13 @@ def test_runtime_if_merges_block_pointers_and_tuples(skip):
     np.testing.assert_array_equal(out, x[32:] * 2 if skip else x[:32] * 3)
 
 
+def test_helper_returns_block_pointers_in_a_nested_tuple():
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros(64, np.float32)
+    interpreted(k.copy_halves)[(1,)](x, y, BLOCK=32)
+    np.testing.assert_array_equal(y, np.concatenate([x[:32], x[32:] + 1]))
+
+
 def test_unchecked():
     x = np.arange(64, dtype=np.float32)
     y = np.zeros(64, np.float32)
