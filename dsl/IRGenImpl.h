@@ -44,6 +44,9 @@ public:
   /// Lists CUDA C++ `source` (once) in the module's tile.cuda_sources, for
   /// the tile.cuda_call ops that call its functions.
   void addCudaSource(const std::string &source);
+  /// True when the module already has a symbol `name` (the kernel, a
+  /// helper), which a CUDA device function may not share.
+  bool hasSymbol(const std::string &name) { return module_.lookupSymbol(name) != nullptr; }
   /// Fail unless IR may be created here (not in module-level constants).
   void requireIR(SourceLoc l, const char *what);
 

@@ -165,6 +165,10 @@ Value cudaDeviceCall(Generator &g, const BuiltinArguments &args) {
                            "extern \"C\" __device__ function, got " +
                                (name.kind == Value::Kind::String ? "'" + name.text + "'"
                                                                  : name.describe()));
+  if (g.hasSymbol(name.text))
+    fail(args.loc("name"), "the CUDA device function '" + name.text + "' has the name of "
+                           "the kernel (or a helper) it is called from; PTX needs the two "
+                           "named apart");
   bool pure = true;
   if (args.has("is_pure")) {
     const Value &p = args["is_pure"];

@@ -13,7 +13,7 @@ extern "C" __device__ float cube(float x) { return square(x) * x; }
 
 extern "C" __device__ int mix(int a, long long b) { return a + (int)(b >> 1); }
 
-extern "C" __device__ __half half_axpy(__half a, __half x, __half y) {
+extern "C" __device__ __half axpy_half(__half a, __half x, __half y) {
   return __hadd(__hmul(a, x), y);
 }
 
@@ -44,7 +44,7 @@ def half_axpy(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = tl.load(y_ptr + offs)
-    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "half_axpy", [2.0, x, y], tl.float16)
+    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "axpy_half", [2.0, x, y], tl.float16)
     tl.store(out_ptr + offs, r)
 
 
@@ -81,3 +81,11 @@ def bad_name(x_ptr):
 def pointer_argument(x_ptr):
     p = x_ptr + tl.arange(0, 16)
     tl.store(p, tl.cuda_device_call(DEVICE_FUNCTIONS, "cube", [p], tl.float32))
+
+
+@tilec.jit
+def cube(x_ptr):
+    # The kernel has the CUDA function's name.
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(DEVICE_FUNCTIONS, "cube", [x],
+                                                           tl.float32))

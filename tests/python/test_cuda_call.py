@@ -59,6 +59,8 @@ def test_nvrtc_errors(kernel, signature, message):
 @pytest.mark.parametrize("kernel,message", [
     (k.bad_name, r"cuda_call_kernels.py:\d+:\d+: error: tl.cuda_device_call's name must be "
                  r"the C name of an extern \"C\" __device__ function, got 'cube\(x\)'"),
+    (k.cube, r"the CUDA device function 'cube' has the name of the kernel \(or a helper\) it "
+             r"is called from"),
     (k.pointer_argument, r"tl.cuda_device_call passes integers of 8 to 64 bits and fp16, "
                          r"bf16, fp32, fp64, not \*fp32"),
 ])

@@ -35,9 +35,9 @@ CASES = {
     "join_1d": (k.join_1d, dict(N=64), (64,), lambda a, b: np.stack([a, b], -1)),
     "join_2d": (k.join_2d, dict(M=8, N=32), (8, 32), lambda a, b: np.stack([a, b], -1)),
     "interleave_1d": (k.interleave_1d, dict(N=128), (128,),
-                      lambda a, b: np.stack([a, b], -1).reshape(256)),
+                      lambda a, b: np.stack([a, b], -1).reshape(2 * a.shape[0])),
     "interleave_2d": (k.interleave_2d, dict(M=4, N=64), (4, 64),
-                      lambda a, b: np.stack([a, b], -1).reshape(4, 128)),
+                      lambda a, b: np.stack([a, b], -1).reshape(a.shape[0], 2 * a.shape[1])),
     "cat_1d": (k.cat_1d, dict(N=128), (128,), lambda a, b: np.concatenate([a, b])),
     "cat_2d": (k.cat_2d, dict(M=8, N=32), (8, 32), lambda a, b: np.concatenate([a, b])),
 }

@@ -286,7 +286,11 @@ struct CudaCallOpLowering : OpConversionPattern<tile::CudaCallOp> {
     auto fnType = LLVM::LLVMFunctionType::get(resultType, argTypes);
     auto module = op->getParentOfType<ModuleOp>();
     StringRef name = op.getCallee();
-    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    Operation *existing = module.lookupSymbol(name);
+    auto fn = dyn_cast_if_present<LLVM::LLVMFuncOp>(existing);
+    if (existing && (!fn || !fn.isExternal()))
+      return op.emitOpError("calls the CUDA device function '")
+             << name << "', a name the kernel's module already gives a function";
     if (!fn) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
