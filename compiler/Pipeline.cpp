@@ -166,14 +166,49 @@ bool compileCudaCalls(ModuleOp module, const TargetInfo &target,
     calls.front().emitError(error);
     return false;
   }
-  bool defined = true;
-  for (tile::CudaCallOp call : calls)
-    if (!definesDeviceFunction(functions, call.getCallee().str())) {
+  bool ok = true;
+  // The PTX bytes of a value of `type`'s elements, as both compilers pass
+  // them: 16-bit floats as 2 bytes, narrower integers promoted to 4.
+  auto bytes = [](Type type) -> unsigned {
+    Type element = getElementTypeOrSelf(type);
+    if (isa<Float16Type, BFloat16Type>(element))
+      return 2;
+    return std::max(4u, element.getIntOrFloatBitWidth() / 8);
+  };
+  for (tile::CudaCallOp call : calls) {
+    std::optional<DeviceFunctionParams> params =
+        deviceFunctionParams(functions, call.getCallee().str());
+    if (!params) {
       call.emitError("the CUDA sources define no device function '")
           << call.getCallee() << "' (it must be declared extern \"C\" __device__)";
-      defined = false;
+      ok = false;
+      continue;
     }
-  return defined;
+    if (params->params.size() != call.getArgs().size()) {
+      call.emitError("the CUDA device function '")
+          << call.getCallee() << "' takes " << params->params.size() << " arguments, "
+          << call.getArgs().size() << " given";
+      ok = false;
+      continue;
+    }
+    for (auto [i, arg] : llvm::enumerate(call.getArgs()))
+      if (params->params[i] != bytes(arg.getType())) {
+        call.emitError("argument ")
+            << i + 1 << " of '" << call.getCallee() << "' takes " << params->params[i]
+            << " bytes, but the call passes " << getElementTypeOrSelf(arg.getType())
+            << " (" << bytes(arg.getType()) << "); convert it (numbers pass as int32 or "
+            << "fp32)";
+        ok = false;
+      }
+    if (params->result != bytes(call.getType())) {
+      call.emitError("'") << call.getCallee() << "' returns " << params->result
+                          << " bytes, but the call's dtype is "
+                          << getElementTypeOrSelf(call.getType()) << " ("
+                          << bytes(call.getType()) << ")";
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 } // namespace

@@ -177,6 +177,41 @@ bool definesDeviceFunction(const std::string &functions, const std::string &name
   return defined.match(body(functions));
 }
 
+namespace {
+/// The bytes a `.param` declaration holds: `.bN` / `.uN` / `.sN` / `.fN`
+/// is N / 8, an array `.b8 p[K]` is K.
+unsigned paramBytes(llvm::StringRef decl) {
+  llvm::SmallVector<llvm::StringRef> m;
+  if (llvm::Regex("\\.[bsuf]([0-9]+)[ \t]+[A-Za-z_$][A-Za-z0-9_$]*(\\[([0-9]+)\\])?")
+          .match(decl, &m)) {
+    if (!m[3].empty())
+      return unsigned(std::atoi(m[3].str().c_str())) * unsigned(std::atoi(m[1].str().c_str())) /
+             8;
+    return unsigned(std::atoi(m[1].str().c_str())) / 8;
+  }
+  return 0;
+}
+} // namespace
+
+std::optional<DeviceFunctionParams> deviceFunctionParams(const std::string &functions,
+                                                         const std::string &name) {
+  llvm::SmallVector<llvm::StringRef> m;
+  llvm::Regex header("\\.visible \\.func[ \t]*(\\(([^)]*)\\))?[ \t\n]*" +
+                     llvm::Regex::escape(name) + "[ \t\n]*\\(([^)]*)\\)");
+  std::string text = body(functions);
+  if (!header.match(text, &m))
+    return std::nullopt;
+  DeviceFunctionParams out;
+  if (!m[2].empty())
+    out.result = paramBytes(m[2]);
+  llvm::SmallVector<llvm::StringRef> decls;
+  m[3].split(decls, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef decl : decls)
+    if (decl.contains(".param"))
+      out.params.push_back(paramBytes(decl));
+  return out;
+}
+
 void mergeDeviceFunctions(std::string &ptx, const std::string &functions,
                           const std::vector<std::string> &callees) {
   // The kernel's declarations of the functions go: the definitions come

@@ -6,6 +6,7 @@
 // CUDA function needs none.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ bool compileCudaSources(const std::vector<std::string> &sources, const TargetInf
 /// True when the PTX `functions` defines a function `name` a kernel can
 /// call (an `extern "C" __device__` one).
 bool definesDeviceFunction(const std::string &functions, const std::string &name);
+
+/// The bytes of each parameter of the function `name` in the PTX
+/// `functions`, and of its return value (0 for none): `.param .b32` is 4,
+/// `.param .align 2 .b8 p[2]` (a __half) is 2. Empty when `name` is not
+/// defined.
+struct DeviceFunctionParams {
+  std::vector<unsigned> params;
+  unsigned result = 0;
+};
+std::optional<DeviceFunctionParams> deviceFunctionParams(const std::string &functions,
+                                                         const std::string &name);
 
 /// Merges NVRTC's `functions` into the kernel's `ptx`: the PTX version
 /// becomes the newer of the two, the definitions come right after the

@@ -44,8 +44,17 @@ def half_axpy(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = tl.load(y_ptr + offs)
-    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "axpy_half", [2.0, x, y], tl.float16)
+    two = tl.full((BLOCK,), 2.0, tl.float16)
+    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "axpy_half", [two, x, y], tl.float16)
     tl.store(out_ptr + offs, r)
+
+
+@tilec.jit
+def half_axpy_number(x_ptr):
+    # 2.0 passes as fp32, which a __half parameter does not take.
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    r = tl.cuda_device_call(DEVICE_FUNCTIONS, "axpy_half", [2.0, x, x], tl.float16)
+    tl.store(x_ptr + tl.arange(0, 16), r)
 
 
 @tilec.jit

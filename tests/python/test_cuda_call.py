@@ -28,6 +28,14 @@ def nvrtc_available():
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(), reason="no NVRTC on this machine")
 
 
+def assembles(ptx, tmp_path, arch="sm_90a"):
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    (tmp_path / "k.ptx").write_text(ptx)
+    r = subprocess.run([ptxas, f"-arch={arch}", str(tmp_path / "k.ptx"), "-o",
+                        str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 @needs_nvrtc
 def test_ptx_defines_the_functions_and_assembles(tmp_path):
     c = k.mixed_types.compile("*i32:16,*i32:16,*i32:16,i64", target="sm_90a", BLOCK=256)
@@ -35,11 +43,19 @@ def test_ptx_defines_the_functions_and_assembles(tmp_path):
     assert ".visible .func  (.param .b32 func_retval0) mix(" in ptx
     assert ".extern .func" not in ptx  # the declaration gave way to the definition
     assert "call.uni" in ptx and "mix," in ptx
-    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
-    (tmp_path / "k.ptx").write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o",
-                        str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    assembles(ptx, tmp_path)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
+def test_half_double_and_scalar_calls_assemble(tmp_path, target):
+    # __half travels as 2 bytes on both sides; double and scalars too.
+    for kernel, signature, consts in [
+            (k.half_axpy, "*fp16:16,*fp16:16,*fp16:16", dict(BLOCK=512)),
+            (k.scalar_poly, "*fp64:16,fp32", {}),
+            (k.cube_masked, "*fp32:16,*fp32:16,i32", dict(BLOCK=256))]:
+        assembles(kernel.compile(signature, target=target, **consts).asm["ptx"], tmp_path,
+                  target)
 
 
 @needs_nvrtc
@@ -47,6 +63,9 @@ def test_ptx_defines_the_functions_and_assembles(tmp_path):
     (k.missing_function, "*fp32",
      r"cuda_call_kernels.py:\d+:\d+: error: the CUDA sources define no device function "
      r"'square' \(it must be declared extern \"C\" __device__\)"),
+    (k.half_axpy_number, "*fp16",
+     r"cuda_call_kernels.py:\d+:\d+: error: argument 1 of 'axpy_half' takes 2 bytes, but the "
+     r"call passes 'f32' \(4\); convert it \(numbers pass as int32 or fp32\)"),
     (k.broken_source, "*fp32", r"(?s)cuda_call_kernels.py:\d+:\d+: error: NVRTC could not "
                                r"compile the CUDA device functions.*identifier \"y\" is "
                                r"undefined"),
