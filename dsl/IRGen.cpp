@@ -409,16 +409,11 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
 
   size_t plainResults = resultNames.size();
   for (size_t i = 0; i < structuredNames.size(); ++i) {
-    auto materialise = [&](mlir::Block *block, const Value &v) {
-      mlir::OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPoint(block->getTerminator());
-      return materialiseNumbers(v, stmt.loc);
-    };
-    structuredThen[i] = materialise(draft.thenBlock(), structuredThen[i]);
-    structuredElse[i] = materialise(draft.elseBlock(), structuredElse[i]);
     std::vector<Value> thenLeaves, elseLeaves;
-    pairBranchValues(structuredThen[i], structuredElse[i], "'" + structuredNames[i] + "'",
-                     stmt.loc, thenLeaves, elseLeaves);
+    structuredThen[i] = pairBranchValues(structuredThen[i], structuredElse[i],
+                                         "'" + structuredNames[i] + "'", stmt.loc,
+                                         draft.thenBlock(), draft.elseBlock(), thenLeaves,
+                                         elseLeaves);
     for (size_t j = 0; j < thenLeaves.size(); ++j) {
       thenValues.push_back(thenLeaves[j]);
       elseValues.push_back(elseLeaves[j]);
@@ -450,33 +445,54 @@ void Generator::genRuntimeIf(const IfStmt &stmt, const Value &condValue) {
   f.env = after;
 }
 
-void Generator::pairBranchValues(const Value &t, const Value &e, const std::string &what,
-                                 SourceLoc at, std::vector<Value> &thenLeaves,
-                                 std::vector<Value> &elseLeaves) {
+Value Generator::pairBranchValues(const Value &t, const Value &e, const std::string &what,
+                                  SourceLoc at, mlir::Block *thenBlock, mlir::Block *elseBlock,
+                                  std::vector<Value> &thenLeaves,
+                                  std::vector<Value> &elseLeaves) {
   auto differ = [&] {
     fail(at, what + " is " + t.describe() + " in one branch of the 'if' and " +
                  e.describe() + " in the other");
   };
-  if (t.isIR() || e.isIR()) {
-    if (!t.isIR() || !e.isIR())
+  // A number becomes IR in its own branch, of the other branch's type
+  // when that one is IR.
+  auto materialise = [&](mlir::Block *block, const Value &v, std::optional<DType> as) {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(block->getTerminator());
+    return toIR(v, at, as);
+  };
+  bool leafT = t.isIR() || t.isNumber(), leafE = e.isIR() || e.isNumber();
+  if (leafT || leafE) {
+    if (!leafT || !leafE)
       differ();
-    if (t.type != e.type)
-      fail(at, what + " holds " + t.type.str() + " in one branch of the 'if' and " +
-                   e.type.str() + " in the other; convert one with .to()");
-    thenLeaves.push_back(t);
-    elseLeaves.push_back(e);
-    return;
+    if (t.isNumber() && e.isNumber() && t.sameAs(e))
+      return t; // the same compile-time number either way
+    std::optional<DType> as;
+    if (t.isIR())
+      as = t.type.element;
+    else if (e.isIR())
+      as = e.type.element;
+    Value ti = t.isIR() ? t : materialise(thenBlock, t, as);
+    Value ei = e.isIR() ? e : materialise(elseBlock, e, as);
+    if (ti.type != ei.type)
+      fail(at, what + " holds " + ti.type.str() + " in one branch of the 'if' and " +
+                   ei.type.str() + " in the other; convert one with .to()");
+    thenLeaves.push_back(ti);
+    elseLeaves.push_back(ei);
+    return ti; // stands for the result (rebuildIR reads its type)
   }
   if (t.kind == Value::Kind::Tuple || t.kind == Value::Kind::BlockPtr) {
     if (e.kind != t.kind || e.elements.size() != t.elements.size() ||
         e.blockShape != t.blockShape || e.order != t.order)
       differ();
+    Value merged = t;
     for (size_t i = 0; i < t.elements.size(); ++i)
-      pairBranchValues(t.elements[i], e.elements[i], what, at, thenLeaves, elseLeaves);
-    return;
+      merged.elements[i] = pairBranchValues(t.elements[i], e.elements[i], what, at,
+                                            thenBlock, elseBlock, thenLeaves, elseLeaves);
+    return merged;
   }
   if (!t.sameAs(e))
     differ();
+  return t;
 }
 
 //===----------------------------------------------------------------------===//

@@ -164,12 +164,15 @@ private:
   void genAssign(const Expr &target, const Value &value);
   void genIf(const IfStmt &stmt);
   void genRuntimeIf(const IfStmt &stmt, const Value &cond);
-  /// The IR values of a tuple or block pointer that a runtime `if`'s
-  /// branches (`t`, `e`) give `what`, in pairs; a located error unless the
-  /// two have one structure and one type at each place.
-  void pairBranchValues(const Value &t, const Value &e, const std::string &what,
-                        SourceLoc at, std::vector<Value> &thenLeaves,
-                        std::vector<Value> &elseLeaves);
+  /// The values a runtime `if`'s branches (`t`, `e`, a tuple or block
+  /// pointer) give `what`, paired where they differ: their IR values (a
+  /// number made IR in its branch's block) appended to the leaves, to
+  /// become the scf.if's results; returns the merged structure, whose
+  /// places that agree keep their value. A located error unless the two
+  /// have one structure and one type at each place.
+  Value pairBranchValues(const Value &t, const Value &e, const std::string &what,
+                         SourceLoc at, mlir::Block *thenBlock, mlir::Block *elseBlock,
+                         std::vector<Value> &thenLeaves, std::vector<Value> &elseLeaves);
   void genReturn(const ReturnStmt &stmt);
   // Loops (IRGenLoops.cpp).
   void genFor(const ForStmt &stmt);

@@ -148,3 +148,13 @@ def copy_halves(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.store(b, tl.load(a))
     (a, b), step = _step(a, b, BLOCK)
     tl.store(b, tl.load(a) + step // BLOCK)  # step: a number, returned as a scalar
+
+
+@tilec.jit
+def if_keeps_constants(x_ptr, out_ptr, flag):
+    # The tuple's number is the same in both branches: it stays a
+    # compile-time constant; its tensor differs and is merged.
+    t = (tl.load(x_ptr + tl.arange(0, 16)), 16)
+    if flag != 0:
+        t = (t[0] + 1, 16)
+    tl.store(out_ptr + tl.arange(0, t[1]), t[0])

@@ -75,6 +75,14 @@ def test_helper_returns_block_pointers_in_a_nested_tuple():
     np.testing.assert_array_equal(y, np.concatenate([x[:32], x[32:] + 1]))
 
 
+@pytest.mark.parametrize("flag", [0, 1])
+def test_runtime_if_keeps_a_tuples_constants(flag):
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    interpreted(k.if_keeps_constants)[(1,)](x, out, flag)
+    np.testing.assert_array_equal(out, x + flag)
+
+
 def test_unchecked():
     x = np.arange(64, dtype=np.float32)
     y = np.zeros(64, np.float32)
