@@ -171,12 +171,6 @@ bool compileCudaSources(const std::vector<std::string> &sources, const TargetInf
   return compile(unit, target, functions, error);
 }
 
-bool definesDeviceFunction(const std::string &functions, const std::string &name) {
-  llvm::Regex defined("\\.visible \\.func[^(]*(\\([^)]*\\))?[ \t\n]*" +
-                      llvm::Regex::escape(name) + "[ \t\n]*\\(");
-  return defined.match(body(functions));
-}
-
 namespace {
 /// The bytes a `.param` declaration holds: `.bN` / `.uN` / `.sN` / `.fN`
 /// is N / 8, an array `.b8 p[K]` is K.

@@ -20,10 +20,6 @@ struct TargetInfo;
 bool compileCudaSources(const std::vector<std::string> &sources, const TargetInfo &target,
                         std::string &functions, std::string &error);
 
-/// True when the PTX `functions` defines a function `name` a kernel can
-/// call (an `extern "C" __device__` one).
-bool definesDeviceFunction(const std::string &functions, const std::string &name);
-
 /// The bytes of each parameter of the function `name` in the PTX
 /// `functions`, and of its return value (0 for none): `.param .b32` is 4,
 /// `.param .align 2 .b8 p[2]` (a __half) is 2. Empty when `name` is not
