@@ -55,6 +55,18 @@ def randn(*shape, scale=1.0, seed=0, dtype="bfloat16"):
     return (torch.randn(shape, device="cuda", generator=g) * scale).to(dtype)
 
 
+def qkv_buffers(cfg, max_len=4096, position=1234):
+    """The buffers of one batch-1 QKV step of the decode layer `cfg`
+    (kernels/decode_step.Config): zeroed K and V caches of `max_len`
+    positions, the position written (int32) and the q output."""
+    import torch
+    kc = torch.zeros(1, cfg.kv_heads, max_len, cfg.head_dim, dtype=torch.bfloat16,
+                     device="cuda")
+    pos = torch.tensor([position], dtype=torch.int32, device="cuda")
+    q = torch.empty(1, cfg.q_size, dtype=torch.bfloat16, device="cuda")
+    return kc, torch.zeros_like(kc), pos, q
+
+
 def rotation(make, nbytes, total=240 << 20):
     """A function returning, in turn, `make(i)` for enough i that the
     copies (of `nbytes` each) exceed `total` bytes: inputs rotated past the

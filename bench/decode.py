@@ -42,7 +42,7 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 import decode_step as ds  # noqa: E402  kernels/decode_step.py
 import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
-from common import randn, rotation, timed  # noqa: E402
+from common import qkv_buffers, randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
 
@@ -189,11 +189,7 @@ def gemv_cases(k):
 
     # QKV (+ RMSNorm, bias, RoPE, cache append in tilec)
     max_len = 4096
-    kc = torch.zeros(1, CFG.kv_heads, max_len, CFG.head_dim, dtype=torch.bfloat16,
-                     device="cuda")
-    vc = torch.zeros_like(kc)
-    pos = torch.tensor([1234], dtype=torch.int32, device="cuda")
-    q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
+    kc, vc, pos, q = qkv_buffers(CFG, max_len)
     q_ref, _, _ = ref.qkv_rope(CFG, x64, w64["input_norm"], w64["qkv"], w64["qkv_bias"],
                                pos.cpu().numpy())
     qkv_w = weight("qkv")

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 import common  # noqa: E402
 import decode_reference as ref  # noqa: E402
 import decode_step as ds  # noqa: E402
-from common import randn, rotation, timed  # noqa: E402
+from common import qkv_buffers, randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
 
@@ -110,11 +110,7 @@ def main():
     # QKV + RoPE, batch 1
     x = randn(1, CFG.hidden, seed=8)
     max_len = 4096
-    kc = torch.zeros(1, CFG.kv_heads, max_len, CFG.head_dim, dtype=torch.bfloat16,
-                     device="cuda")
-    vc = torch.zeros_like(kc)
-    pos = torch.tensor([1234], dtype=torch.int32, device="cuda")
-    q = torch.empty(1, CFG.q_size, dtype=torch.bfloat16, device="cuda")
+    kc, vc, pos, q = qkv_buffers(CFG, max_len)
     q_ref, _, _ = ref.qkv_rope(CFG, f64(x), f64(gamma), f64(w_qkv), f64(bias), pos.cpu().numpy())
     configs = [dict(BLOCK_B=1, PAIRS=p, BLOCK_K=b, num_warps=w, PREFETCH=pf)
                for p, b, w, pf in itertools.product((4, 8, 16), (256, 512), warps,
