@@ -155,6 +155,15 @@ Value maskArgument(Generator &g, const BuiltinArguments &args, Value &ptr);
 /// element's bits in (IRGenShape.cpp).
 ScalarKind bitsType(DType t);
 
+/// The int32 tensor 0, 1, ..., n - 1 (tile.make_range; IRGenShape.cpp).
+Value rangeOf(Generator &g, int64_t n, SourceLoc at);
+
+/// tl.reshape's checks, then `x` reshaped to `shape` in row-major order
+/// (`x` itself when the shape is its own); `what` names the call in
+/// messages (IRGenShape.cpp).
+Value reshapeTensor(Generator &g, const Value &x, const std::vector<int64_t> &shape,
+                    SourceLoc at, SourceLoc shapeAt, const std::string &what);
+
 /// An access through a block pointer (IRGenBlockPtr.cpp): the tensor of
 /// the block's pointers and, where the call's boundary_check names
 /// dimensions, the mask of the elements inside the tensor (else None).

@@ -114,21 +114,10 @@ Value advance(Generator &g, const BuiltinArguments &args) {
 /// arange), shaped to broadcast along the others.
 Value indexAlong(Generator &g, const Value &block, size_t d, SourceLoc at) {
   int64_t size = block.blockShape[d];
-  mlir::OpBuilder &b = g.builder();
-  ValueType rangeType = g.tensorType(kI32, {size}, at);
-  Value range = Value::ofIR(
-      b.create<tile::MakeRangeOp>(g.loc(at), rangeType.toMLIR(b.getContext()), 0,
-                                  int32_t(size)),
-      rangeType);
-  Value index = g.binary(BinaryOp::Add, range, block.blockOffset(d), at);
+  Value index = g.binary(BinaryOp::Add, rangeOf(g, size, at), block.blockOffset(d), at);
   std::vector<int64_t> shape(block.blockShape.size(), 1);
   shape[d] = size;
-  if (shape.size() == 1)
-    return index;
-  ValueType shaped = g.tensorType(kI32, shape, at);
-  return Value::ofIR(
-      b.create<tile::ReshapeOp>(g.loc(at), shaped.toMLIR(b.getContext()), index.ir),
-      shaped);
+  return reshapeTensor(g, index, shape, at, at, "a block pointer's access");
 }
 
 } // namespace

@@ -308,10 +308,7 @@ Value indicesAlong(Generator &g, const Value &src, int64_t axis, SourceLoc at) {
   mlir::OpBuilder &b = g.builder();
   mlir::MLIRContext *ctx = b.getContext();
   int64_t extent = shape[a];
-  ValueType rangeType = g.tensorType(DType{ScalarKind::Int32, false}, {extent}, at);
-  Value index = Value::ofIR(b.create<tile::MakeRangeOp>(
-                                g.loc(at), rangeType.toMLIR(ctx), 0, int32_t(extent)),
-                            rangeType);
+  Value index = rangeOf(g, extent, at);
   for (int64_t d = 0; d < rank; ++d) {
     if (d == a)
       continue;

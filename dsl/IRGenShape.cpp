@@ -134,10 +134,8 @@ Value Generator::permute(const Value &x, const std::vector<int64_t> &dims,
   return Value::ofIR(op, type);
 }
 
-namespace {
-/// tl.reshape's checks; `x` reshaped to `shape` in row-major order.
-Value reshape(Generator &gen, const Value &x, const std::vector<int64_t> &shape,
-              SourceLoc at, SourceLoc shapeAt, const std::string &what) {
+Value reshapeTensor(Generator &gen, const Value &x, const std::vector<int64_t> &shape,
+                    SourceLoc at, SourceLoc shapeAt, const std::string &what) {
   requireTensor(x, at, what);
   if (shape.empty())
     fail(shapeAt, what + " needs a shape of at least one dimension");
@@ -158,6 +156,15 @@ Value reshape(Generator &gen, const Value &x, const std::vector<int64_t> &shape,
   return Value::ofIR(op, type);
 }
 
+Value rangeOf(Generator &g, int64_t n, SourceLoc at) {
+  ValueType type = g.tensorType(DType{ScalarKind::Int32, false}, {n}, at);
+  mlir::OpBuilder &b = g.builder();
+  return Value::ofIR(b.create<tile::MakeRangeOp>(g.loc(at), type.toMLIR(b.getContext()), 0,
+                                                 int32_t(n)),
+                     type);
+}
+
+namespace {
 /// tl.broadcast_to: the same rank, size-1 dimensions stretched; a scalar
 /// is splatted.
 Value broadcastShape(Generator &gen, const Value &input,
@@ -296,11 +303,11 @@ Value shapeCall(Generator &gen, const std::string &op,
       int64_t n = 1;
       for (int64_t d : args.input.type.shape)
         n *= d;
-      return reshape(gen, args.input, {n}, at, at, what);
+      return reshapeTensor(gen, args.input, {n}, at, at, what);
     }
     if (!args.hasList)
       fail(at, what + " missing required argument 'shape'");
-    return reshape(gen, args.input, args.ints(gen), at, args.listLoc, what);
+    return reshapeTensor(gen, args.input, args.ints(gen), at, args.listLoc, what);
   }
   if (op == "broadcast_to") {
     ShapeArguments args(bound, self, "shape", "");
@@ -359,14 +366,10 @@ Value split(Generator &g, const BuiltinArguments &args) {
   bool recast = kind != input.type.element.scalar;
   Value y = g.cast(input, DType{kind, false}, at, /*bitcast=*/recast);
   int64_t last = int64_t(y.type.shape.size()) - 1;
-  mlir::OpBuilder &b = g.builder();
-  ValueType rangeType = g.tensorType(DType{ScalarKind::Int32, false}, {2}, at);
-  Value index = Value::ofIR(b.create<tile::MakeRangeOp>(
-                                g.loc(at), rangeType.toMLIR(b.getContext()), 0, 2),
-                            rangeType);
+  Value index = rangeOf(g, 2, at);
   std::vector<int64_t> indexShape(y.type.shape.size(), 1);
   indexShape[last] = 2;
-  index = g.broadcastTo(reshape(g, index, indexShape, at, at, "tl.split"), y.type.shape, at);
+  index = g.broadcastTo(reshapeTensor(g, index, indexShape, at, at, "tl.split"), y.type.shape, at);
   Value zero = g.broadcastTo(g.cast(g.toIR(Value::ofInt(0), at), y.type.element, at),
                              y.type.shape, at);
   auto xorCombiner = [&](const std::vector<Value> &l, const std::vector<Value> &r) {
@@ -412,7 +415,7 @@ Value joinValues(Generator &g, Value a, Value b, SourceLoc at) {
   if (!a.type.isTensor()) {
     a = g.broadcastTo(a, {1}, at);
     b = g.broadcastTo(b, {1}, at);
-    return reshape(g, joinValues(g, a, b, at), {2}, at, at, "tl.join");
+    return reshapeTensor(g, joinValues(g, a, b, at), {2}, at, at, "tl.join");
   }
   std::vector<int64_t> shape = a.type.shape;
   shape.push_back(2);
@@ -437,7 +440,7 @@ Value interleave(Generator &g, const BuiltinArguments &args) {
     return joined; // two scalars
   std::vector<int64_t> shape(joined.type.shape.begin(), joined.type.shape.end() - 2);
   shape.push_back(2 * joined.type.shape[joined.type.shape.size() - 2]);
-  return reshape(g, joined, shape, args.at(), args.at(), "tl.interleave");
+  return reshapeTensor(g, joined, shape, args.at(), args.at(), "tl.interleave");
 }
 
 /// tl.cat(input, other, can_reorder=False): the two tensors, of one shape,
@@ -467,7 +470,7 @@ Value cat(Generator &g, const BuiltinArguments &args) {
   Value front = g.permute(joined, order, at, "tl.cat");
   std::vector<int64_t> shape = x.type.shape;
   shape[0] *= 2;
-  return reshape(g, front, shape, at, at, "tl.cat");
+  return reshapeTensor(g, front, shape, at, at, "tl.cat");
 }
 
 /// tl.flip(x, dim=None): `x` reversed along `dim` (the last by default),
@@ -498,7 +501,7 @@ Value flip(Generator &g, const BuiltinArguments &args) {
   std::vector<int64_t> split(shape.begin(), shape.begin() + dim);
   split.insert(split.end(), steps, 2);
   split.insert(split.end(), shape.begin() + dim + 1, shape.end());
-  y = reshape(g, y, split, at, at, "tl.flip");
+  y = reshapeTensor(g, y, split, at, at, "tl.flip");
   auto xorCombiner = [&](const std::vector<Value> &l, const std::vector<Value> &r) {
     return std::vector<Value>{g.binary(BinaryOp::BitXor, l[0], r[0], at)};
   };
@@ -506,7 +509,7 @@ Value flip(Generator &g, const BuiltinArguments &args) {
     Value both = g.reduce({y}, dim + i, /*keepDims=*/true, xorCombiner, at)[0];
     y = g.binary(BinaryOp::BitXor, y, both, at);
   }
-  y = reshape(g, y, shape, at, at, "tl.flip");
+  y = reshapeTensor(g, y, shape, at, at, "tl.flip");
   return g.cast(y, input.type.element, at, /*bitcast=*/kind != input.type.element.scalar);
 }
 /// tl.gather(src, index, axis): numpy's take_along_axis, through shared

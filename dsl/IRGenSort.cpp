@@ -27,29 +27,15 @@ namespace tilec::dsl {
 
 namespace {
 
-Value reshapeTo(Generator &g, const Value &x, const std::vector<int64_t> &shape,
-                SourceLoc at) {
-  if (shape == x.type.shape)
-    return x;
-  ValueType type = g.tensorType(x.type.element, shape, at);
-  mlir::OpBuilder &b = g.builder();
-  auto op = b.create<tile::ReshapeOp>(g.loc(at), type.toMLIR(b.getContext()), x.ir);
-  return Value::ofIR(op, type);
-}
-
 /// Bit `bit` of each element's index along the last dimension of `shape`,
 /// as 0 or 1 (i32), broadcast to `shape`.
 Value indexBit(Generator &g, const std::vector<int64_t> &shape, unsigned bit,
                SourceLoc at) {
   int64_t n = shape.back();
-  mlir::OpBuilder &b = g.builder();
-  ValueType rangeType = g.tensorType(DType{ScalarKind::Int32, false}, {n}, at);
-  Value index = Value::ofIR(
-      b.create<tile::MakeRangeOp>(g.loc(at), rangeType.toMLIR(b.getContext()), 0, n),
-      rangeType);
   std::vector<int64_t> along(shape.size(), 1);
   along.back() = n;
-  index = g.broadcastTo(reshapeTo(g, index, along, at), shape, at);
+  Value index = g.broadcastTo(reshapeTensor(g, rangeOf(g, n, at), along, at, at, "tl.sort"),
+                              shape, at);
   Value shifted = g.binary(BinaryOp::RShift, index, Value::ofInt(bit), at);
   return g.binary(BinaryOp::BitAnd, shifted, Value::ofInt(1), at);
 }
@@ -73,9 +59,10 @@ Value bitonicSort(Generator &g, Value bits, DType element, bool descending,
       int64_t stride = int64_t(1) << step;
       std::vector<int64_t> pairs(shape.begin(), shape.end() - 1);
       pairs.insert(pairs.end(), {n / (2 * stride), 2, stride});
-      Value y = reshapeTo(g, bits, pairs, at);
+      Value y = reshapeTensor(g, bits, pairs, at, at, "tl.sort");
       Value both = g.reduce({y}, rank, /*keepDims=*/true, xorCombiner, at)[0];
-      Value partner = reshapeTo(g, g.binary(BinaryOp::BitXor, y, both, at), shape, at);
+      Value partner = reshapeTensor(g, g.binary(BinaryOp::BitXor, y, both, at), shape, at, at,
+                                    "tl.sort");
       // The left element of an ascending pair keeps the smaller, the
       // right one the larger; descending the other way round.
       Value isRight = indexBit(g, shape, step, at);
