@@ -143,72 +143,62 @@ std::string print(Operation *op) {
   return text;
 }
 
-/// The CUDA device functions the kernel still calls (tile.cuda_call) into
-/// `callees`, and NVRTC's PTX of the module's sources into `functions`;
-/// false, with an error at the call, when NVRTC fails or does not define
-/// a callee.
+/// Compiles the CUDA sources of the module's tile.cuda_call ops with NVRTC
+/// into `functions` and checks every call against the function it names
+/// (compiler/Target/NVRTC.h says what is checked); each problem is an
+/// error at its call. `callees` gets the names called, `at` the first
+/// call's location (for errors found after the calls are lowered).
 bool compileCudaCalls(ModuleOp module, const TargetInfo &target,
-                      std::vector<std::string> &callees, std::string &functions) {
-  SmallVector<tile::CudaCallOp> calls;
+                      std::vector<std::string> &callees, std::string &functions,
+                      std::optional<Location> &at) {
+  SmallVector<tile::CudaCallOp> ops;
   module.walk([&](tile::CudaCallOp call) {
-    calls.push_back(call);
+    ops.push_back(call);
     std::string name = call.getCallee().str();
     if (llvm::find(callees, name) == callees.end())
       callees.push_back(name);
   });
-  if (calls.empty())
+  if (ops.empty())
     return true;
+  at = ops.front().getLoc();
+  // A value as both compilers pass it: 16-bit floats as 2 bytes, narrower
+  // integers promoted to 4.
+  auto valueOf = [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    CudaValue v;
+    if (isa<Float16Type>(element))
+      v.kind = CudaValue::Kind::Half;
+    else if (isa<BFloat16Type>(element))
+      v.kind = CudaValue::Kind::BFloat16;
+    else if (isa<IntegerType>(element))
+      v.kind = CudaValue::Kind::Integer;
+    v.bytes = isa<Float16Type, BFloat16Type>(element)
+                  ? 2
+                  : std::max(4u, element.getIntOrFloatBitWidth() / 8);
+    llvm::raw_string_ostream(v.name) << "'" << element << "'"; // as diagnostics quote types
+    return v;
+  };
+  std::vector<CudaCall> calls;
+  for (tile::CudaCallOp op : ops) {
+    CudaCall call;
+    call.callee = op.getCallee().str();
+    for (Value arg : op.getArgs())
+      call.args.push_back(valueOf(arg.getType()));
+    call.result = valueOf(op.getType());
+    calls.push_back(std::move(call));
+  }
   std::vector<std::string> sources;
   for (Attribute source : module->getAttrOfType<ArrayAttr>(tile::kCudaSourcesAttr))
     sources.push_back(cast<StringAttr>(source).str());
+  std::vector<CudaCallProblem> problems;
   std::string error;
-  if (!compileCudaSources(sources, target, functions, error)) {
-    calls.front().emitError(error);
+  if (!tilec::compileCudaCalls(sources, calls, target, functions, problems, error)) {
+    ops.front().emitError(error);
     return false;
   }
-  bool ok = true;
-  // The PTX bytes of a value of `type`'s elements, as both compilers pass
-  // them: 16-bit floats as 2 bytes, narrower integers promoted to 4.
-  auto bytes = [](Type type) -> unsigned {
-    Type element = getElementTypeOrSelf(type);
-    if (isa<Float16Type, BFloat16Type>(element))
-      return 2;
-    return std::max(4u, element.getIntOrFloatBitWidth() / 8);
-  };
-  for (tile::CudaCallOp call : calls) {
-    std::optional<DeviceFunctionParams> params =
-        deviceFunctionParams(functions, call.getCallee().str());
-    if (!params) {
-      call.emitError("the CUDA sources define no device function '")
-          << call.getCallee() << "' (it must be declared extern \"C\" __device__)";
-      ok = false;
-      continue;
-    }
-    if (params->params.size() != call.getArgs().size()) {
-      call.emitError("the CUDA device function '")
-          << call.getCallee() << "' takes " << params->params.size() << " arguments, "
-          << call.getArgs().size() << " given";
-      ok = false;
-      continue;
-    }
-    for (auto [i, arg] : llvm::enumerate(call.getArgs()))
-      if (params->params[i] != bytes(arg.getType())) {
-        call.emitError("argument ")
-            << i + 1 << " of '" << call.getCallee() << "' takes " << params->params[i]
-            << " bytes, but the call passes " << getElementTypeOrSelf(arg.getType())
-            << " (" << bytes(arg.getType()) << "); convert it (numbers pass as int32 or "
-            << "fp32)";
-        ok = false;
-      }
-    if (params->result != bytes(call.getType())) {
-      call.emitError("'") << call.getCallee() << "' returns " << params->result
-                          << " bytes, but the call's dtype is "
-                          << getElementTypeOrSelf(call.getType()) << " ("
-                          << bytes(call.getType()) << ")";
-      ok = false;
-    }
-  }
-  return ok;
+  for (const CudaCallProblem &problem : problems)
+    ops[problem.call].emitError(problem.message);
+  return problems.empty();
 }
 
 } // namespace
@@ -237,7 +227,8 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   stages.numWarps = options.numWarps;
   std::vector<std::string> cudaCallees;
   std::string cudaFunctions;
-  if (!compileCudaCalls(module, options.ptx.target, cudaCallees, cudaFunctions))
+  std::optional<Location> firstCudaCall;
+  if (!compileCudaCalls(module, options.ptx.target, cudaCallees, cudaFunctions, firstCudaCall))
     return false;
   if (!run([&](PassManager &pm) { buildLLVMDialectPipeline(pm, options); }))
     return false;
@@ -262,8 +253,18 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     errors.push_back("error: " + error);
     return false;
   }
-  if (!cudaCallees.empty())
+  if (!cudaCallees.empty()) {
+    // A function of the CUDA sources that the kernel also defines (one the
+    // kernel does not call, say): ptxas would refuse the two definitions.
+    std::vector<std::string> clashes = clashingSymbols(stages.ptx, cudaFunctions);
+    if (!clashes.empty()) {
+      errors.push_back(renderLocation(*firstCudaCall) + ": error: the CUDA sources define '" +
+                       clashes.front() +
+                       "', a name the kernel's PTX defines too; rename the CUDA function");
+      return false;
+    }
     mergeDeviceFunctions(stages.ptx, cudaFunctions, cudaCallees);
+  }
   return true;
 }
 

@@ -5,9 +5,12 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
+#include <set>
 
 namespace tilec {
 
@@ -27,6 +30,7 @@ struct Nvrtc {
   nvrtcResult (*getPTX)(nvrtcProgram, char *);
   nvrtcResult (*destroyProgram)(nvrtcProgram *);
   const char *(*getErrorString)(nvrtcResult);
+  nvrtcResult (*version)(int *, int *);
   std::string error; ///< why it could not be loaded
 };
 
@@ -71,6 +75,7 @@ const Nvrtc &nvrtc() {
     load(api.getPTX, "nvrtcGetPTX");
     load(api.destroyProgram, "nvrtcDestroyProgram");
     load(api.getErrorString, "nvrtcGetErrorString");
+    load(api.version, "nvrtcVersion");
   });
   return api;
 }
@@ -163,13 +168,6 @@ std::vector<std::string> nvrtcCandidates() {
   return out;
 }
 
-bool compileCudaSources(const std::vector<std::string> &sources, const TargetInfo &target,
-                        std::string &functions, std::string &error) {
-  std::string unit;
-  for (const std::string &s : sources)
-    unit += s + "\n";
-  return compile(unit, target, functions, error);
-}
 
 namespace {
 /// The bytes a `.param` declaration holds: `.bN` / `.uN` / `.sN` / `.fN`
@@ -232,6 +230,242 @@ void mergeDeviceFunctions(std::string &ptx, const std::string &functions,
   std::string header = ptx.substr(0, ptx.size() - body(ptx).size());
   ptx = header + "\n// CUDA device functions (NVRTC)\n" + body(functions) +
         "\n// The kernel\n" + body(ptx);
+}
+
+std::string nvrtcVersion() {
+  const Nvrtc &api = nvrtc();
+  int major = 0, minor = 0;
+  if (!api.error.empty() || api.version(&major, &minor) != 0)
+    return "";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> clashingSymbols(const std::string &ptx, const std::string &functions) {
+  // Every name a module defines: `.visible`/`.weak` functions and entries,
+  // and the kernel's own (`.entry` and `.func` definitions are followed by
+  // a parameter list or a return value).
+  auto defined = [](const std::string &text) {
+    std::set<std::string> names;
+    llvm::Regex definition("\\.(entry|func)[ \t]*(\\([^)]*\\))?[ \t\n]*([A-Za-z_$][A-Za-z0-9_$]*)");
+    llvm::StringRef rest(text);
+    llvm::SmallVector<llvm::StringRef> m;
+    while (definition.match(rest, &m)) {
+      // A declaration (`.extern .func ...;`) is not a definition.
+      size_t lineStart = rest.substr(0, m[0].data() - rest.data()).rfind('\n');
+      llvm::StringRef line = rest.substr(lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
+      if (!line.starts_with(".extern"))
+        names.insert(m[3].str());
+      rest = rest.substr(m[0].data() - rest.data() + m[0].size());
+    }
+    return names;
+  };
+  std::set<std::string> ours = defined(body(ptx));
+  std::vector<std::string> both;
+  for (const std::string &name : defined(body(functions)))
+    if (ours.count(name))
+      both.push_back(name);
+  return both;
+}
+
+namespace {
+
+/// C++ appended to the sources: for each argument and result of each call,
+/// a static_assert that the function's parameter (or return) type is of the
+/// kind the kernel passes, failing with "tilec:<call>:<argument>"
+/// (argument 0: the result). Kinds: 0 unknown (a struct, or __half without
+/// its header; not checked), 1 integer, 2 float or double, 3 __half, 4
+/// __nv_bfloat16. A function the probe cannot name (not declared at global
+/// scope) makes the probe fail without the marker; the caller then
+/// compiles without it.
+std::string kindProbe(const std::vector<CudaCall> &calls) {
+  auto kindOf = [](const CudaValue &v) {
+    switch (v.kind) {
+    case CudaValue::Kind::Integer: return 1;
+    case CudaValue::Kind::Float: return 2;
+    case CudaValue::Kind::Half: return 3;
+    case CudaValue::Kind::BFloat16: return 4;
+    }
+    return 0;
+  };
+  std::string p = "\n#line 1 \"tilec_call_checks\"\nnamespace tilec_call_checks {\n"
+                  "template <class T> struct kind { static constexpr int value = 0; };\n";
+  for (const char *t : {"bool", "char", "signed char", "unsigned char", "short",
+                        "unsigned short", "int", "unsigned int", "long", "unsigned long",
+                        "long long", "unsigned long long"})
+    p += std::string("template <> struct kind<") + t + "> { static constexpr int value = 1; };\n";
+  p += "template <> struct kind<float> { static constexpr int value = 2; };\n"
+       "template <> struct kind<double> { static constexpr int value = 2; };\n"
+       "#ifdef __CUDA_FP16_TYPES_EXIST__\n"
+       "template <> struct kind<__half> { static constexpr int value = 3; };\n"
+       "#endif\n"
+       "#ifdef __CUDA_BF16_TYPES_EXIST__\n"
+       "template <> struct kind<__nv_bfloat16> { static constexpr int value = 4; };\n"
+       "#endif\n"
+       "template <class R, class... A> constexpr int count(R (*)(A...)) { return sizeof...(A); }\n"
+       "template <class R, class... A> constexpr int result(R (*)(A...)) { return kind<R>::value; }\n"
+       "template <class R, class... A> constexpr int param(R (*)(A...), int i) {\n"
+       "  constexpr int k[] = {kind<A>::value..., 0};\n"
+       "  return k[i];\n"
+       "}\n"
+       "constexpr bool fits(int type, int given) { return type == 0 || type == given; }\n"
+       "}\n";
+  for (size_t c = 0; c < calls.size(); ++c) {
+    std::string fn = "&::" + calls[c].callee, ns = "tilec_call_checks::";
+    auto marker = [&](size_t arg) {
+      return "\"tilec:" + std::to_string(c) + ":" + std::to_string(arg) + "\"";
+    };
+    for (size_t j = 0; j < calls[c].args.size(); ++j)
+      p += "static_assert(" + ns + "count(" + fn + ") <= " + std::to_string(j) + " || " + ns +
+           "fits(" + ns + "param(" + fn + ", " + std::to_string(j) + "), " +
+           std::to_string(kindOf(calls[c].args[j])) + "), " + marker(j + 1) + ");\n";
+    p += "static_assert(" + ns + "fits(" + ns + "result(" + fn + "), " +
+         std::to_string(kindOf(calls[c].result)) + "), " + marker(0) + ");\n";
+  }
+  return p;
+}
+
+/// A (call, argument) pair; argument 0 is the result.
+using CallPlace = std::pair<size_t, size_t>;
+
+/// The checks that need only NVRTC's PTX: the function is there, with as
+/// many parameters as the call has arguments, each of the bytes given.
+/// The places whose bytes differ go to `wrong`.
+void checkSizes(const std::string &functions, const std::vector<CudaCall> &calls,
+                std::set<CallPlace> &wrong, std::vector<CudaCallProblem> &problems) {
+  for (size_t c = 0; c < calls.size(); ++c) {
+    const CudaCall &call = calls[c];
+    std::optional<DeviceFunctionParams> params = deviceFunctionParams(functions, call.callee);
+    if (!params) {
+      problems.push_back({c, "the CUDA sources define no device function '" + call.callee +
+                                 "' (it must be declared extern \"C\" __device__)"});
+      continue;
+    }
+    if (params->params.size() != call.args.size()) {
+      problems.push_back({c, "the CUDA device function '" + call.callee + "' takes " +
+                                 std::to_string(params->params.size()) + " arguments, " +
+                                 std::to_string(call.args.size()) + " given"});
+      wrong.insert({c, 0});
+      for (size_t i = 0; i < call.args.size(); ++i)
+        wrong.insert({c, i + 1});
+      continue;
+    }
+    for (size_t i = 0; i < call.args.size(); ++i)
+      if (params->params[i] != call.args[i].bytes) {
+        problems.push_back(
+            {c, "argument " + std::to_string(i + 1) + " of '" + call.callee + "' takes " +
+                    std::to_string(params->params[i]) + " bytes, but the call passes " +
+                    call.args[i].name + " (" + std::to_string(call.args[i].bytes) +
+                    "); convert it (numbers pass as int32 or fp32)"});
+        wrong.insert({c, i + 1});
+      }
+    if (params->result != call.result.bytes) {
+      problems.push_back({c, "'" + call.callee + "' returns " + std::to_string(params->result) +
+                                 " bytes, but the call's dtype is " + call.result.name + " (" +
+                                 std::to_string(call.result.bytes) + ")"});
+      wrong.insert({c, 0});
+    }
+  }
+}
+
+/// The places whose kinds NVRTC's log reports wrong through the probe's
+/// markers (none when the probe did not fail on a kind).
+std::set<CallPlace> wrongKinds(const std::string &log, const std::vector<CudaCall> &calls) {
+  llvm::Regex marker("tilec:([0-9]+):([0-9]+)");
+  llvm::StringRef rest(log);
+  llvm::SmallVector<llvm::StringRef> m;
+  std::set<CallPlace> out;
+  while (marker.match(rest, &m)) {
+    rest = rest.substr(m[0].data() - rest.data() + m[0].size());
+    size_t c = std::stoul(m[1].str()), arg = std::stoul(m[2].str());
+    if (c < calls.size() && arg <= calls[c].args.size())
+      out.insert({c, arg});
+  }
+  return out;
+}
+
+/// What a wrong kind at `place` says (where its bytes were right).
+std::string kindMessage(const std::vector<CudaCall> &calls, CallPlace place) {
+  const CudaCall &call = calls[place.first];
+  const CudaValue &given = place.second ? call.args[place.second - 1] : call.result;
+  std::string kind = given.kind == CudaValue::Kind::Integer ? "an integer"
+                     : given.kind == CudaValue::Kind::Float ? "a float or double"
+                     : given.kind == CudaValue::Kind::Half  ? "a __half"
+                                                            : "a __nv_bfloat16";
+  if (place.second)
+    return "argument " + std::to_string(place.second) + " of '" + call.callee + "' is " +
+           given.name + ", but that parameter is not " + kind +
+           "; convert it to the parameter's type (numbers pass as int32 or fp32)";
+  return "'" + call.callee + "' does not return " + kind + ", but the call's dtype is " +
+         given.name;
+}
+
+/// One compile's outcome, remembered per (sources, probe, target).
+struct Outcome {
+  bool ok = false;
+  std::string functions, error;
+  std::vector<CudaCallProblem> problems;
+};
+
+} // namespace
+
+bool compileCudaCalls(const std::vector<std::string> &sources,
+                      const std::vector<CudaCall> &calls, const TargetInfo &target,
+                      std::string &functions, std::vector<CudaCallProblem> &problems,
+                      std::string &error) {
+  std::string unit;
+  for (const std::string &s : sources)
+    unit += s + "\n";
+  std::string probe = kindProbe(calls);
+  std::string key = target.chip + '\0' + unit + '\0' + probe;
+  static std::mutex mutex;
+  static std::map<std::string, Outcome> memo;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = memo.find(key);
+    if (it != memo.end()) {
+      functions = it->second.functions;
+      problems = it->second.problems;
+      error = it->second.error;
+      return it->second.ok;
+    }
+  }
+  Outcome out;
+  std::string log;
+  std::set<CallPlace> kinds;
+  if (compile(unit + probe, target, out.functions, log)) {
+    out.ok = true;
+  } else {
+    // Kinds that do not fit fail the probe with its markers; the sources'
+    // own errors, or a function the probe cannot name, fail it without.
+    // Either way the PTX, or the sources' errors, come from a compile
+    // without the probe.
+    kinds = wrongKinds(log, calls);
+    out.ok = compile(unit, target, out.functions, out.error);
+  }
+  if (out.ok) {
+    // A wrong size says more than a wrong kind ("takes 2 bytes"): the kind
+    // is reported where the size was right.
+    std::set<CallPlace> sizes;
+    checkSizes(out.functions, calls, sizes, out.problems);
+    // Per call, its arguments first, then its result.
+    std::vector<CallPlace> ordered(kinds.begin(), kinds.end());
+    std::stable_sort(ordered.begin(), ordered.end(), [](CallPlace a, CallPlace b) {
+      return std::make_pair(a.first, a.second == 0) < std::make_pair(b.first, b.second == 0);
+    });
+    for (CallPlace place : ordered)
+      if (!sizes.count(place))
+        out.problems.push_back({place.first, kindMessage(calls, place)});
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (memo.size() >= 64)
+      memo.clear();
+    memo.emplace(key, out);
+  }
+  functions = out.functions;
+  problems = out.problems;
+  error = out.error;
+  return out.ok;
 }
 
 } // namespace tilec

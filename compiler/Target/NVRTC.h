@@ -14,11 +14,54 @@ namespace tilec {
 
 struct TargetInfo;
 
+/// A value crossing into or out of a CUDA device function, as the kernel
+/// has it.
+struct CudaValue {
+  enum class Kind { Integer, Float, Half, BFloat16 };
+  Kind kind = Kind::Float;
+  /// Its bytes in the PTX calling convention: 16-bit floats 2, narrower
+  /// integers promoted to 4.
+  unsigned bytes = 4;
+  std::string name; ///< for messages: "f32", "i32"
+};
+
+/// One call of a CUDA device function.
+struct CudaCall {
+  std::string callee;
+  std::vector<CudaValue> args;
+  CudaValue result;
+};
+
+/// What is wrong with calls[call].
+struct CudaCallProblem {
+  size_t call = 0;
+  std::string message;
+};
+
 /// Compiles `sources` (one translation unit, in order) for `target` with
-/// NVRTC into `functions` (PTX). Returns false with `error` set (NVRTC's
-/// log included) on failure.
-bool compileCudaSources(const std::vector<std::string> &sources, const TargetInfo &target,
-                        std::string &functions, std::string &error);
+/// NVRTC into `functions` (PTX) and checks each call against the function
+/// it names: defined (extern "C" __device__), its number of arguments, each
+/// argument's and the result's bytes in the PTX calling convention, and
+/// their kinds as the function's C++ type has them (an integer given where
+/// it takes a float or the other way round; __half where it takes
+/// __nv_bfloat16), which NVRTC itself checks on the function's type.
+/// Returns false with `error` (NVRTC's log included) when the sources do
+/// not compile; otherwise `problems` lists what is wrong with calls.
+/// Results are remembered in the process per sources, calls and target, so
+/// that the configs an autotuner compiles run NVRTC once.
+bool compileCudaCalls(const std::vector<std::string> &sources,
+                      const std::vector<CudaCall> &calls, const TargetInfo &target,
+                      std::string &functions, std::vector<CudaCallProblem> &problems,
+                      std::string &error);
+
+/// The names NVRTC's `functions` define (`.visible`) that the kernel's
+/// `ptx` also defines: two definitions of one symbol, which ptxas refuses.
+std::vector<std::string> clashingSymbols(const std::string &ptx, const std::string &functions);
+
+/// The version of the NVRTC that compileCudaCalls loads ("13.0"), or ""
+/// when none loads: kernels that call CUDA functions have it in their
+/// disk-cache key.
+std::string nvrtcVersion();
 
 /// The bytes of each parameter of the function `name` in the PTX
 /// `functions`, and of its return value (0 for none): `.param .b32` is 4,

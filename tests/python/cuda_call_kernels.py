@@ -98,3 +98,60 @@ def cube(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 16))
     tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(DEVICE_FUNCTIONS, "cube", [x],
                                                            tl.float32))
+
+
+KINDS = '''
+#include <cuda_bf16.h>
+
+extern "C" __device__ float scale(float x) { return 2.0f * x; }
+
+extern "C" __device__ int twice(int x) { return 2 * x; }
+
+extern "C" __device__ unsigned int bits_of(float x) { return __float_as_uint(x); }
+
+extern "C" __device__ __nv_bfloat16 bf16_identity(__nv_bfloat16 x) { return x; }
+'''
+
+
+@tilec.jit
+def int_into_float(x_ptr):
+    # An int32 tile where the function takes a float, and its float result
+    # taken as int32: the same 4 bytes, other kinds.
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(KINDS, "scale", [x], tl.int32))
+
+
+@tilec.jit
+def float_into_int(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(KINDS, "twice", [x], tl.float32))
+
+
+@tilec.jit
+def half_into_bfloat16(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16),
+             tl.cuda_device_call(KINDS, "bf16_identity", [x], tl.float16))
+
+
+@tilec.jit
+def kinds_that_fit(x_ptr, out_ptr):
+    # fp32 in, an unsigned int out as int32; bf16 in and out.
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    bits = tl.cuda_device_call(KINDS, "bits_of", [x], tl.int32)
+    same = tl.cuda_device_call(KINDS, "bf16_identity", [x.to(tl.bfloat16)], tl.bfloat16)
+    tl.store(out_ptr + tl.arange(0, 16), bits + same.to(tl.int32))
+
+
+CLASHING = '''
+extern "C" __device__ float cube_of(float x) { return x * x * x; }
+
+// Not called, but defined: the kernel below has this name.
+extern "C" __device__ int calls_beside_its_namesake() { return 1; }
+'''
+
+
+@tilec.jit
+def calls_beside_its_namesake(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(CLASHING, "cube_of", [x], tl.float32))

@@ -4,6 +4,7 @@ definitions instead of the kernel's declarations and assembles with
 ptxas; NVRTC's errors, a function the source does not define and bad
 arguments are located errors; the interpreter refuses the call at its
 line. On the GPU: the calls against numpy and float64."""
+import re
 import shutil
 import subprocess
 
@@ -73,6 +74,45 @@ def test_half_double_and_scalar_calls_assemble(tmp_path, target):
 def test_nvrtc_errors(kernel, signature, message):
     with pytest.raises(tilec.Error, match=message):
         kernel.compile(signature)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kernel,signature,messages", [
+    (k.int_into_float, "*i32", [
+        r"cuda_call_kernels.py:\d+:\d+: error: argument 1 of 'scale' is 'i32', but that "
+        r"parameter is not an integer; convert it to the parameter's type",
+        r"cuda_call_kernels.py:\d+:\d+: error: 'scale' does not return an integer, but the "
+        r"call's dtype is 'i32'"]),
+    (k.float_into_int, "*fp32", [
+        r"error: argument 1 of 'twice' is 'f32', but that parameter is not a float or double",
+        r"error: 'twice' does not return a float or double, but the call's dtype is 'f32'"]),
+    (k.half_into_bfloat16, "*fp16", [
+        r"error: argument 1 of 'bf16_identity' is 'f16', but that parameter is not a __half",
+        r"error: 'bf16_identity' does not return a __half, but the call's dtype is 'f16'"]),
+])
+def test_kinds_of_the_same_size_are_checked(kernel, signature, messages):
+    # The PTX declares every 4-byte parameter .b32: NVRTC checks the
+    # function's C++ type against what the call passes.
+    with pytest.raises(tilec.Error) as error:
+        kernel.compile(signature)
+    for message in messages:
+        assert re.search(message, str(error.value)), str(error.value)
+
+
+@needs_nvrtc
+def test_kinds_that_fit_compile(tmp_path):
+    # float → unsigned int taken as int32 (integers of one size are one kind),
+    # bf16 → __nv_bfloat16.
+    assembles(k.kinds_that_fit.compile("*fp32:16,*i32:16").asm["ptx"], tmp_path)
+
+
+@needs_nvrtc
+def test_an_uncalled_cuda_function_named_as_the_kernel_is_a_located_error():
+    with pytest.raises(tilec.Error,
+                       match=r"cuda_call_kernels.py:\d+:\d+: error: the CUDA sources define "
+                             r"'calls_beside_its_namesake', a name the kernel's PTX defines "
+                             r"too; rename the CUDA function"):
+        k.calls_beside_its_namesake.compile("*fp32")
 
 
 @pytest.mark.parametrize("kernel,message", [
