@@ -158,12 +158,6 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   check(d.cuDeviceGetName(name, sizeof name - 1, handle_), "cuDeviceGetName");
   name_ = name;
 
-  auto attribute = [&](int which) {
-    int value = 0;
-    check(d.cuDeviceGetAttribute(&value, which, handle_),
-          "cuDeviceGetAttribute");
-    return value;
-  };
   computeCapability_ = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
                        attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   multiprocessorCount_ = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
@@ -175,6 +169,12 @@ Device::Device(int ordinal) : ordinal_(ordinal) {
   // and modules that other libraries sharing the primary context still use.
   check(d.cuDevicePrimaryCtxRetain(&context_, handle_),
         "cuDevicePrimaryCtxRetain");
+}
+
+int Device::attribute(int which) const {
+  int value = 0;
+  check(driver().cuDeviceGetAttribute(&value, which, handle_), "cuDeviceGetAttribute");
+  return value;
 }
 
 void Device::makeCurrent() const {

@@ -73,6 +73,8 @@ public:
   int maxSharedMemoryPerBlockOptin() const { return maxSharedOptin_; }
   int l2CacheBytes() const { return l2CacheBytes_; }
   int ordinal() const { return ordinal_; }
+  /// One cuDeviceGetAttribute value (a CUdevice_attribute). Throws CudaError.
+  int attribute(int which) const;
   /// The primary context (a CUcontext), for code that calls the driver itself.
   ::CUctx_st *context() const { return context_; }
 

@@ -322,9 +322,14 @@ public:
   /// Its disk-cache key (32 hex digits).
   const std::string &cacheKey() const;
   /// Registers and local memory (spills) per thread of the machine code,
-  /// once a launch has loaded it on the GPU; -1 before.
+  /// once a launch or load() has put it on the GPU; -1 before.
   int numRegisters() const;
   int spillBytes() const;
+  /// Loads the machine code on the current GPU, as a first launch does
+  /// (then numRegisters() and spillBytes() are known; Triton's
+  /// CompiledKernel._init_handles). target() must run on the GPU; throws
+  /// Error otherwise, or without a driver or GPU. Loading twice is free.
+  void load() const;
   /// The GPU target the PTX was written for ("sm_90a", "sm_80").
   const std::string &target() const;
   /// The signature compiled for, in Triton's notation ("*fp32:16,i32"),
@@ -538,6 +543,26 @@ std::string summarizePTX(const std::string &ptx);
 /// True when a CUDA driver loads and reports a GPU; otherwise false, with
 /// the reason in *why ("no CUDA driver found: ..."). Never throws.
 bool cudaAvailable(std::string *why = nullptr);
+
+/// What a GPU offers a kernel, read from the CUDA driver (Triton's
+/// driver.active.utils.get_device_properties).
+struct DeviceProperties {
+  std::string name;
+  int ordinal = 0;
+  int computeCapability = 0;         ///< major * 10 + minor (90: H100, H200)
+  int multiprocessorCount = 0;
+  int maxSharedMemoryPerBlock = 0;   ///< bytes, once a kernel opts in
+  int maxRegistersPerBlock = 0;      ///< 32-bit registers
+  int maxThreadsPerMultiprocessor = 0;
+  int warpSize = 0;
+  int smClockKHz = 0;
+  int memoryClockKHz = 0;
+  int memoryBusWidthBits = 0;
+  int l2CacheBytes = 0;
+};
+/// The properties of GPU `ordinal`; -1: the one current on the calling
+/// thread (device 0 when none is). Throws Error without a driver or GPU.
+DeviceProperties deviceProperties(int ordinal = -1);
 
 /// Every GPU target Kernel::compile and `tilec compile --target` accept,
 /// oldest first: "sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, ...".

@@ -299,12 +299,36 @@ class CompiledKernel:
 
     @property
     def metadata(self):
-        return {"name": self.name, "signature": self.signature,
-                "constexprs": self.constexprs, "num_warps": self.num_warps,
-                "num_stages": self.num_stages, "maxnreg": self.maxnreg,
-                "debug": self.debug, "deterministic": self.deterministic,
-                "shared": self.shared,
-                "target": self.target}
+        """What was compiled, by key or attribute (`metadata.shared`, as in
+        Triton): name, signature, constexprs, num_warps, num_stages,
+        num_ctas (1), maxnreg, debug, deterministic, shared (bytes), target."""
+        return _Metadata(name=self.name, signature=self.signature,
+                         constexprs=self.constexprs, num_warps=self.num_warps,
+                         num_stages=self.num_stages, num_ctas=1, maxnreg=self.maxnreg,
+                         debug=self.debug, deterministic=self.deterministic,
+                         shared=self.shared, target=self.target)
+
+    def _init_handles(self):
+        """Load the machine code on the current GPU, as a first launch does,
+        so that n_regs and n_spills are known (Triton's name). Needs a GPU
+        that runs self.target."""
+        self._compiled.load()
+
+    @property
+    def n_regs(self):
+        """Registers per thread of the machine code (loads it on the GPU
+        first if no launch has)."""
+        if self._compiled.num_registers < 0:
+            self._init_handles()
+        return self._compiled.num_registers
+
+    @property
+    def n_spills(self):
+        """Registers spilled per thread: local memory bytes / 4, as Triton
+        counts them (loads the machine code first if no launch has)."""
+        if self._compiled.spill_bytes < 0:
+            self._init_handles()
+        return self._compiled.spill_bytes // 4
 
     def summary(self):
         """What a reader of the PTX looks for first, one line each."""
@@ -320,10 +344,10 @@ class CompiledKernel:
         if self._params is None:
             self._params = (self.fn._launcher or self.fn._init()).kernel.parameters
             self._runtime = [p[0] for p in self._params if not p[1]]
-        params, runtime = self._params, self._runtime
+        params, runtime_names = self._params, self._runtime
 
         def launch(*args, stream=None):
-            if len(args) == len(params) and len(params) != len(runtime):
+            if len(args) == len(params) and len(params) != len(runtime_names):
                 given = []
                 for (name, is_constexpr, _), value in zip(params, args):
                     if not is_constexpr:
@@ -337,20 +361,31 @@ class CompiledKernel:
                                     f"'{name}' is {value!r}, and this compile has "
                                     f"{compiled!r}")
                 args = given
-            elif len(args) != len(runtime):
-                raise TypeError(f"{self.name}: this compile takes its {len(runtime)} "
-                                f"runtime arguments ({', '.join(runtime)}) or all "
+            elif len(args) != len(runtime_names):
+                raise TypeError(f"{self.name}: this compile takes its {len(runtime_names)} "
+                                f"runtime arguments ({', '.join(runtime_names)}) or all "
                                 f"{len(params)} parameters, got {len(args)}")
             g = grid
             if callable(g):
-                g = g({**dict(zip(runtime, args)), **self.constexprs,
+                g = g({**dict(zip(runtime_names, args)), **self.constexprs,
                        "num_warps": self.num_warps, "num_stages": self.num_stages})
-            self._compiled.launch(g, tuple(args), runtime, stream)
+            self._compiled.launch(g, tuple(args), runtime_names, stream)
         return launch
 
     def __repr__(self):
         return (f"<tilec.CompiledKernel {self.name} [{self.signature}] "
                 f"{self.constexprs} num_warps={self.num_warps}>")
+
+
+class _Metadata(dict):
+    """A dict whose keys read as attributes too (Triton's metadata is a
+    named tuple; tilec's was a dict)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"compiled kernel metadata has no {name!r}") from None
 
 
 class _Asm(dict):
@@ -561,7 +596,7 @@ class JITFunction:
         self._last_compiled_at = launcher.launches
         return result
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, target=None,
+    def warmup(self, *args, grid=None, num_warps=None, num_stages=None, target=None,
                maxnreg=None, debug=None, deterministic=None, **kwargs):
         """Compile what `fn[grid](*args, **kwargs)` would launch, without
         launching: args may be real arguments (tensors, ints) or signature
@@ -572,13 +607,20 @@ class JITFunction:
         n_runtime = sum(1 for p in launcher.kernel.parameters if not p[1])
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
-            return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
-                                target=target, maxnreg=maxnreg, debug=debug,
+            return self.compile(args[0], num_warps=num_warps or 4,
+                                num_stages=num_stages or 3, target=target,
+                                maxnreg=maxnreg, debug=debug,
                                 deterministic=deterministic, **kwargs)
+        # num_warps / num_stages only when given: a kernel parameter of that
+        # name (Triton's softmax tutorial has `num_stages: tl.constexpr`)
+        # takes the value as well, and must not take a default it was not given.
+        if num_warps is not None:
+            kwargs["num_warps"] = num_warps
+        if num_stages is not None:
+            kwargs["num_stages"] = num_stages
         (signature, constexprs, num_warps, num_stages, maxnreg, debug,
          deterministic) = launcher.specialize(
-            *args, num_warps=num_warps, num_stages=num_stages, maxnreg=maxnreg,
-            debug=debug, deterministic=deterministic, **kwargs)
+            *args, maxnreg=maxnreg, debug=debug, deterministic=deterministic, **kwargs)
         return self.compile(signature, num_warps=num_warps, num_stages=num_stages,
                             target=target, maxnreg=maxnreg, debug=debug,
                             deterministic=deterministic, constexprs=constexprs)
@@ -624,5 +666,6 @@ def jit(fn=None, **options):
 from .autotuner import Autotuner, Config, autotune  # noqa: E402  (needs JITFunction)
 from .heuristics import Heuristics, heuristics  # noqa: E402  (needs JITFunction)
 from . import testing  # noqa: E402
+from . import runtime  # noqa: E402
 
 __all__ += ["Autotuner", "Config", "autotune", "Heuristics", "heuristics"]

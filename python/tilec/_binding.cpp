@@ -684,14 +684,21 @@ struct Launcher {
           for (i = 0; i < n; ++i)
             if (PyUnicode_Compare(params[i].pyName.ptr(), key) == 0)
               break;
+        bool isWarps = key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0;
+        bool isStages =
+            key == names.num_stages || PyUnicode_Compare(key, names.num_stages) == 0;
         if (i < n) {
           if (b.values[i])
             typeError(kernel.name() + "() got multiple values for argument '" +
                       params[i].name + "'");
           b.values[i] = value;
-          continue;
+          // A parameter named as a launch option gets the value and sets the
+          // option too, as Triton passes it to both (its fused-softmax
+          // tutorial has a `num_stages: tl.constexpr`).
+          if ((!isWarps && !isStages) || !PyLong_Check(value))
+            continue;
         }
-        if (key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0) {
+        if (isWarps) {
           long w = PyLong_AsLong(value);
           if (w == -1 && PyErr_Occurred())
             throwPython();
@@ -701,8 +708,7 @@ struct Launcher {
           b.numWarps = unsigned(w);
         } else if (key == names.stream || PyUnicode_Compare(key, names.stream) == 0) {
           b.stream = value;
-        } else if (key == names.num_stages ||
-                   PyUnicode_Compare(key, names.num_stages) == 0) {
+        } else if (isStages) {
           long s = PyLong_AsLong(value);
           if (s == -1 && PyErr_Occurred())
             throwPython();
@@ -1056,6 +1062,31 @@ PYBIND11_MODULE(_tilec, m) {
           return py::make_tuple(ok, why);
         },
         "(True, '') when a CUDA driver and a GPU are there, else (False, why).");
+  m.def("device_properties",
+        [](int ordinal) {
+          tilec::DeviceProperties p;
+          {
+            py::gil_scoped_release release;
+            p = tilec::deviceProperties(ordinal);
+          }
+          py::dict d;
+          d["name"] = p.name;
+          d["ordinal"] = p.ordinal;
+          d["compute_capability"] = p.computeCapability;
+          d["multiprocessor_count"] = p.multiprocessorCount;
+          d["max_shared_mem"] = p.maxSharedMemoryPerBlock;
+          d["max_num_regs"] = p.maxRegistersPerBlock;
+          d["max_threads_per_sm"] = p.maxThreadsPerMultiprocessor;
+          d["warpSize"] = p.warpSize;
+          d["sm_clock_rate"] = p.smClockKHz;
+          d["mem_clock_rate"] = p.memoryClockKHz;
+          d["mem_bus_width"] = p.memoryBusWidthBits;
+          d["l2_cache_size"] = p.l2CacheBytes;
+          return d;
+        },
+        py::arg("ordinal") = -1,
+        "The GPU's properties under Triton's names (max_shared_mem, max_num_regs, "
+        "multiprocessor_count, warpSize, ...); ordinal -1: the current GPU.");
   m.def("known_targets", &tilec::knownTargets,
         "Every GPU target compile() accepts: 'sm_80, sm_86, ..., sm_120a'.");
   m.def("default_target", &tilec::defaultTarget,
@@ -1136,6 +1167,16 @@ PYBIND11_MODULE(_tilec, m) {
            py::arg("grid"), py::arg("args"), py::arg("names"), py::arg("stream") = py::none(),
            "Launch this specialisation; args are its runtime arguments, checked "
            "against its signature.")
+      .def_property_readonly("num_registers", &tilec::CompiledKernel::numRegisters,
+                             "Registers per thread once loaded on the GPU; -1 before.")
+      .def_property_readonly("spill_bytes", &tilec::CompiledKernel::spillBytes,
+                             "Local memory per thread once loaded on the GPU; -1 before.")
+      .def("load",
+           [](const tilec::CompiledKernel &k) {
+             py::gil_scoped_release release;
+             k.load();
+           },
+           "Load the machine code on the current GPU, as a first launch does.")
       .def("cubin", [](const tilec::CompiledKernel &k) {
         std::vector<char> bytes;
         {

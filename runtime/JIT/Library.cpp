@@ -2,7 +2,9 @@
 // device runtime.
 #include "tilec/tilec.h"
 
+#include "compiler/Target/NVRTC.h"
 #include "dsl/Builtins.h"
+#include "runtime/CudaDriver.h"
 #include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 #include "runtime/JIT/Interpret.h"
@@ -507,6 +509,15 @@ struct Kernel::Impl {
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
+    // CUDA device functions put NVRTC's PTX in the kernel's: another NVRTC
+    // is another kernel. (Read from the texts: a kernel reaches
+    // tl.cuda_device_call only from its own or a callee's.)
+    for (const jit::KeyPart &part : *sourceParts)
+      if (part.text.find("cuda_device_call") != std::string::npos) {
+        std::string version = nvrtcVersion();
+        parts.push_back({"nvrtc", version.empty() ? "none" : version, "", ""});
+        break;
+      }
     return parts;
   }
 
@@ -836,19 +847,12 @@ namespace {
 const CacheEntry &entryOf(const std::shared_ptr<const void> &impl) {
   return *static_cast<const CacheEntry *>(impl.get());
 }
-} // namespace
 
-void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream) const {
-  if (!impl_)
-    throw Error("cannot launch an empty CompiledKernel (Kernel::compile makes them)");
-  // Only the module, written once under its mutex, changes after the compile.
-  auto &entry = *static_cast<CacheEntry *>(const_cast<void *>(impl_.get()));
+/// Loads a compiled kernel's machine code on the current GPU (once) and
+/// returns that GPU; throws Error when its target cannot run there or an
+/// earlier launch loaded it on another GPU.
+runtime::Device &loadOnCurrentDevice(CacheEntry &entry) {
   const std::string &name = entry.compiled->name;
-  const jit::ParamNames &names = entry.runtimeNameRefs;
-  std::vector<Arg> converted =
-      jit::argumentsForSignature(name, names, entry.compiled->signature, args);
-  jit::checkGrid(name, grid);
-  jit::checkPointerArguments(name, names, converted.data(), converted.size(), Backend::GPU);
   runtime::Device *device = &launchDevice(name);
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(entry.target, error);
@@ -862,6 +866,29 @@ void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *strea
     throw Error("cannot launch kernel '" + name + "': this compile was loaded on GPU " +
                 std::to_string(entry.module->device().ordinal()) + " by its first launch, and GPU " +
                 std::to_string(device->ordinal()) + " is current");
+  return *device;
+}
+
+/// The entry of a compile; only its module, written once under its mutex,
+/// changes after the compile.
+CacheEntry &mutableEntryOf(const std::shared_ptr<const void> &impl) {
+  if (!impl)
+    throw Error("cannot launch an empty CompiledKernel (Kernel::compile makes them)");
+  return *static_cast<CacheEntry *>(const_cast<void *>(impl.get()));
+}
+} // namespace
+
+void CompiledKernel::load() const { loadOnCurrentDevice(mutableEntryOf(impl_)); }
+
+void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream) const {
+  CacheEntry &entry = mutableEntryOf(impl_);
+  const std::string &name = entry.compiled->name;
+  const jit::ParamNames &names = entry.runtimeNameRefs;
+  std::vector<Arg> converted =
+      jit::argumentsForSignature(name, names, entry.compiled->signature, args);
+  jit::checkGrid(name, grid);
+  jit::checkPointerArguments(name, names, converted.data(), converted.size(), Backend::GPU);
+  loadOnCurrentDevice(entry);
   jit::checkDevicePointers(name, names, converted.data(), converted.size(),
                            entry.module->device().ordinal());
   launchEntry(entry, grid, converted.data(), converted.size(),
@@ -943,6 +970,32 @@ CompiledKernel Kernel::compile(const std::string &signature,
 std::string summarizePTX(const std::string &ptx) { return jit::summarizePTX(ptx); }
 
 bool cudaAvailable(std::string *why) { return runtime::driverAvailable(why); }
+
+DeviceProperties deviceProperties(int ordinal) {
+  std::string why;
+  if (!runtime::driverAvailable(&why))
+    throw Error("cannot read the GPU's properties: " + why);
+  try {
+    runtime::Device &d = ordinal < 0 ? runtime::Device::current() : runtime::Device::get(ordinal);
+    DeviceProperties p;
+    p.name = d.name();
+    p.ordinal = d.ordinal();
+    p.computeCapability = d.computeCapability();
+    p.multiprocessorCount = d.multiprocessorCount();
+    p.maxSharedMemoryPerBlock = d.maxSharedMemoryPerBlockOptin();
+    p.maxRegistersPerBlock = d.attribute(runtime::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    p.maxThreadsPerMultiprocessor =
+        d.attribute(runtime::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    p.warpSize = d.attribute(runtime::CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    p.smClockKHz = d.attribute(runtime::CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    p.memoryClockKHz = d.attribute(runtime::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    p.memoryBusWidthBits = d.attribute(runtime::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    p.l2CacheBytes = d.l2CacheBytes();
+    return p;
+  } catch (const runtime::CudaError &e) {
+    throw Error(std::string("cannot read the GPU's properties: ") + e.what());
+  }
+}
 
 std::string knownTargets() { return TargetInfo::knownChips(); }
 

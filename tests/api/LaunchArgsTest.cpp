@@ -349,3 +349,45 @@ TEST(LaunchArgs, AutotuningChecksLikeALaunchBeforeTiming) {
   e = errorOf([&] { addKernel().tune({c}, {tilec::Grid(4)}, args, o); });
   EXPECT_NE(e.find("missing 'n'"), std::string::npos) << e;
 }
+
+TEST(CompiledLaunchArgs, LoadPutsTheMachineCodeOnTheGpuOnce) {
+  tilec::CompiledKernel k =
+      addKernel().compile("*fp32:16,*fp32:16,*fp32:16,i32", {{"BLOCK", 256}}, 4,
+                          tilec::defaultTarget());
+  if (!haveGpu()) {
+    EXPECT_EQ(k.numRegisters(), -1); // nothing loaded
+    std::string e = errorOf([&] { k.load(); });
+    EXPECT_NE(e.find("cannot launch kernel 'add'"), std::string::npos) << e;
+    EXPECT_EQ(k.numRegisters(), -1);
+    return;
+  }
+  k.load();
+  EXPECT_GT(k.numRegisters(), 0);
+  EXPECT_GE(k.spillBytes(), 0);
+  int registers = k.numRegisters();
+  k.load(); // a second load changes nothing
+  EXPECT_EQ(k.numRegisters(), registers);
+}
+
+TEST(DeviceProperties, ReadFromTheDriverOrSayWhyNot) {
+  if (!haveGpu()) {
+    std::string e = errorOf([] { tilec::deviceProperties(); });
+    EXPECT_EQ(e.rfind("cannot read the GPU's properties: ", 0), 0u) << e;
+    return;
+  }
+  tilec::DeviceProperties p = tilec::deviceProperties();
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_GE(p.computeCapability, 80);
+  EXPECT_GT(p.multiprocessorCount, 0);
+  EXPECT_EQ(p.warpSize, 32);
+  EXPECT_GE(p.maxRegistersPerBlock, 65536);
+  EXPECT_GT(p.maxSharedMemoryPerBlock, 48 * 1024);
+  EXPECT_GE(p.maxThreadsPerMultiprocessor, 1024);
+  EXPECT_GT(p.smClockKHz, 0);
+  EXPECT_GT(p.memoryBusWidthBits, 0);
+  EXPECT_GT(p.l2CacheBytes, 0);
+  // The ordinal given reads the same device.
+  EXPECT_EQ(tilec::deviceProperties(p.ordinal).name, p.name);
+  std::string e = errorOf([] { tilec::deviceProperties(1000); });
+  EXPECT_EQ(e.rfind("cannot read the GPU's properties: ", 0), 0u) << e;
+}
