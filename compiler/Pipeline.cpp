@@ -256,7 +256,7 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   if (!cudaCallees.empty()) {
     // A function of the CUDA sources that the kernel also defines (one the
     // kernel does not call, say): ptxas would refuse the two definitions.
-    std::vector<std::string> clashes = clashingSymbols(stages.ptx, cudaFunctions);
+    std::vector<std::string> clashes = resolveClashingSymbols(stages.ptx, cudaFunctions);
     if (!clashes.empty()) {
       errors.push_back(renderLocation(*firstCudaCall) + ": error: the CUDA sources define '" +
                        clashes.front() +

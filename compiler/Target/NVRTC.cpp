@@ -6,6 +6,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -240,31 +241,69 @@ std::string nvrtcVersion() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::vector<std::string> clashingSymbols(const std::string &ptx, const std::string &functions) {
-  // Every name a module defines: `.visible`/`.weak` functions and entries,
-  // and the kernel's own (`.entry` and `.func` definitions are followed by
-  // a parameter list or a return value).
-  auto defined = [](const std::string &text) {
-    std::set<std::string> names;
-    llvm::Regex definition("\\.(entry|func)[ \t]*(\\([^)]*\\))?[ \t\n]*([A-Za-z_$][A-Za-z0-9_$]*)");
-    llvm::StringRef rest(text);
-    llvm::SmallVector<llvm::StringRef> m;
-    while (definition.match(rest, &m)) {
-      // A declaration (`.extern .func ...;`) is not a definition.
-      size_t lineStart = rest.substr(0, m[0].data() - rest.data()).rfind('\n');
-      llvm::StringRef line = rest.substr(lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
-      if (!line.starts_with(".extern"))
-        names.insert(m[3].str());
-      rest = rest.substr(m[0].data() - rest.data() + m[0].size());
-    }
-    return names;
-  };
-  std::set<std::string> ours = defined(body(ptx));
-  std::vector<std::string> both;
-  for (const std::string &name : defined(body(functions)))
-    if (ours.count(name))
-      both.push_back(name);
-  return both;
+namespace {
+
+/// Every name a PTX module's text defines (`.entry` and `.func`
+/// definitions, module-scope `.global` and `.const` variables; not
+/// `.extern` declarations), and whether it is `.visible`.
+std::map<std::string, bool> definedSymbols(const std::string &text) {
+  std::map<std::string, bool> names;
+  // Variables, one per line: `[.visible] .global .align 8 .b8 name[144] = {...};`
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).split(lines, '\n');
+  llvm::Regex variable("^(\\.visible[ \t]+)?\\.(global|const)[ \t][^=;]*[ \t]"
+                       "([A-Za-z_$][A-Za-z0-9_$]*)[ \t]*(\\[[0-9]*\\][ \t]*)*(=|;)");
+  for (llvm::StringRef line : lines) {
+    llvm::SmallVector<llvm::StringRef> v;
+    if (variable.match(line.trim(), &v))
+      names[v[3].str()] = !v[1].empty();
+  }
+  llvm::Regex definition("\\.(entry|func)[ \t]*(\\([^)]*\\))?[ \t\n]*([A-Za-z_$][A-Za-z0-9_$]*)");
+  llvm::StringRef rest(text);
+  llvm::SmallVector<llvm::StringRef> m;
+  while (definition.match(rest, &m)) {
+    size_t lineStart = rest.substr(0, m[0].data() - rest.data()).rfind('\n');
+    llvm::StringRef line = rest.substr(lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
+    if (!line.starts_with(".extern"))
+      names[m[3].str()] = line.starts_with(".visible");
+    rest = rest.substr(m[0].data() - rest.data() + m[0].size());
+  }
+  return names;
+}
+
+bool isIdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+/// `text` with every whole-word `name` replaced by `to`.
+std::string renameSymbol(const std::string &text, const std::string &name,
+                         const std::string &to) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at; (at = text.find(name, from)) != std::string::npos;) {
+    size_t end = at + name.size();
+    bool whole = (at == 0 || !isIdentifierChar(text[at - 1])) &&
+                 (end == text.size() || !isIdentifierChar(text[end]));
+    out += text.substr(from, at - from) + (whole ? to : name);
+    from = end;
+  }
+  return out + text.substr(from);
+}
+
+} // namespace
+
+std::vector<std::string> resolveClashingSymbols(const std::string &ptx, std::string &functions) {
+  std::map<std::string, bool> ours = definedSymbols(body(ptx));
+  std::vector<std::string> visible;
+  for (const auto &[name, isVisible] : definedSymbols(body(functions))) {
+    if (!ours.count(name))
+      continue;
+    if (isVisible)
+      visible.push_back(name);
+    else // internal to NVRTC's module: its own calls follow the new name
+      functions = renameSymbol(functions, name, name + "_nvrtc");
+  }
+  return visible;
 }
 
 namespace {
@@ -370,13 +409,16 @@ void checkSizes(const std::string &functions, const std::vector<CudaCall> &calls
 /// The places whose kinds NVRTC's log reports wrong through the probe's
 /// markers (none when the probe did not fail on a kind).
 std::set<CallPlace> wrongKinds(const std::string &log, const std::vector<CudaCall> &calls) {
-  llvm::Regex marker("tilec:([0-9]+):([0-9]+)");
+  // The failed assertion's message only: NVRTC also quotes the source line
+  // of any error, which holds the marker too.
+  llvm::Regex marker("static assertion failed with \"tilec:([0-9]{1,9}):([0-9]{1,9})\"");
   llvm::StringRef rest(log);
   llvm::SmallVector<llvm::StringRef> m;
   std::set<CallPlace> out;
   while (marker.match(rest, &m)) {
     rest = rest.substr(m[0].data() - rest.data() + m[0].size());
-    size_t c = std::stoul(m[1].str()), arg = std::stoul(m[2].str());
+    size_t c = std::strtoul(m[1].str().c_str(), nullptr, 10);
+    size_t arg = std::strtoul(m[2].str().c_str(), nullptr, 10);
     if (c < calls.size() && arg <= calls[c].args.size())
       out.insert({c, arg});
   }
@@ -399,12 +441,32 @@ std::string kindMessage(const std::vector<CudaCall> &calls, CallPlace place) {
          given.name;
 }
 
-/// One compile's outcome, remembered per (sources, probe, target).
-struct Outcome {
+/// One NVRTC compile: the PTX, or the log of its failure.
+struct Compiled {
   bool ok = false;
-  std::string functions, error;
-  std::vector<CudaCallProblem> problems;
+  std::string ptx, log;
 };
+
+/// NVRTC's compile of `source` for `target`, remembered in the process
+/// (the configs an autotuner compiles share their sources).
+Compiled compileOnce(const std::string &source, const TargetInfo &target) {
+  static std::mutex mutex;
+  static std::map<std::string, Compiled> memo;
+  std::string key = target.chip + '\0' + source;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second;
+  }
+  Compiled out;
+  out.ok = compile(source, target, out.ptx, out.log);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 64)
+    memo.clear();
+  memo.emplace(key, out);
+  return out;
+}
 
 } // namespace
 
@@ -415,57 +477,35 @@ bool compileCudaCalls(const std::vector<std::string> &sources,
   std::string unit;
   for (const std::string &s : sources)
     unit += s + "\n";
-  std::string probe = kindProbe(calls);
-  std::string key = target.chip + '\0' + unit + '\0' + probe;
-  static std::mutex mutex;
-  static std::map<std::string, Outcome> memo;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = memo.find(key);
-    if (it != memo.end()) {
-      functions = it->second.functions;
-      problems = it->second.problems;
-      error = it->second.error;
-      return it->second.ok;
-    }
-  }
-  Outcome out;
-  std::string log;
   std::set<CallPlace> kinds;
-  if (compile(unit + probe, target, out.functions, log)) {
-    out.ok = true;
-  } else {
+  Compiled probed = compileOnce(unit + kindProbe(calls), target);
+  Compiled plain = probed;
+  if (!probed.ok) {
     // Kinds that do not fit fail the probe with its markers; the sources'
     // own errors, or a function the probe cannot name, fail it without.
     // Either way the PTX, or the sources' errors, come from a compile
     // without the probe.
-    kinds = wrongKinds(log, calls);
-    out.ok = compile(unit, target, out.functions, out.error);
+    kinds = wrongKinds(probed.log, calls);
+    plain = compileOnce(unit, target);
   }
-  if (out.ok) {
-    // A wrong size says more than a wrong kind ("takes 2 bytes"): the kind
-    // is reported where the size was right.
-    std::set<CallPlace> sizes;
-    checkSizes(out.functions, calls, sizes, out.problems);
-    // Per call, its arguments first, then its result.
-    std::vector<CallPlace> ordered(kinds.begin(), kinds.end());
-    std::stable_sort(ordered.begin(), ordered.end(), [](CallPlace a, CallPlace b) {
-      return std::make_pair(a.first, a.second == 0) < std::make_pair(b.first, b.second == 0);
-    });
-    for (CallPlace place : ordered)
-      if (!sizes.count(place))
-        out.problems.push_back({place.first, kindMessage(calls, place)});
+  if (!plain.ok) {
+    error = plain.log;
+    return false;
   }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (memo.size() >= 64)
-      memo.clear();
-    memo.emplace(key, out);
-  }
-  functions = out.functions;
-  problems = out.problems;
-  error = out.error;
-  return out.ok;
+  functions = plain.ptx;
+  // A wrong size says more than a wrong kind ("takes 2 bytes"): the kind
+  // is reported where the size was right.
+  std::set<CallPlace> sizes;
+  checkSizes(functions, calls, sizes, problems);
+  // Per call, its arguments first, then its result.
+  std::vector<CallPlace> ordered(kinds.begin(), kinds.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](CallPlace a, CallPlace b) {
+    return std::make_pair(a.first, a.second == 0) < std::make_pair(b.first, b.second == 0);
+  });
+  for (CallPlace place : ordered)
+    if (!sizes.count(place))
+      problems.push_back({place.first, kindMessage(calls, place)});
+  return true;
 }
 
 } // namespace tilec

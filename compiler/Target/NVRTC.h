@@ -54,9 +54,12 @@ bool compileCudaCalls(const std::vector<std::string> &sources,
                       std::string &functions, std::vector<CudaCallProblem> &problems,
                       std::string &error);
 
-/// The names NVRTC's `functions` define (`.visible`) that the kernel's
-/// `ptx` also defines: two definitions of one symbol, which ptxas refuses.
-std::vector<std::string> clashingSymbols(const std::string &ptx, const std::string &functions);
+/// Two definitions of one name in the merged module, which ptxas refuses:
+/// the functions NVRTC's `functions` define without `.visible` (libdevice's
+/// internals, `static` helpers) that the kernel's `ptx` defines too are
+/// renamed in `functions` (with their calls there); the `.visible` ones,
+/// which the kernel calls by name, are returned.
+std::vector<std::string> resolveClashingSymbols(const std::string &ptx, std::string &functions);
 
 /// The version of the NVRTC that compileCudaCalls loads ("13.0"), or ""
 /// when none loads: kernels that call CUDA functions have it in their

@@ -568,7 +568,7 @@ class JITFunction:
 
     # -- compiling without launching -------------------------------------------
 
-    def compile(self, signature, *, num_warps=4, num_stages=3, target=None,
+    def compile(self, signature, *, num_warps=None, num_stages=None, target=None,
                 maxnreg=None, debug=None, deterministic=None, constexprs=None, **kwargs):
         """Compile for `signature` ("*fp32:16,*fp32,i32", or a list of entries,
         one per non-constexpr parameter) and the constexprs given by keyword.
@@ -586,6 +586,14 @@ class JITFunction:
         values = dict(constexprs or {})
         values.update(kwargs)
         launcher = self._launcher or self._init()
+        # A constexpr parameter named num_warps / num_stages takes the
+        # option's value when given, as a launch passes it to both.
+        for name, given in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if given is not None and name not in values and any(
+                    p[0] == name and p[1] for p in launcher.kernel.parameters):
+                values[name] = given
+        num_warps = 4 if num_warps is None else num_warps
+        num_stages = 3 if num_stages is None else num_stages
         compiled = launcher.kernel.compile(signature, values, num_warps, target,
                                            num_stages, maxnreg or 0,
                                            self.debug if debug is None else bool(debug),
@@ -607,9 +615,8 @@ class JITFunction:
         n_runtime = sum(1 for p in launcher.kernel.parameters if not p[1])
         if (len(args) == 1 and isinstance(args[0], str)
                 and ("," in args[0] or n_runtime != 1)):
-            return self.compile(args[0], num_warps=num_warps or 4,
-                                num_stages=num_stages or 3, target=target,
-                                maxnreg=maxnreg, debug=debug,
+            return self.compile(args[0], num_warps=num_warps, num_stages=num_stages,
+                                target=target, maxnreg=maxnreg, debug=debug,
                                 deterministic=deterministic, **kwargs)
         # num_warps / num_stages only when given: a kernel parameter of that
         # name (Triton's softmax tutorial has `num_stages: tl.constexpr`)

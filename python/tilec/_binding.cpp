@@ -580,6 +580,9 @@ struct Param {
   py::object defaultValue; ///< null when none
   /// What launches specialise on (do_not_specialize...).
   tilec::Arg::Facts facts = tilec::Arg::Facts::All;
+  /// Named as a launch option (num_warps, num_stages): a keyword for it
+  /// sets the option too, as in Triton.
+  bool isLaunchOption = false;
 };
 
 /// The launch state of one kernel: its parameters, their Python defaults,
@@ -614,6 +617,7 @@ struct Launcher {
       param.pyName = py::reinterpret_steal<py::object>(
           PyUnicode_InternFromString(p.name.c_str()));
       param.isConstexpr = p.isConstexpr;
+      param.isLaunchOption = p.name == "num_warps" || p.name == "num_stages";
       if (defaults.contains(param.pyName))
         param.defaultValue = defaults[param.pyName];
       if (unspecialized.contains(param.pyName)) {
@@ -684,9 +688,6 @@ struct Launcher {
           for (i = 0; i < n; ++i)
             if (PyUnicode_Compare(params[i].pyName.ptr(), key) == 0)
               break;
-        bool isWarps = key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0;
-        bool isStages =
-            key == names.num_stages || PyUnicode_Compare(key, names.num_stages) == 0;
         if (i < n) {
           if (b.values[i])
             typeError(kernel.name() + "() got multiple values for argument '" +
@@ -695,10 +696,10 @@ struct Launcher {
           // A parameter named as a launch option gets the value and sets the
           // option too, as Triton passes it to both (its fused-softmax
           // tutorial has a `num_stages: tl.constexpr`).
-          if ((!isWarps && !isStages) || !PyLong_Check(value))
+          if (!params[i].isLaunchOption || !PyIndex_Check(value))
             continue;
         }
-        if (isWarps) {
+        if (key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0) {
           long w = PyLong_AsLong(value);
           if (w == -1 && PyErr_Occurred())
             throwPython();
@@ -708,7 +709,8 @@ struct Launcher {
           b.numWarps = unsigned(w);
         } else if (key == names.stream || PyUnicode_Compare(key, names.stream) == 0) {
           b.stream = value;
-        } else if (isStages) {
+        } else if (key == names.num_stages ||
+                   PyUnicode_Compare(key, names.num_stages) == 0) {
           long s = PyLong_AsLong(value);
           if (s == -1 && PyErr_Occurred())
             throwPython();

@@ -41,9 +41,13 @@ class _Utils:
             ordinal = -1
         elif isinstance(device, int):
             ordinal = device
-        else:
-            ordinal = getattr(device, "index", None)
-            ordinal = -1 if ordinal is None else ordinal
+        elif isinstance(device, str):  # "cuda", "cuda:1"
+            kind, _, index = device.partition(":")
+            if kind != "cuda" or (index and not index.isdigit()):
+                raise ValueError(f"get_device_properties: not a CUDA device: {device!r}")
+            ordinal = int(index) if index else -1
+        else:  # a torch.device
+            ordinal = device.index if device.index is not None else -1
         return _tilec.device_properties(ordinal)
 
 

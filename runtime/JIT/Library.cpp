@@ -510,12 +510,15 @@ struct Kernel::Impl {
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
     // CUDA device functions put NVRTC's PTX in the kernel's: another NVRTC
-    // is another kernel. (Read from the texts: a kernel reaches
-    // tl.cuda_device_call only from its own or a callee's.)
+    // is another kernel. (Read from the source parts: a kernel reaches
+    // tl.cuda_device_call from its own text or a callee's, or through a
+    // global naming it. Without NVRTC such a kernel does not compile, so
+    // nothing is keyed then.)
     for (const jit::KeyPart &part : *sourceParts)
-      if (part.text.find("cuda_device_call") != std::string::npos) {
-        std::string version = nvrtcVersion();
-        parts.push_back({"nvrtc", version.empty() ? "none" : version, "", ""});
+      if (part.text.find("cuda_device_call") != std::string::npos ||
+          part.value.find("cuda_device_call") != std::string::npos) {
+        if (std::string version = nvrtcVersion(); !version.empty())
+          parts.push_back({"nvrtc", version, "", ""});
         break;
       }
     return parts;
@@ -914,11 +917,13 @@ double CompiledKernel::compileMilliseconds() const {
 }
 bool CompiledKernel::fromDiskCache() const { return entryOf(impl_).fromDisk; }
 int CompiledKernel::numRegisters() const {
-  const CacheEntry &e = entryOf(impl_);
+  CacheEntry &e = mutableEntryOf(impl_);
+  std::lock_guard<std::mutex> lock(e.moduleMutex); // a load may be writing it
   return e.module ? e.module->numRegisters() : -1;
 }
 int CompiledKernel::spillBytes() const {
-  const CacheEntry &e = entryOf(impl_);
+  CacheEntry &e = mutableEntryOf(impl_);
+  std::lock_guard<std::mutex> lock(e.moduleMutex);
   return e.module ? e.module->localBytesPerThread() : -1;
 }
 const std::string &CompiledKernel::cacheKey() const { return entryOf(impl_).diskKey; }

@@ -155,3 +155,38 @@ extern "C" __device__ int calls_beside_its_namesake() { return 1; }
 def calls_beside_its_namesake(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 16))
     tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(CLASHING, "cube_of", [x], tl.float32))
+
+
+MATH = '''
+// sin of a double uses libdevice internals (a slow-path function and its
+// tables) that the kernel's own tl.sin of a double defines too.
+extern "C" __device__ double sin_of(double x) { return sin(x); }
+
+namespace inner {
+// Declared in a namespace: the kind check cannot name it, the call works.
+extern "C" __device__ float nested(float x) { return x + 1.0f; }
+}
+
+extern "C" __device__ long long halve(long long x) { return x / 2; }
+'''
+
+
+@tilec.jit
+def sine_twice(x_ptr, y_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 128))
+    y = tl.sin(x) + tl.cuda_device_call(MATH, "sin_of", [x], tl.float64)
+    tl.store(y_ptr + tl.arange(0, 128), y)
+
+
+@tilec.jit
+def nested_call(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cuda_device_call(MATH, "nested", [x], tl.float32))
+
+
+@tilec.jit
+def halve_values(x_ptr, BLOCK: tl.constexpr):
+    # Compiled for int32 (4 bytes where the function takes 8) and int64.
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK),
+             tl.cuda_device_call(MATH, "halve", [x], x.dtype))

@@ -107,6 +107,34 @@ def test_kinds_that_fit_compile(tmp_path):
 
 
 @needs_nvrtc
+def test_libdevice_internals_of_both_modules_do_not_clash(tmp_path):
+    # Both define libdevice's sin slow path and its tables: NVRTC's copies
+    # are renamed, so the module assembles.
+    ptx = k.sine_twice.compile("*fp64:16,*fp64:16").asm["ptx"]
+    assert "__internal_trig_reduction_slowpathd_nvrtc" in ptx
+    assembles(ptx, tmp_path)
+
+
+@needs_nvrtc
+def test_a_function_the_kind_check_cannot_name_still_compiles(tmp_path):
+    # extern "C" inside a namespace: no ::nested for the probe; no error.
+    assembles(k.nested_call.compile("*fp32:16").asm["ptx"], tmp_path)
+
+
+@needs_nvrtc
+def test_checks_follow_each_compile_of_one_source():
+    # One source and call, two signatures: NVRTC's result is shared, each
+    # compile's check is its own (an int32 where 8 bytes are taken, then an
+    # int64 that fits, then the int32 again).
+    with pytest.raises(tilec.Error, match=r"argument 1 of 'halve' takes 8 bytes, but the call "
+                                          r"passes 'i32' \(4\)"):
+        k.halve_values.compile("*i32:16", BLOCK=32)
+    assert "halve" in k.halve_values.compile("*i64:16", BLOCK=32).asm["ptx"]
+    with pytest.raises(tilec.Error, match="takes 8 bytes"):
+        k.halve_values.compile("*i32:16", BLOCK=64)
+
+
+@needs_nvrtc
 def test_an_uncalled_cuda_function_named_as_the_kernel_is_a_located_error():
     with pytest.raises(tilec.Error,
                        match=r"cuda_call_kernels.py:\d+:\d+: error: the CUDA sources define "

@@ -25,13 +25,17 @@ def test_current_target_without_a_gpu_is_the_default_one():
     target = driver.active.get_current_target()
     assert isinstance(target, GPUTarget)
     assert target.backend == "cuda" and target.warp_size == 32
-    assert target.arch == int(tilec.default_target()[3:5])
+    digits = "".join(ch for ch in tilec.default_target()[len("sm_"):] if ch.isdigit())
+    assert target.arch == int(digits)  # sm_90a → 90, sm_120a → 120
 
 
 @pytest.mark.skipif(tilec.cuda_available()[0], reason="checks the error without a GPU")
 def test_device_properties_without_a_gpu_say_why():
-    with pytest.raises(tilec.Error, match="cannot read the GPU's properties: "):
-        driver.active.utils.get_device_properties(0)
+    for device in (0, None, "cuda", "cuda:0"):
+        with pytest.raises(tilec.Error, match="cannot read the GPU's properties: "):
+            driver.active.utils.get_device_properties(device)
+    with pytest.raises(ValueError, match="not a CUDA device: 'cpu'"):
+        driver.active.utils.get_device_properties("cpu")
 
 
 def test_driver_is_cuda_only():
