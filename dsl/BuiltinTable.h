@@ -173,6 +173,13 @@ struct BlockAccess {
 BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments &args,
                         SourceLoc at);
 
+/// An atomic read-modify-write of `value` at `ptr` where `mask` (None: all)
+/// holds, whose old values are not used (IRGenAtomic.cpp); `function`
+/// names the call in messages.
+void atomicUpdate(Generator &g, tile::AtomicKind kind, const Value &ptr, const Value &value,
+                  const Value &mask, tile::MemSemantic sem, tile::MemScope scope,
+                  const std::string &function, SourceLoc at);
+
 // The families, each registered next to its code.
 
 /// program_id, arange, load, store, where, zeros, cdiv, static_print, ...

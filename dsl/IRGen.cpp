@@ -482,7 +482,7 @@ Value Generator::pairBranchValues(const Value &t, const Value &e, const std::str
   }
   if (t.kind == Value::Kind::Tuple || t.kind == Value::Kind::BlockPtr) {
     if (e.kind != t.kind || e.elements.size() != t.elements.size() ||
-        e.blockShape != t.blockShape || e.order != t.order)
+        e.blockShape != t.blockShape || e.order != t.order || e.text != t.text)
       differ();
     Value merged = t;
     for (size_t i = 0; i < t.elements.size(); ++i)
@@ -640,6 +640,22 @@ Value Generator::genAttribute(const AttributeExpr &e) {
       return Value::ofMethod(e.attr, base);
     fail(e.loc, base.describe() + " has no attribute '" + e.attr + "'");
   }
+  if (base.isDescriptor()) {
+    if (e.attr == "load" || e.attr == "store" || e.attr.rfind("atomic_", 0) == 0)
+      return Value::ofMethod(e.attr, base);
+    std::vector<Value> entries;
+    for (size_t d = 0; d < base.blockShape.size(); ++d)
+      entries.push_back(e.attr == "block_shape" ? Value::ofInt(base.blockShape[d])
+                        : e.attr == "shape"     ? base.blockDimShape(d)
+                                                : base.blockStride(d));
+    if (e.attr == "block_shape" || e.attr == "shape" || e.attr == "strides")
+      return Value::ofTuple(entries);
+    if (e.attr == "dtype")
+      return Value::ofDType(base.blockBase().type.element.pointee());
+    fail(e.loc, base.describe() + " has no attribute '" + e.attr +
+                    "' (it has load, store, atomic_add, atomic_min, atomic_max, atomic_and, "
+                    "atomic_or, atomic_xor, shape, strides, block_shape and dtype)");
+  }
   if (base.kind == Value::Kind::BlockPtr && e.attr == "advance")
     return Value::ofMethod(e.attr, base);
   if (base.kind == Value::Kind::DType) {
@@ -659,6 +675,8 @@ Value Generator::genCall(const CallExpr &e) {
   case Value::Kind::Builtin:
     return callBuiltin(callee.text, e);
   case Value::Kind::Method:
+    if (callee.self->isDescriptor())
+      return callDescriptorMethod(*callee.self, callee.text, e);
     if (auto v = callShapeMethod(callee, e))
       return *v;
     return callMethod(callee, e);

@@ -74,24 +74,31 @@ std::string opName(tile::AtomicKind kind) {
   }
 }
 
+/// The kind for `pointee` (unsigned max and min for unsigned integers),
+/// after checking that the hardware has it.
+tile::AtomicKind checkedKind(Generator &g, tile::AtomicKind kind, DType pointee,
+                             const std::string &function, SourceLoc at) {
+  if (!tile::atomicSupports(kind, pointee.toMLIR(g.builder().getContext())))
+    fail(at, function + " does not support " + pointee.name() + " (" +
+                 (pointee.isFP8()     ? "8-bit floats take no atomics"
+                  : pointee.isFloat() ? "floats take add, max, min and xchg"
+                                      : "integers of 32 or 64 bits only") +
+                 ")");
+  if (pointee.isInt() && !pointee.isSigned()) {
+    if (kind == tile::AtomicKind::max)
+      return tile::AtomicKind::umax;
+    if (kind == tile::AtomicKind::min)
+      return tile::AtomicKind::umin;
+  }
+  return kind;
+}
+
 Value atomicRMW(Generator &g, const BuiltinArguments &args, tile::AtomicKind kind) {
   SourceLoc at = args.at();
   Value ptr = atomicPointer(args);
   DType pointee = ptr.type.element.pointee();
   mlir::OpBuilder &b = g.builder();
-  if (!tile::atomicSupports(kind, pointee.toMLIR(b.getContext())))
-    fail(args.loc("pointer"),
-         args.function() + " does not support " + pointee.name() + " (" +
-             (pointee.isFP8()     ? "8-bit floats take no atomics"
-              : pointee.isFloat() ? "floats take add, max, min and xchg"
-                                  : "integers of 32 or 64 bits only") +
-             ")");
-  if (pointee.isInt() && !pointee.isSigned()) {
-    if (kind == tile::AtomicKind::max)
-      kind = tile::AtomicKind::umax;
-    else if (kind == tile::AtomicKind::min)
-      kind = tile::AtomicKind::umin;
-  }
+  kind = checkedKind(g, kind, pointee, args.function(), args.loc("pointer"));
   Value value = atomicOperand(g, args, ptr, "val");
   Value mask = maskArgument(g, args, ptr);
   if (mask.isIR())
@@ -122,6 +129,17 @@ Value atomicCAS(Generator &g, const BuiltinArguments &args) {
 }
 
 } // namespace
+
+void atomicUpdate(Generator &g, tile::AtomicKind kind, const Value &ptr, const Value &value,
+                  const Value &mask, tile::MemSemantic sem, tile::MemScope scope,
+                  const std::string &function, SourceLoc at) {
+  DType pointee = ptr.type.element.pointee();
+  kind = checkedKind(g, kind, pointee, function, at);
+  mlir::OpBuilder &b = g.builder();
+  ValueType resultType{pointee, ptr.type.shape};
+  b.create<tile::AtomicRMWOp>(g.loc(at), resultType.toMLIR(b.getContext()), kind, ptr.ir,
+                              value.ir, mask.isIR() ? mask.ir : mlir::Value(), sem, scope);
+}
 
 void addAtomicBuiltins(BuiltinTable &t) {
   for (tile::AtomicKind kind :

@@ -1,20 +1,34 @@
-// Block pointers, as Triton has them: tl.make_block_ptr(base, shape,
-// strides, offsets, block_shape, order) describes a block of a strided
-// tensor in memory, tl.advance moves it, and tl.load / tl.store through it
-// read and write the whole block, masked where boundary_check asks.
+// Block pointers and tensor descriptors, as Triton has them.
 //
-// A block pointer is a value of the front end (Value::Kind::BlockPtr: the
-// base pointer, and per dimension the tensor's size and stride, as i64,
-// and the block's offset, as i32), not an IR type: an access becomes the
-// pointer tensor base + sum over d of (offset_d + arange(block_d)) *
-// stride_d and, for the checked dimensions, the mask 0 <= index_d <
-// shape_d, which the compiler then treats as any other (a stride of 1
-// known at compile time keeps the block's rows contiguous for the axis
-// analysis, so the accesses stay vectorised). Loops carry block pointers
-// as their IR values (IRGenLoops.cpp), and @jit helpers take them.
-// `order` is checked and kept; the layouts follow the memory's contiguity
-// whatever it says.
+// tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)
+// describes a block of a strided tensor in memory, tl.advance moves it, and
+// tl.load / tl.store through it read and write the whole block, masked
+// where boundary_check asks.
+//
+// tl.make_tensor_descriptor(base, shape, strides, block_shape,
+// padding_option="zero") describes the tensor and the block shape its
+// accesses move; desc.load(offsets), desc.store(offsets, value) and
+// desc.atomic_add(offsets, value) (and min, max, and, or, xor) take the
+// block at `offsets`, every dimension checked as TMA does: elements outside
+// the tensor read as the padding (zero, or NaN) and are not written.
+//
+// Both are values of the front end (Value::Kind::BlockPtr: the base
+// pointer, and per dimension the tensor's size and stride, as i64, and the
+// block's offset, as i32), not IR types; a descriptor is a block pointer
+// whose offsets stay 0 and whose Value::text names its padding. An access
+// becomes the pointer tensor base + sum over d of (offset_d +
+// arange(block_d)) * stride_d and, for the checked dimensions, the mask 0
+// <= index_d < shape_d, which the compiler then treats as any other (a
+// stride of 1 known at compile time keeps the block's rows contiguous for
+// the axis analysis, so the accesses stay vectorised, and loops feeding
+// tl.dot pipeline them through cp.async). Loops carry both as their IR
+// values (IRGenLoops.cpp), and @jit helpers take them. `order` is checked
+// and kept; the layouts follow the memory's contiguity whatever it says.
 #include "dsl/BuiltinTable.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
 
 namespace tilec::dsl {
 
@@ -36,16 +50,16 @@ std::vector<int64_t> constInts(Generator &g, const Value &v, SourceLoc at,
   return out;
 }
 
-/// The entries of a tuple argument of `rank` integers (numbers or integer
-/// scalars), each converted to `type`.
-std::vector<Value> integerTuple(Generator &g, const BuiltinArguments &args,
-                                const std::string &name, size_t rank, DType type) {
-  const Value &v = args[name];
-  SourceLoc at = args.loc(name);
+/// The entries of `v`, a tuple (or list) of `rank` integers (numbers or
+/// integer scalars), each converted to `type`; `function`'s `name` in
+/// messages.
+std::vector<Value> integerTuple(Generator &g, const Value &v, SourceLoc at,
+                                const std::string &function, const std::string &name,
+                                size_t rank, DType type) {
   std::vector<Value> entries =
       v.kind == Value::Kind::Tuple ? v.elements : std::vector<Value>{v};
   if (entries.size() != rank)
-    fail(at, args.function() + "'s " + name + " needs " + std::to_string(rank) +
+    fail(at, function + "'s " + name + " needs " + std::to_string(rank) +
                  " entries (one per dimension of the block), got " +
                  std::to_string(entries.size()));
   std::vector<Value> out;
@@ -54,15 +68,19 @@ std::vector<Value> integerTuple(Generator &g, const BuiltinArguments &args,
                    (e.isIR() && !e.type.isTensor() && e.type.element.isInt() &&
                     !e.type.element.isBool() && !e.type.element.isPointer);
     if (!integer)
-      fail(at, args.function() + "'s " + name + " must hold integers, got " +
-                   e.describe());
+      fail(at, function + "'s " + name + " must hold integers, got " + e.describe());
     // Offsets are int32, as Triton's: a wider one would be cut.
     if (e.isIR() && e.type.element.bits() > type.bits())
-      fail(at, args.function() + "'s " + name + " are int32, got " + e.describe() +
+      fail(at, function + "'s " + name + " are int32, got " + e.describe() +
                    " (convert it with .to(tl.int32))");
     out.push_back(g.cast(g.toIR(e, at, type), type, at));
   }
   return out;
+}
+
+std::vector<Value> integerTuple(Generator &g, const BuiltinArguments &args,
+                                const std::string &name, size_t rank, DType type) {
+  return integerTuple(g, args[name], args.loc(name), args.function(), name, rank, type);
 }
 
 Value makeBlockPtr(Generator &g, const BuiltinArguments &args) {
@@ -99,9 +117,11 @@ Value makeBlockPtr(Generator &g, const BuiltinArguments &args) {
 Value advance(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &block = args["base"];
-  if (block.kind != Value::Kind::BlockPtr)
+  if (block.kind != Value::Kind::BlockPtr || block.isDescriptor())
     fail(args.loc("base"), "tl.advance needs a block pointer (tl.make_block_ptr), got " +
-                               block.describe());
+                               block.describe() +
+                               (block.isDescriptor() ? " (its accesses take their offsets)"
+                                                     : ""));
   size_t rank = block.blockShape.size();
   std::vector<Value> deltas = integerTuple(g, args, "offsets", rank, kI32);
   Value moved = block;
@@ -120,21 +140,11 @@ Value indexAlong(Generator &g, const Value &block, size_t d, SourceLoc at) {
   return reshapeTensor(g, index, shape, at, at, "a block pointer's access");
 }
 
-} // namespace
-
-BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments &args,
-                        SourceLoc at) {
+/// The pointers of `block`'s elements and, over the `checked` dimensions,
+/// the mask of those inside the tensor.
+BlockAccess accessOf(Generator &g, const Value &block, const std::vector<bool> &checked,
+                     SourceLoc at) {
   size_t rank = block.blockShape.size();
-  std::vector<bool> checked(rank, false);
-  if (args.has("boundary_check")) {
-    SourceLoc l = args.loc("boundary_check");
-    for (int64_t d : constInts(g, args["boundary_check"], l, "boundary_check")) {
-      if (d < 0 || d >= int64_t(rank))
-        fail(l, "boundary_check names dimension " + std::to_string(d) +
-                    " of a block of " + std::to_string(rank));
-      checked[d] = true;
-    }
-  }
   BlockAccess access;
   Value offsets;
   for (size_t d = 0; d < rank; ++d) {
@@ -156,11 +166,184 @@ BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments
   return access;
 }
 
+Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  g.requireIR(at, "tl.make_tensor_descriptor");
+  const Value &base = args["base"];
+  if (!base.isIR() || base.type.isTensor() || !base.type.element.isPointer)
+    fail(args.loc("base"), "tl.make_tensor_descriptor's base must be a pointer, got " +
+                               base.describe());
+  SourceLoc blockAt = args.loc("block_shape");
+  std::vector<int64_t> blockShape = constInts(g, args["block_shape"], blockAt, "block_shape");
+  size_t rank = blockShape.size();
+  if (rank < 1 || rank > 5)
+    fail(blockAt, "a tensor descriptor has 1 to 5 dimensions (TMA's), got " +
+                      std::to_string(rank));
+  DType element = base.type.element.pointee();
+  g.tensorType(element, blockShape, blockAt);
+  if (blockShape.back() * int64_t(element.bits()) < 16 * 8)
+    fail(blockAt, "a tensor descriptor's block must hold at least 16 bytes along its last "
+                  "dimension (TMA's least), got " + std::to_string(blockShape.back()) +
+                  " " + element.name());
+  // The last dimension is contiguous: its stride must be 1, known here.
+  const Value &strides = args["strides"];
+  const Value &last = strides.kind == Value::Kind::Tuple && !strides.elements.empty()
+                          ? strides.elements.back()
+                          : strides;
+  if (!(last.kind == Value::Kind::Int && last.intValue == 1))
+    fail(args.loc("strides"), "a tensor descriptor's last stride must be the constant 1 "
+                              "(its last dimension contiguous), got " +
+                                  (last.isConstexpr() ? last.repr() : last.describe()));
+  std::string padding = args.has("padding_option") ? args.text("padding_option") : "zero";
+  if (padding != "zero" && padding != "nan")
+    fail(args.loc("padding_option"),
+         "padding_option must be \"zero\" or \"nan\", got \"" + padding + "\"");
+  if (padding == "nan" && !element.isFloat())
+    fail(args.loc("padding_option"),
+         "padding_option \"nan\" needs floats, the tensor holds " + element.name());
+  std::vector<Value> offsets(rank, g.toIR(Value::ofInt(0), at, kI32));
+  std::vector<int64_t> order;
+  for (size_t d = rank; d-- > 0;)
+    order.push_back(int64_t(d));
+  Value desc = Value::ofBlockPtr(base, integerTuple(g, args, "shape", rank, kI64),
+                                 integerTuple(g, args, "strides", rank, kI64), offsets,
+                                 blockShape, order);
+  desc.text = padding;
+  return desc;
+}
+
+/// The descriptor's access at `offsets`: every dimension checked.
+BlockAccess descriptorAccess(Generator &g, const Value &desc, const Value &offsets,
+                             SourceLoc offsetsAt, const std::string &function, SourceLoc at) {
+  size_t rank = desc.blockShape.size();
+  std::vector<Value> starts = integerTuple(g, offsets, offsetsAt, function, "offsets", rank, kI32);
+  Value moved = desc;
+  for (size_t d = 0; d < rank; ++d)
+    moved.elements[3 + 3 * d] = starts[d];
+  return accessOf(g, moved, std::vector<bool>(rank, true), at);
+}
+
+const Value &descriptorArgument(const BuiltinArguments &args, const std::string &name) {
+  const Value &desc = args[name];
+  if (!desc.isDescriptor())
+    fail(args.loc(name), args.function() + " needs a tensor descriptor "
+                                           "(tl.make_tensor_descriptor), got " +
+                             desc.describe());
+  return desc;
+}
+
+Value loadTensorDescriptor(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  const Value &desc = descriptorArgument(args, "desc");
+  BlockAccess access =
+      descriptorAccess(g, desc, args["offsets"], args.loc("offsets"), args.function(), at);
+  DType element = access.pointers.type.element.pointee();
+  Value pad = desc.text == "nan" ? Value::ofFloat(std::nan("")) : Value::ofInt(0);
+  Value other = g.broadcastTo(g.toIR(pad, at, element), desc.blockShape, at);
+  ValueType resultType{element, desc.blockShape};
+  mlir::OpBuilder &b = g.builder();
+  auto op = b.create<tile::LoadOp>(g.loc(at), resultType.toMLIR(b.getContext()),
+                                   access.pointers.ir, access.mask.ir, other.ir,
+                                   tile::CacheModifier::none, tile::EvictionPolicy::normal,
+                                   false);
+  return Value::ofIR(op, resultType);
+}
+
+/// `value` (a scalar or a tensor of the block's shape) as the descriptor's
+/// element type, in the block's shape.
+Value blockValue(Generator &g, const Value &desc, const Value &value, SourceLoc l,
+                 DType element, const std::string &function) {
+  if (!value.isIR() && !value.isNumber())
+    fail(l, function + " cannot store " + value.describe());
+  if (value.isIR() && value.type.element.isPointer)
+    fail(l, function + "'s value cannot be a pointer");
+  if (value.isIR() && value.type.isTensor() && value.type.shape != desc.blockShape)
+    fail(l, "a tensor descriptor of block shape " + shapeString(desc.blockShape) +
+                " takes a scalar or a tensor of that shape, not " + value.describe());
+  return g.broadcastTo(g.cast(g.toIR(value, l, element), element, l), desc.blockShape, l);
+}
+
+Value storeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
+  SourceLoc at = args.at();
+  const Value &desc = descriptorArgument(args, "desc");
+  BlockAccess access =
+      descriptorAccess(g, desc, args["offsets"], args.loc("offsets"), args.function(), at);
+  DType element = access.pointers.type.element.pointee();
+  Value value = blockValue(g, desc, args["value"], args.loc("value"), element, args.function());
+  g.builder().create<tile::StoreOp>(g.loc(at), access.pointers.ir, value.ir, access.mask.ir,
+                                    tile::CacheModifier::none, tile::EvictionPolicy::normal);
+  return Value::none();
+}
+
+/// The atomic a descriptor's method names (desc.atomic_add, ...).
+std::optional<tile::AtomicKind> descriptorAtomic(const std::string &method) {
+  static const std::map<std::string, tile::AtomicKind> kinds = {
+      {"atomic_add", tile::AtomicKind::add}, {"atomic_min", tile::AtomicKind::min},
+      {"atomic_max", tile::AtomicKind::max}, {"atomic_and", tile::AtomicKind::and_},
+      {"atomic_or", tile::AtomicKind::or_},  {"atomic_xor", tile::AtomicKind::xor_}};
+  auto it = kinds.find(method);
+  if (it == kinds.end())
+    return std::nullopt;
+  return it->second;
+}
+
+} // namespace
+
+BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments &args,
+                        SourceLoc at) {
+  size_t rank = block.blockShape.size();
+  std::vector<bool> checked(rank, false);
+  if (args.has("boundary_check")) {
+    SourceLoc l = args.loc("boundary_check");
+    for (int64_t d : constInts(g, args["boundary_check"], l, "boundary_check")) {
+      if (d < 0 || d >= int64_t(rank))
+        fail(l, "boundary_check names dimension " + std::to_string(d) +
+                    " of a block of " + std::to_string(rank));
+      checked[d] = true;
+    }
+  }
+  return accessOf(g, block, checked, at);
+}
+
+Value Generator::callDescriptorMethod(const Value &desc, const std::string &method,
+                                      const CallExpr &call) {
+  std::string function = "desc." + method;
+  if (method == "load") {
+    BuiltinArguments args(*this, call, function, {{"desc", "offsets"}, 2}, &desc);
+    return loadTensorDescriptor(*this, args);
+  }
+  if (method == "store") {
+    BuiltinArguments args(*this, call, function, {{"desc", "offsets", "value"}, 3}, &desc);
+    return storeTensorDescriptor(*this, args);
+  }
+  std::optional<tile::AtomicKind> kind = descriptorAtomic(method);
+  if (!kind)
+    fail(call.loc, desc.describe() + " has no method '" + method +
+                       "' (it has load, store and atomic_add, _min, _max, _and, _or, _xor)");
+  // A reduction into the block (TMA's), relaxed, whose old values are not
+  // returned.
+  BuiltinArguments args(*this, call, function, {{"desc", "offsets", "value"}, 3}, &desc);
+  SourceLoc at = args.at();
+  BlockAccess access =
+      descriptorAccess(*this, desc, args["offsets"], args.loc("offsets"), function, at);
+  DType element = access.pointers.type.element.pointee();
+  Value value = blockValue(*this, desc, args["value"], args.loc("value"), element, function);
+  atomicUpdate(*this, *kind, access.pointers, value, access.mask, tile::MemSemantic::relaxed,
+               tile::MemScope::gpu, function, at);
+  return Value::none();
+}
+
 void addBlockPointerBuiltins(BuiltinTable &t) {
   t.add("tl.make_block_ptr",
         {{"base", "shape", "strides", "offsets", "block_shape", "order"}, 6},
         makeBlockPtr);
   t.add("tl.advance", {{"base", "offsets"}, 2}, advance);
+  t.add("tl.make_tensor_descriptor",
+        {{"base", "shape", "strides", "block_shape", "padding_option"}, 4},
+        makeTensorDescriptor);
+  t.add("tl.load_tensor_descriptor", {{"desc", "offsets"}, 2}, loadTensorDescriptor);
+  t.add("tl.store_tensor_descriptor", {{"desc", "offsets", "value"}, 3},
+        storeTensorDescriptor);
 }
 
 } // namespace tilec::dsl

@@ -114,9 +114,19 @@ void checkBlockArguments(const BuiltinArguments &args, const Value &ptr,
                                          "got " + ptr.describe());
 }
 
+/// tl.load / tl.store given a tensor descriptor: a located error.
+void refuseDescriptor(const BuiltinArguments &args, const Value &ptr, const char *method) {
+  if (ptr.isDescriptor())
+    fail(args.loc("pointer"), args.function() + " cannot take " + ptr.describe() +
+                                  ": use desc." + method + "(offsets" +
+                                  (std::string(method) == "store" ? ", value" : "") +
+                                  ") (or tl." + method + "_tensor_descriptor)");
+}
+
 Value load(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   Value ptr = args["pointer"];
+  refuseDescriptor(args, ptr, "load");
   checkBlockArguments(args, ptr, {"mask", "other"}, {"boundary_check", "padding_option"});
   if (ptr.kind != Value::Kind::BlockPtr && (!ptr.isIR() || !ptr.type.element.isPointer))
     fail(args.loc("pointer"), "tl.load needs a pointer, a tensor of "
@@ -181,6 +191,7 @@ Value load(Generator &g, const BuiltinArguments &args) {
 Value store(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   Value ptr = args["pointer"];
+  refuseDescriptor(args, ptr, "store");
   checkBlockArguments(args, ptr, {"mask"}, {"boundary_check"});
   if (ptr.kind != Value::Kind::BlockPtr && (!ptr.isIR() || !ptr.type.element.isPointer))
     fail(args.loc("pointer"), "tl.store needs a pointer, a tensor of "

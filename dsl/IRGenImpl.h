@@ -142,6 +142,10 @@ public:
   std::vector<Value> callJitValues(const JitFunction &fn,
                                    const std::vector<Value> &args, SourceLoc at);
   Value callMethod(const Value &method, const CallExpr &call);
+  /// desc.load, desc.store and desc.atomic_* of a tensor descriptor
+  /// (IRGenBlockPtr.cpp).
+  Value callDescriptorMethod(const Value &desc, const std::string &method,
+                             const CallExpr &call);
 
   void staticPrint(const std::string &text) const;
 

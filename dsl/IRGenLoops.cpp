@@ -74,7 +74,7 @@ std::string Generator::structureKey(const Value &v) {
   for (int64_t d : v.order)
     key += "o" + std::to_string(d) + ",";
   if (v.kind == Value::Kind::BlockPtr)
-    key += "](";
+    key += v.text + "](";
   for (const Value &e : v.elements)
     key += structureKey(e) + ",";
   return key + ")";
@@ -96,7 +96,8 @@ void Generator::flattenLike(const Value &like, const Value &v, SourceLoc at,
   }
   if (like.kind == Value::Kind::Tuple || like.kind == Value::Kind::BlockPtr) {
     bool same = v.kind == like.kind && v.elements.size() == like.elements.size() &&
-                v.blockShape == like.blockShape && v.order == like.order;
+                v.blockShape == like.blockShape && v.order == like.order &&
+                v.text == like.text;
     if (!same)
       fail(at, what + " changes from " + like.describe() + " to " + v.describe() +
                    " in the loop body");
@@ -124,7 +125,7 @@ Generator::LoopCarried Generator::loopCarried(const StmtList &body, SourceLoc at
     if (!init.isIR() && !structured)
       fail(at, "'" + name + "' holds " + init.describe() +
                    " and is reassigned inside a loop; only numbers, "
-                   "tensors, tuples of them and block pointers can change "
+                   "tensors, tuples of them, block pointers and tensor descriptors can change "
                    "from one iteration to the next");
     carried.names.push_back(name);
     carried.inits.push_back(init);

@@ -79,7 +79,8 @@ std::string Value::describe() const {
   case Kind::DType: return "the dtype " + dtype.name();
   case Kind::Tuple: return "a tuple";
   case Kind::BlockPtr: {
-    std::string s = "a block pointer of block shape (";
+    std::string s = isDescriptor() ? "a tensor descriptor of block shape ("
+                                   : "a block pointer of block shape (";
     for (size_t i = 0; i < blockShape.size(); ++i)
       s += (i ? ", " : "") + std::to_string(blockShape[i]);
     return s + (blockShape.size() == 1 ? ",)" : ")") + " to " +
@@ -154,7 +155,7 @@ bool Value::sameAs(const Value &o) const {
         return false;
     return true;
   case Kind::BlockPtr:
-    if (blockShape != o.blockShape || order != o.order)
+    if (blockShape != o.blockShape || order != o.order || text != o.text)
       return false;
     for (size_t i = 0; i < elements.size(); ++i)
       if (!elements[i].sameAs(o.elements[i]))

@@ -51,6 +51,9 @@ struct Value {
     /// tl.make_block_ptr's result: `elements` are the base pointer, then
     /// per dimension the shape and the stride (i64) and the offset (i32),
     /// all scalar IR values; `blockShape` and `order` are compile-time.
+    /// tl.make_tensor_descriptor's result is one too, whose offsets stay 0
+    /// (each access gives its own) and whose `text` is its padding
+    /// ("zero" or "nan"): see isDescriptor().
     BlockPtr,
   };
   Kind kind = Kind::None;
@@ -90,6 +93,9 @@ struct Value {
                           std::vector<int64_t> blockShape, std::vector<int64_t> order);
 
   bool isIR() const { return kind == Kind::IR; }
+  /// A tensor descriptor (tl.make_tensor_descriptor): a block pointer
+  /// that names its padding.
+  bool isDescriptor() const { return kind == Kind::BlockPtr && !text.empty(); }
   /// A block pointer's parts (Kind::BlockPtr).
   const Value &blockBase() const { return elements[0]; }
   const Value &blockDimShape(size_t d) const { return elements[1 + 3 * d]; }

@@ -175,6 +175,7 @@ _BUILTINS = [
     "umulhi", "randint", "randint4x", "rand", "rand4x", "randn", "randn4x",
     "uint_to_uniform_float", "pair_uniform_to_normal", "xor_sum", "flip", "split",
     "inline_asm_elementwise", "gather", "histogram", "join", "interleave", "cat", "view", "sort", "make_block_ptr", "advance", "cuda_device_call",
+    "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
 ]
 for _name in _BUILTINS:
     globals()[_name] = _builtin(_name)

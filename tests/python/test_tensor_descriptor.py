@@ -1,0 +1,174 @@
+"""Tensor descriptors (tl.make_tensor_descriptor, desc.load / store /
+atomic_*, tl.load_tensor_descriptor, tl.store_tensor_descriptor): in the
+interpreter against numpy at odd shapes, their PTX, their located errors;
+on the GPU against numpy and the interpreter."""
+import re
+
+import numpy as np
+import pytest
+
+import tilec
+
+import tensor_desc_kernels as k
+
+
+def interp(fn):
+    return tilec.JITFunction(fn.fn, interpret=True)
+
+
+def run(fn, gpu, torch, grid, *args, **constexprs):
+    """Launches `fn` in the interpreter (gpu False) or on the GPU, numpy
+    arrays in and out."""
+    if not gpu:
+        interp(fn)[grid](*args, **constexprs)
+        return args
+    moved = [torch.from_numpy(a).cuda() if isinstance(a, np.ndarray) else a for a in args]
+    fn[grid](*moved, **constexprs)
+    torch.cuda.synchronize()
+    return [m.cpu().numpy() if isinstance(a, np.ndarray) else m for m, a in zip(moved, args)]
+
+
+BACKENDS = [pytest.param(False, id="interpreter"),
+            pytest.param(True, id="gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture
+def torch_or_none(request):
+    if request.node.callspec.params.get("gpu"):
+        return request.getfixturevalue("torch_cuda")
+    return None
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int8])
+@pytest.mark.parametrize("m,n,bm,bn", [(37, 45, 16, 16), (64, 64, 32, 64), (5, 130, 8, 32)])
+def test_load_store_at_odd_shapes(gpu, torch_or_none, dtype, m, n, bm, bn):
+    rng = np.random.default_rng(m * n)
+    # A source wider than the tensor (its row stride), so the edge blocks
+    # read past N into the padding of the row, which must not appear.
+    src = rng.integers(-50, 50, (m, n + 3)).astype(dtype)
+    dst = np.full((m, n + 5), 7, dtype)
+    grid = (tilec.cdiv(m, bm), tilec.cdiv(n, bn))
+    _, out, *_ = run(k.scale_copy, gpu, torch_or_none, grid, src, dst, m, n, n + 3, n + 5,
+                     BM=bm, BN=bn)
+    want = np.full_like(dst, 7)
+    want[:, :n] = src[:, :n] * dtype(2)
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+@pytest.mark.parametrize("nan", [False, True])
+def test_outside_the_tensor_reads_the_padding(gpu, torch_or_none, nan):
+    m, n, bm, bn = 10, 20, 8, 16
+    src = np.arange(m * n, dtype=np.float32).reshape(m, n) + 1
+    grid = (tilec.cdiv(m, bm), tilec.cdiv(n, bn))
+    out = np.full((grid[0] * bm, grid[1] * bn), -1, np.float32)
+    _, out, *_ = run(k.padded_blocks, gpu, torch_or_none, grid, src, out, m, n,
+                     BM=bm, BN=bn, NAN=nan)
+    want = np.full_like(out, np.nan if nan else 0)
+    want[:m, :n] = src
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_three_dimensions_and_the_function_forms(gpu, torch_or_none):
+    a, b, c = 5, 9, 33
+    src = np.random.default_rng(2).standard_normal((a, b, c)).astype(np.float32)
+    dst = np.zeros_like(src)
+    grid = (tilec.cdiv(a, 2), tilec.cdiv(b, 4), tilec.cdiv(c, 16))
+    _, out, *_ = run(k.negate_3d, gpu, torch_or_none, grid, src, dst, a, b, c,
+                     BA=2, BB=4, BC=16)
+    np.testing.assert_array_equal(out, -src)
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_a_loop_and_a_helper_read_through_one_descriptor(gpu, torch_or_none):
+    m, n = 45, 100
+    x = np.random.default_rng(3).standard_normal((m, n)).astype(np.float32)
+    out = np.zeros(m, np.float32)
+    _, out, *_ = run(k.row_sums, gpu, torch_or_none, (tilec.cdiv(m, 16),), x, out, m, n,
+                     BM=16, BN=32)
+    np.testing.assert_allclose(out, x.astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_atomic_add_and_max_through_a_descriptor(gpu, torch_or_none):
+    n, bins, block = 1000, 100, 128
+    rng = np.random.default_rng(4)
+    values = rng.integers(0, 10, n).astype(np.int32)
+    counts = np.zeros(bins, np.int32)
+    programs = tilec.cdiv(n, block)
+    _, counts, *_ = run(k.histogram_add, gpu, torch_or_none, (programs,), values, counts, n,
+                        bins, BLOCK=block)
+    padded = np.zeros(programs * block, np.int64)
+    padded[:n] = values
+    np.testing.assert_array_equal(counts, padded.reshape(programs, block).sum(axis=0)[:bins])
+
+    floats = rng.standard_normal(4 * 64).astype(np.float32)
+    best = np.full(50, -np.inf, np.float32)
+    _, best, *_ = run(k.running_max, gpu, torch_or_none, (4,), floats, best, 50, BLOCK=64)
+    np.testing.assert_array_equal(best, floats.reshape(4, 64).max(axis=0)[:50])
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_matmul_through_descriptors(gpu, torch_or_none):
+    m, n, kk = 70, 50, 40
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, kk)).astype(np.float16)
+    b = rng.standard_normal((kk, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    _, _, c, *_ = run(k.matmul, gpu, torch_or_none, (tilec.cdiv(m, 32), tilec.cdiv(n, 32)),
+                      a, b, c, m, n, kk, BM=32, BN=32, BK=16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3 * np.sqrt(kk))
+
+
+def test_ptx_loads_with_vectors_and_pipelines_the_dot(tmp_path):
+    # The row strides and the last dimension's size multiples of 16 (so the
+    # bounds mask is constant over 16 elements) and the last stride the
+    # constant 1: 128-bit accesses, as a block pointer's. Without N's `:16`
+    # the mask varies element by element and the accesses are scalar.
+    ptx = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32:16,i32:16,i32:16", BM=16,
+                               BN=64).asm["ptx"]
+    assert re.search(r"ld\.global\.v4\.(b|f)32", ptx), ptx
+    assert re.search(r"st\.global\.v4\.(b|f)32", ptx)
+    scalar = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32,i32:16,i32:16", BM=16,
+                                  BN=64).asm["ptx"]
+    assert not re.search(r"ld\.global\.v4", scalar)
+    mm = k.matmul.compile("*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16", target="sm_90a",
+                          BM=64, BN=64, BK=32).asm["ptx"]
+    assert "cp.async" in mm and ("wgmma" in mm or "mma.sync" in mm)
+
+
+@pytest.mark.parametrize("kernel,signature,message", [
+    (k.strided_last, "*fp32,i32,i32",
+     r"last stride must be the constant 1 \(its last dimension contiguous\), got 2"),
+    (k.runtime_last_stride, "*fp32,i32,i32,i32",
+     r"last stride must be the constant 1 .*got a value of type i32"),
+    (k.narrow_block, "*fp32,i32,i32",
+     r"must hold at least 16 bytes along its last dimension \(TMA's least\), got 2 fp32"),
+    (k.six_dimensions, "*fp32", r"a tensor descriptor has 1 to 5 dimensions \(TMA's\), got 6"),
+    (k.bad_padding, "*fp32,i32,i32", r"padding_option must be \"zero\" or \"nan\", got \"inf\""),
+    (k.nan_padding_of_integers, "*i32,i32,i32",
+     r"padding_option \"nan\" needs floats, the tensor holds i32"),
+    (k.plain_load_of_descriptor, "*fp32,i32,i32",
+     r"tl.load cannot take a tensor descriptor of block shape \(16, 16\) to fp32: use "
+     r"desc.load\(offsets\) \(or tl.load_tensor_descriptor\)"),
+    (k.advance_descriptor, "*fp32,i32,i32",
+     r"tl.advance needs a block pointer \(tl.make_block_ptr\), got a tensor descriptor .*"
+     r"\(its accesses take their offsets\)"),
+    (k.wrong_offsets, "*fp32,i32,i32", r"desc.store's offsets needs 2 entries"),
+    (k.wrong_value_shape, "*fp32,i32,i32",
+     r"a tensor descriptor of block shape \[16, 16\] takes a scalar or a tensor of that shape"),
+    (k.unknown_attribute, "*fp32,i32,i32",
+     r"a tensor descriptor of block shape \(16, 16\) to fp32 has no attribute 'prefetch' "
+     r"\(it has load, store, atomic_add"),
+    (k.unknown_atomic, "*fp32,i32,i32", r"has no method 'atomic_xchg' \(it has load, store"),
+    (k.float_and, "*fp32,i32,i32", r"desc.atomic_and does not support fp32"),
+])
+def test_mistakes_are_located_errors(kernel, signature, message):
+    with pytest.raises(tilec.Error) as error:
+        kernel.compile(signature)
+    text = str(error.value)
+    assert re.search(r"tensor_desc_kernels.py:\d+:\d+: error: ", text), text
+    assert re.search(message, text), text
