@@ -643,11 +643,13 @@ Value Generator::genAttribute(const AttributeExpr &e) {
   if (base.isDescriptor()) {
     if (e.attr == "load" || e.attr == "store" || e.attr.rfind("atomic_", 0) == 0)
       return Value::ofMethod(e.attr, base);
+    // Sizes as int32 (Triton's), strides as int64.
     std::vector<Value> entries;
     for (size_t d = 0; d < base.blockShape.size(); ++d)
       entries.push_back(e.attr == "block_shape" ? Value::ofInt(base.blockShape[d])
-                        : e.attr == "shape"     ? base.blockDimShape(d)
-                                                : base.blockStride(d));
+                        : e.attr == "shape"
+                            ? cast(base.blockDimShape(d), DType{ScalarKind::Int32, false}, e.loc)
+                            : base.blockStride(d));
     if (e.attr == "block_shape" || e.attr == "shape" || e.attr == "strides")
       return Value::ofTuple(entries);
     if (e.attr == "dtype")

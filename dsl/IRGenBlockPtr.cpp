@@ -26,6 +26,8 @@
 // and kept; the layouts follow the memory's contiguity whatever it says.
 #include "dsl/BuiltinTable.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include <cmath>
 #include <map>
 #include <optional>
@@ -83,13 +85,18 @@ std::vector<Value> integerTuple(Generator &g, const BuiltinArguments &args,
   return integerTuple(g, args[name], args.loc(name), args.function(), name, rank, type);
 }
 
-Value makeBlockPtr(Generator &g, const BuiltinArguments &args) {
-  SourceLoc at = args.at();
-  g.requireIR(at, "tl.make_block_ptr");
+/// The `base` of make_block_ptr / make_tensor_descriptor: a scalar pointer.
+const Value &basePointer(Generator &g, const BuiltinArguments &args) {
+  g.requireIR(args.at(), args.function().c_str());
   const Value &base = args["base"];
   if (!base.isIR() || base.type.isTensor() || !base.type.element.isPointer)
-    fail(args.loc("base"), "tl.make_block_ptr's base must be a pointer, got " +
+    fail(args.loc("base"), args.function() + "'s base must be a pointer, got " +
                                base.describe());
+  return base;
+}
+
+Value makeBlockPtr(Generator &g, const BuiltinArguments &args) {
+  const Value &base = basePointer(g, args);
   std::vector<int64_t> blockShape =
       constInts(g, args["block_shape"], args.loc("block_shape"), "block_shape");
   size_t rank = blockShape.size();
@@ -168,11 +175,7 @@ BlockAccess accessOf(Generator &g, const Value &block, const std::vector<bool> &
 
 Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
-  g.requireIR(at, "tl.make_tensor_descriptor");
-  const Value &base = args["base"];
-  if (!base.isIR() || base.type.isTensor() || !base.type.element.isPointer)
-    fail(args.loc("base"), "tl.make_tensor_descriptor's base must be a pointer, got " +
-                               base.describe());
+  const Value &base = basePointer(g, args);
   SourceLoc blockAt = args.loc("block_shape");
   std::vector<int64_t> blockShape = constInts(g, args["block_shape"], blockAt, "block_shape");
   size_t rank = blockShape.size();
@@ -185,15 +188,21 @@ Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
     fail(blockAt, "a tensor descriptor's block must hold at least 16 bytes along its last "
                   "dimension (TMA's least), got " + std::to_string(blockShape.back()) +
                   " " + element.name());
-  // The last dimension is contiguous: its stride must be 1, known here.
-  const Value &strides = args["strides"];
-  const Value &last = strides.kind == Value::Kind::Tuple && !strides.elements.empty()
-                          ? strides.elements.back()
-                          : strides;
-  if (!(last.kind == Value::Kind::Int && last.intValue == 1))
-    fail(args.loc("strides"), "a tensor descriptor's last stride must be the constant 1 "
+  std::vector<Value> shape = integerTuple(g, args, "shape", rank, kI64);
+  std::vector<Value> strides = integerTuple(g, args, "strides", rank, kI64);
+  // The last dimension is contiguous: its stride must be 1, known when
+  // compiling (a literal, a constexpr, or an int argument specialised `:1`,
+  // which arrives as a constant).
+  const Value &given = args["strides"].kind == Value::Kind::Tuple
+                           ? args["strides"].elements.back()
+                           : args["strides"];
+  bool one = given.kind == Value::Kind::Int ? given.intValue == 1
+                                             : given.isIR() &&
+                                                   mlir::matchPattern(given.ir, mlir::m_One());
+  if (!one)
+    fail(args.loc("strides"), "a tensor descriptor's last stride must be 1 when compiling "
                               "(its last dimension contiguous), got " +
-                                  (last.isConstexpr() ? last.repr() : last.describe()));
+                                  (given.isConstexpr() ? given.repr() : given.describe()));
   std::string padding = args.has("padding_option") ? args.text("padding_option") : "zero";
   if (padding != "zero" && padding != "nan")
     fail(args.loc("padding_option"),
@@ -205,9 +214,7 @@ Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   std::vector<int64_t> order;
   for (size_t d = rank; d-- > 0;)
     order.push_back(int64_t(d));
-  Value desc = Value::ofBlockPtr(base, integerTuple(g, args, "shape", rank, kI64),
-                                 integerTuple(g, args, "strides", rank, kI64), offsets,
-                                 blockShape, order);
+  Value desc = Value::ofBlockPtr(base, shape, strides, offsets, blockShape, order);
   desc.text = padding;
   return desc;
 }
@@ -258,8 +265,8 @@ Value blockValue(Generator &g, const Value &desc, const Value &value, SourceLoc 
   if (value.isIR() && value.type.element.isPointer)
     fail(l, function + "'s value cannot be a pointer");
   if (value.isIR() && value.type.isTensor() && value.type.shape != desc.blockShape)
-    fail(l, "a tensor descriptor of block shape " + shapeString(desc.blockShape) +
-                " takes a scalar or a tensor of that shape, not " + value.describe());
+    fail(l, desc.describe() + " takes a scalar or a tensor of its block's shape, not " +
+                value.describe());
   return g.broadcastTo(g.cast(g.toIR(value, l, element), element, l), desc.blockShape, l);
 }
 
@@ -320,13 +327,29 @@ Value Generator::callDescriptorMethod(const Value &desc, const std::string &meth
   if (!kind)
     fail(call.loc, desc.describe() + " has no method '" + method +
                        "' (it has load, store and atomic_add, _min, _max, _and, _or, _xor)");
+  // The element types TMA's reductions take (Triton's): add of 32-bit
+  // integers, u64 and 16/32-bit floats; min and max of integers and 16-bit
+  // floats; and, or, xor of integers of 32 or 64 bits.
+  DType element = desc.blockBase().type.element.pointee();
+  bool integer = element.isInt() && !element.isBool() && element.bits() >= 32;
+  bool half = element.isFloat() && element.bits() == 16 && !element.isFP8();
+  bool supported =
+      *kind == tile::AtomicKind::add
+          ? (integer && (element.bits() == 32 || !element.isSigned())) || half ||
+                (element.isFloat() && element.bits() == 32)
+      : *kind == tile::AtomicKind::min || *kind == tile::AtomicKind::max ? integer || half
+                                                                         : integer;
+  if (!supported)
+    fail(call.loc, function + " does not support " + element.name() +
+                       " (a descriptor's atomics are TMA's reductions: add of i32, u32, u64, "
+                       "fp16, bf16, fp32; min and max of integers of 32 or 64 bits, fp16, "
+                       "bf16; and, or, xor of integers of 32 or 64 bits)");
   // A reduction into the block (TMA's), relaxed, whose old values are not
   // returned.
   BuiltinArguments args(*this, call, function, {{"desc", "offsets", "value"}, 3}, &desc);
   SourceLoc at = args.at();
   BlockAccess access =
       descriptorAccess(*this, desc, args["offsets"], args.loc("offsets"), function, at);
-  DType element = access.pointers.type.element.pointee();
   Value value = blockValue(*this, desc, args["value"], args.loc("value"), element, function);
   atomicUpdate(*this, *kind, access.pointers, value, access.mask, tile::MemSemantic::relaxed,
                tile::MemScope::gpu, function, at);

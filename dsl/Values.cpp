@@ -84,7 +84,7 @@ std::string Value::describe() const {
     for (size_t i = 0; i < blockShape.size(); ++i)
       s += (i ? ", " : "") + std::to_string(blockShape[i]);
     return s + (blockShape.size() == 1 ? ",)" : ")") + " to " +
-           elements[0].type.element.pointee().name();
+           elements[0].type.element.pointee().name() + (text == "nan" ? ", NaN padding" : "");
   }
   case Kind::Function: return "function '" + function->name() + "'";
   case Kind::Module: return "module '" + text + "'";

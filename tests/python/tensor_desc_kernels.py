@@ -74,6 +74,48 @@ def running_max(values, best, n, BLOCK: tl.constexpr):
 
 
 @tilec.jit
+def shifted_rows(src, dst, M, N, stride_m, stride_n, shift, BM: tl.constexpr,
+                 BN: tl.constexpr):
+    # The last stride an argument (specialised `:1` where it is 1); blocks
+    # read `shift` rows up, so the first ones start at a negative offset and
+    # read padding there; the descriptor is moved along in a loop, and the
+    # padding chosen at run time by a branch.
+    d = tl.make_tensor_descriptor(src, [M, N], [stride_m, stride_n], [BM, BN])
+    out = tl.make_tensor_descriptor(dst, [M, N], [desc_stride(d), 1], [BM, BN])
+    m = tl.program_id(0) * BM
+    for n in range(0, N, BN):
+        out.store([m, n], d.load([m - shift, n]))
+        d = tl.make_tensor_descriptor(src, [d.shape[0], N], [stride_m, stride_n], [BM, BN])
+
+
+@tilec.jit
+def desc_stride(d):
+    # A helper reading a descriptor's strides.
+    return d.strides[0]
+
+
+@tilec.jit
+def merged_padding(src, dst, M, N, use_nan):
+    if use_nan:
+        d = tl.make_tensor_descriptor(src, [M, N], [N, 1], [16, 16], padding_option="nan")
+    else:
+        d = tl.make_tensor_descriptor(src, [M, N], [N, 1], [16, 16])
+    tl.store(dst + tl.arange(0, 16), tl.sum(d.load([0, 0]), axis=0))
+
+
+@tilec.jit
+def wide_offsets(x, M, N, m):
+    d = tl.make_tensor_descriptor(x, [M, N], [N, 1], [16, 16])
+    d.store([m.to(tl.int64), 0], 0.0)
+
+
+@tilec.jit
+def float_max(x, M, N):
+    d = tl.make_tensor_descriptor(x, [M, N], [N, 1], [16, 16])
+    d.atomic_max([0, 0], 1.0)
+
+
+@tilec.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
            BK: tl.constexpr):
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])

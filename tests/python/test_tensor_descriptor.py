@@ -104,10 +104,35 @@ def test_atomic_add_and_max_through_a_descriptor(gpu, torch_or_none):
     padded[:n] = values
     np.testing.assert_array_equal(counts, padded.reshape(programs, block).sum(axis=0)[:bins])
 
-    floats = rng.standard_normal(4 * 64).astype(np.float32)
-    best = np.full(50, -np.inf, np.float32)
-    _, best, *_ = run(k.running_max, gpu, torch_or_none, (4,), floats, best, 50, BLOCK=64)
-    np.testing.assert_array_equal(best, floats.reshape(4, 64).max(axis=0)[:50])
+    # max of signed and of unsigned integers (values past 2^31 compare
+    # unsigned in uint32).
+    for dtype, low in [(np.int32, -(2**31)), (np.uint32, 0)]:
+        high = 2**31 - 1 if dtype == np.int32 else 2**32 - 1
+        ints = rng.integers(low, high, 4 * 64, dtype=np.int64).astype(dtype)
+        best = np.full(50, low, dtype)
+        _, best, *_ = run(k.running_max, gpu, torch_or_none, (4,), ints, best, 50, BLOCK=64)
+        np.testing.assert_array_equal(best, ints.reshape(4, 64).max(axis=0)[:50])
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_negative_offsets_read_padding_and_loops_carry_descriptors(gpu, torch_or_none):
+    m, n, shift = 40, 96, 3
+    src = np.random.default_rng(6).standard_normal((m, n)).astype(np.float32)
+    dst = np.full_like(src, 9.0)
+    # The last stride 1 passed as an argument (a launch specialises it `:1`).
+    _, out, *_ = run(k.shifted_rows, gpu, torch_or_none, (tilec.cdiv(m, 16),), src, dst, m, n,
+                     n, 1, shift, BM=16, BN=32)
+    want = np.zeros_like(src)
+    want[shift:] = src[:-shift]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_stride_argument_must_be_one_when_compiling():
+    sig = "*fp32:16,*fp32:16,i32,i32,i32:16,{},i32"
+    k.shifted_rows.compile(sig.format("i32:1"), BM=16, BN=32)
+    with pytest.raises(tilec.Error, match=r"last stride must be 1 when compiling .*got a value "
+                                          r"of type i32"):
+        k.shifted_rows.compile(sig.format("i32"), BM=16, BN=32)
 
 
 @pytest.mark.parametrize("gpu", BACKENDS)
@@ -142,9 +167,15 @@ def test_ptx_loads_with_vectors_and_pipelines_the_dot(tmp_path):
 
 @pytest.mark.parametrize("kernel,signature,message", [
     (k.strided_last, "*fp32,i32,i32",
-     r"last stride must be the constant 1 \(its last dimension contiguous\), got 2"),
+     r"last stride must be 1 when compiling \(its last dimension contiguous\), got 2"),
     (k.runtime_last_stride, "*fp32,i32,i32,i32",
-     r"last stride must be the constant 1 .*got a value of type i32"),
+     r"last stride must be 1 when compiling .*got a value of type i32"),
+    (k.merged_padding, "*fp32,*fp32,i32,i32,i32",
+     r"a tensor descriptor of block shape \(16, 16\) to fp32, NaN padding"),
+    (k.wide_offsets, "*fp32,i32,i32,i32",
+     r"desc.store's offsets are int32, got a value of type i64"),
+    (k.float_max, "*fp32,i32,i32",
+     r"desc.atomic_max does not support fp32 \(a descriptor's atomics are TMA's reductions"),
     (k.narrow_block, "*fp32,i32,i32",
      r"must hold at least 16 bytes along its last dimension \(TMA's least\), got 2 fp32"),
     (k.six_dimensions, "*fp32", r"a tensor descriptor has 1 to 5 dimensions \(TMA's\), got 6"),
@@ -159,7 +190,8 @@ def test_ptx_loads_with_vectors_and_pipelines_the_dot(tmp_path):
      r"\(its accesses take their offsets\)"),
     (k.wrong_offsets, "*fp32,i32,i32", r"desc.store's offsets needs 2 entries"),
     (k.wrong_value_shape, "*fp32,i32,i32",
-     r"a tensor descriptor of block shape \[16, 16\] takes a scalar or a tensor of that shape"),
+     r"a tensor descriptor of block shape \(16, 16\) to fp32 takes a scalar or a tensor of "
+     r"its block's shape, not a tensor of type tensor<16x32xfp32>"),
     (k.unknown_attribute, "*fp32,i32,i32",
      r"a tensor descriptor of block shape \(16, 16\) to fp32 has no attribute 'prefetch' "
      r"\(it has load, store, atomic_add"),
