@@ -2,7 +2,10 @@
 with e4m3 operands (fp32 output) against the same kernel in bf16 and
 against cuBLAS's fp8 GEMM (torch._scaled_mm, unit scales, B column-major
 as it requires; fp32 output where cuBLAS offers it, else bf16), in one run
-on the same random normal inputs rounded to fp8.
+on the same random normal inputs rounded to fp8. Also tilec's
+scaled_matmul_kernel with per-row and per-column scales (the fp8 config
+found for the plain kernel; the cost of the scales in the epilogue) and,
+where torch offers it, cuBLAS's row-wise scaled GEMM (bf16 output).
 
     python3 bench/matmul_fp8.py [--commit SHA] [--out DIR] [--quick]
 
@@ -64,12 +67,26 @@ def main():
                                          matmul.matmul_configs("float8_e4m3fn", True)),
                 "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref,
                                           matmul.matmul_configs("bfloat16", True))}
+        scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
+        scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5
+        refs = {"tilec_fp8_rowwise": ref * scale_a.double() * scale_b.double()}
+        refs["cublas_fp8_rowwise"] = refs["tilec_fp8_rowwise"]
+        outs["tilec_fp8_rowwise"] = torch.empty(m, n, device="cuda")
         runs = {
             "tilec_fp8": lambda: matmul.matmul(a8, b8, outs["tilec_fp8"],
                                                config=cfgs["tilec_fp8"]),
             "tilec_bf16": lambda: matmul.matmul(a16, b16, outs["tilec_bf16"],
                                                 config=cfgs["tilec_bf16"]),
+            "tilec_fp8_rowwise": lambda: matmul.matmul(
+                a8, b8, outs["tilec_fp8_rowwise"], scale_a=scale_a, scale_b=scale_b,
+                config=cfgs["tilec_fp8"]),
         }
+        try:
+            torch._scaled_mm(a8, b8_colmajor, scale_a, scale_b, out_dtype=torch.bfloat16)
+            runs["cublas_fp8_rowwise"] = lambda: torch._scaled_mm(
+                a8, b8_colmajor, scale_a, scale_b, out_dtype=torch.bfloat16)
+        except (RuntimeError, TypeError) as e:
+            print(f"  torch._scaled_mm row-wise: {str(e)[:100]}", flush=True)
         for out_dtype in (torch.float32, torch.bfloat16):
             try:
                 outs["cublas_fp8"] = torch._scaled_mm(a8, b8_colmajor, one, one,
@@ -88,14 +105,16 @@ def main():
         entry = {"dtype": "float8_e4m3fn", "M": m, "N": n, "K": k}
         for name in runs:
             ms = statistics.median(times[name])
-            result = outs[name] if name != "cublas_fp8" else runs[name]()
+            result = outs[name] if name in outs and not name.startswith("cublas") \
+                else runs[name]()
             entry[name] = {"ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
-                           "error": error(result, ref, k), "rounds_ms": times[name],
+                           "error": error(result, refs.get(name, ref), k),
+                           "rounds_ms": times[name],
                            "spread": (max(times[name]) - min(times[name])) / ms}
-            if name in cfgs:
+            if name in cfgs or name == "tilec_fp8_rowwise":
                 entry[name]["config"] = dict(zip(
                     ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
-                     "num_stages"), cfgs[name]))
+                     "num_stages"), cfgs.get(name, cfgs["tilec_fp8"])))
             elif name == "cublas_fp8":
                 entry[name]["out_dtype"] = cublas_out
         rows.append(entry)
@@ -103,16 +122,21 @@ def main():
             f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in runs), flush=True)
     path = common.write_record("matmul_fp8", args.commit, rows, args.out)
     print("\n| M x N x K | tilec fp8 TFLOP/s | tilec bf16 TFLOP/s | cuBLAS fp8 TFLOP/s | "
-          "fp8/bf16 | tilec fp8/cuBLAS fp8 | spread | fp8 config |")
-    print("|---|---|---|---|---|---|---|---|")
+          "fp8/bf16 | tilec fp8/cuBLAS fp8 | tilec fp8 row-wise | cuBLAS fp8 row-wise | "
+          "spread | fp8 config |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         c = r["tilec_fp8"]["config"]
         cublas = r.get("cublas_fp8", {}).get("TFLOP/s", float("nan"))
-        spread = max(r[k]["spread"] for k in ("tilec_fp8", "tilec_bf16", "cublas_fp8") if k in r)
+        rowwise = r.get("cublas_fp8_rowwise", {}).get("TFLOP/s", float("nan"))
+        spread = max(r[k]["spread"] for k in ("tilec_fp8", "tilec_bf16", "cublas_fp8",
+                                               "tilec_fp8_rowwise", "cublas_fp8_rowwise")
+                     if k in r)
         print(f"| {r['M']}x{r['N']}x{r['K']} | {r['tilec_fp8']['TFLOP/s']:.0f} | "
               f"{r['tilec_bf16']['TFLOP/s']:.0f} | {cublas:.0f} | "
               f"{r['tilec_fp8']['TFLOP/s'] / r['tilec_bf16']['TFLOP/s']:.2f} | "
-              f"{r['tilec_fp8']['TFLOP/s'] / cublas:.2f} | {100 * spread:.1f}% | "
+              f"{r['tilec_fp8']['TFLOP/s'] / cublas:.2f} | "
+              f"{r['tilec_fp8_rowwise']['TFLOP/s']:.0f} | {rowwise:.0f} | {100 * spread:.1f}% | "
               f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} w{c['num_warps']} "
               f"s{c['num_stages']} |")
     print(f"wrote {path}")

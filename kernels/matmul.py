@@ -22,6 +22,12 @@ Operands and accumulators:
 Bytes moved: M*K + K*N elements read (once per tile row/column of C, L2
 permitting), M*N written.
 
+`scaled_matmul_kernel` is the same for fp8 operands with scales, as
+torch._scaled_mm: C = act((A @ B) * scale_a * scale_b + bias), the scales
+per tensor (one fp32 each) or per row of A and per column of B, applied to
+the fp32 accumulator in the epilogue. Bytes moved: as above, plus M + N
+scales.
+
 `batched_matmul_kernel` multiplies a batch of matrices (program axis 1 is
 the batch), each as above.
 """
@@ -42,14 +48,9 @@ def gelu_tanh(x):
 
 
 @tilec.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn,
-                  stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                  HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                  INPUT_PRECISION: tl.constexpr):
-    # Grouped ordering: GROUP_M rows of tiles are visited column by column.
+def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """(pid_m, pid_n): this program's tile of C in grouped ordering, GROUP_M
+    rows of tiles visited column by column."""
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -59,16 +60,21 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
     group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
     pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
 
-    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+
+@tilec.jit
+def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                 rm, rn, BLOCK_K: tl.constexpr, INPUT_PRECISION: tl.constexpr):
+    """The rows rm by columns rn of A @ B, accumulated over K in steps of
+    BLOCK_K (int32 when C holds int32, else fp32)."""
     rk = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
     if c_ptr.dtype.element_ty == tl.int32:
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+        acc = tl.zeros((rm.shape[0], rn.shape[0]), dtype=tl.int32)
     else:
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc = tl.zeros((rm.shape[0], rn.shape[0]), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0)
@@ -76,8 +82,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
+    return acc
 
-    # The epilogue, in the accumulator's registers.
+
+@tilec.jit
+def epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn,
+                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """bias, activation and the cast to C's type on the accumulator in its
+    registers, then the one store of the tile."""
     if HAS_BIAS:
         bias = tl.load(bias_ptr + rn, mask=rn < N, other=0)
         acc = acc + bias[None, :]
@@ -87,6 +99,50 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         acc = gelu_tanh(acc)
     c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                  HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                  INPUT_PRECISION: tl.constexpr):
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, rm, rn, BLOCK_K, INPUT_PRECISION)
+    epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
+                   ACTIVATION)
+
+
+@tilec.jit
+def scaled_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, bias_ptr, M, N, K,
+                         stride_am, stride_ak, stride_bk, stride_bn,
+                         stride_cm, stride_cn,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                         BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                         ROWWISE: tl.constexpr, HAS_BIAS: tl.constexpr,
+                         ACTIVATION: tl.constexpr):
+    """C = act((A @ B) * scales + bias) for fp8 A and B, as torch._scaled_mm:
+    per tensor (ROWWISE False: a_scale_ptr and b_scale_ptr hold one fp32
+    each) or per row of A and per column of B (ROWWISE: M and N fp32
+    values), applied to the fp32 accumulator in its registers."""
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, rm, rn, BLOCK_K, "tf32")
+    if ROWWISE:
+        scale_a = tl.load(a_scale_ptr + rm, mask=rm < M, other=0.0)
+        scale_b = tl.load(b_scale_ptr + rn, mask=rn < N, other=0.0)
+        acc = acc * scale_a[:, None] * scale_b[None, :]
+    else:
+        acc = acc * (tl.load(a_scale_ptr) * tl.load(b_scale_ptr))
+    epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
+                   ACTIVATION)
 
 
 @tilec.jit
@@ -188,20 +244,28 @@ def rows_aligned(a, b):
             and _stride(b, 0) % unit == 0)
 
 
-def autotuned_kernel(dtype="float16", aligned=True, _made=dict()):
-    """matmul_kernel under @tilec.autotune: its configs are
-    matmul_configs(dtype, aligned), tuned per (M, N, K) on first use and
-    remembered (docs/autotune.md). One tuner per dtype and alignment."""
-    key = (dtype, aligned)
+def autotuned_kernel(dtype="float16", aligned=True, scaled=False, _made=dict()):
+    """matmul_kernel (scaled_matmul_kernel when `scaled`) under
+    @tilec.autotune: its configs are matmul_configs(dtype, aligned), tuned
+    per (M, N, K) on first use and remembered (docs/autotune.md). One tuner
+    per dtype, alignment and kernel."""
+    key = (dtype, aligned, scaled)
     if key not in _made:
         configs = []
         for bm, bn, bk, gm, warps, stages in matmul_configs(dtype, aligned):
             configs.append(tilec.Config(
                 dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm),
                 num_warps=warps, num_stages=stages))
+        kernel = scaled_matmul_kernel if scaled else matmul_kernel
         # (a call, not `_made[key] = ...`: the C++ front end reads this file)
-        _made.setdefault(key, tilec.autotune(configs=configs, key=["M", "N", "K"])(matmul_kernel))
+        _made.setdefault(key, tilec.autotune(configs=configs, key=["M", "N", "K"])(kernel))
     return _made[key]
+
+
+def _numel(t):
+    if hasattr(t, "numel") and callable(t.numel):
+        return t.numel()
+    return t.size
 
 
 def _tuned_grid(META):
@@ -209,17 +273,40 @@ def _tuned_grid(META):
 
 
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
-           config=None, autotune=False):
+           config=None, autotune=False, scale_a=None, scale_b=None):
     """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides).
     `config` is one of matmul_configs(), by default the first for the
     operands' type and alignment; with `autotune` the fastest of those
-    for this M, N and K (autotuned_kernel()) instead."""
+    for this M, N and K (autotuned_kernel()) instead. With `scale_a` and
+    `scale_b` (fp32, fp8 operands): C = act((A @ B) * scale_a * scale_b +
+    bias), the scales one value each or one per row of A (M) and one per
+    column of B (N), as torch._scaled_mm (scaled_matmul_kernel)."""
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
     aligned = rows_aligned(a, b)
     s = _stride
     bias_ptr = bias if bias is not None else c
+    if scale_a is not None or scale_b is not None:
+        assert scale_a is not None and scale_b is not None, "give both scales or neither"
+        rowwise = _numel(scale_a) == M and _numel(scale_b) == N and not (
+            _numel(scale_a) == 1 and _numel(scale_b) == 1)
+        assert rowwise or (_numel(scale_a) == 1 and _numel(scale_b) == 1), \
+            "scales: one value each, or M for A's rows and N for B's columns"
+        if autotune:
+            autotuned_kernel(_dtype_name(a), aligned, True)[_tuned_grid](
+                a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0),
+                s(b, 1), s(c, 0), s(c, 1), ROWWISE=rowwise, HAS_BIAS=bias is not None,
+                ACTIVATION=activation)
+            return c
+        bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
+        grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
+        scaled_matmul_kernel[grid](
+            a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
+            s(c, 0), s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+            ROWWISE=rowwise, HAS_BIAS=bias is not None, ACTIVATION=activation,
+            num_warps=warps, num_stages=stages)
+        return c
     if autotune:
         autotuned_kernel(_dtype_name(a), aligned)[_tuned_grid](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),

@@ -217,6 +217,33 @@ def test_matmul_kernel_takes_fp8():
     assert mref.error(c, av @ bv, k) <= 2e-5
 
 
+@pytest.mark.parametrize("rowwise", [False, True])
+def test_scaled_matmul_kernel_applies_scales_in_the_epilogue(rowwise):
+    import matmul
+    rng = np.random.default_rng(12 + rowwise)
+    m, n, k = 45, 70, 96
+    a, b, av, bv = fp8_operands(rng, m, n, k, "fp8e4nv", "fp8e4nv")
+    if rowwise:
+        scale_a = rng.uniform(0.5, 2.0, m).astype(np.float32)
+        scale_b = rng.uniform(0.5, 2.0, n).astype(np.float32)
+        scales = scale_a.astype(np.float64)[:, None] * scale_b.astype(np.float64)[None, :]
+    else:
+        scale_a = np.array([0.375], np.float32)
+        scale_b = np.array([3.0], np.float32)
+        scales = 0.375 * 3.0
+    bias = rng.standard_normal(n).astype(np.float32)
+    c = np.full((m, n), -7, np.float32)
+    bm, bn, bk, gm, warps, stages = matmul.matmul_configs("float8_e4m3fn", aligned=False)[-1]
+    interpreted(matmul.scaled_matmul_kernel)[(tilec.cdiv(m, bm) * tilec.cdiv(n, bn),)](
+        tilec.reinterpret(a, tl.float8e4nv), tilec.reinterpret(b, tl.float8e4nv), c,
+        scale_a, scale_b, bias, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, ROWWISE=rowwise, HAS_BIAS=True, ACTIVATION="relu")
+    want = np.maximum((av @ bv) * scales + bias, 0)
+    # The products are exact in fp32, the sum rounds; the scales and the bias
+    # add a rounding or two on values of the sum's size.
+    assert mref.error(c, want, k) <= 2e-5 * 4
+
+
 def test_reinterpret_checks_its_dtype():
     with pytest.raises(TypeError, match="unknown dtype"):
         tilec.reinterpret(np.zeros(4, np.uint8), "fp8")

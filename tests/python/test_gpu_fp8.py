@@ -208,3 +208,36 @@ def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned):
         torch.cuda.synchronize()
         err = mref.error(c.double().cpu().numpy(), want, k)
         assert err <= 2e-5, f"{config}: error / sqrt(K) = {err:.3g}"
+
+
+@pytest.mark.parametrize("rowwise", [False, True])
+@pytest.mark.parametrize("shape,aligned", [((300, 200, 136), False), ((512, 384, 256), True),
+                                           ((2048, 2048, 2048), True)])
+def test_scaled_matmul_on_torch_fp8(fp8_gpu, rowwise, shape, aligned):
+    """fp8 e4m3 x e4m3 with per-tensor or per-row scales and a bias, output
+    bf16 (as torch._scaled_mm), against float64 of the same fp8 values."""
+    torch = fp8_gpu
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k + rowwise)
+    a = torch.randn(m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    b = torch.randn(k, n, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    if rowwise:
+        scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
+        scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5
+    else:
+        scale_a = torch.tensor([0.75], device="cuda")
+        scale_b = torch.tensor([1.25], device="cuda")
+    bias = torch.randn(n, device="cuda", generator=gen)
+    want = ((a.double() @ b.double()) * scale_a.double() * scale_b.double()
+            + bias.double()).cpu().numpy()
+    c = torch.full((m, n), -7.0, device="cuda", dtype=torch.bfloat16)
+    configs = matmul.matmul_configs("float8_e4m3fn", aligned)
+    for config in configs[:1 if m > 1000 else len(configs)]:
+        c.fill_(-7.0)
+        matmul.matmul(a, b, c, bias=bias, scale_a=scale_a, scale_b=scale_b, config=config)
+        torch.cuda.synchronize()
+        got = c.double().cpu().numpy()
+        # bf16's rounding of the output (8 bits: 2^-9 relative) on top of the
+        # fp32 sum's.
+        err = np.abs(got - want) - np.abs(want) * 2.0 ** -8
+        assert err.max() <= 2e-5 * np.sqrt(k) * 2, f"{config}: {err.max():.3g}"

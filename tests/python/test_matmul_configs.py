@@ -96,3 +96,26 @@ def test_wgmma_tiles_assemble(tmp_path, operand, config):
     assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32.{t}.{t}") == \
         per_step * (bk // 16)
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+def scaled_signature(operand, fact):
+    return (f"*{operand}:16,*{operand}:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32{fact},"
+            f"i32{fact},i32{fact},i32{fact},i32:1,i32{fact},i32:1,i32{fact},i32:1")
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("rowwise", [False, True])
+@pytest.mark.parametrize("fact,config",
+                         [(fact, config) for fact in FACTS["fp8e4nv"]
+                          for config in matmul.matmul_configs("float8_e4m3fn", bool(fact))])
+def test_scaled_fp8_configs_assemble_without_spills(tmp_path, rowwise, fact, config):
+    # The scales, bias and GELU in the epilogue cost no spills on any fp8
+    # config, and the product still runs on fp8 mma.sync.
+    bm, bn, bk, gm, warps, stages = config
+    k = matmul.scaled_matmul_kernel.compile(
+        scaled_signature("fp8e4nv", fact), num_warps=warps, num_stages=stages,
+        target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+        ROWWISE=rowwise, HAS_BIAS=True, ACTIVATION="gelu")
+    ptx = k.asm["ptx"]
+    assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
