@@ -51,6 +51,7 @@ import inspect
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import textwrap
 import threading
@@ -542,6 +543,8 @@ class JITFunction:
                 self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
                                                  self._unspecialized, self.debug,
                                                  self.deterministic)
+                # (for launches given TensorDescriptors: tensor_descriptor.py)
+                self._launcher.owner = tensor_descriptor._Owner(self)
             finally:
                 self._initializing = False
             return self._launcher
@@ -674,5 +677,22 @@ from .autotuner import Autotuner, Config, autotune  # noqa: E402  (needs JITFunc
 from .heuristics import Heuristics, heuristics  # noqa: E402  (needs JITFunction)
 from . import testing  # noqa: E402
 from . import runtime  # noqa: E402
+from . import tensor_descriptor  # noqa: E402
+from .tensor_descriptor import TensorDescriptor  # noqa: E402
 
-__all__ += ["Autotuner", "Config", "autotune", "Heuristics", "heuristics"]
+
+def _tools_module():
+    """`tilec.tools.tensor_descriptor`, as Triton's
+    `triton.tools.tensor_descriptor`, importable by name."""
+    tools = types.ModuleType(__name__ + ".tools", "Triton's triton.tools: tensor_descriptor.")
+    tools.tensor_descriptor = tensor_descriptor
+    sys.modules[tools.__name__] = tools
+    sys.modules[tools.__name__ + ".tensor_descriptor"] = tensor_descriptor
+    return tools
+
+
+tools = _tools_module()
+_tilec.set_descriptor_hook(TensorDescriptor, tensor_descriptor._launch)
+
+__all__ += ["Autotuner", "Config", "autotune", "Heuristics", "heuristics",
+            "TensorDescriptor"]

@@ -594,6 +594,9 @@ struct Launcher {
   size_t numConstexpr = 0;
   /// Launches run in tilec's CPU interpreter (host arrays accepted).
   bool interpret = false;
+  /// What the package keeps here (a weak reference to the JITFunction),
+  /// for the descriptor hook.
+  py::object owner;
   /// Launches compile with debug=True unless a launch says otherwise.
   bool debug = false;
   /// Launches compile with deterministic=True (batch invariance checked)
@@ -985,6 +988,39 @@ struct BoundLaunch {
   py::object grid;
 };
 
+/// Host-side tensor descriptors (tilec.TensorDescriptor) as arguments: the
+/// package launches those calls itself (through a kernel that makes the
+/// descriptors and calls this one); set_descriptor_hook registers the type
+/// and that hook. A launch without one pays a type compare per argument.
+PyTypeObject *descriptorType = nullptr;
+py::object *descriptorHook = nullptr; // dropped at exit (see PYBIND11_MODULE)
+
+bool hasDescriptor(PyObject *args, PyObject *kwargs) {
+  if (!descriptorType)
+    return false;
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(args); i < n; ++i)
+    if (Py_TYPE(PyTuple_GET_ITEM(args, i)) == descriptorType)
+      return true;
+  if (kwargs) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value))
+      if (Py_TYPE(value) == descriptorType)
+        return true;
+  }
+  return false;
+}
+
+/// Launches `l` on `grid`: through the descriptor hook when an argument is
+/// a tensor descriptor.
+void launchOrHook(Launcher &l, PyObject *grid, py::args args, py::kwargs kwargs) {
+  if (hasDescriptor(args.ptr(), kwargs.ptr())) {
+    (*descriptorHook)(l.owner, py::handle(grid), *args, **kwargs);
+    return;
+  }
+  l.launch(grid, args.ptr(), kwargs.ptr());
+}
+
 tilec::Constexprs constexprsFromDict(const py::dict &d) {
   tilec::Constexprs out;
   for (auto item : d) {
@@ -1123,6 +1159,24 @@ PYBIND11_MODULE(_tilec, m) {
   // interpreter is still alive, not in static destruction after it is gone.
   py::module_::import("atexit").attr("register")(
       py::cpp_function([]() { tilec::setRecompileHook(nullptr); }));
+  m.def("set_descriptor_hook",
+        [](py::object type, py::object hook) {
+          if (!PyType_Check(type.ptr()))
+            throw py::type_error("set_descriptor_hook: the first argument must be a type");
+          delete descriptorHook;
+          Py_XDECREF(reinterpret_cast<PyObject *>(descriptorType));
+          descriptorType = reinterpret_cast<PyTypeObject *>(type.release().ptr());
+          descriptorHook = new py::object(std::move(hook));
+        },
+        py::arg("type"), py::arg("hook"),
+        "Launches given an instance of `type` call hook(owner, grid, *args, **kwargs) "
+        "instead (tilec.TensorDescriptor's).");
+  py::module_::import("atexit").attr("register")(py::cpp_function([]() {
+    delete descriptorHook;
+    descriptorHook = nullptr;
+    Py_XDECREF(reinterpret_cast<PyObject *>(descriptorType));
+    descriptorType = nullptr;
+  }));
   m.def("cache_dir", &tilec::cache::directory);
   m.def("cache_list", []() {
     py::list out;
@@ -1312,8 +1366,9 @@ PYBIND11_MODULE(_tilec, m) {
            })
       .def("run",
            [](Launcher &l, py::object grid, py::args args, py::kwargs kwargs) {
-             l.launch(grid.ptr(), args.ptr(), kwargs.ptr());
+             launchOrHook(l, grid.ptr(), std::move(args), std::move(kwargs));
            })
+      .def_readwrite("owner", &Launcher::owner)
       .def("specialize", &Launcher::specialize)
       .def("tune", &Launcher::tune, py::arg("configs"), py::arg("grids"), py::arg("args"),
            py::arg("kwargs"), py::arg("options"))
@@ -1323,6 +1378,6 @@ PYBIND11_MODULE(_tilec, m) {
 
   py::class_<BoundLaunch>(m, "BoundLaunch")
       .def("__call__", [](BoundLaunch &b, py::args args, py::kwargs kwargs) {
-        b.impl->launch(b.grid.ptr(), args.ptr(), kwargs.ptr());
+        launchOrHook(*b.impl, b.grid.ptr(), std::move(args), std::move(kwargs));
       });
 }

@@ -207,3 +207,25 @@ def unknown_atomic(x, M, N):
 def float_and(x, M, N):
     d = tl.make_tensor_descriptor(x, [M, N], [N, 1], [16, 16])
     d.atomic_and([0, 0], 1.0)
+
+
+# Descriptors made on the host (tilec.TensorDescriptor) and passed in.
+
+@tilec.jit
+def host_scale(a_desc, c_desc, factor, BM: tl.constexpr, BN: tl.constexpr):
+    m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    c_desc.store([m, n], a_desc.load([m, n]) * factor)
+
+
+@tilec.jit
+def host_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr):
+    # A persistent loop over C's tiles, as Triton's descriptor tutorials.
+    tiles_n = tl.cdiv(N, BN)
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, tl.num_programs(0)):
+        m = (tile // tiles_n) * BM
+        n = (tile % tiles_n) * BN
+        acc = tl.zeros((BM, BN), tl.float32)
+        for k in range(0, K, BK):
+            acc = tl.dot(a_desc.load([m, k]), b_desc.load([k, n]), acc)
+        c_desc.store([m, n], acc)

@@ -204,3 +204,109 @@ def test_mistakes_are_located_errors(kernel, signature, message):
     text = str(error.value)
     assert re.search(r"tensor_desc_kernels.py:\d+:\d+: error: ", text), text
     assert re.search(message, text), text
+
+
+# Host-side descriptors: tilec.TensorDescriptor (Triton's
+# triton.tools.tensor_descriptor.TensorDescriptor) as kernel arguments.
+
+def launch_host(fn, gpu, torch, grid, args, **kwargs):
+    """`fn[grid](*args)` where args may hold TensorDescriptors over numpy
+    arrays; on the GPU each array moves to torch and back."""
+    from tilec import TensorDescriptor
+    if not gpu:
+        interp(fn)[grid](*args, **kwargs)
+        return
+    moved = {}
+
+    def to_gpu(a):
+        if isinstance(a, TensorDescriptor):
+            base = moved.setdefault(id(a.base), (a.base, torch.from_numpy(a.base).cuda()))[1]
+            return TensorDescriptor(base, a.shape, a.strides, a.block_shape, a.padding)
+        return a
+    fn[grid](*[to_gpu(a) for a in args], **kwargs)
+    torch.cuda.synchronize()
+    for array, tensor in moved.values():
+        array[...] = tensor.cpu().numpy()
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_host_descriptors_over_a_view(gpu, torch_or_none, dtype):
+    from tilec import TensorDescriptor
+    m, n = 45, 70
+    # A and C are windows of wider arrays (row strides 72 and 80 elements).
+    big_a = np.random.default_rng(7).standard_normal((m, 72)).astype(dtype)
+    big_c = np.full((m, 80), 5, dtype)
+    a = TensorDescriptor(big_a, [m, n], [72, 1], [16, 32])
+    c = TensorDescriptor(big_c, shape=[m, n], strides=[80, 1], block_shape=[16, 32])
+    launch_host(k.host_scale, gpu, torch_or_none, (tilec.cdiv(m, 16), tilec.cdiv(n, 32)),
+                [a, c, 2.0], BM=16, BN=32)
+    want = np.full_like(big_c, 5)
+    want[:, :n] = big_a[:, :n] * dtype(2)
+    np.testing.assert_array_equal(big_c, want)
+
+
+@pytest.mark.parametrize("gpu", BACKENDS)
+def test_host_descriptors_feed_a_persistent_matmul(gpu, torch_or_none):
+    from tilec import TensorDescriptor
+    m, n, kk = 100, 72, 48
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((m, kk)).astype(np.float16)
+    b = rng.standard_normal((kk, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    args = [TensorDescriptor.from_tensor(a, [32, 16]), TensorDescriptor.from_tensor(b, [16, 32]),
+            TensorDescriptor.from_tensor(c, [32, 32]), m, n, kk]
+    # Fewer programs than tiles: each walks several.
+    launch_host(k.host_matmul, gpu, torch_or_none, (5,), args, BM=32, BN=32, BK=16)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3 * np.sqrt(kk))
+
+
+def test_host_descriptor_keywords_defaults_and_a_grid_function():
+    from tilec import TensorDescriptor
+    m, n = 20, 64
+    a = np.arange(m * n, dtype=np.float32).reshape(m, n)
+    c = np.zeros_like(a)
+    run = interp(k.host_scale)
+    # By keyword, padding NaN (nothing outside is stored), the grid from META.
+    run[lambda meta: (tilec.cdiv(m, meta["BM"]), tilec.cdiv(n, meta["BN"]))](
+        c_desc=TensorDescriptor.from_tensor(c, [8, 16]),
+        a_desc=TensorDescriptor.from_tensor(a, [8, 16], padding="nan"), factor=-1.0,
+        BM=8, BN=16)
+    np.testing.assert_array_equal(c, -a)
+    # The generated kernel is made once per structure of the descriptors.
+    wrappers = run._launcher.owner.wrappers
+    assert len(wrappers) == 1
+    run[(3, 4)](TensorDescriptor.from_tensor(a, [8, 16], padding="nan"),
+                TensorDescriptor.from_tensor(c, [8, 16]), 2.0, BM=8, BN=16)
+    assert len(wrappers) == 1
+    np.testing.assert_array_equal(c, 2 * a)
+    run[(3, 4)](TensorDescriptor.from_tensor(a, [8, 16]), TensorDescriptor.from_tensor(c, [8, 16]),
+                1.0, BM=8, BN=16)
+    assert len(wrappers) == 2  # zero padding now
+    np.testing.assert_array_equal(c, a)
+    with pytest.raises(TypeError, match="missing argument 'factor'"):
+        run[(1,)](TensorDescriptor.from_tensor(a, [8, 16]), TensorDescriptor.from_tensor(c, [8, 16]),
+                  BM=8, BN=16)
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda a: ([a, [4, 8], [8, 2], [4, 8]]), "the last stride must be 1, got 2"),
+    (lambda a: ([a, [2] * 6, [1] * 6, [2] * 6]), "1 to 5 dimensions, got 6"),
+    (lambda a: ([a, [4, 8], [8, 1], [4, 6]]), "block sizes must be powers of two"),
+    (lambda a: ([a, [4, 8], [8, 1], [4, 2]]), "at least 16 bytes along its last dimension"),
+    (lambda a: ([a, [4, 6], [6, 1], [4, 4]]), "multiples of 16 bytes"),
+    (lambda a: ([a[:, 1:], [4, 4], [8, 1], [4, 4]]), "16-byte aligned"),
+    (lambda a: ([a, [4, 8], [8, 1], [4, 8], "inf"]), "padding must be 'zero' or 'nan'"),
+    (lambda a: ([a, [4, 8], [8], [4, 8]]), "shape, strides and block_shape differ in length"),
+])
+def test_host_descriptor_checks(make, message):
+    from tilec import TensorDescriptor
+    a = np.zeros((4, 8), np.float32)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TensorDescriptor(*make(a))
+
+
+def test_host_descriptors_import_as_in_triton():
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    assert TensorDescriptor is tilec.TensorDescriptor

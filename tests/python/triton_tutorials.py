@@ -60,7 +60,9 @@ def triton_is_tilec():
     import tilec.runtime
     import tilec.testing
     alias = {"triton": tilec, "triton.language": tilec.language,
-             "triton.runtime": tilec.runtime, "triton.testing": tilec.testing}
+             "triton.runtime": tilec.runtime, "triton.testing": tilec.testing,
+             "triton.tools": tilec.tools,
+             "triton.tools.tensor_descriptor": tilec.tensor_descriptor}
     if importlib.util.find_spec("tabulate") is None:
         alias["tabulate"] = _plain_tabulate()
     saved = {name: sys.modules.get(name) for name in alias}
