@@ -268,6 +268,17 @@ def _numel(t):
     return t.size
 
 
+def _is_fp8(t):
+    name = _dtype_name(t)
+    return name.startswith("float8") or name.startswith("fp8")
+
+
+def _contiguous(t):
+    if hasattr(t, "is_contiguous") and callable(t.is_contiguous):
+        return t.is_contiguous()
+    return t.flags["C_CONTIGUOUS"]
+
+
 def _tuned_grid(META):
     return (tilec.cdiv(META["M"], META["BLOCK_M"]) * tilec.cdiv(META["N"], META["BLOCK_N"]),)
 
@@ -293,6 +304,9 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
             _numel(scale_a) == 1 and _numel(scale_b) == 1)
         assert rowwise or (_numel(scale_a) == 1 and _numel(scale_b) == 1), \
             "scales: one value each, or M for A's rows and N for B's columns"
+        assert _is_fp8(a) and _is_fp8(b), "scales go with fp8 operands (e4m3, e5m2)"
+        assert not _dtype_name(c).startswith("int"), "a scaled product is stored as floats"
+        assert _contiguous(scale_a) and _contiguous(scale_b), "the scales must be contiguous"
         if autotune:
             autotuned_kernel(_dtype_name(a), aligned, True)[_tuned_grid](
                 a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0),

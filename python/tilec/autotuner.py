@@ -224,6 +224,13 @@ class Autotuner:
 
     def _tune(self, grid, args, kwargs, force=False, bytes=None, flops=None, configs=None):
         named = self._named(args, kwargs)
+        from .tensor_descriptor import TensorDescriptor
+        for name, value in named.items():
+            if isinstance(value, TensorDescriptor):
+                raise TypeError(f"autotune '{self.__name__}': argument '{name}' is a "
+                                "TensorDescriptor, which autotuning does not take yet "
+                                "(make the descriptor in the kernel with "
+                                "tl.make_tensor_descriptor)")
         configs = configs or self._pruned(named)
         launcher = self.fn._launcher or self.fn._init()
         grids = []

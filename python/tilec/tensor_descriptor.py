@@ -12,12 +12,17 @@ with it (inlined, as any @jit helper). The C++ launcher hands such launches
 to `_launch` (`tilec._tilec.set_descriptor_hook`); launches without
 descriptors never come here.
 """
+import itertools
 import linecache
+import threading
 
 __all__ = ["TensorDescriptor"]
 
 
 def _element_size(base):
+    from . import TensorWrapper
+    if isinstance(base, TensorWrapper):  # tilec.reinterpret: its dtype's size
+        return base.dtype.primitive_bitwidth // 8
     size = getattr(base, "element_size", None)
     if callable(size):
         return size()
@@ -25,14 +30,14 @@ def _element_size(base):
 
 
 def _address(base):
+    from . import TensorWrapper
+    if isinstance(base, TensorWrapper):
+        return _address(base.base)
     ptr = getattr(base, "data_ptr", None)
     if callable(ptr):
         return ptr()
     ctypes = getattr(base, "ctypes", None)  # a numpy array
-    if ctypes is not None:
-        return ctypes.data
-    inner = getattr(base, "base", None)     # tilec.reinterpret's wrapper
-    return _address(inner) if inner is not None else None
+    return ctypes.data if ctypes is not None else None
 
 
 class TensorDescriptor:
@@ -84,8 +89,8 @@ class TensorDescriptor:
         stride = getattr(tensor, "stride", None)
         if callable(stride):
             strides = list(stride())
-        else:
-            strides = [s // tensor.itemsize for s in tensor.strides]
+        else:  # numpy: bytes
+            strides = [s // _element_size(tensor) for s in tensor.strides]
         return TensorDescriptor(tensor, list(tensor.shape), strides, block_shape, padding)
 
     def _structure(self):
@@ -109,14 +114,26 @@ class _Owner:
         self.constexprs = {p[0] for p in jit._parameters() if p[1]}
         self.options = dict(interpret=jit.interpret, debug=jit.debug,
                             deterministic=jit.deterministic)
+        self.unspecialized = dict(jit._unspecialized)  # {name: "none" | "alignment"}
         #: {descriptor structures: the generated kernel}
         self.wrappers = {}
+
+
+#: Serialises the making of generated kernels (and their linecache entries).
+_lock = threading.Lock()
+_made = itertools.count()
+#: The generated kernel's globals: names no kernel parameter may take.
+_GLOBALS = ("tl", "tilec_kernel")
 
 
 def _wrapper_source(owner, structures):
     """The source of the kernel that makes the descriptors `structures`
     ({parameter: (rank, block_shape, padding)}) and calls the kernel."""
-    params, makes = [], []
+    params, makes, generated = [], [], []
+    taken = [n for n in owner.arg_names if n in _GLOBALS]
+    if taken:
+        raise TypeError(f"{owner.name}(): a kernel given TensorDescriptors cannot have a "
+                        f"parameter named {taken[0]!r} (the generated kernel's global)")
     for name in owner.arg_names:
         if name not in structures:
             params.append(f"{name}: tl.constexpr" if name in owner.constexprs else name)
@@ -125,9 +142,14 @@ def _wrapper_source(owner, structures):
         sizes = [f"{name}__size{d}" for d in range(rank)]
         strides = [f"{name}__stride{d}" for d in range(rank - 1)]
         params += [f"{name}__base"] + sizes + strides
+        generated += [f"{name}__base"] + sizes + strides
         makes.append(f"    {name} = tl.make_tensor_descriptor({name}__base, [{', '.join(sizes)}], "
                      f"[{', '.join(strides + ['1'])}], {list(block)}, "
                      f"padding_option={padding!r})")
+    clash = [name for name in generated if name in owner.arg_names]
+    if clash:
+        raise TypeError(f"{owner.name}(): the parameter {clash[0]!r} has the name a "
+                        "TensorDescriptor argument's part takes; rename it")
     name = f"{owner.name}__descriptors"
     return name, (f"def {name}({', '.join(params)}):\n" + "\n".join(makes) + "\n" +
                   f"    tilec_kernel({', '.join(owner.arg_names)})\n")
@@ -138,15 +160,28 @@ def _wrapper(owner, structures):
     structure)."""
     from . import JITFunction, language
     key = tuple(sorted(structures.items()))
-    if key in owner.wrappers:
-        return owner.wrappers[key]
-    name, source = _wrapper_source(owner, structures)
-    path = f"<tensor descriptors of kernel '{owner.name}'>"
-    # inspect.getsource reads the generated text from linecache.
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-    namespace = {"tl": language, "tilec_kernel": JITFunction(owner.fn, **owner.options)}
-    exec(compile(source, path, "exec"), namespace)
-    wrapper = owner.wrappers[key] = JITFunction(namespace[name], **owner.options)
+    wrapper = owner.wrappers.get(key)
+    if wrapper is not None:
+        return wrapper
+    with _lock:
+        if key in owner.wrappers:
+            return owner.wrappers[key]
+        name, source = _wrapper_source(owner, structures)
+        # inspect.getsource reads the generated text from linecache: one
+        # path per generated kernel.
+        path = f"<tensor descriptors of kernel '{owner.name}' #{next(_made)}>"
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+        namespace = {"tl": language, "tilec_kernel": JITFunction(owner.fn, **owner.options)}
+        exec(compile(source, path, "exec"), namespace)
+        # The parameters that stay keep what the kernel does not specialise on.
+        kept = [n for n in owner.unspecialized if n not in structures]
+        wrapper = JITFunction(
+            namespace[name], **owner.options,
+            do_not_specialize=[n for n in kept if owner.unspecialized[n] == "none"],
+            do_not_specialize_on_alignment=[n for n in kept
+                                            if owner.unspecialized[n] == "alignment"])
+        wrapper._init()  # reads the source now, under the lock
+        owner.wrappers[key] = wrapper
     return wrapper
 
 
@@ -186,6 +221,10 @@ def _launch(owner, grid, *args, **kwargs):
             flat[f"{name}__size{d}"] = size
         for d, stride in enumerate(value.strides[:-1]):
             flat[f"{name}__stride{d}"] = stride
-    if callable(grid):  # the grid sees the kernel's own names
-        grid = grid({**values, **options})
+    if callable(grid):  # META as a launch gives it: the kernel's own names
+        meta = {n: getattr(v, "value", v) if n in owner.constexprs else v
+                for n, v in values.items()}
+        meta["num_warps"] = options.get("num_warps", 4)
+        meta["num_stages"] = options.get("num_stages", 3)
+        grid = grid(meta)
     wrapper[grid](**flat, **options)

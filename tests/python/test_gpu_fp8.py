@@ -237,7 +237,7 @@ def test_scaled_matmul_on_torch_fp8(fp8_gpu, rowwise, shape, aligned):
         matmul.matmul(a, b, c, bias=bias, scale_a=scale_a, scale_b=scale_b, config=config)
         torch.cuda.synchronize()
         got = c.double().cpu().numpy()
-        # bf16's rounding of the output (8 bits: 2^-9 relative) on top of the
-        # fp32 sum's.
+        # bf16's rounding of the output (8 significant bits: at most 2^-8
+        # relative) on top of the fp32 sum's.
         err = np.abs(got - want) - np.abs(want) * 2.0 ** -8
         assert err.max() <= 2e-5 * np.sqrt(k) * 2, f"{config}: {err.max():.3g}"

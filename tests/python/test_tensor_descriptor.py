@@ -310,3 +310,51 @@ def test_host_descriptor_checks(make, message):
 def test_host_descriptors_import_as_in_triton():
     from tilec.tools.tensor_descriptor import TensorDescriptor
     assert TensorDescriptor is tilec.TensorDescriptor
+
+
+def test_host_descriptors_over_reinterpreted_memory():
+    # fp8 codes in uint8 arrays, seen as e4m3 (tilec.reinterpret): the
+    # descriptor takes the wrapper's element size and the array's address.
+    from tilec import TensorDescriptor
+    m, n = 20, 48
+    codes = np.random.default_rng(9).integers(0, 120, (m, n)).astype(np.uint8)
+    out = np.zeros_like(codes)
+    a = TensorDescriptor.from_tensor(tilec.reinterpret(codes, "fp8e4nv"), [16, 16])
+    c = TensorDescriptor.from_tensor(tilec.reinterpret(out, "fp8e4nv"), [16, 16])
+    assert a.strides == [n, 1]
+    interp(k.host_copy_fp8)[(tilec.cdiv(m, 16), tilec.cdiv(n, 16))](a, c, BM=16, BN=16)
+    np.testing.assert_array_equal(out, codes)
+
+
+def test_host_descriptor_grid_function_sees_a_launch_meta():
+    from tilec import TensorDescriptor
+    a = np.ones((16, 32), np.float32)
+    seen = {}
+
+    def grid(meta):
+        seen.update(meta)
+        return (1, 1)
+    interp(k.host_scale)[grid](TensorDescriptor.from_tensor(a, [16, 32]),
+                               TensorDescriptor.from_tensor(a, [16, 32]), 2.0, BM=16, BN=32,
+                               num_warps=2)
+    assert seen["BM"] == 16 and seen["factor"] == 2.0
+    assert seen["num_warps"] == 2 and seen["num_stages"] == 3
+    np.testing.assert_array_equal(a, 2)
+
+
+def test_host_descriptor_name_clashes_are_reported():
+    from tilec import TensorDescriptor
+    a = np.zeros((16, 16), np.float32)
+    with pytest.raises(TypeError, match="the parameter 'x__size0' has the name a "
+                                        "TensorDescriptor argument's part takes"):
+        interp(k.host_name_clash)[(1,)](TensorDescriptor.from_tensor(a, [16, 16]), 1, BM=16)
+
+
+def test_autotune_refuses_host_descriptors_clearly():
+    from tilec import TensorDescriptor
+    tuned = tilec.autotune(configs=[tilec.Config({"BM": 16, "BN": 32})], key=[])(k.host_scale)
+    a = np.zeros((16, 32), np.float32)
+    with pytest.raises(TypeError, match="argument 'a_desc' is a TensorDescriptor, which "
+                                        "autotuning does not take yet"):
+        tuned[(1, 1)](TensorDescriptor.from_tensor(a, [16, 32]),
+                      TensorDescriptor.from_tensor(a, [16, 32]), 1.0)
