@@ -163,6 +163,23 @@ def host_launch_costs(kernel):
         lambda: tilec_vector_add.add[(1,)](x, x, out, 1, BLOCK=BLOCK, stream=stream))
     compiled = tilec_vector_add.add.warmup(x, x, out, 1, BLOCK=BLOCK)
     costs["tilec CompiledKernel[grid]"] = per_call_us(lambda: compiled[(1,)](x, x, out, 1))
+    # The pieces of a launch's own work, to say where its share goes: the
+    # two torch calls that find the current stream when stream= is not given
+    # (what tilec's binding calls, torch._C's), and the driver query each
+    # pointer argument costs (cuPointerGetAttributes: memory type, managed,
+    # device), three for the vector add.
+    get_device = torch._C._cuda_getDevice
+    get_stream = torch._C._cuda_getCurrentRawStream
+    costs["torch stream lookup (2 torch._C calls)"] = per_call_us(
+        lambda: get_stream(get_device()))
+    attrs = (ctypes.c_int * 3)(2, 8, 9)  # MEMORY_TYPE, IS_MANAGED, DEVICE_ORDINAL
+    kind, managed, ordinal = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_int()
+    data = (ctypes.c_void_p * 3)(ctypes.cast(ctypes.byref(kind), ctypes.c_void_p),
+                                 ctypes.cast(ctypes.byref(managed), ctypes.c_void_p),
+                                 ctypes.cast(ctypes.byref(ordinal), ctypes.c_void_p))
+    ptr = ctypes.c_uint64(x.data_ptr())
+    costs["cuPointerGetAttributes via ctypes"] = per_call_us(
+        lambda: cuda.cuPointerGetAttributes(3, attrs, data, ptr))
     return costs
 
 
