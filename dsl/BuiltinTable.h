@@ -172,6 +172,13 @@ struct BlockAccess {
 };
 BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments &args,
                         SourceLoc at);
+/// The call's padding_option ("zero" when absent or ""), checked: "zero"
+/// or "nan", and "nan" only for floats (`holder`: "block", "tensor", for
+/// the message).
+std::string paddingOption(const BuiltinArguments &args, DType element, const char *holder);
+/// The padding a masked-off element reads as, in `shape`.
+Value paddingTensor(Generator &g, const std::string &padding, DType element,
+                    const std::vector<int64_t> &shape, SourceLoc at);
 
 /// An atomic read-modify-write of `value` at `ptr` where `mask` (None: all)
 /// holds, whose old values are not used (IRGenAtomic.cpp); `function`

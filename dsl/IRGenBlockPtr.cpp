@@ -203,13 +203,7 @@ Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
     fail(args.loc("strides"), "a tensor descriptor's last stride must be 1 when compiling "
                               "(its last dimension contiguous), got " +
                                   (given.isConstexpr() ? given.repr() : given.describe()));
-  std::string padding = args.has("padding_option") ? args.text("padding_option") : "zero";
-  if (padding != "zero" && padding != "nan")
-    fail(args.loc("padding_option"),
-         "padding_option must be \"zero\" or \"nan\", got \"" + padding + "\"");
-  if (padding == "nan" && !element.isFloat())
-    fail(args.loc("padding_option"),
-         "padding_option \"nan\" needs floats, the tensor holds " + element.name());
+  std::string padding = paddingOption(args, element, "tensor");
   std::vector<Value> offsets(rank, g.toIR(Value::ofInt(0), at, kI32));
   std::vector<int64_t> order;
   for (size_t d = rank; d-- > 0;)
@@ -219,15 +213,14 @@ Value makeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   return desc;
 }
 
-/// The descriptor's access at `offsets`: every dimension checked.
-BlockAccess descriptorAccess(Generator &g, const Value &desc, const Value &offsets,
-                             SourceLoc offsetsAt, const std::string &function, SourceLoc at) {
+/// The descriptor's access at the call's `offsets`: every dimension checked.
+BlockAccess descriptorAccess(Generator &g, const Value &desc, const BuiltinArguments &args) {
   size_t rank = desc.blockShape.size();
-  std::vector<Value> starts = integerTuple(g, offsets, offsetsAt, function, "offsets", rank, kI32);
+  std::vector<Value> starts = integerTuple(g, args, "offsets", rank, kI32);
   Value moved = desc;
   for (size_t d = 0; d < rank; ++d)
     moved.elements[3 + 3 * d] = starts[d];
-  return accessOf(g, moved, std::vector<bool>(rank, true), at);
+  return accessOf(g, moved, std::vector<bool>(rank, true), args.at());
 }
 
 const Value &descriptorArgument(const BuiltinArguments &args, const std::string &name) {
@@ -242,11 +235,9 @@ const Value &descriptorArgument(const BuiltinArguments &args, const std::string 
 Value loadTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &desc = descriptorArgument(args, "desc");
-  BlockAccess access =
-      descriptorAccess(g, desc, args["offsets"], args.loc("offsets"), args.function(), at);
+  BlockAccess access = descriptorAccess(g, desc, args);
   DType element = access.pointers.type.element.pointee();
-  Value pad = desc.text == "nan" ? Value::ofFloat(std::nan("")) : Value::ofInt(0);
-  Value other = g.broadcastTo(g.toIR(pad, at, element), desc.blockShape, at);
+  Value other = paddingTensor(g, desc.text, element, desc.blockShape, at);
   ValueType resultType{element, desc.blockShape};
   mlir::OpBuilder &b = g.builder();
   auto op = b.create<tile::LoadOp>(g.loc(at), resultType.toMLIR(b.getContext()),
@@ -273,8 +264,7 @@ Value blockValue(Generator &g, const Value &desc, const Value &value, SourceLoc 
 Value storeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &desc = descriptorArgument(args, "desc");
-  BlockAccess access =
-      descriptorAccess(g, desc, args["offsets"], args.loc("offsets"), args.function(), at);
+  BlockAccess access = descriptorAccess(g, desc, args);
   DType element = access.pointers.type.element.pointee();
   Value value = blockValue(g, desc, args["value"], args.loc("value"), element, args.function());
   g.builder().create<tile::StoreOp>(g.loc(at), access.pointers.ir, value.ir, access.mask.ir,
@@ -310,6 +300,25 @@ BlockAccess blockAccess(Generator &g, const Value &block, const BuiltinArguments
     }
   }
   return accessOf(g, block, checked, at);
+}
+
+std::string paddingOption(const BuiltinArguments &args, DType element, const char *holder) {
+  std::string padding = args.has("padding_option") ? args.text("padding_option") : "";
+  if (padding.empty())
+    return "zero";
+  if (padding != "zero" && padding != "nan")
+    fail(args.loc("padding_option"),
+         "padding_option must be \"zero\" or \"nan\", got \"" + padding + "\"");
+  if (padding == "nan" && !element.isFloat())
+    fail(args.loc("padding_option"), std::string("padding_option \"nan\" needs floats, the ") +
+                                         holder + " holds " + element.name());
+  return padding;
+}
+
+Value paddingTensor(Generator &g, const std::string &padding, DType element,
+                    const std::vector<int64_t> &shape, SourceLoc at) {
+  Value pad = padding == "nan" ? Value::ofFloat(std::nan("")) : Value::ofInt(0);
+  return g.broadcastTo(g.toIR(pad, at, element), shape, at);
 }
 
 Value Generator::callDescriptorMethod(const Value &desc, const std::string &method,
@@ -348,8 +357,7 @@ Value Generator::callDescriptorMethod(const Value &desc, const std::string &meth
   // returned.
   BuiltinArguments args(*this, call, function, {{"desc", "offsets", "value"}, 3}, &desc);
   SourceLoc at = args.at();
-  BlockAccess access =
-      descriptorAccess(*this, desc, args["offsets"], args.loc("offsets"), function, at);
+  BlockAccess access = descriptorAccess(*this, desc, args);
   Value value = blockValue(*this, desc, args["value"], args.loc("value"), element, function);
   atomicUpdate(*this, *kind, access.pointers, value, access.mask, tile::MemSemantic::relaxed,
                tile::MemScope::gpu, function, at);

@@ -6,7 +6,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
-#include <cmath>
 #include <set>
 
 namespace tilec::dsl {
@@ -154,18 +153,10 @@ Value load(Generator &g, const BuiltinArguments &args) {
     BlockAccess access = blockAccess(g, ptr, args, at);
     ptr = access.pointers;
     mask = access.mask;
-    std::string padding = args.text("padding_option");
     DType pointee = ptr.type.element.pointee();
-    if (padding != "" && padding != "zero" && padding != "nan")
-      fail(args.loc("padding_option"), "padding_option must be \"zero\" or \"nan\", got \"" +
-                                           padding + "\"");
-    if (padding == "nan" && !pointee.isFloat())
-      fail(args.loc("padding_option"),
-           "padding_option \"nan\" needs floats, the block holds " + pointee.name());
-    if (mask.isIR()) {
-      Value pad = padding == "nan" ? Value::ofFloat(std::nan("")) : Value::ofInt(0);
-      other = g.broadcastTo(g.toIR(pad, at, pointee), ptr.type.shape, at);
-    }
+    std::string padding = paddingOption(args, pointee, "block");
+    if (mask.isIR())
+      other = paddingTensor(g, padding, pointee, ptr.type.shape, at);
   } else {
     mask = maskArgument(g, args, ptr);
   }
