@@ -117,6 +117,8 @@ class _Owner:
         self.unspecialized = dict(jit._unspecialized)  # {name: "none" | "alignment"}
         #: {descriptor structures: the generated kernel}
         self.wrappers = {}
+        #: The kernel as the generated kernels' helper (one for all of them).
+        self.helper = None
 
 
 #: Serialises the making of generated kernels (and their linecache entries).
@@ -141,8 +143,9 @@ def _wrapper_source(owner, structures):
         rank, block, padding = structures[name]
         sizes = [f"{name}__size{d}" for d in range(rank)]
         strides = [f"{name}__stride{d}" for d in range(rank - 1)]
-        params += [f"{name}__base"] + sizes + strides
-        generated += [f"{name}__base"] + sizes + strides
+        parts = [f"{name}__base"] + sizes + strides
+        params += parts
+        generated += parts
         makes.append(f"    {name} = tl.make_tensor_descriptor({name}__base, [{', '.join(sizes)}], "
                      f"[{', '.join(strides + ['1'])}], {list(block)}, "
                      f"padding_option={padding!r})")
@@ -171,7 +174,9 @@ def _wrapper(owner, structures):
         # path per generated kernel.
         path = f"<tensor descriptors of kernel '{owner.name}' #{next(_made)}>"
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-        namespace = {"tl": language, "tilec_kernel": JITFunction(owner.fn, **owner.options)}
+        if owner.helper is None:
+            owner.helper = JITFunction(owner.fn, **owner.options)
+        namespace = {"tl": language, "tilec_kernel": owner.helper}
         exec(compile(source, path, "exec"), namespace)
         # The parameters that stay keep what the kernel does not specialise on.
         kept = [n for n in owner.unspecialized if n not in structures]
