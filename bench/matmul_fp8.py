@@ -1,5 +1,8 @@
-"""fp8 matrix multiplication on mma.sync (sm_89+): tilec's kernels/matmul.py
-with e4m3 operands (fp32 output) against the same kernel in bf16 and
+"""fp8 matrix multiplication: tilec's kernels/matmul.py with e4m3 operands
+(fp32 output), B column-major as cuBLAS takes it (both operands
+K-contiguous: wgmma on sm_90a) and, in its own column, B row-major
+(mma.sync, as wgmma transposes only 16-bit operands), against the same
+kernel in bf16 and
 against cuBLAS's fp8 GEMM (torch._scaled_mm, unit scales, B column-major
 as it requires; fp32 output where cuBLAS offers it, else bf16), in one run
 on the same random normal inputs rounded to fp8. Also tilec's
@@ -62,9 +65,13 @@ def main():
         b8_colmajor = b8.t().contiguous().t()
         one = torch.ones((), device="cuda")
         outs = {"tilec_fp8": torch.empty(m, n, device="cuda"),
+                "tilec_fp8_b_row_major": torch.empty(m, n, device="cuda"),
                 "tilec_bf16": torch.empty(m, n, device="cuda")}
-        cfgs = {"tilec_fp8": best_config(a8, b8, outs["tilec_fp8"], ref,
-                                         matmul.matmul_configs("float8_e4m3fn", True)),
+        fp8_configs = matmul.matmul_configs("float8_e4m3fn", True)
+        cfgs = {"tilec_fp8": best_config(a8, b8_colmajor, outs["tilec_fp8"], ref,
+                                         fp8_configs),
+                "tilec_fp8_b_row_major": best_config(a8, b8, outs["tilec_fp8_b_row_major"],
+                                                     ref, fp8_configs),
                 "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref,
                                           matmul.matmul_configs("bfloat16", True))}
         scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
@@ -73,12 +80,14 @@ def main():
         refs["cublas_fp8_rowwise"] = refs["tilec_fp8_rowwise"]
         outs["tilec_fp8_rowwise"] = torch.empty(m, n, device="cuda")
         runs = {
-            "tilec_fp8": lambda: matmul.matmul(a8, b8, outs["tilec_fp8"],
+            "tilec_fp8": lambda: matmul.matmul(a8, b8_colmajor, outs["tilec_fp8"],
                                                config=cfgs["tilec_fp8"]),
+            "tilec_fp8_b_row_major": lambda: matmul.matmul(
+                a8, b8, outs["tilec_fp8_b_row_major"], config=cfgs["tilec_fp8_b_row_major"]),
             "tilec_bf16": lambda: matmul.matmul(a16, b16, outs["tilec_bf16"],
                                                 config=cfgs["tilec_bf16"]),
             "tilec_fp8_rowwise": lambda: matmul.matmul(
-                a8, b8, outs["tilec_fp8_rowwise"], scale_a=scale_a, scale_b=scale_b,
+                a8, b8_colmajor, outs["tilec_fp8_rowwise"], scale_a=scale_a, scale_b=scale_b,
                 config=cfgs["tilec_fp8"]),
         }
         try:
@@ -123,20 +132,22 @@ def main():
     path = common.write_record("matmul_fp8", args.commit, rows, args.out)
     print("\n| M x N x K | tilec fp8 TFLOP/s | tilec bf16 TFLOP/s | cuBLAS fp8 TFLOP/s | "
           "fp8/bf16 | tilec fp8/cuBLAS fp8 | tilec fp8 row-wise | cuBLAS fp8 row-wise | "
-          "spread | fp8 config |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "tilec fp8, B row-major | spread | fp8 config |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         c = r["tilec_fp8"]["config"]
         cublas = r.get("cublas_fp8", {}).get("TFLOP/s", float("nan"))
         rowwise = r.get("cublas_fp8_rowwise", {}).get("TFLOP/s", float("nan"))
         spread = max(r[k]["spread"] for k in ("tilec_fp8", "tilec_bf16", "cublas_fp8",
-                                               "tilec_fp8_rowwise", "cublas_fp8_rowwise")
+                                               "tilec_fp8_rowwise", "cublas_fp8_rowwise",
+                                               "tilec_fp8_b_row_major")
                      if k in r)
         print(f"| {r['M']}x{r['N']}x{r['K']} | {r['tilec_fp8']['TFLOP/s']:.0f} | "
               f"{r['tilec_bf16']['TFLOP/s']:.0f} | {cublas:.0f} | "
               f"{r['tilec_fp8']['TFLOP/s'] / r['tilec_bf16']['TFLOP/s']:.2f} | "
               f"{r['tilec_fp8']['TFLOP/s'] / cublas:.2f} | "
-              f"{r['tilec_fp8_rowwise']['TFLOP/s']:.0f} | {rowwise:.0f} | {100 * spread:.1f}% | "
+              f"{r['tilec_fp8_rowwise']['TFLOP/s']:.0f} | {rowwise:.0f} | "
+              f"{r['tilec_fp8_b_row_major']['TFLOP/s']:.0f} | {100 * spread:.1f}% | "
               f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} w{c['num_warps']} "
               f"s{c['num_stages']} |")
     print(f"wrote {path}")

@@ -19,6 +19,11 @@ Operands and accumulators:
     int8 x int8 -> int32 (m16n8k32)
     fp8 x fp8 -> fp32, e4m3 and e5m2 in any pairing (m16n8k32, sm_89+;
     pass torch.float8_e4m3fn / float8_e5m2 tensors, or tilec.reinterpret)
+On sm_90a the fp16 and bf16 products run on wgmma (m64nNk16) when the
+rows are aligned; the 8-bit ones (fp8, int8: m64nNk32) when, in addition,
+A is row-major and B column-major (both K-contiguous, the layout cuBLAS's
+fp8 GEMM takes: pass B.T.contiguous().T), since wgmma transposes only
+16-bit operands; otherwise they stay on mma.sync.
 Bytes moved: M*K + K*N elements read (once per tile row/column of C, L2
 permitting), M*N written.
 
@@ -196,8 +201,9 @@ def matmul_configs(dtype="float16", aligned=True):
             return [(128, 128, 32, 8, 8, 3), (128, 64, 32, 8, 4, 3),
                     (64, 128, 32, 8, 4, 3), (64, 64, 32, 8, 4, 3)]
         if dtype == "int8":
-            return [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 4),
-                    (128, 64, 64, 8, 4, 3), (64, 64, 64, 8, 4, 4)]
+            return [(128, 256, 64, 8, 8, 3), (128, 128, 128, 8, 8, 4),
+                    (128, 128, 64, 8, 8, 4), (128, 64, 64, 8, 4, 3),
+                    (64, 64, 64, 8, 4, 4)]
         return [(128, 256, 64, 8, 8, 3), (128, 256, 32, 8, 8, 4),
                 (128, 128, 64, 8, 8, 3), (128, 128, 32, 8, 4, 4),
                 (64, 128, 32, 8, 4, 4)]
@@ -234,14 +240,26 @@ def _stride(t, i):
     return t.strides[i] // t.itemsize
 
 
+def _lines_aligned(t, unit):
+    """Whether 2-D `t` is contiguous along one dimension, with that
+    dimension's length and the other dimension's stride multiples of
+    `unit` elements: its lines then start on 16-byte boundaries."""
+    rows, cols = t.shape
+    if _stride(t, 1) == 1:
+        return cols % unit == 0 and _stride(t, 0) % unit == 0
+    if _stride(t, 0) == 1:
+        return rows % unit == 0 and _stride(t, 1) % unit == 0
+    return False
+
+
 def rows_aligned(a, b):
-    """Whether matmul_configs(dtype, aligned=True) fit A and B: K, N and
-    the strides along K and N multiples of 8 (16 for 8-bit types), which a
-    launch sees as `:8` or `:16` facts, so that rows are 16-byte aligned."""
+    """Whether matmul_configs(dtype, aligned=True) fit A and B: each
+    contiguous along one dimension (row- or column-major), that dimension's
+    length and the other stride multiples of 8 elements (16 for 8-bit
+    types), which a launch sees as `:8` or `:16` facts, so that lines are
+    16-byte aligned."""
     unit = 16 if _itemsize(a) == 1 else 8
-    K, N = b.shape
-    return (K % unit == 0 and N % unit == 0 and _stride(a, 0) % unit == 0
-            and _stride(b, 0) % unit == 0)
+    return _lines_aligned(a, unit) and _lines_aligned(b, unit)
 
 
 def autotuned_kernel(dtype="float16", aligned=True, scaled=False, _made=dict()):

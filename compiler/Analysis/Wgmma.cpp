@@ -1,15 +1,23 @@
 #include "compiler/Analysis/Wgmma.h"
 
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+
 using namespace mlir;
 
 bool tilec::fitsWgmma(tile::DotOp op, unsigned numWarps) {
   RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
   Type element = aType.getElementType();
-  if (dType.getRank() != 2 || !(element.isF16() || element.isBF16()) ||
-      !dType.getElementType().isF32() || numWarps == 0 || numWarps % 4)
+  std::optional<unsigned> instrK = tilegpu::wgmmaInstructionK(
+      element, op.getB().getType().getElementType(), dType.getElementType());
+  // f32 keeps mma.sync: tl.dot's tf32 rounds each operand to nearest
+  // (cvt.rna.tf32.f32) in registers, while wgmma would read the f32 bits
+  // cp.async copied into its buffer and ignore the low 13 of each mantissa,
+  // another result (tilegpu.warp_group_dot itself takes tf32).
+  if (dType.getRank() != 2 || !instrK || element.isF32() || numWarps == 0 ||
+      numWarps % 4)
     return false;
   int64_t m = dType.getShape()[0], n = dType.getShape()[1], k = aType.getShape()[1];
-  return m % (64 * (numWarps / 4)) == 0 && n % 8 == 0 && k % 16 == 0;
+  return m % (64 * (numWarps / 4)) == 0 && n % 8 == 0 && k % *instrK == 0;
 }
 
 bool tilec::isTranspose(Operation *op) {

@@ -10,9 +10,12 @@
 
 namespace tilec {
 
-/// An f16 or bf16 dot with an f32 accumulator, 2-D, on `numWarps` warps
-/// that form whole warpgroups of 64 rows each along M, with N a multiple
-/// of 8 and K of 16 (wgmma's m64nNk16).
+/// A 2-D dot of types wgmma multiplies as tl.dot does (f16 or bf16 and
+/// fp8 into f32, i8 into i32; f32 stays on mma.sync, whose tf32 rounds), on
+/// `numWarps` warps that form whole warpgroups of 64 rows each along M,
+/// with N a multiple of 8 and K of the instruction's K. (Whether its
+/// operands' buffers can be read is decided later: types other than
+/// 16-bit need them K-major.)
 bool fitsWgmma(tile::DotOp op, unsigned numWarps);
 
 /// A tile.trans that swaps the two dimensions of a 2-D tile: an operand

@@ -15,10 +15,13 @@
 // accumulator layout through the loop and the epilogue, and
 // tilegpu-decompose-conversions stages the operands through shared memory.
 //
-// On sm_90a an f16 or bf16 dot with an f32 accumulator runs on wgmma
+// On sm_90a a dot of the types wgmma multiplies as tl.dot does (f16 or
+// bf16 into f32, fp8 into f32, i8 into i32; see fitsWgmma) runs on wgmma
 // instead when its shape allows (2-D, whole warpgroups of 64 rows along
-// M, K a multiple of 16, operands whose contiguous dimension spans at
-// least 32 bytes): each operand is written once into a shared buffer in
+// M, K a multiple of the instruction's, operands whose contiguous
+// dimension spans at least 32 bytes) and, for the types other than
+// 16-bit, which wgmma does not transpose, both operands are K-major in
+// their buffers and A is not in registers: each operand is written once into a shared buffer in
 // the #tilegpu.nvmma_shared layout its contiguous dimension decides (K
 // contiguous is read as is, M or N contiguous transposed), straight from
 // the layout it was produced in, and a tilegpu.warp_group_dot reads both
@@ -211,7 +214,14 @@ struct TileGPUAccelerateMatmulPass
         wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, aTile.transposed ? 0 : 1));
     std::optional<tilegpu::NVMMASharedEncodingAttr> bShared =
         wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, bTile.transposed ? 1 : 0));
-    if (!bShared)
+    // wgmma transposes 16-bit operands only: the other types need each
+    // buffer K-major (K is dimension 0 of B's tile and 1 of A's, swapped
+    // for a tile the operand is the transpose of). An operand loaded
+    // M- or N-major keeps mma.sync, whose ldmatrix reads any layout.
+    bool anyMajor = tilegpu::wgmmaTakesAnyMajor(aSrcType.getElementType());
+    auto kMajor = [](std::optional<tilegpu::NVMMASharedEncodingAttr> layout,
+                     unsigned kDim) { return layout && layout->getOrder()[0] == kDim; };
+    if (!bShared || (!anyMajor && !kMajor(bShared, bTile.transposed ? 1 : 0)))
       return false;
     MLIRContext *ctx = op.getContext();
     auto bufferType = [&](Value src, tilegpu::NVMMASharedEncodingAttr layout) {
@@ -236,7 +246,8 @@ struct TileGPUAccelerateMatmulPass
     // carried one without a buffer keeps mma.sync (as B does), whose
     // ldmatrix reads measured faster than writing it into a buffer.
     bool aInRegisters = !aShared || !suitsBuffer(aSrc, bufferType(aSrc, *aShared));
-    if (aInRegisters && !isComputedTile(aSrc))
+    if (aInRegisters ? !isComputedTile(aSrc) || !anyMajor
+                     : !anyMajor && !kMajor(aShared, aTile.transposed ? 0 : 1))
       return false;
     unsigned instrN = unsigned(std::min<int64_t>(n, 256));
     auto accumulator = tilegpu::MmaEncodingAttr::get(

@@ -26,6 +26,7 @@
 // end is ever read).
 #include "compiler/Analysis/AccessWidth.h"
 #include "compiler/Analysis/Wgmma.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -177,9 +178,9 @@ bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
 /// being asked about, lets tilegpu-accelerate-matmul put the dot on wgmma
 /// (as it decides, before layouts): a tile from outside the loop, a load
 /// cp.async can copy (or its transpose), or for A a tile computed in
-/// registers. Otherwise the dot stays on mma.sync, which transposes in
+/// registers (`registerA`). Otherwise the dot stays on mma.sync, which transposes in
 /// registers and wants the load carried here.
-bool otherOperandSuitsWgmma(Value v, bool isA, scf::ForOp loop,
+bool otherOperandSuitsWgmma(Value v, bool registerA, scf::ForOp loop,
                             const AxisInfoAnalysis &axisInfo) {
   if (loop.isDefinedOutsideOfLoop(v))
     return true;
@@ -192,7 +193,7 @@ bool otherOperandSuitsWgmma(Value v, bool isA, scf::ForOp loop,
   }
   if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
     return copyable(load, axisInfo);
-  return isA && isComputedTile(v);
+  return registerA && isComputedTile(v);
 }
 
 /// True when `use` is operand a or b of a dot, directly or (as `reach`
@@ -210,7 +211,10 @@ bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
       !fitsWgmma(dot, reach.transposedWithWarps))
     return false;
   unsigned other = 1 - next.getOperandNumber();
-  return otherOperandSuitsWgmma(dot->getOperand(other), other == 0, loop, axisInfo);
+  // (A from registers: 16-bit elements only.)
+  bool registerA = other == 0 && tilegpu::wgmmaTakesAnyMajor(
+                                     dot.getA().getType().getElementType());
+  return otherOperandSuitsWgmma(dot->getOperand(other), registerA, loop, axisInfo);
 }
 
 /// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`:

@@ -188,10 +188,16 @@ def test_dot_matches_float64_and_interpreter(fp8_gpu, fmt_a, fmt_b, shape):
     assert mref.error(got, cpu, k) <= 2e-5
 
 
+# B row-major (mma.sync on sm_90a) or column-major (K-contiguous like A:
+# wgmma), at shapes with partial tiles in every dimension and K below
+# BLOCK_K = 128 (the aligned ones).
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("shape,aligned", [((300, 200, 136), False), ((512, 384, 256), True),
-                                           ((4096, 4096, 4096), True)])
-def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned):
+@pytest.mark.parametrize("shape,aligned,b_col_major", [
+    ((300, 200, 136), False, False), ((300, 200, 136), False, True),
+    ((512, 384, 256), True, False), ((300, 272, 208), True, True),
+    ((130, 144, 96), True, True), ((4096, 4096, 4096), True, False),
+    ((4096, 4096, 4096), True, True)])
+def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned, b_col_major):
     """Operands made by torch (randn rounded to fp8 on the GPU); their
     exact values in float64 make the reference."""
     torch = fp8_gpu
@@ -200,6 +206,9 @@ def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned):
     dtype = getattr(torch, TORCH_NAME[fmt])
     a = torch.randn(m, k, device="cuda", generator=gen).to(dtype)
     b = torch.randn(k, n, device="cuda", generator=gen).to(dtype)
+    if b_col_major:
+        b = b.T.contiguous().T
+    assert matmul.rows_aligned(a, b) == aligned
     want = (a.double() @ b.double()).cpu().numpy()
     c = torch.full((m, n), -7.0, device="cuda")
     for config in matmul.matmul_configs(TORCH_NAME[fmt], aligned)[:1 if m > 1000 else 4]:
@@ -211,16 +220,22 @@ def test_matmul_kernel_on_torch_fp8(fp8_gpu, fmt, shape, aligned):
 
 
 @pytest.mark.parametrize("rowwise", [False, True])
-@pytest.mark.parametrize("shape,aligned", [((300, 200, 136), False), ((512, 384, 256), True),
-                                           ((2048, 2048, 2048), True)])
-def test_scaled_matmul_on_torch_fp8(fp8_gpu, rowwise, shape, aligned):
+@pytest.mark.parametrize("shape,aligned,b_col_major", [
+    ((300, 200, 136), False, False), ((512, 384, 256), True, False),
+    ((300, 272, 208), True, True), ((2048, 2048, 2048), True, False),
+    ((2048, 2048, 2048), True, True)])
+def test_scaled_matmul_on_torch_fp8(fp8_gpu, rowwise, shape, aligned, b_col_major):
     """fp8 e4m3 x e4m3 with per-tensor or per-row scales and a bias, output
-    bf16 (as torch._scaled_mm), against float64 of the same fp8 values."""
+    bf16 (as torch._scaled_mm), against float64 of the same fp8 values; B
+    column-major as torch._scaled_mm takes it, or row-major."""
     torch = fp8_gpu
     m, n, k = shape
     gen = torch.Generator(device="cuda").manual_seed(m + n + k + rowwise)
     a = torch.randn(m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
     b = torch.randn(k, n, device="cuda", generator=gen).to(torch.float8_e4m3fn)
+    if b_col_major:
+        b = b.T.contiguous().T
+    assert matmul.rows_aligned(a, b) == aligned
     if rowwise:
         scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
         scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5

@@ -122,6 +122,18 @@ def test_wgmma_tiles(torch_cuda, dtype, config):
     assert ref.error(got, a @ b, k) <= ref.TOLERANCE[(dtype, "tf32", OUT_DTYPE[dtype])]
 
 
+@pytest.mark.parametrize("shape", [(300, 272, 208), (130, 144, 32), (64, 16, 4096)])
+@pytest.mark.parametrize("config", matmul.matmul_configs("int8", True))
+def test_int8_k_major_on_wgmma(torch_cuda, shape, config):
+    """int8 with B column-major: both operands K-contiguous, which sm_90a's
+    wgmma (m64nNk32.s32.s8.s8) reads; exact, as every int8 product is."""
+    rng = np.random.default_rng(17)
+    m, n, k = shape
+    a, b = ref.operands(rng, m, n, k, "int8")
+    got = _run(torch_cuda, a, b, "int8", "tf32", transpose=(False, True), config=config)
+    assert ref.error(got, a @ b, k) <= ref.TOLERANCE[("int8", "tf32", "int32")]
+
+
 @pytest.mark.parametrize("activation", ["", "relu", "gelu"])
 def test_matmul_fused_epilogue(torch_cuda, activation):
     rng = np.random.default_rng(3)

@@ -126,25 +126,32 @@ def _operands(torch, m, n, k, dtype):
     return a, b, torch.float32
 
 
-MATMUL_CASES = [(dtype, aligned, config)
+# Each type aligned and not; the 8-bit types aligned also with B
+# column-major ("kmajor"), which sm_90a multiplies on wgmma.
+MATMUL_CASES = [(dtype, layout, config)
                 for dtype in ("float16", "bfloat16", "float32", "int8", "float8_e4m3fn")
-                for aligned in (True, False)
-                for config in matmul.matmul_configs(dtype, aligned)]
+                for layout in (["aligned", "odd"] + (["kmajor"] if dtype in (
+                    "int8", "float8_e4m3fn") else []))
+                for config in matmul.matmul_configs(dtype, layout != "odd")]
 
 
-@pytest.mark.parametrize("dtype, aligned, config", MATMUL_CASES,
-                         ids=[f"{d}-{'aligned' if a else 'odd'}-{'x'.join(map(str, c))}"
-                              for d, a, c in MATMUL_CASES])
-def test_matmul_every_shipped_config(torch_cuda, dtype, aligned, config):
+@pytest.mark.parametrize("dtype, layout, config", MATMUL_CASES,
+                         ids=[f"{d}-{lay}-{'x'.join(map(str, c))}"
+                              for d, lay, c in MATMUL_CASES])
+def test_matmul_every_shipped_config(torch_cuda, dtype, layout, config):
     torch = torch_cuda
     if dtype.startswith("float8") and torch.cuda.get_device_capability() < (8, 9):
         pytest.skip("fp8 needs sm_89")
     bm, bn, bk = config[:3]
+    aligned = layout != "odd"
     # Tails in M and N; K: two iterations (fewer than most configs' stages),
     # a multiple of 16 when aligned, odd otherwise.
     m, n = bm + 17, bn + (16 if aligned else 5)
     k = 2 * bk if aligned else 2 * bk - 3
     a, b, out_dtype = _operands(torch, m, n, k, dtype)
+    if layout == "kmajor":
+        b = b.T.contiguous().T
+    assert matmul.rows_aligned(a, b) == aligned
     c = torch.full((m, n), -7, device="cuda", dtype=out_dtype)
     bias = None
     if out_dtype == torch.float32:

@@ -1,6 +1,7 @@
 """Every shipped kernels/matmul.py config, for every operand type, compiles
 for sm_80 and sm_90a (fp8: sm_90a), uses tensor cores (mma.sync of the right
-shape, or on sm_90a wgmma for the pipelined fp16 and bf16 configs) and
+shape, or on sm_90a wgmma for the pipelined fp16 and bf16 configs, and for
+the 8-bit ones when B is column-major) and
 assembles with ptxas without spilling: the aligned configs with the
 specialisation aligned shapes get (K, N and the strides `:16`, or for
 types of 2 bytes and more `:8`: rows still 16-byte aligned), where the
@@ -37,9 +38,11 @@ CASES = [(target, operand, output, mma, fact, config)
          for config in matmul.matmul_configs(DTYPE[operand], bool(fact))]
 
 
-def signature(operand, output, fact):
+def signature(operand, output, fact, b_k_major=False):
+    # B row-major (stride_bk, stride_bn = N, 1) or column-major (1, K)
+    b_strides = f"i32:1,i32{fact}" if b_k_major else f"i32{fact},i32:1"
     return (f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,i32{fact},i32{fact},"
-            f"i32{fact},i32{fact},i32:1,i32{fact},i32:1,i32{fact},i32:1")
+            f"i32{fact},i32{fact},i32:1,{b_strides},i32{fact},i32:1")
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
@@ -70,6 +73,35 @@ def test_config_assembles_without_spills(tmp_path, target, operand, output, mma,
     ref.assert_assembles_without_spills(ptx, target, tmp_path)
 
 
+# wgmma's names of the 8-bit operand types
+PTX_TYPE_8BIT = {"i8": ("s32", "s8"), "fp8e4nv": ("f32", "e4m3"), "fp8e5": ("f32", "e5m2")}
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand,output,config",
+                         [(operand, output, config) for operand, output, _ in TYPES
+                          if operand in PTX_TYPE_8BIT
+                          for config in matmul.matmul_configs(DTYPE[operand], True)])
+def test_k_major_8bit_configs_run_on_wgmma(tmp_path, operand, output, config):
+    # With B column-major both 8-bit operands are K-contiguous, as wgmma
+    # reads them (it transposes only 16-bit ones): every aligned config
+    # then multiplies with m64nNk32, one instruction per K step of 32 and
+    # per 64 rows of a warpgroup, and assembles without spills.
+    bm, bn, bk, gm, warps, stages = config
+    k = matmul.matmul_kernel.compile(
+        signature(operand, output, ":16", b_k_major=True), num_warps=warps,
+        num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+        GROUP_M=gm, HAS_BIAS=True, ACTIVATION="gelu", INPUT_PRECISION="tf32")
+    ptx = k.asm["ptx"]
+    acc, t = PTX_TYPE_8BIT[operand]
+    per_step = bm // (64 * (warps // 4))
+    assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{bn}k32.{acc}.{t}.{t}") == \
+        per_step * (bk // 32)
+    assert "mma.sync" not in ptx
+    assert "cp.async.cg.shared.global" in ptx
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
 # Tiles beyond the shipped configs that put wgmma's pieces together
 # differently: two warpgroups each holding two interleaved 64-row blocks
 # (256 rows on 8 warps), one warpgroup with two blocks, N = 256 in one
@@ -98,24 +130,32 @@ def test_wgmma_tiles_assemble(tmp_path, operand, config):
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
-def scaled_signature(operand, fact):
+def scaled_signature(operand, fact, b_k_major=False):
+    b_strides = f"i32:1,i32{fact}" if b_k_major else f"i32{fact},i32:1"
     return (f"*{operand}:16,*{operand}:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32{fact},"
-            f"i32{fact},i32{fact},i32{fact},i32:1,i32{fact},i32:1,i32{fact},i32:1")
+            f"i32{fact},i32{fact},i32{fact},i32:1,{b_strides},i32{fact},i32:1")
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("rowwise", [False, True])
-@pytest.mark.parametrize("fact,config",
-                         [(fact, config) for fact in FACTS["fp8e4nv"]
+@pytest.mark.parametrize("fact,k_major,config",
+                         [(fact, k_major, config) for fact in FACTS["fp8e4nv"]
+                          for k_major in ([False, True] if fact else [False])
                           for config in matmul.matmul_configs("float8_e4m3fn", bool(fact))])
-def test_scaled_fp8_configs_assemble_without_spills(tmp_path, rowwise, fact, config):
+def test_scaled_fp8_configs_assemble_without_spills(tmp_path, rowwise, fact, k_major,
+                                                    config):
     # The scales, bias and GELU in the epilogue cost no spills on any fp8
-    # config, and the product still runs on fp8 mma.sync.
+    # config; the product runs on fp8 mma.sync, or with B column-major
+    # (aligned) on wgmma.
     bm, bn, bk, gm, warps, stages = config
     k = matmul.scaled_matmul_kernel.compile(
-        scaled_signature("fp8e4nv", fact), num_warps=warps, num_stages=stages,
+        scaled_signature("fp8e4nv", fact, k_major), num_warps=warps, num_stages=stages,
         target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
         ROWWISE=rowwise, HAS_BIAS=True, ACTIVATION="gelu")
     ptx = k.asm["ptx"]
-    assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
+    if k_major:
+        assert f"wgmma.mma_async.sync.aligned.m64n{bn}k32.f32.e4m3.e4m3" in ptx
+        assert "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

@@ -153,6 +153,23 @@ LinearLayout tilec::tilegpu::detail::fitToShape(LinearLayout layout,
   return layout.transposeOuts(outDimNames(shape.size()));
 }
 
+std::optional<unsigned> tilec::tilegpu::wgmmaInstructionK(Type a, Type b, Type acc) {
+  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if ((a.isF16() || a.isBF16()) && a == b && acc.isF32())
+    return 16;
+  if (isFP8(a) && isFP8(b) && acc.isF32())
+    return 32;
+  if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
+    return 32;
+  if (a.isF32() && b.isF32() && acc.isF32())
+    return 8;
+  return std::nullopt;
+}
+
+bool tilec::tilegpu::wgmmaTakesAnyMajor(Type element) {
+  return element.isF16() || element.isBF16();
+}
+
 unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {
   if (auto attr = module->getAttrOfType<IntegerAttr>(kNumWarpsAttr))
     return attr.getInt();
@@ -662,15 +679,33 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "has shapes that do not multiply: " << m << "x" << k
                          << " times " << b.getShape()[0] << "x" << n << " into "
                          << d.getShape()[0] << "x" << d.getShape()[1];
-  if (aElement != b.getElementType() || !(aElement.isF16() || aElement.isBF16()))
-    return emitOpError() << "multiplies f16 or bf16 operands of one type, got "
-                         << aElement << " and " << b.getElementType();
-  if (k % 16)
-    return emitOpError() << "needs K a multiple of 16 (the instruction's), got "
-                         << k;
-  if ((aBuffer && !isa<NVMMASharedEncodingAttr>(aBuffer.getEncoding())) ||
-      !isa<NVMMASharedEncodingAttr>(b.getEncoding()))
+  Type accElement = d.getElementType();
+  std::optional<unsigned> instrK =
+      wgmmaInstructionK(aElement, b.getElementType(), accElement);
+  if (!instrK)
+    return emitOpError() << "multiplies f16 or bf16 (one type) or f32 (as tf32) "
+                            "into f32, fp8 into f32, or i8 into i32; got "
+                         << aElement << " x " << b.getElementType() << " into "
+                         << accElement;
+  if (k % *instrK)
+    return emitOpError() << "needs K a multiple of " << *instrK
+                         << " (the instruction's), got " << k;
+  auto aLayout = aBuffer ? dyn_cast<NVMMASharedEncodingAttr>(aBuffer.getEncoding())
+                         : NVMMASharedEncodingAttr();
+  auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(b.getEncoding());
+  if ((aBuffer && !aLayout) || !bLayout)
     return emitOpError("reads buffers in #tilegpu.nvmma_shared layouts");
+  // K is dimension 1 of A and 0 of B: a K-major buffer keeps it contiguous.
+  if (!wgmmaTakesAnyMajor(aElement)) {
+    if (aRegisters)
+      return emitOpError() << "takes A from registers for 16-bit elements only, "
+                              "not "
+                           << aElement;
+    if (aLayout.getOrder()[0] != 1 || bLayout.getOrder()[0] != 0)
+      return emitOpError() << "reads " << aElement
+                           << " operands from K-major buffers only (order [1, 0] "
+                              "for A, [0, 1] for B)";
+  }
   auto mma = dyn_cast_if_present<MmaEncodingAttr>(d.getEncoding());
   if (!mma || mma.getVersion() != 3)
     return emitOpError("accumulates in an #tilegpu.mma version 3 layout");

@@ -51,6 +51,16 @@ unsigned getNumWarps(mlir::ModuleOp module);
 /// The module's target chip; empty when it has none.
 std::string getTarget(mlir::ModuleOp module);
 
+/// The K of Hopper's wgmma (m64nNkK) multiplying `a` by `b` elements into
+/// `acc`: 16 for f16 or bf16 (one type) into f32; 32 for fp8 (e4m3, e5m2,
+/// in any pairing) into f32 and for i8 into i32; 8 for f32, read as tf32,
+/// into f32. nullopt for any other combination.
+std::optional<unsigned> wgmmaInstructionK(mlir::Type a, mlir::Type b, mlir::Type acc);
+/// Whether wgmma reads operands of `element` from M- or N-major buffers
+/// (transposing them as it reads) and takes A from registers: for 16-bit
+/// elements only. Every other type needs both operands K-major in buffers.
+bool wgmmaTakesAnyMajor(mlir::Type element);
+
 namespace detail {
 /// The check every distributed encoding makes of a tensor's shape: the
 /// encoding's rank, dimensions powers of two.

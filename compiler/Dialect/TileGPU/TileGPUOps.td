@@ -241,9 +241,12 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     in registers, below), read by
     the tensor cores through matrix descriptors; `c` and `d` are M x N in
     an `#tilegpu.mma` version-3 layout, each warpgroup holding 64 rows per
-    instruction. A buffer whose contiguous dimension is K is read as is;
-    one whose contiguous dimension is M (of `a`) or N (of `b`) is read
-    transposed, which the instruction does for 16-bit elements. `a` may
+    instruction. The types are wgmma's: f16 or bf16 into f32 (k16), fp8
+    e4m3/e5m2 in any pairing into f32 (k32), i8 into i32 (k32), f32 read as
+    tf32 into f32 (k8). A buffer whose contiguous dimension is K is read as
+    is; one whose contiguous dimension is M (of `a`) or N (of `b`) is read
+    transposed, which the instruction does for 16-bit elements only: the
+    other types need K-major buffers. For 16-bit elements `a` may
     instead be a tensor in registers, in the `#tilegpu.dot_op` layout of
     operand A of `d`'s layout with kWidth 2, or any layout that is the same
     linear layout (each warp's 16 rows as
@@ -267,10 +270,10 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
   }];
   let arguments = (ins AnyTypeOf<[TileGPU_MemDescType, RankedTensorOf<[F16, BF16]>]>:$a,
                        TileGPU_MemDescType:$b,
-                       RankedTensorOf<[F32]>:$c,
+                       RankedTensorOf<[F32, I32]>:$c,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>,
                                          "0">:$pending);
-  let results = (outs RankedTensorOf<[F32]>:$d);
+  let results = (outs RankedTensorOf<[F32, I32]>:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b))
     `,` type($c) `->` type($d)
@@ -296,9 +299,9 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
     %r = tilegpu.warp_group_dot_wait %acc {pending = 0 : i32} : tensor<128x128xf32, #mma3>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$acc,
+  let arguments = (ins RankedTensorOf<[F32, I32]>:$acc,
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs RankedTensorOf<[F32, I32]>:$result);
   let assemblyFormat = "$acc attr-dict `:` type($acc)";
   let hasVerifier = 1;
 }

@@ -147,3 +147,65 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// The other types, K-major both (wgmma transposes 16-bit operands only):
+// every K step moves 32 bytes along a K-major row, so fp8 and i8 step by
+// 32 elements (k32) and f32 by 8 (k8, read as tf32), with the descriptors
+// of a 16-bit operand of the same row bytes. Floats pass scale-d and the
+// two operand scales and no transpose immediates; i8 passes scale-d alone
+// and accumulates in s32 registers.
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
+#b8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [0, 1]}>
+#a32 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [1, 0]}>
+#b32 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#lt = #tilegpu.blocked<{sizePerThread = [16, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#l32 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#lt32 = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @fp8_pairing
+  // CHECK: llvm.mlir.constant(-9223371899415756800 : i64)
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2 {{.*}}, $32, $33, 1, 1, 1;"
+  // CHECK-NOT: wgmma.mma_async
+  func.func @fp8_pairing(%x: tensor<64x64xf8E4M3FN, #l>, %y: tensor<64x64xf8E5M2, #lt>,
+                         %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x64xf8E4M3FN, #l>) -> !tilegpu.memdesc<64x64xf8E4M3FN, #a8>
+    %b = tilegpu.local_alloc %y : (tensor<64x64xf8E5M2, #lt>) -> !tilegpu.memdesc<64x64xf8E5M2, #b8>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, !tilegpu.memdesc<64x64xf8E5M2, #b8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+
+  // CHECK-LABEL: llvm.func @i8
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 {{.*}}, $32, $33, 1;", "=r,
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;", "=r,
+  func.func @i8(%x: tensor<64x64xi8, #l>, %y: tensor<64x64xi8, #lt>,
+                %c: tensor<64x64xi32, #acc>, %p: !tile.ptr<i32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x64xi8, #l>) -> !tilegpu.memdesc<64x64xi8, #a8>
+    %b = tilegpu.local_alloc %y : (tensor<64x64xi8, #lt>) -> !tilegpu.memdesc<64x64xi8, #b8>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xi8, #a8>, !tilegpu.memdesc<64x64xi8, #b8>, tensor<64x64xi32, #acc> -> tensor<64x64xi32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<i32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<i32>, #acc>
+    return
+  }
+
+  // 128-byte rows of 32 f32: the 128-byte swizzle, four k8 steps.
+  // CHECK-LABEL: llvm.func @tf32
+  // CHECK: llvm.mlir.constant(4611686293305360384 : i64)
+  // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, $32, $33, 1, 1, 1;"
+  // CHECK-NOT: wgmma.mma_async
+  func.func @tf32(%x: tensor<64x32xf32, #l32>, %y: tensor<32x64xf32, #lt32>,
+                  %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x32xf32, #l32>) -> !tilegpu.memdesc<64x32xf32, #a32>
+    %b = tilegpu.local_alloc %y : (tensor<32x64xf32, #lt32>) -> !tilegpu.memdesc<32x64xf32, #b32>
+    %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x32xf32, #a32>, !tilegpu.memdesc<32x64xf32, #b32>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+}

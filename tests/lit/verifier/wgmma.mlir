@@ -96,8 +96,61 @@ func.func @shapes(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<128x
 #acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 func.func @types(%a: !tilegpu.memdesc<64x64xf16, #s>, %b: !tilegpu.memdesc<64x64xbf16, #t>,
                  %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{multiplies f16 or bf16 operands of one type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{multiplies f16 or bf16 (one type) or f32 (as tf32) into f32, fp8 into f32, or i8 into i32; got 'f16' x 'bf16' into 'f32'}}
   %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #s>, !tilegpu.memdesc<64x64xbf16, #t>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+// fp8 in any pairing, K-major, into f32; i8 into i32; f32 (tf32) into f32.
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
+#b8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [0, 1]}>
+#a32 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [1, 0]}>
+#b32 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @other_types(%a: !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, %b: !tilegpu.memdesc<64x64xf8E5M2, #b8>,
+                       %ai: !tilegpu.memdesc<64x64xi8, #a8>, %bi: !tilegpu.memdesc<64x64xi8, #b8>,
+                       %af: !tilegpu.memdesc<64x32xf32, #a32>, %bf: !tilegpu.memdesc<32x64xf32, #b32>,
+                       %c: tensor<64x64xf32, #acc>, %ci: tensor<64x64xi32, #acc>) {
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, !tilegpu.memdesc<64x64xf8E5M2, #b8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  %di = tilegpu.warp_group_dot %ai, %bi, %ci : !tilegpu.memdesc<64x64xi8, #a8>, !tilegpu.memdesc<64x64xi8, #b8>, tensor<64x64xi32, #acc> -> tensor<64x64xi32, #acc>
+  %df = tilegpu.warp_group_dot %af, %bf, %c : !tilegpu.memdesc<64x32xf32, #a32>, !tilegpu.memdesc<32x64xf32, #b32>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
+#b8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @i8_into_f32(%a: !tilegpu.memdesc<64x64xi8, #a8>, %b: !tilegpu.memdesc<64x64xi8, #b8>,
+                       %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{got 'i8' x 'i8' into 'f32'}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xi8, #a8>, !tilegpu.memdesc<64x64xi8, #b8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+// wgmma transposes 16-bit operands only: an N-major fp8 B cannot be read.
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @fp8_n_major_b(%a: !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, %b: !tilegpu.memdesc<64x64xf8E4M3FN, #a8>,
+                         %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{reads 'f8E4M3FN' operands from K-major buffers only (order [1, 0] for A, [0, 1] for B)}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#b32 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [1, 0]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @tf32_m_major_a(%a: !tilegpu.memdesc<64x32xf32, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>>, %b: !tilegpu.memdesc<32x64xf32, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>>,
+                          %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{reads 'f32' operands from K-major buffers only}}
+  %d = tilegpu.warp_group_dot %a, %b, %c : !tilegpu.memdesc<64x32xf32, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>>, !tilegpu.memdesc<32x64xf32, #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 32, order = [0, 1]}>>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
   return
 }
 

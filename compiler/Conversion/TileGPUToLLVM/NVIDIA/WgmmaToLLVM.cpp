@@ -1,9 +1,11 @@
 // tilegpu.warp_group_dot as Hopper's wgmma.mma_async (sm_90a), through
 // inline PTX. B, and A unless it is in registers, are read from shared
 // memory through matrix descriptors (PTX ISA, "Matrix Descriptor Format");
-// an A in registers is passed as each warp's m16k16 fragment, four 32-bit
-// words per K step. The accumulator stays in registers, N / 2 f32 per
-// thread per m64nNk16 instruction.
+// an A in registers (16-bit elements) is passed as each warp's m16k16
+// fragment, four 32-bit words per K step. The accumulator stays in
+// registers, N / 2 f32 (s32 for i8) per thread per m64nNkK instruction,
+// K being 16 for f16 and bf16, 32 for fp8 and i8, 8 for tf32: 32 bytes of
+// each K-major row either way.
 //
 // The buffers are written through the generic proxy (st.shared, cp.async)
 // and read through the async one, so their writers fence
@@ -107,7 +109,23 @@ Value descriptor(OpBuilder &b, Location loc, const OperandBuffer &buffer,
   return b.create<LLVM::OrOp>(loc, low, fixed);
 }
 
-std::string ptxType(Type element) { return element.isF16() ? "f16" : "bf16"; }
+/// wgmma's name of an operand or accumulator type.
+std::string ptxType(Type element) {
+  if (element.isF16())
+    return "f16";
+  if (element.isBF16())
+    return "bf16";
+  if (isa<Float8E4M3FNType>(element))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(element))
+    return "e5m2";
+  if (element.isInteger(8))
+    return "s8";
+  if (element.isInteger(32))
+    return "s32";
+  assert(element.isF32() && "not a wgmma type");
+  return "f32";
+}
 
 /// Ordered inline PTX that reads `inputs` ($count.., constraints
 /// `inputConstraints`) and updates the registers `acc` in place ($0..,
@@ -145,18 +163,39 @@ std::string operandList(unsigned first, unsigned count) {
   return list + "}";
 }
 
-/// One wgmma.mma_async: `acc` (N / 2 f32) in, the instruction's results
-/// out; they are only valid after the wait.
+/// wgmma's name of an operand type: f32 operands are read as tf32.
+std::string operandType(Type element) {
+  return element.isF32() ? "tf32" : ptxType(element);
+}
+
+/// The types of one wgmma instruction: A's and B's elements, the
+/// accumulator's and K.
+struct WgmmaTypes {
+  Type a, b, acc;
+  unsigned k;
+};
+
+/// One wgmma.mma_async with both operands from buffers: `acc` (N / 2
+/// registers) in, the instruction's results out; they are only valid after
+/// the wait. The operands after the descriptors: scale-d 1 (accumulate),
+/// then for floats the scales of A and B (1: not negated), and for 16-bit
+/// types whether each buffer is read transposed (MN-major); integer
+/// products take scale-d alone.
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
-                             Type element, bool transA, bool transB,
+                             const WgmmaTypes &types, bool transA, bool transB,
                              Value descA, Value descB, ArrayRef<Value> acc) {
   unsigned count = acc.size();
-  std::string type = ptxType(element);
+  std::string tail = "1";
+  if (!types.acc.isInteger(32))
+    tail += ", 1, 1";
+  if (tilegpu::wgmmaTakesAnyMajor(types.a))
+    tail += llvm::formatv(", {0}, {1}", transA ? 1 : 0, transB ? 1 : 0).str();
+  else
+    assert(!transA && !transB && "wgmma transposes 16-bit operands only");
   std::string ptx = llvm::formatv(
-      "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} {2}, ${3}, ${4}, 1, "
-      "1, 1, {5}, {6};",
-      n, type, operandList(0, count), count, count + 1, transA ? 1 : 0,
-      transB ? 1 : 0);
+      "wgmma.mma_async.sync.aligned.m64n{0}k{1}.{2}.{3}.{4} {5}, ${6}, ${7}, {8};",
+      n, types.k, ptxType(types.acc), operandType(types.a), operandType(types.b),
+      operandList(0, count), count, count + 1, tail);
   return updateAccumulators(b, loc, ptx, acc, ValueRange{descA, descB}, "l,l");
 }
 
@@ -220,6 +259,11 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
     RankedTensorType dType = op.getD().getType();
     auto mma = cast<tilegpu::MmaEncodingAttr>(dType.getEncoding());
     Type element = bType.getElementType();
+    Type aElement = aType ? aType.getElementType()
+                          : cast<RankedTensorType>(op.getA().getType()).getElementType();
+    WgmmaTypes types{aElement, element, dType.getElementType(),
+                     *tilegpu::wgmmaInstructionK(aElement, element,
+                                                 dType.getElementType())};
     int64_t n = dType.getShape()[1], k = bType.getShape()[0];
     unsigned instrN = mma.getInstrShape()[1];
 
@@ -334,7 +378,7 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           next += 4;
         }
     }
-    for (int64_t k0 = 0; k0 < k; k0 += 16) {
+    for (int64_t k0 = 0; k0 < k; k0 += types.k) {
       SmallVector<Value> descB;
       for (int64_t col0 = 0; col0 < n; col0 += instrN)
         descB.push_back(descriptor(rewriter, loc, b,
@@ -363,7 +407,7 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           for (unsigned r : regs)
             in.push_back(acc[r]);
           SmallVector<Value> out =
-              a ? emitWgmma(rewriter, loc, instrN, element, a->transposed(),
+              a ? emitWgmma(rewriter, loc, instrN, types, a->transposed(),
                             b.transposed(), descA, descB[col0 / instrN], in)
                 : emitWgmmaRegisterA(rewriter, loc, instrN, element, b.transposed(),
                                      wordsA[{row0, k0}], descB[col0 / instrN], in);
