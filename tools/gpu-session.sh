@@ -190,7 +190,14 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
           tests/python/test_gpu_layer_norm.py tests/python/test_gather.py \
           tests/python/test_sort.py -m gpu
       }
-      export -f sanitize_fp8 sanitize_lang
+      sanitize_wgmma_8bit() { # tool: fp8 and int8 on wgmma (B column-major),
+        # every shipped config, two K iterations (fewer than the stages)
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_shipped_kernels.py -k kmajor
+      }
+      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit
+      step sanitize-wgmma-8bit-racecheck sanitize_wgmma_8bit racecheck
+      step sanitize-wgmma-8bit-memcheck sanitize_wgmma_8bit memcheck
       step sanitize-lang-racecheck sanitize_lang racecheck
       step sanitize-lang-memcheck sanitize_lang memcheck
       step sanitize-fp8-racecheck sanitize_fp8 racecheck
