@@ -2,6 +2,8 @@
 // located errors, and the tile.dot they build.
 #include "dsl/BuiltinTable.h"
 
+#include <limits>
+
 namespace tilec::dsl {
 
 namespace {
@@ -106,7 +108,7 @@ Value Generator::dot(const Value &a, const Value &b, const Value &acc,
   }
   requireIR(at, "tl.dot");
   auto op = b_.create<tile::DotOp>(loc(at), c.ir.getType(), a.ir, b.ir, c.ir,
-                                   precision);
+                                   precision, /*maxNumImpreciseAcc=*/mlir::IntegerAttr());
   return Value::ofIR(op, resultType);
 }
 
@@ -126,22 +128,36 @@ Value dotBuiltin(Generator &g, const BuiltinArguments &args) {
            "unknown input_precision '" + text +
                "' (expected one of 'tf32', 'tf32x3', 'ieee')");
   }
+  // Only fp8 products accumulate imprecisely (Hopper's wgmma): the count
+  // bounds how many K elements they may, as in Triton; None (or a count
+  // above K) leaves the instruction's own accumulation.
+  std::optional<int64_t> count;
   if (args.has("max_num_imprecise_acc")) {
-    // Only fp8 products could accumulate imprecisely, and tilec's fp8 dot
-    // (mma.sync) adds every product into the fp32 accumulator: any count
-    // is met.
-    int64_t count = g.constInt(args["max_num_imprecise_acc"],
-                               args.loc("max_num_imprecise_acc"),
-                               "max_num_imprecise_acc");
-    if (count < 0)
+    count = g.constInt(args["max_num_imprecise_acc"], args.loc("max_num_imprecise_acc"),
+                       "max_num_imprecise_acc");
+    if (*count < 0 || *count > std::numeric_limits<int32_t>::max())
       fail(args.loc("max_num_imprecise_acc"),
-           "max_num_imprecise_acc must not be negative");
+           "max_num_imprecise_acc must be a non-negative int32, got " +
+               std::to_string(*count));
   }
   DType out{ScalarKind::Float32, false};
   if (args.has("out_dtype"))
     out = dtypeArg(args["out_dtype"], args.loc("out_dtype"), "out_dtype");
-  return g.dot(args["input"], args["other"], args["acc"], precision, out,
-               args.at(), args.loc("input"), args.loc("other"), args.loc("acc"));
+  Value product = g.dot(args["input"], args["other"], args["acc"], precision, out,
+                        args.at(), args.loc("input"), args.loc("other"),
+                        args.loc("acc"));
+  const Value &a = args["input"];
+  if (count && a.type.element.isFP8()) {
+    int64_t k = a.type.shape.back();
+    if (*count > k)
+      fail(args.loc("max_num_imprecise_acc"),
+           "max_num_imprecise_acc (" + std::to_string(*count) +
+               ") must be at most K (" + std::to_string(k) + ")");
+    auto dot = product.ir.getDefiningOp<tile::DotOp>();
+    dot.setMaxNumImpreciseAccAttr(
+        g.builder().getI32IntegerAttr(int32_t(*count)));
+  }
+  return product;
 }
 } // namespace
 

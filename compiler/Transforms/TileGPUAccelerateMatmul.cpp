@@ -276,7 +276,8 @@ struct TileGPUAccelerateMatmulPass
     Value b = buffer(bTile, *bShared);
     Value c = rewriter.create<tilegpu::ConvertLayoutOp>(
         loc, withEncoding(op.getC(), accumulator), op.getC());
-    auto dot = rewriter.create<tilegpu::WarpGroupDotOp>(loc, c.getType(), a, b, c);
+    auto dot = rewriter.create<tilegpu::WarpGroupDotOp>(
+        loc, c.getType(), a, b, c, /*pending=*/0, op.getMaxNumImpreciseAccAttr());
     rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, op.getD().getType(), dot);
     return true;
   }
@@ -318,7 +319,8 @@ struct TileGPUAccelerateMatmulPass
     Value a = convert(op.getA(), aLayout), b = convert(op.getB(), bLayout),
           c = convert(op.getC(), parent);
     auto dot = rewriter.create<tile::DotOp>(loc, c.getType(), a, b, c,
-                                           op.getInputPrecision());
+                                           op.getInputPrecision(),
+                                           op.getMaxNumImpreciseAccAttr());
     rewriter.replaceOpWithNewOp<tilegpu::ConvertLayoutOp>(op, dType, dot);
   }
 };

@@ -80,3 +80,26 @@ def literals(x_ptr, out_ptr, flags_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, big + big)
     tl.store(out_ptr + BLOCK + offs, x * 1000.0)
     tl.store(flags_ptr + offs, (x < 1000).to(tl.int32))
+
+
+@tilec.jit
+def k_major_dot(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr, IMPRECISE: tl.constexpr):
+    """c = a @ bt.T for fp8 a (M x K) and bt (N x K), both K-contiguous (on
+    sm_90a: wgmma), with max_num_imprecise_acc=IMPRECISE (-1: none given,
+    the instruction's own accumulation throughout)."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        bt = tl.load(bt_ptr + rn[:, None] * K + (k0 + rk)[None, :],
+                     mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K), other=0.0)
+        if IMPRECISE < 0:
+            acc = tl.dot(a, tl.trans(bt), acc)
+        else:
+            acc = tl.dot(a, tl.trans(bt), acc, max_num_imprecise_acc=IMPRECISE)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))

@@ -94,8 +94,10 @@ def test_ptx_uses_mma_and_assembles(tmp_path, target, operand, output, mma,
                               num_warps=warps, target=target, BM=bm, BN=bn, BK=bk,
                               **extra)
     ptx = compiled.asm["ptx"]
-    # On sm_90a a_bt's 16-bit tiles go to wgmma, B^T through a transposed
-    # view of the tile cp.async copied (test_wgmma_reads_transposed_tiles).
+    # On sm_90a a_bt's tiles go to wgmma, B^T through a transposed view of
+    # the tile cp.async copied (test_wgmma_reads_transposed_tiles): the
+    # 16-bit ones, and i8's, whose A and B^T are both K-contiguous (wgmma
+    # transposes no 8-bit operand, and needs none here).
     # The rest stay on mma.sync there too: at_b's A has rows of M elements,
     # not 16-byte aligned when M is not :16, which cp.async cannot copy (a
     # tile the loop transposes in registers would be written into wgmma's
@@ -103,6 +105,9 @@ def test_ptx_uses_mma_and_assembles(tmp_path, target, operand, output, mma,
     # warpgroup's.
     if target == "sm_90a" and operand in PTX_TYPE and kernel is kernels.a_bt:
         assert f"wgmma.mma_async.sync.aligned.m64n{bn}k16.f32" in ptx
+        assert "mma.sync" not in ptx
+    elif target == "sm_90a" and operand == "i8" and kernel is kernels.a_bt:
+        assert f"wgmma.mma_async.sync.aligned.m64n{bn}k32.s32.s8.s8" in ptx
         assert "mma.sync" not in ptx
     else:
         assert "mma.sync.aligned." + mma in ptx

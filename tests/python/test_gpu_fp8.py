@@ -188,6 +188,29 @@ def test_dot_matches_float64_and_interpreter(fp8_gpu, fmt_a, fmt_b, shape):
     assert mref.error(got, cpu, k) <= 2e-5
 
 
+@pytest.mark.parametrize("imprecise", [-1, 32, 64, 128])
+def test_max_num_imprecise_acc_on_wgmma(fp8_gpu, imprecise):
+    """fp8 on wgmma (both tiles K-contiguous): by default the instruction's
+    own accumulator sums every product of the loop (Hopper's keeps fewer
+    bits than fp32: the error printed, bounded loosely); with
+    max_num_imprecise_acc each run of that many K elements is added into
+    fp32, which brings the result within the tolerance of mma.sync's
+    fp32 sums. K = 4096 (32 iterations of BK = 128), partial tiles."""
+    torch = fp8_gpu
+    m, n, k = 200, 136, 4096
+    rng = np.random.default_rng(29)
+    a, b, av, bv = fp8_operands(rng, m, n, k, "fp8e4nv", "fp8e4nv")
+    bt = np.ascontiguousarray(b.T)
+    c = torch.full((m, n), -7.0, device="cuda")
+    grid = (tilec.cdiv(m, 64), tilec.cdiv(n, 64))
+    kernels.k_major_dot[grid](codes_on_gpu(torch, a, "fp8e4nv"),
+                              codes_on_gpu(torch, bt, "fp8e4nv"), c, m, n, k,
+                              BM=64, BN=64, BK=128, IMPRECISE=imprecise, num_stages=3)
+    err = mref.error(c.double().cpu().numpy(), av @ bv, k)
+    print(f"max_num_imprecise_acc={imprecise}: error / sqrt(K) = {err:.3g}")
+    assert err <= (2e-3 if imprecise < 0 else 2e-5), f"{err:.3g}"
+
+
 # B row-major (mma.sync on sm_90a) or column-major (K-contiguous like A:
 # wgmma), at shapes with partial tiles in every dimension and K below
 # BLOCK_K = 128 (the aligned ones).

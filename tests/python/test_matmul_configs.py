@@ -159,3 +159,22 @@ def test_scaled_fp8_configs_assemble_without_spills(tmp_path, rowwise, fact, k_m
     else:
         assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("imprecise,runs", [(-1, 0), (32, 4), (64, 2), (128, 1)])
+def test_fp8_imprecise_runs_assemble(tmp_path, imprecise, runs):
+    # fp8 x fp8^T on wgmma with BK = 128 (four k32 steps): each run of
+    # max_num_imprecise_acc K elements ends with a wait and f32 adds; None
+    # (-1) leaves the instructions accumulating (no wait inside the loop's
+    # dot).
+    import fp8_kernels
+    k = fp8_kernels.k_major_dot.compile(
+        "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32:16", num_warps=4, num_stages=3,
+        target="sm_90a", BM=64, BN=64, BK=128, IMPRECISE=imprecise)
+    ptx = k.asm["ptx"]
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3") == 4
+    # Complete waits: one per run, and the one after the loop (the dot's
+    # own leaves a group in flight: wait_group 1).
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == runs + 1
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

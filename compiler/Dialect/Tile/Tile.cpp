@@ -684,7 +684,8 @@ struct FoldAddIntoDot : OpRewritePattern<AddOp> {
         continue;
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
                                          dot.getB(), other,
-                                         dot.getInputPrecision());
+                                         dot.getInputPrecision(),
+                                         dot.getMaxNumImpreciseAccAttr());
       rewriter.eraseOp(dot);
       return success();
     }

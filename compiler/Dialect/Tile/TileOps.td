@@ -489,6 +489,11 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>,
     three largest of the four products (close to f32 accuracy on tensor
     cores); `ieee` is an f32 fused multiply-add per term. Other operand
     types ignore it. Products are summed in the accumulator's type.
+    `maxNumImpreciseAcc` (tl.dot's `max_num_imprecise_acc`, fp8 only): at
+    most that many K elements (but at least one instruction's) are summed
+    in a tensor core's reduced-precision accumulator before being added to
+    the f32 one; absent, the instruction's own accumulation is used
+    throughout (Hopper's wgmma; mma.sync sums every product in f32).
 
     `x + dot(a, b, 0)` canonicalises to `dot(a, b, x)`, so that
     `acc += tl.dot(a, b)` accumulates in the instruction itself.
@@ -499,7 +504,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>,
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c,
                        DefaultValuedAttr<Tile_InputPrecisionAttr,
-                         "::tilec::tile::InputPrecision::tf32">:$inputPrecision);
+                         "::tilec::tile::InputPrecision::tf32">:$inputPrecision,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$maxNumImpreciseAcc);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)

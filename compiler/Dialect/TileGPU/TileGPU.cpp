@@ -695,6 +695,10 @@ LogicalResult WarpGroupDotOp::verify() {
   auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(b.getEncoding());
   if ((aBuffer && !aLayout) || !bLayout)
     return emitOpError("reads buffers in #tilegpu.nvmma_shared layouts");
+  if (getMaxNumImpreciseAccAttr() &&
+      !(isa<Float8E4M3FNType, Float8E5M2Type>(aElement) && accElement.isF32()))
+    return emitOpError("bounds the imprecise accumulation of fp8 products "
+                       "only (maxNumImpreciseAcc)");
   // K is dimension 1 of A and 0 of B: a K-major buffer keeps it contiguous.
   if (!wgmmaTakesAnyMajor(aElement)) {
     if (aRegisters)

@@ -254,6 +254,12 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     first product of a chained `dot(dot(q, k), v)`, is multiplied where it
     is. Such an op cannot be left in flight (`pending = 1`).
 
+    `maxNumImpreciseAcc` (fp8 only; tile.dot's): when it is at most K, each
+    run of at most that many K elements (at least one k32 step) is
+    multiplied into fresh registers and then added to `c` in f32, as
+    Hopper's fp8 accumulator keeps fewer bits than f32; absent (or above
+    K), the instructions accumulate into `c` themselves.
+
     With `pending = 0` (the default) the op is complete when it returns: the
     lowering waits for the instructions it issued, so the buffers may be
     overwritten and `d` read after it. With `pending = 1` it waits only
@@ -272,7 +278,8 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
                        TileGPU_MemDescType:$b,
                        RankedTensorOf<[F32, I32]>:$c,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>,
-                                         "0">:$pending);
+                                         "0">:$pending,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$maxNumImpreciseAcc);
   let results = (outs RankedTensorOf<[F32, I32]>:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b))

@@ -209,3 +209,40 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// fp8 with maxNumImpreciseAcc = 64 and K = 128: two runs of two k32 steps.
+// Each run's first instruction overwrites its registers (scale-d 0), the
+// second accumulates (1); the run is waited for and added to the
+// accumulator in f32 (32 adds), and the next run's wgmma.fence follows
+// those adds. (The last commit and wait find no group left.)
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 8, order = [1, 0]}>
+#b8 = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 8, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#l = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#lt = #tilegpu.blocked<{sizePerThread = [16, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: llvm.func @promoted
+  // CHECK: "wgmma.fence.sync.aligned;"
+  // CHECK: m64n64k32.f32.e4m3.e4m3 {{.*}}, $32, $33, 0, 1, 1;"
+  // CHECK: m64n64k32.f32.e4m3.e4m3 {{.*}}, $32, $33, 1, 1, 1;"
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;"
+  // CHECK-COUNT-32: llvm.fadd
+  // CHECK: "wgmma.fence.sync.aligned;"
+  // CHECK: m64n64k32.f32.e4m3.e4m3 {{.*}}, $32, $33, 0, 1, 1;"
+  // CHECK: m64n64k32.f32.e4m3.e4m3 {{.*}}, $32, $33, 1, 1, 1;"
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;"
+  // CHECK-COUNT-32: llvm.fadd
+  // CHECK-NOT: wgmma.mma_async
+  // CHECK: "wgmma.commit_group.sync.aligned;\0A\09wgmma.wait_group.sync.aligned 0;"
+  func.func @promoted(%x: tensor<64x128xf8E4M3FN, #l>, %y: tensor<128x64xf8E4M3FN, #lt>,
+                      %c: tensor<64x64xf32, #acc>, %p: !tile.ptr<f32>) {
+    %a = tilegpu.local_alloc %x : (tensor<64x128xf8E4M3FN, #l>) -> !tilegpu.memdesc<64x128xf8E4M3FN, #a8>
+    %b = tilegpu.local_alloc %y : (tensor<128x64xf8E4M3FN, #lt>) -> !tilegpu.memdesc<128x64xf8E4M3FN, #b8>
+    %d = tilegpu.warp_group_dot %a, %b, %c {maxNumImpreciseAcc = 64 : i32} : !tilegpu.memdesc<64x128xf8E4M3FN, #a8>, !tilegpu.memdesc<128x64xf8E4M3FN, #b8>, tensor<64x64xf32, #acc> -> tensor<64x64xf32, #acc>
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>, #acc>
+    tile.store %ps, %d : tensor<64x64x!tile.ptr<f32>, #acc>
+    return
+  }
+}

@@ -124,6 +124,18 @@ func.func @other_types(%a: !tilegpu.memdesc<64x64xf8E4M3FN, #a8>, %b: !tilegpu.m
 #a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
 #b8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [0, 1]}>
 #acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @imprecise_i8(%a: !tilegpu.memdesc<64x64xi8, #a8>, %b: !tilegpu.memdesc<64x64xi8, #b8>,
+                        %c: tensor<64x64xi32, #acc>) {
+  // expected-error @+1 {{bounds the imprecise accumulation of fp8 products only (maxNumImpreciseAcc)}}
+  %d = tilegpu.warp_group_dot %a, %b, %c {maxNumImpreciseAcc = 32 : i32} : !tilegpu.memdesc<64x64xi8, #a8>, !tilegpu.memdesc<64x64xi8, #b8>, tensor<64x64xi32, #acc> -> tensor<64x64xi32, #acc>
+  return
+}
+
+// -----
+
+#a8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [1, 0]}>
+#b8 = #tilegpu.nvmma_shared<{swizzleBytes = 64, elementBits = 8, order = [0, 1]}>
+#acc = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 func.func @i8_into_f32(%a: !tilegpu.memdesc<64x64xi8, #a8>, %b: !tilegpu.memdesc<64x64xi8, #b8>,
                        %c: tensor<64x64xf32, #acc>) {
   // expected-error @+1 {{got 'i8' x 'i8' into 'f32'}}

@@ -177,15 +177,17 @@ struct WgmmaTypes {
 
 /// One wgmma.mma_async with both operands from buffers: `acc` (N / 2
 /// registers) in, the instruction's results out; they are only valid after
-/// the wait. The operands after the descriptors: scale-d 1 (accumulate),
+/// the wait. The operands after the descriptors: scale-d (1: accumulate
+/// into `acc`; 0: overwrite it, whose values are then only tied through),
 /// then for floats the scales of A and B (1: not negated), and for 16-bit
 /// types whether each buffer is read transposed (MN-major); integer
 /// products take scale-d alone.
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, unsigned n,
                              const WgmmaTypes &types, bool transA, bool transB,
-                             Value descA, Value descB, ArrayRef<Value> acc) {
+                             bool accumulate, Value descA, Value descB,
+                             ArrayRef<Value> acc) {
   unsigned count = acc.size();
-  std::string tail = "1";
+  std::string tail = accumulate ? "1" : "0";
   if (!types.acc.isInteger(32))
     tail += ", 1, 1";
   if (tilegpu::wgmmaTakesAnyMajor(types.a))
@@ -378,7 +380,20 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           next += 4;
         }
     }
+    // fp8 with maxNumImpreciseAcc at most K: each run of that many K
+    // elements (at least one step) is multiplied into `partial`, the first
+    // step of a run not accumulating (scale-d 0), then waited for and added
+    // to `acc` in f32. Otherwise the instructions accumulate into `acc`.
+    int64_t promoteEvery = 0;
+    if (IntegerAttr count = op.getMaxNumImpreciseAccAttr();
+        count && isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
+        count.getInt() <= k)
+      promoteEvery = std::max<int64_t>(count.getInt(), types.k);
+    SmallVector<Value> partial = acc;
+    int64_t imprecise = 0; // K elements in `partial` not yet added to `acc`
     for (int64_t k0 = 0; k0 < k; k0 += types.k) {
+      SmallVector<Value> &target = promoteEvery ? partial : acc;
+      bool accumulate = !promoteEvery || imprecise != 0;
       SmallVector<Value> descB;
       for (int64_t col0 = 0; col0 < n; col0 += instrN)
         descB.push_back(descriptor(rewriter, loc, b,
@@ -405,15 +420,30 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           }
           SmallVector<Value> in;
           for (unsigned r : regs)
-            in.push_back(acc[r]);
+            in.push_back(target[r]);
           SmallVector<Value> out =
               a ? emitWgmma(rewriter, loc, instrN, types, a->transposed(),
-                            b.transposed(), descA, descB[col0 / instrN], in)
+                            b.transposed(), accumulate, descA,
+                            descB[col0 / instrN], in)
                 : emitWgmmaRegisterA(rewriter, loc, instrN, element, b.transposed(),
                                      wordsA[{row0, k0}], descB[col0 / instrN], in);
           for (auto [r, v] : llvm::zip(regs, out))
-            acc[r] = v;
+            target[r] = v;
         }
+      }
+      if (!promoteEvery)
+        continue;
+      imprecise += types.k;
+      if (imprecise < promoteEvery && k0 + types.k < k)
+        continue;
+      partial = waitFor(rewriter, loc, partial, /*commit=*/true, 0);
+      for (auto [sum, run] : llvm::zip(acc, partial))
+        sum = rewriter.create<LLVM::FAddOp>(loc, sum, run);
+      imprecise = 0;
+      // (The next run's instructions write registers the adds just read.)
+      if (k0 + types.k < k) {
+        SmallVector<Value> none;
+        fenceRegisters(rewriter, loc, partial, none);
       }
     }
     acc = waitFor(rewriter, loc, acc, /*commit=*/true, op.getPending());

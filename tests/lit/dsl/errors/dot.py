@@ -13,6 +13,9 @@
 # RUN: not tilec compile %s -k fp8_mixed -s '*fp8e4nv,*fp16' 2>&1 | FileCheck %s --check-prefix=FP8MIXED
 # RUN: not tilec compile %s -k fp8_good -s '*fp8e4nv,*fp8e5,*fp32' --target sm_80 2>&1 | FileCheck %s --check-prefix=FP8SM80
 # RUN: tilec compile %s -k fp8_good -s '*fp8e4nv,*fp8e5,*fp32' --emit tile | FileCheck %s --check-prefix=FP8GOOD
+# RUN: not tilec compile %s -k imprecise_above_k -s '*fp8e4nv' 2>&1 | FileCheck %s --check-prefix=IMPK
+# RUN: not tilec compile %s -k imprecise_negative -s '*fp8e4nv' 2>&1 | FileCheck %s --check-prefix=IMPNEG
+# RUN: tilec compile %s -k imprecise_good -s '*fp8e4nv,*fp16,*fp32' --emit tile | FileCheck %s --check-prefix=IMPGOOD
 import tilec.language as tl
 
 
@@ -93,3 +96,24 @@ def fp8_good(p, q, r):
 # no fp8 instructions.
 # FP8GOOD: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf32>
 # FP8SM80: dot.py:[[@LINE-5]]:9: error: tl.dot of fp8 operands needs sm_89 or newer (the target is sm_80)
+
+
+def imprecise_above_k(p):
+    c = tl.dot(tile(p, 16, 32), tile(p, 32, 16), max_num_imprecise_acc=64)
+# IMPK: dot.py:[[@LINE-1]]:72: error: max_num_imprecise_acc (64) must be at most K (32)
+
+
+def imprecise_negative(p):
+    c = tl.dot(tile(p, 16, 32), tile(p, 32, 16), max_num_imprecise_acc=-1)
+# IMPNEG: dot.py:[[@LINE-1]]:72: error: max_num_imprecise_acc must be a non-negative int32, got -1
+
+
+def imprecise_good(p, q, r):
+    # Kept on fp8 dots (how long Hopper's wgmma may sum in its own
+    # accumulator), dropped on others, whose tensor cores sum in full.
+    c = tl.dot(tile(p, 16, 32), tile(p, 32, 16), max_num_imprecise_acc=32)
+    d = tl.dot(tile(q, 16, 16), tile(q, 16, 16), max_num_imprecise_acc=None)
+    e = tl.dot(tile(q, 16, 16), tile(q, 16, 16), max_num_imprecise_acc=8)
+    tl.store(r + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], c + d + e)
+# IMPGOOD: tile.dot {{.*}} {maxNumImpreciseAcc = 32 : i32} : tensor<16x32xf8E4M3FN>
+# IMPGOOD-NOT: maxNumImpreciseAcc
