@@ -8,12 +8,17 @@ as it requires; fp32 output where cuBLAS offers it, else bf16), in one run
 on the same random normal inputs rounded to fp8. Also tilec's
 scaled_matmul_kernel with per-row and per-column scales (the fp8 config
 found for the plain kernel; the cost of the scales in the epilogue) and,
-where torch offers it, cuBLAS's row-wise scaled GEMM (bf16 output).
+where torch offers it, cuBLAS's row-wise scaled GEMM (bf16 output). On
+wgmma the fp8 products are summed in the instruction's accumulator, which
+keeps about 13 significant bits: tilec fp8 sums all of K there (as Triton
+does on Hopper, and cuBLAS with use_fast_accum, its own column), and
+"tilec fp8 promoted" adds into fp32 after every BLOCK_K (at most 128), as
+cuBLAS's default does.
 
     python3 bench/matmul_fp8.py [--commit SHA] [--out DIR] [--quick]
 
 Each output is checked against the float64 product of the same fp8 values
-(max |difference| / sqrt(K)). Times are the median of three interleaved
+(max |difference| / sqrt(K), and relative to the largest |A| @ |B|). Times are the median of three interleaved
 rounds of do_bench (bench/common.py); the spread of the three is the
 run-to-run noise. TFLOP/s = 2 M N K / time. Results:
 bench/results/matmul_fp8-DATE.json.
@@ -35,19 +40,32 @@ def error(c, ref, k):
     return (c.double() - ref).abs().max().item() / k ** 0.5
 
 
-def best_config(a, b, c, ref, configs):
+def relative_error(c, ref, sums):
+    """Largest |c - ref| over the largest |a| @ |b| (`sums`)."""
+    return (c.double() - ref).abs().max().item() / sums
+
+
+def best_config(a, b, c, ref, sums, configs, **kwargs):
+    """The fastest of `configs` whose result is right: within 2^-9 of the
+    sums' size (wgmma's fp8 accumulator keeps about 13 bits; fp32 sums are
+    far closer)."""
     found = None
     for cfg in configs:
         c.fill_(float("nan"))
-        matmul.matmul(a, b, c, config=cfg)
+        matmul.matmul(a, b, c, config=cfg, **kwargs)
         torch.cuda.synchronize()
-        if not error(c, ref, a.shape[1]) < 1e-3:
+        if not relative_error(c, ref, sums) < 2.0 ** -9:
             print(f"  {cfg} wrong", flush=True)
             continue
-        t = bench(lambda: matmul.matmul(a, b, c, config=cfg))
+        t = bench(lambda: matmul.matmul(a, b, c, config=cfg, **kwargs))
         if found is None or t < found[0]:
             found = (t, cfg)
     return found[1]
+
+
+def runs_of(row):
+    """The timed implementations of one record row."""
+    return [k for k, v in row.items() if isinstance(v, dict) and "spread" in v]
 
 
 def main():
@@ -61,18 +79,23 @@ def main():
         a8 = torch.randn(m, k, device="cuda", generator=gen).to(torch.float8_e4m3fn)
         b8 = torch.randn(k, n, device="cuda", generator=gen).to(torch.float8_e4m3fn)
         ref = a8.double() @ b8.double()
+        sums = (a8.double().abs() @ b8.double().abs()).max().item()
         a16, b16 = a8.to(torch.bfloat16), b8.to(torch.bfloat16)  # the same values
         b8_colmajor = b8.t().contiguous().t()
         one = torch.ones((), device="cuda")
-        outs = {"tilec_fp8": torch.empty(m, n, device="cuda"),
-                "tilec_fp8_b_row_major": torch.empty(m, n, device="cuda"),
-                "tilec_bf16": torch.empty(m, n, device="cuda")}
+        outs = {name: torch.empty(m, n, device="cuda") for name in (
+            "tilec_fp8", "tilec_fp8_promoted", "tilec_fp8_b_row_major", "tilec_bf16")}
         fp8_configs = matmul.matmul_configs("float8_e4m3fn", True)
-        cfgs = {"tilec_fp8": best_config(a8, b8_colmajor, outs["tilec_fp8"], ref,
+        # tilec_fp8_promoted: fp32 sums after every BLOCK_K (at most 128) K
+        # elements, as cuBLAS's default (not use_fast_accum) promotes.
+        cfgs = {"tilec_fp8": best_config(a8, b8_colmajor, outs["tilec_fp8"], ref, sums,
                                          fp8_configs),
+                "tilec_fp8_promoted": best_config(
+                    a8, b8_colmajor, outs["tilec_fp8_promoted"], ref, sums, fp8_configs,
+                    max_num_imprecise_acc=128),
                 "tilec_fp8_b_row_major": best_config(a8, b8, outs["tilec_fp8_b_row_major"],
-                                                     ref, fp8_configs),
-                "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref,
+                                                     ref, sums, fp8_configs),
+                "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref, sums,
                                           matmul.matmul_configs("bfloat16", True))}
         scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
         scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5
@@ -82,6 +105,9 @@ def main():
         runs = {
             "tilec_fp8": lambda: matmul.matmul(a8, b8_colmajor, outs["tilec_fp8"],
                                                config=cfgs["tilec_fp8"]),
+            "tilec_fp8_promoted": lambda: matmul.matmul(
+                a8, b8_colmajor, outs["tilec_fp8_promoted"], max_num_imprecise_acc=128,
+                config=cfgs["tilec_fp8_promoted"]),
             "tilec_fp8_b_row_major": lambda: matmul.matmul(
                 a8, b8, outs["tilec_fp8_b_row_major"], config=cfgs["tilec_fp8_b_row_major"]),
             "tilec_bf16": lambda: matmul.matmul(a16, b16, outs["tilec_bf16"],
@@ -96,6 +122,14 @@ def main():
                 a8, b8_colmajor, scale_a, scale_b, out_dtype=torch.bfloat16)
         except (RuntimeError, TypeError) as e:
             print(f"  torch._scaled_mm row-wise: {str(e)[:100]}", flush=True)
+        try:  # cuBLAS summing all of K in the fp8 accumulator, as tilec_fp8
+            outs["cublas_fp8_fast"] = torch._scaled_mm(a8, b8_colmajor, one, one,
+                                                       out_dtype=torch.bfloat16,
+                                                       use_fast_accum=True)
+            runs["cublas_fp8_fast"] = lambda: torch._scaled_mm(
+                a8, b8_colmajor, one, one, out_dtype=torch.bfloat16, use_fast_accum=True)
+        except (RuntimeError, TypeError) as e:
+            print(f"  torch._scaled_mm use_fast_accum: {str(e)[:100]}", flush=True)
         for out_dtype in (torch.float32, torch.bfloat16):
             try:
                 outs["cublas_fp8"] = torch._scaled_mm(a8, b8_colmajor, one, one,
@@ -118,6 +152,8 @@ def main():
                 else runs[name]()
             entry[name] = {"ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
                            "error": error(result, refs.get(name, ref), k),
+                           "relative_error": relative_error(result, refs.get(name, ref),
+                                                            sums),
                            "rounds_ms": times[name],
                            "spread": (max(times[name]) - min(times[name])) / ms}
             if name in cfgs or name == "tilec_fp8_rowwise":
@@ -132,22 +168,29 @@ def main():
     path = common.write_record("matmul_fp8", args.commit, rows, args.out)
     print("\n| M x N x K | tilec fp8 TFLOP/s | tilec bf16 TFLOP/s | cuBLAS fp8 TFLOP/s | "
           "fp8/bf16 | tilec fp8/cuBLAS fp8 | tilec fp8 row-wise | cuBLAS fp8 row-wise | "
-          "tilec fp8, B row-major | spread | fp8 config |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "tilec fp8, B row-major | tilec fp8 promoted | cuBLAS fp8 fast accum | "
+          "relative error: tilec fp8, promoted, cuBLAS, cuBLAS fast | spread | fp8 config |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         c = r["tilec_fp8"]["config"]
         cublas = r.get("cublas_fp8", {}).get("TFLOP/s", float("nan"))
         rowwise = r.get("cublas_fp8_rowwise", {}).get("TFLOP/s", float("nan"))
-        spread = max(r[k]["spread"] for k in ("tilec_fp8", "tilec_bf16", "cublas_fp8",
-                                               "tilec_fp8_rowwise", "cublas_fp8_rowwise",
-                                               "tilec_fp8_b_row_major")
-                     if k in r)
+        spread = max(r[k]["spread"] for k in runs_of(r))
+
+        def tf(name):
+            return r.get(name, {}).get("TFLOP/s", float("nan"))
+
+        def rel(name):
+            return r.get(name, {}).get("relative_error", float("nan"))
         print(f"| {r['M']}x{r['N']}x{r['K']} | {r['tilec_fp8']['TFLOP/s']:.0f} | "
               f"{r['tilec_bf16']['TFLOP/s']:.0f} | {cublas:.0f} | "
               f"{r['tilec_fp8']['TFLOP/s'] / r['tilec_bf16']['TFLOP/s']:.2f} | "
               f"{r['tilec_fp8']['TFLOP/s'] / cublas:.2f} | "
               f"{r['tilec_fp8_rowwise']['TFLOP/s']:.0f} | {rowwise:.0f} | "
-              f"{r['tilec_fp8_b_row_major']['TFLOP/s']:.0f} | {100 * spread:.1f}% | "
+              f"{r['tilec_fp8_b_row_major']['TFLOP/s']:.0f} | {tf('tilec_fp8_promoted'):.0f} | "
+              f"{tf('cublas_fp8_fast'):.0f} | {rel('tilec_fp8'):.1e}, "
+              f"{rel('tilec_fp8_promoted'):.1e}, {rel('cublas_fp8'):.1e}, "
+              f"{rel('cublas_fp8_fast'):.1e} | {100 * spread:.1f}% | "
               f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} w{c['num_warps']} "
               f"s{c['num_stages']} |")
     print(f"wrote {path}")

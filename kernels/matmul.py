@@ -70,9 +70,13 @@ def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl
 
 @tilec.jit
 def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                 rm, rn, BLOCK_K: tl.constexpr, INPUT_PRECISION: tl.constexpr):
+                 rm, rn, BLOCK_K: tl.constexpr, INPUT_PRECISION: tl.constexpr,
+                 MAX_IMPRECISE_ACC: tl.constexpr):
     """The rows rm by columns rn of A @ B, accumulated over K in steps of
-    BLOCK_K (int32 when C holds int32, else fp32)."""
+    BLOCK_K (int32 when C holds int32, else fp32). MAX_IMPRECISE_ACC >= 0
+    is tl.dot's max_num_imprecise_acc (fp8 on wgmma: add into fp32 after
+    that many K elements, or after each BLOCK_K when it is larger); -1
+    gives none."""
     rk = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
@@ -84,7 +88,14 @@ def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, 
         k_left = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0)
         b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        if MAX_IMPRECISE_ACC >= BLOCK_K:  # (each dot's K is BLOCK_K)
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION,
+                         max_num_imprecise_acc=BLOCK_K)
+        elif MAX_IMPRECISE_ACC >= 0:
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION,
+                         max_num_imprecise_acc=MAX_IMPRECISE_ACC)
+        else:
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     return acc
@@ -113,12 +124,12 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                  INPUT_PRECISION: tl.constexpr):
+                  INPUT_PRECISION: tl.constexpr, MAX_IMPRECISE_ACC: tl.constexpr = -1):
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
-                       stride_bn, rm, rn, BLOCK_K, INPUT_PRECISION)
+                       stride_bn, rm, rn, BLOCK_K, INPUT_PRECISION, MAX_IMPRECISE_ACC)
     epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
                    ACTIVATION)
 
@@ -130,7 +141,7 @@ def scaled_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, bias_ptr
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                          BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                          ROWWISE: tl.constexpr, HAS_BIAS: tl.constexpr,
-                         ACTIVATION: tl.constexpr):
+                         ACTIVATION: tl.constexpr, MAX_IMPRECISE_ACC: tl.constexpr = -1):
     """C = act((A @ B) * scales + bias) for fp8 A and B, as torch._scaled_mm:
     per tensor (ROWWISE False: a_scale_ptr and b_scale_ptr hold one fp32
     each) or per row of A and per column of B (ROWWISE: M and N fp32
@@ -139,7 +150,7 @@ def scaled_matmul_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, bias_ptr
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
-                       stride_bn, rm, rn, BLOCK_K, "tf32")
+                       stride_bn, rm, rn, BLOCK_K, "tf32", MAX_IMPRECISE_ACC)
     if ROWWISE:
         scale_a = tl.load(a_scale_ptr + rm, mask=rm < M, other=0.0)
         scale_b = tl.load(b_scale_ptr + rn, mask=rn < N, other=0.0)
@@ -302,14 +313,22 @@ def _tuned_grid(META):
 
 
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
-           config=None, autotune=False, scale_a=None, scale_b=None):
+           config=None, autotune=False, scale_a=None, scale_b=None,
+           max_num_imprecise_acc=None):
     """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides).
     `config` is one of matmul_configs(), by default the first for the
     operands' type and alignment; with `autotune` the fastest of those
     for this M, N and K (autotuned_kernel()) instead. With `scale_a` and
     `scale_b` (fp32, fp8 operands): C = act((A @ B) * scale_a * scale_b +
     bias), the scales one value each or one per row of A (M) and one per
-    column of B (N), as torch._scaled_mm (scaled_matmul_kernel)."""
+    column of B (N), as torch._scaled_mm (scaled_matmul_kernel).
+    `max_num_imprecise_acc` (fp8) is tl.dot's: on sm_90a's
+    wgmma (B column-major) the instruction's fp8 accumulator, which keeps
+    about 13 significant bits, is added into fp32 after that many K
+    elements (at most BLOCK_K: after each iteration when it is larger);
+    None (the default, Triton's on Hopper) sums all of K in it,
+    as cuBLAS does with use_fast_accum. mma.sync sums in fp32 anyway."""
+    imprecise = -1 if max_num_imprecise_acc is None else int(max_num_imprecise_acc)
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
@@ -329,7 +348,7 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
             autotuned_kernel(_dtype_name(a), aligned, True)[_tuned_grid](
                 a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0),
                 s(b, 1), s(c, 0), s(c, 1), ROWWISE=rowwise, HAS_BIAS=bias is not None,
-                ACTIVATION=activation)
+                ACTIVATION=activation, MAX_IMPRECISE_ACC=imprecise)
             return c
         bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
@@ -337,19 +356,19 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
             a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
             s(c, 0), s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
             ROWWISE=rowwise, HAS_BIAS=bias is not None, ACTIVATION=activation,
-            num_warps=warps, num_stages=stages)
+            MAX_IMPRECISE_ACC=imprecise, num_warps=warps, num_stages=stages)
         return c
     if autotune:
         autotuned_kernel(_dtype_name(a), aligned)[_tuned_grid](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
             s(c, 0), s(c, 1), HAS_BIAS=bias is not None, ACTIVATION=activation,
-            INPUT_PRECISION=input_precision)
+            INPUT_PRECISION=input_precision, MAX_IMPRECISE_ACC=imprecise)
         return c
     bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
     matmul_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
                         s(c, 0), s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                         GROUP_M=gm, HAS_BIAS=bias is not None, ACTIVATION=activation,
-                        INPUT_PRECISION=input_precision, num_warps=warps,
-                        num_stages=stages)
+                        INPUT_PRECISION=input_precision, MAX_IMPRECISE_ACC=imprecise,
+                        num_warps=warps, num_stages=stages)
     return c
