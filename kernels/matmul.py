@@ -273,12 +273,15 @@ def rows_aligned(a, b):
     return _lines_aligned(a, unit) and _lines_aligned(b, unit)
 
 
-def autotuned_kernel(dtype="float16", aligned=True, scaled=False, _made=dict()):
+def autotuned_kernel(dtype="float16", aligned=True, scaled=False, variant=(),
+                     _made=dict()):
     """matmul_kernel (scaled_matmul_kernel when `scaled`) under
     @tilec.autotune: its configs are matmul_configs(dtype, aligned), tuned
     per (M, N, K) on first use and remembered (docs/autotune.md). One tuner
-    per dtype, alignment and kernel."""
-    key = (dtype, aligned, scaled)
+    per dtype, alignment, kernel and `variant` (what else makes another
+    kernel of the same shapes: matmul() gives B's layout, as column-major
+    8-bit operands run on wgmma, and max_num_imprecise_acc)."""
+    key = (dtype, aligned, scaled, variant)
     if key not in _made:
         configs = []
         for bm, bn, bk, gm, warps, stages in matmul_configs(dtype, aligned):
@@ -308,6 +311,19 @@ def _contiguous(t):
     return t.flags["C_CONTIGUOUS"]
 
 
+def _default_config(dtype, aligned, imprecise):
+    """matmul_configs()'s first for these operands; with fp32 sums of fp8
+    runs (max_num_imprecise_acc), whose second set of accumulators doubles
+    them, the first with at most 64 per thread (128 x 256 on 8 warps
+    would spill)."""
+    configs = matmul_configs(dtype, aligned)
+    if imprecise >= 0:
+        for bm, bn, bk, gm, warps, stages in configs:
+            if bm * bn <= 64 * 32 * warps:
+                return (bm, bn, bk, gm, warps, stages)
+    return configs[0]
+
+
 def _tuned_grid(META):
     return (tilec.cdiv(META["M"], META["BLOCK_M"]) * tilec.cdiv(META["N"], META["BLOCK_N"]),)
 
@@ -329,6 +345,7 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     None (the default, Triton's on Hopper) sums all of K in it,
     as cuBLAS does with use_fast_accum. mma.sync sums in fp32 anyway."""
     imprecise = -1 if max_num_imprecise_acc is None else int(max_num_imprecise_acc)
+    variant = (_stride(b, 0) == 1, imprecise)
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
@@ -345,12 +362,12 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
         assert not _dtype_name(c).startswith("int"), "a scaled product is stored as floats"
         assert _contiguous(scale_a) and _contiguous(scale_b), "the scales must be contiguous"
         if autotune:
-            autotuned_kernel(_dtype_name(a), aligned, True)[_tuned_grid](
+            autotuned_kernel(_dtype_name(a), aligned, True, variant)[_tuned_grid](
                 a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0),
                 s(b, 1), s(c, 0), s(c, 1), ROWWISE=rowwise, HAS_BIAS=bias is not None,
                 ACTIVATION=activation, MAX_IMPRECISE_ACC=imprecise)
             return c
-        bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
+        bm, bn, bk, gm, warps, stages = config or _default_config(_dtype_name(a), aligned, imprecise)
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
         scaled_matmul_kernel[grid](
             a, b, c, scale_a, scale_b, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
@@ -359,12 +376,12 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
             MAX_IMPRECISE_ACC=imprecise, num_warps=warps, num_stages=stages)
         return c
     if autotune:
-        autotuned_kernel(_dtype_name(a), aligned)[_tuned_grid](
+        autotuned_kernel(_dtype_name(a), aligned, False, variant)[_tuned_grid](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
             s(c, 0), s(c, 1), HAS_BIAS=bias is not None, ACTIVATION=activation,
             INPUT_PRECISION=input_precision, MAX_IMPRECISE_ACC=imprecise)
         return c
-    bm, bn, bk, gm, warps, stages = config or matmul_configs(_dtype_name(a), aligned)[0]
+    bm, bn, bk, gm, warps, stages = config or _default_config(_dtype_name(a), aligned, imprecise)
     grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
     matmul_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),
                         s(c, 0), s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,

@@ -220,8 +220,10 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   };
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (tilegpu::WarpGroupDotOp dot : dots) {
-    // (A in registers: the instructions read them until the wait.)
-    if (!isa<tilegpu::MemDescType>(dot.getA().getType()))
+    // (A in registers: the instructions read them until the wait. A dot
+    // adding fp8 runs in f32 waits for them itself: nothing stays in
+    // flight, and a spare ring buffer would only cost shared memory.)
+    if (!isa<tilegpu::MemDescType>(dot.getA().getType()) || dot.addsRunsInF32())
       return {};
     for (Value buffer : std::initializer_list<Value>{dot.getA(), dot.getB()})
       if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))

@@ -174,25 +174,38 @@ bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
          4;
 }
 
-/// Whether `v`, the other operand of a dot whose transposed operand is
-/// being asked about, lets tilegpu-accelerate-matmul put the dot on wgmma
-/// (as it decides, before layouts): a tile from outside the loop, a load
-/// cp.async can copy (or its transpose), or for A a tile computed in
-/// registers (`registerA`). Otherwise the dot stays on mma.sync, which transposes in
-/// registers and wants the load carried here.
-bool otherOperandSuitsWgmma(Value v, bool registerA, scf::ForOp loop,
-                            const AxisInfoAnalysis &axisInfo) {
+/// Whether the loaded tile `load` of operand `operand` of a dot (0: A,
+/// 1: B; through a tile.trans when `transposed`) keeps K contiguous in
+/// memory, as wgmma needs of operands it does not transpose (8-bit ones):
+/// K is dimension 1 of A's tile and 0 of B's, swapped by the transpose.
+bool kContiguous(tile::LoadOp load, unsigned operand, bool transposed,
+                 const AxisInfoAnalysis &axisInfo) {
+  unsigned kDim = (operand == 0) != transposed ? 1 : 0;
+  return axisInfo.getMemoryOrder(load.getPtr()).front() == kDim;
+}
+
+/// Whether `v`, operand `operand` of a dot whose other, transposed operand
+/// is being asked about, lets tilegpu-accelerate-matmul put the dot on
+/// wgmma (as it decides, before layouts): a tile from outside the loop, a
+/// load cp.async can copy (or its transpose; K-contiguous when
+/// `needKMajor`), or for A a tile computed in registers (`registerA`).
+/// Otherwise the dot stays on mma.sync, which transposes in registers and
+/// wants the load carried here.
+bool otherOperandSuitsWgmma(Value v, unsigned operand, bool registerA, bool needKMajor,
+                            scf::ForOp loop, const AxisInfoAnalysis &axisInfo) {
   if (loop.isDefinedOutsideOfLoop(v))
     return true;
   Operation *def = v.getDefiningOp();
-  if (isTranspose(def)) {
+  bool transposed = isTranspose(def);
+  if (transposed) {
     v = def->getOperand(0);
     if (loop.isDefinedOutsideOfLoop(v))
       return true;
     def = v.getDefiningOp();
   }
   if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
-    return copyable(load, axisInfo);
+    return copyable(load, axisInfo) &&
+           (!needKMajor || kContiguous(load, operand, transposed, axisInfo));
   return registerA && isComputedTile(v);
 }
 
@@ -210,11 +223,17 @@ bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
   if (!dot || next.getOperandNumber() > 1 ||
       !fitsWgmma(dot, reach.transposedWithWarps))
     return false;
-  unsigned other = 1 - next.getOperandNumber();
-  // (A from registers: 16-bit elements only.)
-  bool registerA = other == 0 && tilegpu::wgmmaTakesAnyMajor(
-                                     dot.getA().getType().getElementType());
-  return otherOperandSuitsWgmma(dot->getOperand(other), registerA, loop, axisInfo);
+  unsigned operand = next.getOperandNumber(), other = 1 - operand;
+  // 16-bit operands only may come from registers (A) or be M- or N-major;
+  // the others must both be K-contiguous, this one as its transpose.
+  bool anyMajor =
+      tilegpu::wgmmaTakesAnyMajor(dot.getA().getType().getElementType());
+  auto load = use.get().getDefiningOp<tile::LoadOp>();
+  if (!anyMajor && load && !kContiguous(load, operand, /*transposed=*/true, axisInfo))
+    return false;
+  return otherOperandSuitsWgmma(dot->getOperand(other), other,
+                                /*registerA=*/other == 0 && anyMajor,
+                                /*needKMajor=*/!anyMajor, loop, axisInfo);
 }
 
 /// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`:

@@ -150,7 +150,8 @@ def test_matmul_every_shipped_config(torch_cuda, dtype, layout, config):
     m, n = bm + 17, bn + (16 if aligned else 5)
     k = 2 * bk if aligned else 2 * bk - 3
     a, b, out_dtype = _operands(torch, m, n, k, dtype)
-    if layout == "kmajor":
+    if layout == "kmajor" and dtype.startswith("float8") and \
+            torch.cuda.get_device_capability() == (9, 0):
         b = b.T.contiguous().T
     assert matmul.rows_aligned(a, b) == aligned
     c = torch.full((m, n), -7, device="cuda", dtype=out_dtype)
@@ -167,7 +168,8 @@ def test_matmul_every_shipped_config(torch_cuda, dtype, layout, config):
     ref = ref + bias.double()
     ref = 0.5 * ref * (1 + torch.tanh(0.7978845608028654 * (ref + 0.044715 * ref ** 3)))
     tol = (3e-3 if dtype == "float32" else 1e-4) * k ** 0.5
-    if layout == "kmajor":
+    if layout == "kmajor" and dtype.startswith("float8") and \
+            torch.cuda.get_device_capability() == (9, 0):
         # fp8 on wgmma sums in the instruction's fp8 accumulator (about 13
         # significant bits); GELU's slope is below 1.13.
         sums = a.double().abs() @ b.double().abs()

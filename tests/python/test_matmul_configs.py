@@ -102,6 +102,26 @@ def test_k_major_8bit_configs_run_on_wgmma(tmp_path, operand, output, config):
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand", ["fp8e4nv", "fp8e5"])
+def test_fp8_runs_in_f32_default_config_assembles(tmp_path, operand):
+    # matmul(..., max_num_imprecise_acc=N) with no config picks a tile
+    # whose two sets of accumulators fit (_default_config): fp32 sums of
+    # each BLOCK_K run on wgmma, without spills.
+    bm, bn, bk, gm, warps, stages = matmul._default_config(DTYPE[operand], True, 32)
+    assert bm * bn <= 64 * 32 * warps
+    k = matmul.matmul_kernel.compile(
+        signature(operand, "fp32", ":16", b_k_major=True), num_warps=warps,
+        num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+        GROUP_M=gm, HAS_BIAS=True, ACTIVATION="gelu", INPUT_PRECISION="tf32",
+        MAX_IMPRECISE_ACC=bk)
+    ptx = k.asm["ptx"]
+    # one fp32 sum per iteration: its complete wait, nothing in flight
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == 1
+    assert "wgmma.wait_group.sync.aligned 1;" not in ptx
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
 # Tiles beyond the shipped configs that put wgmma's pieces together
 # differently: two warpgroups each holding two interleaved 64-row blocks
 # (256 rows on 8 warps), one warpgroup with two blocks, N = 256 in one
@@ -174,7 +194,9 @@ def test_fp8_imprecise_runs_assemble(tmp_path, imprecise, runs):
         target="sm_90a", BM=64, BN=64, BK=128, IMPRECISE=imprecise)
     ptx = k.asm["ptx"]
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3") == 4
-    # Complete waits: one per run, and the one after the loop (the dot's
-    # own leaves a group in flight: wait_group 1).
-    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == runs + 1
+    # Complete waits: one per run, which leaves nothing in flight; with no
+    # runs the dot leaves its group in flight (wait_group 1) until the
+    # wait after the loop.
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == max(runs, 1)
+    assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (runs == 0)
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

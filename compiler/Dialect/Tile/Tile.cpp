@@ -660,12 +660,24 @@ LogicalResult DotOp::verify() {
            << ea << " operands into a " << ec
            << " accumulator (f16 -> f32 or f16, bf16 -> f32, f32 -> f32, "
               "i8 -> i32, f8E4M3FN/f8E5M2 -> f32)";
+  if (IntegerAttr count = getMaxNumImpreciseAccAttr()) {
+    if (!isFP8(ea))
+      return emitOpError("maxNumImpreciseAcc bounds the accumulation of fp8 "
+                         "products only, not of ")
+             << ea;
+    if (count.getInt() > k)
+      return emitOpError("maxNumImpreciseAcc must be at most K (")
+             << k << "), got " << count.getInt();
+  }
   return success();
 }
 
 namespace {
 /// `x + dot(a, b, 0)` → `dot(a, b, x)`: the sum `acc += tl.dot(a, b)`
 /// writes happens inside the instruction, and no zero accumulator is built.
+/// An fp8 dot given no maxNumImpreciseAcc gets its K: unfolded, its
+/// products were summed from zero (in wgmma's fp8 accumulator, on Hopper)
+/// and then added to x in f32, and that is what a run of K does.
 template <typename AddOp>
 struct FoldAddIntoDot : OpRewritePattern<AddOp> {
   using OpRewritePattern<AddOp>::OpRewritePattern;
@@ -682,10 +694,13 @@ struct FoldAddIntoDot : OpRewritePattern<AddOp> {
                   matchPattern(dot.getC(), m_Zero());
       if (!zero)
         continue;
+      IntegerAttr count = dot.getMaxNumImpreciseAccAttr();
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      if (!count && isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()))
+        count = rewriter.getI32IntegerAttr(int32_t(a.getShape().back()));
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
                                          dot.getB(), other,
-                                         dot.getInputPrecision(),
-                                         dot.getMaxNumImpreciseAccAttr());
+                                         dot.getInputPrecision(), count);
       rewriter.eraseOp(dot);
       return success();
     }

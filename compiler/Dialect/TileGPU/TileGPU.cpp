@@ -748,6 +748,11 @@ LogicalResult WarpGroupDotOp::verify() {
 
 Value WarpGroupDotOp::getAccumulator() { return getC(); }
 
+bool WarpGroupDotOp::addsRunsInF32() {
+  IntegerAttr count = getMaxNumImpreciseAccAttr();
+  return count && count.getInt() <= getB().getType().getShape()[0];
+}
+
 LogicalResult WarpGroupDotWaitOp::verify() {
   auto mma = dyn_cast_if_present<MmaEncodingAttr>(getAcc().getType().getEncoding());
   if (!mma || mma.getVersion() != 3)

@@ -286,6 +286,12 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warp_group_dot", [
     `,` type($c) `->` type($d)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the op adds its fp8 products into `c` in f32 run by run
+    /// (maxNumImpreciseAcc at most K): it then waits for every run itself
+    /// and is complete when it returns, whatever `pending` says.
+    bool addsRunsInF32();
+  }];
 }
 
 def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [

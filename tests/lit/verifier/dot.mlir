@@ -81,3 +81,19 @@ func.func @kwidth(%x: tensor<16x16xf16, #tilegpu.dot_op<{opIdx = 0, parent = #ti
 func.func @parent(%x: tensor<16x16xf16, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.slice<{dim = 0, parent = #tilegpu.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [1, 1, 32], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>}>, kWidth = 2}>>) {
   return
 }
+
+// -----
+
+func.func @imprecise_f16(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{maxNumImpreciseAcc bounds the accumulation of fp8 products only, not of 'f16'}}
+  %d = tile.dot %a, %b, %c {maxNumImpreciseAcc = 16 : i32} : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @imprecise_above_k(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xf8E4M3FN>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{maxNumImpreciseAcc must be at most K (32), got 64}}
+  %d = tile.dot %a, %b, %c {maxNumImpreciseAcc = 64 : i32} : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E4M3FN> -> tensor<16x16xf32>
+  return
+}

@@ -369,9 +369,29 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
                                   "m64k16 fragment");
           llvm::append_range(allWords, *words);
         }
-    // (The writers fenced the buffers before the barrier that published
-    // them.)
-    fenceRegisters(rewriter, loc, acc, allWords);
+    // fp8 with maxNumImpreciseAcc at most K: each run of at most that many
+    // K elements (whole steps, at least one) is multiplied into `partial`,
+    // the first step of a run not accumulating (scale-d 0), then waited for
+    // and added to `acc` in f32. Otherwise the instructions accumulate into
+    // `acc`. (`partial` starts undefined, passed through the fence with
+    // `acc`: nothing has to write it between the fence and the first run.)
+    int64_t promoteEvery =
+        op.addsRunsInF32()
+            ? std::max<int64_t>(op.getMaxNumImpreciseAccAttr().getInt(), types.k)
+            : 0;
+    SmallVector<Value> partial;
+    if (promoteEvery) {
+      Value undef = rewriter.create<LLVM::UndefOp>(loc, acc.front().getType());
+      SmallVector<Value> both = acc;
+      both.append(acc.size(), undef);
+      fenceRegisters(rewriter, loc, both, allWords);
+      acc.assign(both.begin(), both.begin() + acc.size());
+      partial.assign(both.begin() + acc.size(), both.end());
+    } else {
+      // (The writers fenced the buffers before the barrier that published
+      // them.)
+      fenceRegisters(rewriter, loc, acc, allWords);
+    }
     if (!aType) {
       unsigned next = 0;
       for (int64_t k0 = 0; k0 < k; k0 += 16)
@@ -380,16 +400,6 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
           next += 4;
         }
     }
-    // fp8 with maxNumImpreciseAcc at most K: each run of that many K
-    // elements (at least one step) is multiplied into `partial`, the first
-    // step of a run not accumulating (scale-d 0), then waited for and added
-    // to `acc` in f32. Otherwise the instructions accumulate into `acc`.
-    int64_t promoteEvery = 0;
-    if (IntegerAttr count = op.getMaxNumImpreciseAccAttr();
-        count && isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
-        count.getInt() <= k)
-      promoteEvery = std::max<int64_t>(count.getInt(), types.k);
-    SmallVector<Value> partial = acc;
     int64_t imprecise = 0; // K elements in `partial` not yet added to `acc`
     for (int64_t k0 = 0; k0 < k; k0 += types.k) {
       SmallVector<Value> &target = promoteEvery ? partial : acc;
@@ -434,7 +444,7 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
       if (!promoteEvery)
         continue;
       imprecise += types.k;
-      if (imprecise < promoteEvery && k0 + types.k < k)
+      if (imprecise + types.k <= promoteEvery && k0 + types.k < k)
         continue;
       partial = waitFor(rewriter, loc, partial, /*commit=*/true, 0);
       for (auto [sum, run] : llvm::zip(acc, partial))
@@ -446,7 +456,9 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
         fenceRegisters(rewriter, loc, partial, none);
       }
     }
-    acc = waitFor(rewriter, loc, acc, /*commit=*/true, op.getPending());
+    // (Runs in f32 were each waited for: nothing is left in flight.)
+    if (!promoteEvery)
+      acc = waitFor(rewriter, loc, acc, /*commit=*/true, op.getPending());
     rewriter.replaceOp(op, pack(rewriter, loc,
                                 getTypeConverter()->convertType(dType), acc));
     return success();
