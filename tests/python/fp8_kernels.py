@@ -87,7 +87,8 @@ def k_major_dot(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexp
                 BK: tl.constexpr, IMPRECISE: tl.constexpr):
     """c = a @ bt.T for fp8 a (M x K) and bt (N x K), both K-contiguous (on
     sm_90a: wgmma), with max_num_imprecise_acc=IMPRECISE (-1: none given,
-    the instruction's own accumulation throughout)."""
+    the instruction's own accumulation throughout; -2: `acc += tl.dot(..)`,
+    each product summed from zero and added in fp32)."""
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
@@ -97,7 +98,9 @@ def k_major_dot(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexp
                     mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
         bt = tl.load(bt_ptr + rn[:, None] * K + (k0 + rk)[None, :],
                      mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K), other=0.0)
-        if IMPRECISE < 0:
+        if IMPRECISE == -2:
+            acc += tl.dot(a, tl.trans(bt))
+        elif IMPRECISE < 0:
             acc = tl.dot(a, tl.trans(bt), acc)
         else:
             acc = tl.dot(a, tl.trans(bt), acc, max_num_imprecise_acc=IMPRECISE)

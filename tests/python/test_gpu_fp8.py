@@ -188,13 +188,14 @@ def test_dot_matches_float64_and_interpreter(fp8_gpu, fmt_a, fmt_b, shape):
     assert mref.error(got, cpu, k) <= 2e-5
 
 
-@pytest.mark.parametrize("imprecise", [-1, 32, 64, 128])
+@pytest.mark.parametrize("imprecise", [-1, -2, 32, 64, 128])
 def test_max_num_imprecise_acc_on_wgmma(fp8_gpu, imprecise):
     """fp8 on wgmma (both tiles K-contiguous): by default (-1 here) the
     instruction's own accumulator, which keeps about 13 significant bits,
     sums every product of the loop; with max_num_imprecise_acc each run of
     that many K elements is added into fp32, and the error shrinks with
-    the run (matmul_reference.fp8_wgmma_bound). K = 4096 (32 iterations of
+    the run (matmul_reference.fp8_wgmma_bound); `acc += tl.dot(a, b)`
+    (-2) adds each BK's products into fp32. K = 4096 (32 iterations of
     BK = 128), partial tiles."""
     torch = fp8_gpu
     m, n, k = 200, 136, 4096
@@ -208,7 +209,9 @@ def test_max_num_imprecise_acc_on_wgmma(fp8_gpu, imprecise):
                               BM=64, BN=64, BK=128, IMPRECISE=imprecise, num_stages=3)
     err = mref.relative_error(c.double().cpu().numpy(), av, bv)
     print(f"max_num_imprecise_acc={imprecise}: relative error {err:.3g}")
-    bound = mref.fp8_wgmma_bound(k, None if imprecise < 0 else imprecise)
+    # (-2, `acc += tl.dot(a, b)`: runs of BK = 128, as unfolded)
+    run = {-1: None, -2: 128}.get(imprecise, imprecise)
+    bound = mref.fp8_wgmma_bound(k, run)
     assert err <= bound, f"{err:.3g} > {bound:.3g}"
 
 

@@ -182,12 +182,14 @@ def test_scaled_fp8_configs_assemble_without_spills(tmp_path, rowwise, fact, k_m
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
-@pytest.mark.parametrize("imprecise,runs", [(-1, 0), (32, 4), (64, 2), (128, 1)])
+@pytest.mark.parametrize("imprecise,runs", [(-1, 0), (-2, 1), (32, 4), (64, 2), (128, 1),
+                                            (48, 4)])
 def test_fp8_imprecise_runs_assemble(tmp_path, imprecise, runs):
     # fp8 x fp8^T on wgmma with BK = 128 (four k32 steps): each run of
     # max_num_imprecise_acc K elements ends with a wait and f32 adds; None
     # (-1) leaves the instructions accumulating (no wait inside the loop's
-    # dot).
+    # dot); `acc += tl.dot(a, b)` (-2) is one run of BK; 48 rounds down to
+    # runs of 32.
     import fp8_kernels
     k = fp8_kernels.k_major_dot.compile(
         "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32:16", num_warps=4, num_stages=3,
