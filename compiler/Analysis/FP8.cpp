@@ -7,10 +7,6 @@
 
 using namespace mlir;
 
-bool tilec::isFP8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
-}
-
 bool tilec::convertsFP8(Operation *op) {
   return isa<arith::ExtFOp, arith::TruncFOp>(op) &&
          (isFP8(op->getOperand(0).getType()) || isFP8(op->getResult(0).getType()));

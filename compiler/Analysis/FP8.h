@@ -3,12 +3,15 @@
 // elementwise lowering and its pre-check ask the same questions here.
 #pragma once
 
+#include "compiler/Dialect/Tile/Tile.h"
+
 #include "mlir/IR/Operation.h"
 
 namespace tilec {
 
-/// f8E4M3FN or f8E5M2, or a tensor of them.
-bool isFP8(mlir::Type type);
+/// f8E4M3FN or f8E5M2, or a tensor of them (the Tile dialect's, which its
+/// verifiers ask too).
+using tile::isFP8;
 
 /// An arith.extf or arith.truncf with an fp8 side.
 bool convertsFP8(mlir::Operation *op);

@@ -72,6 +72,10 @@ Type tilec::tile::getTypeLike(Type like, Type element) {
   return element;
 }
 
+bool tilec::tile::isFP8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
 Type tilec::tile::getElementTypeOrSelf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getElementType();
@@ -647,7 +651,6 @@ LogicalResult DotOp::verify() {
     return emitOpError("M, N and K must be at least 16, got ")
            << m << ", " << n << ", " << k;
   Type ea = a.getElementType(), eb = b.getElementType(), ec = c.getElementType();
-  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   // The two fp8 formats mix, as the tensor cores' e4m3 x e5m2 forms allow.
   if (ea != eb && !(isFP8(ea) && isFP8(eb)))
     return emitOpError("operands must have one element type, got ")
@@ -696,7 +699,7 @@ struct FoldAddIntoDot : OpRewritePattern<AddOp> {
         continue;
       IntegerAttr count = dot.getMaxNumImpreciseAccAttr();
       auto a = cast<RankedTensorType>(dot.getA().getType());
-      if (!count && isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType()))
+      if (!count && isFP8(a))
         count = rewriter.getI32IntegerAttr(int32_t(a.getShape().back()));
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
                                          dot.getB(), other,

@@ -56,6 +56,8 @@ mlir::Type getElementTypeOrSelf(mlir::Type type);
 mlir::Type getTypeLike(mlir::Type like, mlir::Type element);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type scalar);
+/// f8E4M3FN or f8E5M2, or a tensor of them.
+bool isFP8(mlir::Type type);
 
 /// Whether tile.atomic_rmw of `kind` takes elements of type `element`:
 /// 32- and 64-bit integers for every kind; fp16, bf16, fp32 and fp64 for

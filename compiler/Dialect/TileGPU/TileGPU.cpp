@@ -154,10 +154,9 @@ LinearLayout tilec::tilegpu::detail::fitToShape(LinearLayout layout,
 }
 
 std::optional<unsigned> tilec::tilegpu::wgmmaInstructionK(Type a, Type b, Type acc) {
-  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if ((a.isF16() || a.isBF16()) && a == b && acc.isF32())
     return 16;
-  if (isFP8(a) && isFP8(b) && acc.isF32())
+  if (tile::isFP8(a) && tile::isFP8(b) && acc.isF32())
     return 32;
   if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
     return 32;
@@ -696,7 +695,7 @@ LogicalResult WarpGroupDotOp::verify() {
   if ((aBuffer && !aLayout) || !bLayout)
     return emitOpError("reads buffers in #tilegpu.nvmma_shared layouts");
   if (getMaxNumImpreciseAccAttr() &&
-      !(isa<Float8E4M3FNType, Float8E5M2Type>(aElement) && accElement.isF32()))
+      !(tile::isFP8(aElement) && accElement.isF32()))
     return emitOpError("bounds the imprecise accumulation of fp8 products "
                        "only (maxNumImpreciseAcc)");
   // K is dimension 1 of A and 0 of B: a K-major buffer keeps it contiguous.
