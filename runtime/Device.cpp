@@ -405,6 +405,8 @@ DeviceBuffer DeviceBuffer::allocate(size_t bytes) {
   return buffer;
 }
 
+int DeviceBuffer::deviceOrdinal() const { return device_ ? device_->ordinal() : -1; }
+
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
     : device_(other.device_), address_(other.address_), size_(other.size_) {
   other.address_ = 0;

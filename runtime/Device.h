@@ -190,6 +190,8 @@ public:
   /// The device address, as a pointer value (pass &p in kernelParams).
   void *data() const { return reinterpret_cast<void *>(address_); }
   size_t size() const { return size_; }
+  /// The ordinal of the GPU it was allocated on; -1 for an empty buffer.
+  int deviceOrdinal() const;
 
   /// Synchronous copies of the first `bytes` bytes; bytes <= size(). Both
   /// run on the legacy default stream: copyFromHost (and fill) have

@@ -108,6 +108,8 @@ public:
 
   void *data() const;
   size_t size() const;
+  /// The GPU (ordinal) it was allocated on; -1 for an empty Buffer.
+  int device() const;
   /// Synchronous copies on the legacy default stream. copyFromHost and
   /// fill have landed on the device when they return, so launches on any
   /// stream see the data; copyToHost does not wait for work on a
@@ -207,6 +209,12 @@ struct Arg {
   /// GPU a debug compile's bounds checks use it (LaunchOptions::debug),
   /// else it is ignored.
   size_t bytes = 0;
+  /// Pointers: the GPU (its ordinal) whose memory this is, when the caller
+  /// knows it: a Buffer's, a torch CUDA tensor's device. A launch then
+  /// compares it with the kernel's GPU instead of asking the driver about
+  /// the address (cuPointerGetAttributes, a few hundred nanoseconds per
+  /// pointer per launch). -1: unknown, and the launch asks.
+  int device = -1;
 
   /// A device pointer (raw CUDA memory); `bytes` as above.
   static Arg pointer(const void *devicePtr, ScalarType element, size_t bytes = 0);
@@ -220,8 +228,12 @@ struct Arg {
     return host(v.data(), v.size() * sizeof(T), element);
   }
   Arg(const Buffer &b, const std::string &element)
-      : Arg(pointer(b.data(), element, b.size())) {}
-  Arg(const Buffer &b, ScalarType element) : Arg(pointer(b.data(), element, b.size())) {}
+      : Arg(pointer(b.data(), element, b.size())) {
+    device = b.device();
+  }
+  Arg(const Buffer &b, ScalarType element) : Arg(pointer(b.data(), element, b.size())) {
+    device = b.device();
+  }
   template <typename T, detail::IfInteger<T> = 0>
   Arg(T v)
       : Arg(std::is_signed_v<T> ? (sizeof(T) <= 4 ? i32(int32_t(v)) : i64(int64_t(v)))

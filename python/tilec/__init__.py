@@ -466,6 +466,7 @@ class JITFunction:
         self._defaults = {n: p.default for n, p in params.items()
                           if p.default is not inspect.Parameter.empty}
         self._launcher = None
+        self._handle = None  # self._launcher.launch_handle: [grid] without pybind11
         self._initializing = False
         self._last_compiled = None  # the last compile()/warmup() result
         self._last_compiled_at = 0  # launcher.launches at that time
@@ -545,6 +546,7 @@ class JITFunction:
                                                  self.deterministic)
                 # (for launches given TensorDescriptors: tensor_descriptor.py)
                 self._launcher.owner = tensor_descriptor._Owner(self)
+                self._handle = self._launcher.launch_handle
             finally:
                 self._initializing = False
             return self._launcher
@@ -555,10 +557,11 @@ class JITFunction:
     # -- launching ------------------------------------------------------------
 
     def __getitem__(self, grid):
-        launcher = self._launcher
-        if launcher is None:
-            launcher = self._init()
-        return launcher[grid]
+        handle = self._handle
+        if handle is None:
+            self._init()
+            handle = self._handle
+        return handle[grid]
 
     def run(self, *args, grid, **kwargs):
         """Launch on `grid` (Triton's JITFunction.run)."""

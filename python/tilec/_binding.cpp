@@ -2,11 +2,14 @@
 // nothing else of tilec), linked against libtilec.so.
 //
 // Most of it is plain pybind11. The launch path is not: `kernel[grid](*args,
-// **kwargs)` ends in BoundLaunch.__call__, which binds the arguments to the
-// kernel's parameters, turns tensors and numbers into tilec::Arg and the
+// **kwargs)` is two plain CPython types (LaunchHandle[grid] makes a
+// BoundLaunch, whose call launches), which bind the arguments to the
+// kernel's parameters, turn tensors and numbers into tilec::Arg and the
 // constexprs into tilec::Constexpr with the CPython API (fixed buffers, no
-// Python objects created for a warm launch beyond what the tensors' own
-// data_ptr() returns), and calls Kernel::launch with the GIL released.
+// Python objects created for a warm launch beyond the BoundLaunch and what
+// the tensors' own data_ptr() returns), and call Kernel::launch with the GIL
+// released. A torch tensor's Arg carries its device, so the launch asks the
+// driver nothing about its address.
 //
 // Builds against pybind11 2.10 (Debian 12) and 3.x.
 #include "tilec/tilec.h"
@@ -32,7 +35,8 @@ constexpr size_t kMaxParams = 64;
 struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
       *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg, *debug,
-      *deterministic, *array_interface, *device, *type, *shape, *strides, *nbytes;
+      *deterministic, *array_interface, *device, *type, *shape, *strides, *nbytes,
+      *get_device;
 };
 Names names;
 
@@ -44,7 +48,7 @@ void internNames() {
            in("name"),     in("cuda_stream"), in("num_warps"),
            in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"), in("debug"),
            in("deterministic"), in("__array_interface__"), in("device"), in("type"),
-           in("shape"), in("strides"), in("nbytes")};
+           in("shape"), in("strides"), in("nbytes"), in("get_device")};
 }
 
 [[noreturn]] void throwPython() { throw py::error_already_set(); }
@@ -203,8 +207,12 @@ tilec::Arg argFromCapsule(PyObject *capsule, const char *param, bool interpret) 
               " bits, " + std::to_string(d.dtype.lanes) +
               " lanes) is not supported by tilec kernels");
   void *data = static_cast<char *>(d.data) + d.byte_offset;
-  if (!interpret)
-    return tilec::Arg::pointer(data, scalar);
+  if (!interpret) {
+    tilec::Arg arg = tilec::Arg::pointer(data, scalar);
+    if (d.device.device_type == kDLCUDA)
+      arg.device = d.device.device_id; // device memory of that GPU, by DLPack's word
+    return arg;
+  }
   // The interpreter checks every access against the tensor's extent.
   size_t itemBytes = (bits + 7) / 8, bytes = itemBytes;
   bool empty = false;
@@ -447,8 +455,25 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false,
     if (PyErr_Occurred())
       throwPython();
     auto *data = reinterpret_cast<void *>(address);
-    if (!interpret)
-      return tilec::Arg::pointer(data, scalar, wantExtent ? torchStorageBytesFrom(o) : 0);
+    if (!interpret) {
+      tilec::Arg arg =
+          tilec::Arg::pointer(data, scalar, wantExtent ? torchStorageBytesFrom(o) : 0);
+      // A CUDA tensor's data is device memory of its device: the launch
+      // compares that with the kernel's GPU instead of asking the driver.
+      // (Something torch-like without get_device() is asked about.)
+      if (PyObject *device = PyObject_CallMethodObjArgs(o, names.get_device, nullptr)) {
+        long ordinal = PyLong_AsLong(device);
+        Py_DECREF(device);
+        if (ordinal == -1 && PyErr_Occurred())
+          throwPython();
+        arg.device = int(ordinal);
+      } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+      } else {
+        throwPython();
+      }
+      return arg;
+    }
     Ref nbytes(PyObject_GetAttr(o, names.nbytes));
     size_t bytes = PyLong_AsSize_t(nbytes.p);
     if (PyErr_Occurred())
@@ -981,13 +1006,6 @@ struct Launcher {
   }
 };
 
-/// `kernel[grid]`: a launcher bound to a grid, called with the arguments.
-struct BoundLaunch {
-  py::object launcher; ///< keeps the Launcher alive
-  Launcher *impl;
-  py::object grid;
-};
-
 /// Host-side tensor descriptors (tilec.TensorDescriptor) as arguments: the
 /// package launches those calls itself (through a kernel that makes the
 /// descriptors and calls this one); set_descriptor_hook registers the type
@@ -1011,14 +1029,166 @@ bool hasDescriptor(PyObject *args, PyObject *kwargs) {
   return false;
 }
 
-/// Launches `l` on `grid`: through the descriptor hook when an argument is
-/// a tensor descriptor.
-void launchOrHook(Launcher &l, PyObject *grid, py::args args, py::kwargs kwargs) {
-  if (hasDescriptor(args.ptr(), kwargs.ptr())) {
-    (*descriptorHook)(l.owner, py::handle(grid), *args, **kwargs);
+/// Launches `l` on `grid` with a call's positional arguments (a tuple) and
+/// keywords (a dict or null): through the descriptor hook when an argument
+/// is a tensor descriptor.
+void launchOrHook(Launcher &l, PyObject *grid, PyObject *args, PyObject *kwargs) {
+  if (hasDescriptor(args, kwargs)) {
+    // hook(owner, grid, *args, **kwargs)
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    Ref all(PyTuple_New(n + 2));
+    Py_INCREF(l.owner.ptr());
+    PyTuple_SET_ITEM(all.p, 0, l.owner.ptr());
+    Py_INCREF(grid);
+    PyTuple_SET_ITEM(all.p, 1, grid);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject *a = PyTuple_GET_ITEM(args, i);
+      Py_INCREF(a);
+      PyTuple_SET_ITEM(all.p, i + 2, a);
+    }
+    Ref result(PyObject_Call(descriptorHook->ptr(), all.p, kwargs));
     return;
   }
-  l.launch(grid, args.ptr(), kwargs.ptr());
+  l.launch(grid, args, kwargs);
+}
+
+/// A tilec::Error as the Python exception tilec._tilec.Error, its text
+/// passed through the package's hook (set_error_hook).
+void setTilecError(const tilec::Error &e) {
+  if (errorHook) {
+    PyObject *fixed = PyObject_CallFunction(errorHook, "s", e.what());
+    if (fixed && PyUnicode_Check(fixed)) {
+      PyErr_SetObject(errorType, fixed);
+      Py_DECREF(fixed);
+      return;
+    }
+    Py_XDECREF(fixed);
+    PyErr_Clear();
+  }
+  PyErr_SetString(errorType, e.what());
+}
+
+/// In a catch block of the raw CPython entry points below: sets the Python
+/// error for the exception being handled, as pybind11's dispatcher does.
+void setPythonErrorFromCurrent() {
+  try {
+    throw;
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (const py::builtin_exception &e) {
+    e.set_error();
+  } catch (const tilec::Error &e) {
+    setTilecError(e);
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "tilec: unknown C++ exception");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// kernel[grid](...) without pybind11's dispatch
+//===----------------------------------------------------------------------===//
+//
+// A warm launch's host time is what issue 15 bounds (bench/small_kernel.py:
+// the launcher's own share next to a bare cuLaunchKernel). pybind11's
+// dispatcher, with its py::args/py::kwargs copies and a registered instance
+// for every `kernel[grid]` result, cost several hundred nanoseconds of it;
+// these two plain CPython types take its place on that path.
+
+/// `kernel[grid]`: a launcher bound to a grid, called with the arguments.
+struct BoundLaunchObject {
+  PyObject_HEAD
+  PyObject *owner; ///< the Launcher's Python object: keeps `impl` alive
+  Launcher *impl;
+  PyObject *grid;
+};
+
+/// Launcher.launch_handle: the Launcher as an object whose [grid] makes a
+/// BoundLaunch (what JITFunction.__getitem__ calls).
+struct LaunchHandleObject {
+  PyObject_HEAD
+  PyObject *owner;
+  Launcher *impl;
+};
+
+PyTypeObject boundLaunchType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+PyTypeObject launchHandleType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+PyMappingMethods launchHandleMapping = {};
+
+PyObject *newBoundLaunch(PyObject *owner, Launcher *impl, PyObject *grid) {
+  auto *b = PyObject_New(BoundLaunchObject, &boundLaunchType);
+  if (!b)
+    return nullptr;
+  Py_INCREF(owner);
+  Py_INCREF(grid);
+  b->owner = owner;
+  b->impl = impl;
+  b->grid = grid;
+  return reinterpret_cast<PyObject *>(b);
+}
+
+void boundLaunchDealloc(PyObject *self) {
+  auto *b = reinterpret_cast<BoundLaunchObject *>(self);
+  Py_DECREF(b->owner);
+  Py_DECREF(b->grid);
+  PyObject_Free(self);
+}
+
+PyObject *boundLaunchCall(PyObject *self, PyObject *args, PyObject *kwargs) {
+  auto *b = reinterpret_cast<BoundLaunchObject *>(self);
+  try {
+    launchOrHook(*b->impl, b->grid, args, kwargs);
+  } catch (...) {
+    setPythonErrorFromCurrent();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject *newLaunchHandle(PyObject *owner, Launcher *impl) {
+  auto *h = PyObject_New(LaunchHandleObject, &launchHandleType);
+  if (!h)
+    return nullptr;
+  Py_INCREF(owner);
+  h->owner = owner;
+  h->impl = impl;
+  return reinterpret_cast<PyObject *>(h);
+}
+
+void launchHandleDealloc(PyObject *self) {
+  Py_DECREF(reinterpret_cast<LaunchHandleObject *>(self)->owner);
+  PyObject_Free(self);
+}
+
+PyObject *launchHandleSubscript(PyObject *self, PyObject *grid) {
+  auto *h = reinterpret_cast<LaunchHandleObject *>(self);
+  return newBoundLaunch(h->owner, h->impl, grid);
+}
+
+/// Readies the two types and adds them to the module.
+void addLaunchTypes(py::module_ &m) {
+  boundLaunchType.tp_name = "tilec._tilec.BoundLaunch";
+  boundLaunchType.tp_basicsize = sizeof(BoundLaunchObject);
+  boundLaunchType.tp_flags = Py_TPFLAGS_DEFAULT;
+  boundLaunchType.tp_doc = "kernel[grid]: call it with the kernel's arguments to launch.";
+  boundLaunchType.tp_dealloc = boundLaunchDealloc;
+  boundLaunchType.tp_call = boundLaunchCall;
+  launchHandleMapping.mp_subscript = launchHandleSubscript;
+  launchHandleType.tp_name = "tilec._tilec.LaunchHandle";
+  launchHandleType.tp_basicsize = sizeof(LaunchHandleObject);
+  launchHandleType.tp_flags = Py_TPFLAGS_DEFAULT;
+  launchHandleType.tp_doc = "A Launcher's handle[grid]: a BoundLaunch, as Launcher[grid].";
+  launchHandleType.tp_dealloc = launchHandleDealloc;
+  launchHandleType.tp_as_mapping = &launchHandleMapping;
+  if (PyType_Ready(&boundLaunchType) < 0 || PyType_Ready(&launchHandleType) < 0)
+    throwPython();
+  Py_INCREF(&boundLaunchType);
+  m.add_object("BoundLaunch", py::handle(reinterpret_cast<PyObject *>(&boundLaunchType)));
+  Py_INCREF(&launchHandleType);
+  m.add_object("LaunchHandle", py::handle(reinterpret_cast<PyObject *>(&launchHandleType)));
 }
 
 tilec::Constexprs constexprsFromDict(const py::dict &d) {
@@ -1062,19 +1232,10 @@ PYBIND11_MODULE(_tilec, m) {
       if (p)
         std::rethrow_exception(p);
     } catch (const tilec::Error &e) {
-      if (errorHook) {
-        PyObject *fixed = PyObject_CallFunction(errorHook, "s", e.what());
-        if (fixed && PyUnicode_Check(fixed)) {
-          PyErr_SetObject(errorType, fixed);
-          Py_DECREF(fixed);
-          return;
-        }
-        Py_XDECREF(fixed);
-        PyErr_Clear();
-      }
-      PyErr_SetString(errorType, e.what());
+      setTilecError(e);
     }
   });
+  addLaunchTypes(m);
   m.def("set_error_hook",
         [](py::object hook) {
           Py_XDECREF(errorHook);
@@ -1362,11 +1523,20 @@ PYBIND11_MODULE(_tilec, m) {
                              [](const Launcher &l) { return l.deterministic; })
       .def("__getitem__",
            [](py::object self, py::object grid) {
-             return BoundLaunch{self, self.cast<Launcher *>(), std::move(grid)};
+             return py::reinterpret_steal<py::object>(
+                 newBoundLaunch(self.ptr(), self.cast<Launcher *>(), grid.ptr()));
            })
+      .def_property_readonly(
+          "launch_handle",
+          [](py::object self) {
+            return py::reinterpret_steal<py::object>(
+                newLaunchHandle(self.ptr(), self.cast<Launcher *>()));
+          },
+          "handle[grid] is launcher[grid] without pybind11's dispatch: keep it for "
+          "warm launches")
       .def("run",
            [](Launcher &l, py::object grid, py::args args, py::kwargs kwargs) {
-             launchOrHook(l, grid.ptr(), std::move(args), std::move(kwargs));
+             launchOrHook(l, grid.ptr(), args.ptr(), kwargs.ptr());
            })
       .def_readwrite("owner", &Launcher::owner)
       .def("specialize", &Launcher::specialize)
@@ -1376,8 +1546,4 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("launches", [](const Launcher &l) { return l.launches; })
       .def_property_readonly("kernel", [](const Launcher &l) { return l.kernel; });
 
-  py::class_<BoundLaunch>(m, "BoundLaunch")
-      .def("__call__", [](BoundLaunch &b, py::args args, py::kwargs kwargs) {
-        launchOrHook(*b.impl, b.grid.ptr(), std::move(args), std::move(kwargs));
-      });
 }

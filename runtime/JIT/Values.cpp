@@ -36,6 +36,7 @@ Buffer Buffer::allocate(size_t bytes) {
 }
 void *Buffer::data() const { return impl_ ? impl_->buffer.data() : nullptr; }
 size_t Buffer::size() const { return impl_ ? impl_->buffer.size() : 0; }
+int Buffer::device() const { return impl_ ? impl_->buffer.deviceOrdinal() : -1; }
 void Buffer::copyFromHost(const void *src, size_t bytes) {
   if (!impl_)
     throw Error("copy into an empty Buffer");

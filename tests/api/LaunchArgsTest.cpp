@@ -173,6 +173,50 @@ TEST(LaunchArgs, PageableHostPointerIsRefusedOnTheGpu) {
     ASSERT_EQ(b, 0x7f) << "the kernel ran";
 }
 
+TEST(LaunchArgs, BufferArgumentsCarryTheirGpu) {
+  EXPECT_EQ(tilec::Buffer().device(), -1);
+  EXPECT_EQ(tilec::Arg::pointer(nullptr, tilec::ScalarType::FP32).device, -1);
+  if (!haveGpu())
+    GTEST_SKIP() << "needs a CUDA driver and a GPU";
+  tilec::Buffer x = tilec::Buffer::allocate(256);
+  int ordinal = tilec::deviceProperties().ordinal;
+  EXPECT_EQ(x.device(), ordinal);
+  EXPECT_EQ(tilec::Arg(x, tilec::ScalarType::FP32).device, ordinal);
+  EXPECT_EQ(tilec::Arg(x, "fp32").device, ordinal);
+}
+
+TEST(LaunchArgs, AKnownGpuIsComparedWithoutTheDriver) {
+  if (!haveGpu())
+    GTEST_SKIP() << "needs a CUDA driver and a GPU";
+  tilec::Buffer x = tilec::Buffer::allocate(256), y = tilec::Buffer::allocate(256),
+                out = tilec::Buffer::allocate(256);
+  out.fill(0x7f);
+  int ordinal = tilec::deviceProperties().ordinal;
+  std::vector<tilec::Arg> args{tilec::Arg(x, tilec::ScalarType::FP32),
+                               tilec::Arg(y, tilec::ScalarType::FP32),
+                               tilec::Arg(out, tilec::ScalarType::FP32), 64};
+  // A caller that says the memory is another GPU's is believed: the launch
+  // is refused before anything runs, though the driver would have said
+  // this GPU.
+  args[1].device = ordinal + 1;
+  std::string e = errorOf([&] { addKernel().launch({2}, args, {{"BLOCK", 32}}, gpu()); });
+  EXPECT_NE(e.find("argument 'y_ptr' is memory of GPU " + std::to_string(ordinal + 1) +
+                   ", and the kernel runs on GPU " + std::to_string(ordinal)),
+            std::string::npos)
+      << e;
+  std::vector<uint8_t> bytes(256);
+  out.copyToHost(bytes.data(), bytes.size());
+  for (uint8_t b : bytes)
+    ASSERT_EQ(b, 0x7f) << "the kernel ran";
+  // Unknown (-1): the driver is asked, and pageable host memory is refused
+  // as before; a known GPU skips that query only for a non-null address.
+  std::vector<float> host(64, 1.0f);
+  args[1] = tilec::Arg::pointer(host.data(), tilec::ScalarType::FP32);
+  e = errorOf([&] { addKernel().launch({2}, args, {{"BLOCK", 32}}, gpu()); });
+  EXPECT_NE(e.find("argument 'y_ptr'"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not memory the GPU can reach"), std::string::npos) << e;
+}
+
 TEST(LaunchArgs, ConstexprForARuntimeParameterIsRefused) {
   HostArrays h;
   std::string e =

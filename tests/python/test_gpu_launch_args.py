@@ -109,3 +109,36 @@ def test_compiled_kernel_refuses_what_breaks_its_signature(torch_cuda):
     vector_add.add[(16,)](x[1:], y[1:], out[1:], n - 1, BLOCK=256)
     torch_cuda.cuda.synchronize()
     assert torch_cuda.equal(out[1:], (x[1:].double() + y[1:].double()).float())
+
+
+class ClaimsDevice:
+    """Torch-like (data_ptr, dtype, is_cuda) around a CUDA tensor, whose
+    get_device() says what it is told to; without one, the launch asks the
+    driver."""
+
+    def __init__(self, tensor, device=None):
+        self.tensor, self.dtype, self.is_cuda = tensor, tensor.dtype, True
+        if device is not None:
+            self.get_device = lambda: device
+
+    def data_ptr(self):
+        return self.tensor.data_ptr()
+
+
+def test_a_tensors_device_is_taken_from_the_tensor(torch_cuda):
+    """The launcher compares a tensor's get_device() with the kernel's GPU
+    instead of asking the driver about each address (issue 15's launch
+    cost): a claim of another GPU is believed and refused; no claim falls
+    back to the driver's answer."""
+    x, y, out = vectors(torch_cuda)
+    here = torch_cuda.cuda.current_device()
+    assert x.get_device() == here
+    with pytest.raises(tilec.Error, match=f"argument 'y_ptr' is memory of GPU {here + 1}, "
+                                          f"and the kernel runs on GPU {here}"):
+        vector_add.add[(4,)](x, ClaimsDevice(y, here + 1), out, 4096, BLOCK=1024)
+    torch_cuda.cuda.synchronize()
+    assert (out == -7.0).all()
+    vector_add.add[(4,)](x, ClaimsDevice(y), out, 4096, BLOCK=1024)
+    vector_add.add[(4,)](x, ClaimsDevice(y, here), out, 4096, BLOCK=1024)
+    torch_cuda.cuda.synchronize()
+    assert torch_cuda.equal(out, x + y)

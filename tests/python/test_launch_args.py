@@ -150,3 +150,31 @@ def test_compiled_kernel_argument_count_and_constexprs():
         k[(0,)](*fake_args(), 256)
     with pytest.raises(tilec.Error, match="argument 'x_ptr' is a null pointer"):
         k[lambda meta: (tilec.cdiv(1024, meta["BLOCK"]),)](FakeCudaArray(0), *fake_args()[1:])
+
+
+def test_bound_launches_outlive_their_kernel_and_raise_as_python_errors():
+    """kernel[grid] is a plain CPython object (not pybind11's, for launch
+    speed): it keeps its launcher alive, launches as often as it is called,
+    and its failures are the same Python exceptions as pybind11's."""
+    import gc
+    import weakref
+    add = tilec.JITFunction(vector_add.add.fn, interpret=True)
+    bound = add[(2,)]
+    assert type(bound).__name__ == "BoundLaunch"
+    assert type(add._launcher[(2,)]) is type(bound)  # Launcher[grid], the same
+    watch = weakref.ref(add)
+    del add
+    gc.collect()
+    assert watch() is None  # the bound launch keeps the launcher, not the JITFunction
+    x, y, out = arrays()
+    bound(x, y, out, 64, BLOCK=32)
+    np.testing.assert_array_equal(out, 3.0)
+    out[:] = 0
+    bound(x, y, out, n=64, BLOCK=32)
+    np.testing.assert_array_equal(out, 3.0)
+    with pytest.raises(TypeError, match="takes 5 arguments but 6 were given"):
+        bound(x, y, out, 64, 32, 1)
+    with pytest.raises(TypeError, match="cannot pass a str"):
+        bound(x, "y", out, 64, BLOCK=32)
+    with pytest.raises(tilec.Error, match="grid x is 0"):
+        tilec.JITFunction(vector_add.add.fn, interpret=True)[(0,)](x, y, out, 64, BLOCK=32)
