@@ -113,6 +113,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-dot-trans python3 -m pytest -q tests/python/test_gpu_dot_trans.py
     # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
     step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
+    # Loads pipelined without a dot (tl.range(num_stages=...)).
+    step py-tests-pipelined python3 -m pytest -q tests/python/test_gpu_pipelined_loads.py
     # Atomics, `while` loops, Philox random numbers (against Triton's).
     lang_tests="tests/python/test_gpu_atomics.py tests/python/test_gpu_random.py \
       tests/python/test_gpu_while.py tests/python/test_gpu_layer_norm.py \
@@ -195,7 +197,13 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_shipped_kernels.py -k kmajor
       }
-      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit
+      sanitize_pipelined() { # tool: rings of plain loads, read back in place
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_pipelined_loads.py -k "not 4096 and not 100003"
+      }
+      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined
+      step sanitize-pipelined-racecheck sanitize_pipelined racecheck
+      step sanitize-pipelined-memcheck sanitize_pipelined memcheck
       step sanitize-wgmma-8bit-racecheck sanitize_wgmma_8bit racecheck
       step sanitize-wgmma-8bit-memcheck sanitize_wgmma_8bit memcheck
       step sanitize-lang-racecheck sanitize_lang racecheck

@@ -80,12 +80,15 @@ using namespace tilec;
 
 namespace {
 
-/// A load whose tile goes through shared memory into a dot.
+/// A load whose tile goes through shared memory into a dot, or (`buffer`
+/// null) a load the loop asked to pipeline whose tile is used in registers.
 struct PipelinedLoad {
   tile::LoadOp load;
-  tilegpu::LocalAllocOp buffer;
+  tilegpu::LocalAllocOp buffer; ///< the dot's buffer; null for a plain load
   tilegpu::MemDescType bufferType; ///< of each buffer of the ring
   Value ring; ///< set when the loop is rewritten
+
+  bool isPlain() const { return !buffer; }
 };
 
 /// The warp_group_dots reading `buffer` directly or through a transposed
@@ -192,6 +195,31 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, buffer, bufferType, Value()};
 }
 
+/// A load of a loop given its stages (tl.range(num_stages=...)) whose
+/// tile is used in registers: its copies land in a ring laid out around its
+/// own layout (each thread's vector contiguous, rows swizzled off each
+/// other's banks), which the iteration reads back in that layout. None when
+/// a thread's vectors would be under cp.async's 4 bytes.
+std::optional<PipelinedLoad> asPlainPipelinedLoad(tile::LoadOp load,
+                                                  const AxisInfoAnalysis &axisInfo) {
+  if (!isAsyncCopyable(load))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(load.getType());
+  if (!type.getEncoding())
+    return std::nullopt;
+  Type element = type.getElementType();
+  tilegpu::LinearLayout regs = tilegpu::toLinearLayout(type);
+  tilegpu::LinearLayout shared = tilegpu::conflictFreeSharedLayout(
+      regs, regs, tile::getElementBytes(element), /*keepSourceVector=*/true);
+  auto bufferType = tilegpu::MemDescType::get(
+      load.getContext(), type.getShape(), element,
+      tilegpu::SharedLinearEncodingAttr::get(load.getContext(), shared),
+      /*mutableMemory=*/false);
+  if (!asyncCopyWidth(load.getPtr(), load.getMask(), bufferType, axisInfo))
+    return std::nullopt;
+  return PipelinedLoad{load, tilegpu::LocalAllocOp(), bufferType, Value()};
+}
+
 /// The warp_group_dots of `loop` that may leave their instructions in
 /// flight across iterations (pending = 1): each reads only the rings'
 /// buffers or buffers written before the loop (a buffer written in the body
@@ -204,6 +232,10 @@ SmallVector<tilegpu::WarpGroupDotOp>
 asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   SmallVector<tilegpu::WarpGroupDotOp> dots;
   for (const PipelinedLoad &p : loads) {
+    // (A plain load's buffer is read back into registers in its own
+    // iteration: the refill two iterations on is as safe as one on.)
+    if (p.isPlain())
+      continue;
     std::optional<SmallVector<tilegpu::WarpGroupDotOp>> readers = readingDots(p.buffer);
     if (!readers)
       return {};
@@ -215,7 +247,7 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
     if (auto view = buffer.getDefiningOp<tilegpu::MemDescTransOp>())
       buffer = view.getSrc();
     return llvm::any_of(loads, [&](PipelinedLoad p) {
-      return buffer.getDefiningOp() == p.buffer.getOperation();
+      return !p.isPlain() && buffer.getDefiningOp() == p.buffer.getOperation();
     });
   };
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -395,6 +427,15 @@ private:
 
     // This iteration reads its tiles from buffer `slot`.
     for (PipelinedLoad &p : loads_) {
+      if (p.isPlain()) {
+        // Back into the registers the load filled, where it was.
+        b.setInsertionPoint(p.load);
+        Value read = b.create<tilegpu::LocalLoadOp>(loc, p.load.getType(),
+                                                    bufferOf(b, loc, p.ring, slot));
+        p.load.getResult().replaceAllUsesWith(read);
+        p.load.erase();
+        continue;
+      }
       b.setInsertionPoint(p.buffer);
       Value current = bufferOf(b, loc, p.ring, slot);
       p.buffer.getResult().replaceAllUsesWith(current);
@@ -460,11 +501,21 @@ struct TileGPUPipelineLoadsPass
     // (Iterations past the end are masked with a signed comparison.)
     if (stages < 2 || loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
       return;
+    // A loop whose stages are its own (tl.range(num_stages=...)) has every
+    // load that can be copied asynchronously pipelined, as Triton does;
+    // otherwise only the loads feeding dots are.
+    bool stagesGiven = loop->hasAttr(tile::kNumStagesAttr);
     SmallVector<PipelinedLoad> loads;
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (auto load = dyn_cast<tile::LoadOp>(op))
-        if (std::optional<PipelinedLoad> p = asPipelinedLoad(load, axisInfo))
-          loads.push_back(*p);
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto load = dyn_cast<tile::LoadOp>(op);
+      if (!load)
+        continue;
+      std::optional<PipelinedLoad> p = asPipelinedLoad(load, axisInfo);
+      if (!p && stagesGiven)
+        p = asPlainPipelinedLoad(load, axisInfo);
+      if (p)
+        loads.push_back(*p);
+    }
     if (loads.empty())
       return;
     SmallVector<tile::LoadOp> loadOps;

@@ -11,7 +11,9 @@
 // take, as far as can be told before layouts (LoadAddressStage, a zero
 // `other`, 4-byte vectors; on sm_90a also a load that reaches the dot
 // through tl.trans, when the dot will run on wgmma, which reads the
-// transpose in shared memory), are left to it and the rest prefetched here. A
+// transpose in shared memory; in a loop that gives its own stages,
+// tl.range(num_stages=...), every such load whatever reads it), are left
+// to it and the rest prefetched here. A
 // load it then turns down after all (its rings too big for shared memory,
 // its buffer layout splitting the vector) is loaded in place.
 //
@@ -237,9 +239,16 @@ bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
 }
 
 /// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`:
-/// a copyable operand of a dot and nothing else.
+/// a copyable operand of a dot and nothing else or, in a loop that gives
+/// its own stages (tl.range(num_stages=...)), any load cp.async can copy,
+/// whatever reads its tile.
 bool pipelinable(tile::LoadOp load, scf::ForOp loop, const AxisInfoAnalysis &axisInfo,
                  PipelinerReach reach) {
+  if (loop->hasAttr(tile::kNumStagesAttr))
+    return isAsyncCopyable(load) &&
+           contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
+                   tile::getElementBytes(tile::getElementTypeOrSelf(load.getType())) >=
+               4;
   return copyable(load, axisInfo) &&
          isDotOperand(*load->getUses().begin(), reach, loop, axisInfo);
 }

@@ -98,3 +98,38 @@ def python_range_stages(x_ptr, n):
 def test_num_stages_belongs_to_tl_range():
     with pytest.raises(tilec.Error, match="num_stages is a tl.range argument"):
         python_range_stages.compile("*fp32:16,i32")
+
+
+def test_pipelined_loads_interpreted():
+    """The kernels of test_gpu_pipelined_loads.py in the interpreter (CI has
+    no GPU): tl.range's num_stages changes nothing of what they compute."""
+    import pipelined_load_kernels as pk
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((37, 100)).astype(np.float32)
+    g = rng.standard_normal(100).astype(np.float32)
+    want = x.astype(np.float64) @ g
+    interpreted = tilec.JITFunction(pk.weighted_row_sums.fn, interpret=True)
+    for stages in (1, 3):
+        out = np.full(37, np.nan, np.float32)
+        interpreted[(3,)](x, g, out, 37, 100, 100, BLOCK_R=16, BLOCK_K=32, STAGES=stages)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    v = rng.standard_normal(1000).astype(np.float16)
+    best = np.zeros(1, np.float32)
+    tilec.JITFunction(pk.running_max.fn, interpret=True)[(1,)](v, best, 1000, BLOCK=128,
+                                                              STAGES=3)
+    assert best[0] == v.astype(np.float32).max()
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16", "fp32", "i8"])
+def test_pipelined_loads_assemble(dtype):
+    """Every element type's rings assemble (ptxas runs where the toolkit
+    is; tilec's compile checks the PTX with it when it can)."""
+    import pipelined_load_kernels as pk
+    sig = f"*{dtype}:16,*{dtype}:16,*fp32:16,i32,i32:16,i32:16"
+    k = pk.weighted_row_sums.compile(sig, BLOCK_R=16, BLOCK_K=128, STAGES=3, target="sm_90a")
+    ptx = k.asm["ptx"]
+    assert ptx.count("cp.async.commit_group") == 3
+    assert "cp.async.wait_group" in ptx
+    assert "memdesc<3x16x128x" in k.asm["tilegpu"]
+    one = pk.weighted_row_sums.compile(sig, BLOCK_R=16, BLOCK_K=128, STAGES=1, target="sm_90a")
+    assert "cp.async" not in one.asm["ptx"]
