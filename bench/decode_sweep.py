@@ -1,8 +1,11 @@
-"""Sweep the decode GEMV kernels' configs on the GPU (issue 15): for the
+"""Sweep the decode kernels' configs on the GPU (issue 15): for the
 gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
-16), every PAIRS/ROWS x BLOCK_K x num_warps x PREFETCH of one or sixteen
-batch rows per program, weights rotated past the L2, each checked against
-float64 first. Prints the best configs per kernel, and writes
+16), every PAIRS/ROWS x BLOCK_K x num_warps x way of keeping loads in
+flight (none, PREFETCH's register double buffer, or tl.range stages
+through cp.async rings) of one or sixteen batch rows per program; for
+attention_split at L = 1024, 8192 and 32768, every SPLIT x BLOCK_L x
+stages. Inputs rotated past the L2, each config checked against float64
+first. Prints the best configs per kernel, and writes
 bench/results/decode-sweep-DATE.json.
 
     python3 bench/decode_sweep.py [--commit SHA] [--out DIR] [--quick]
@@ -23,6 +26,10 @@ import decode_step as ds  # noqa: E402
 from common import qkv_buffers, randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
+#: How a GEMV keeps its loads in flight: not at all, a register double
+#: buffer (PREFETCH), or a loop of that many stages (cp.async rings).
+PIPELINES = [dict(PREFETCH=False), dict(PREFETCH=True), dict(STAGES=2), dict(STAGES=3),
+             dict(STAGES=4)]
 
 
 def f64(t):
@@ -51,12 +58,47 @@ def sweep(name, launch, check, nbytes, configs):
     return rows
 
 
-def close(got, want):
+def close(got, want, tol=ref.TOL):
     try:
-        ref.assert_close(f64(got), want, ref.TOL)
+        ref.assert_close(f64(got), want, tol)
         return True
     except AssertionError:
         return False
+
+
+def attention_sweep(k, lengths, quick):
+    """attention_split + attention_combine at batch 1 for each SPLIT x
+    BLOCK_L x stages (0: range(); else tl.range's num_stages)."""
+    rows = []
+    for length in lengths:
+        kv_bytes = 2 * CFG.kv_heads * length * CFG.head_dim * 2
+        nxt = rotation(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
+                                  randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
+                       kv_bytes)
+        kc0, vc0 = nxt.copies[0]
+        q = randn(1, CFG.q_size, seed=14)
+        pos = torch.tensor([length - 1], dtype=torch.int32, device="cuda")
+        out = torch.empty_like(q)
+        want = ref.attention(CFG, f64(q).reshape(1, CFG.q_heads, -1), f64(kc0), f64(vc0),
+                             pos.cpu().numpy())
+        splits = [128, 256] if quick else [64, 128, 256, 512]
+        configs = [dict(SPLIT=s, BLOCK_L=bl, STAGES=st)
+                   for s, bl, st in itertools.product(splits, (32, 64), (0, 2, 3, 4))
+                   if bl <= s]
+        parts = {}
+
+        def launch(cfg, first=False):
+            n = ds.splits_for(length, cfg["SPLIT"])
+            if n not in parts:
+                parts[n] = (torch.empty(1, CFG.q_heads, n, CFG.head_dim, device="cuda"),
+                            torch.empty(1, CFG.q_heads, n, device="cuda"))
+            kc, vc = (kc0, vc0) if first else nxt()
+            ds.attention(k, CFG, 1, length, q, kc, vc, pos, *parts[n], out,
+                         split=cfg["SPLIT"], block_l=cfg["BLOCK_L"], stages=cfg["STAGES"])
+        rows += sweep(f"attention L={length}", launch,
+                      lambda: close(out, want, 3 * ref.TOL),
+                      kv_bytes, configs)
+    return rows
 
 
 def main():
@@ -77,8 +119,8 @@ def main():
         want = ref.swiglu(CFG, f64(x), f64(gamma), f64(w_gu))
         shapes = ([(1, p, b) for p in (4, 8, 16) for b in (256, 512)] if batch == 1 else
                   [(16, p, b) for p in (16, 32) for b in (64, 128, 256)])
-        configs = [dict(BLOCK_B=bb, PAIRS=p, BLOCK_K=b, num_warps=w, PREFETCH=pf)
-                   for (bb, p, b), w, pf in itertools.product(shapes, warps, [False, True])]
+        configs = [dict(BLOCK_B=bb, PAIRS=p, BLOCK_K=b, num_warps=w, **pipe)
+                   for (bb, p, b), w, pipe in itertools.product(shapes, warps, PIPELINES)]
 
         def launch_gu(cfg, first=False, x=x, h=h, batch=batch):
             c = dict(cfg)
@@ -94,9 +136,9 @@ def main():
     res = randn(1, CFG.hidden, seed=7)
     out = torch.empty_like(res)
     want = f64(x) @ f64(w_down).T + f64(res)
-    configs = [dict(BLOCK_B=1, ROWS=r, BLOCK_K=b, num_warps=w, PREFETCH=pf)
-               for r, b, w, pf in itertools.product((4, 8, 16), (256, 512, 1024), warps,
-                                                     [False, True])]
+    configs = [dict(BLOCK_B=1, ROWS=r, BLOCK_K=b, num_warps=w, **pipe)
+               for r, b, w, pipe in itertools.product((4, 8, 16), (256, 512, 1024), warps,
+                                                       PIPELINES)]
 
     def launch_down(cfg, first=False):
         c = dict(cfg)
@@ -112,9 +154,9 @@ def main():
     max_len = 4096
     kc, vc, pos, q = qkv_buffers(CFG, max_len)
     q_ref, _, _ = ref.qkv_rope(CFG, f64(x), f64(gamma), f64(w_qkv), f64(bias), pos.cpu().numpy())
-    configs = [dict(BLOCK_B=1, PAIRS=p, BLOCK_K=b, num_warps=w, PREFETCH=pf)
-               for p, b, w, pf in itertools.product((4, 8, 16), (256, 512), warps,
-                                                     [False, True])]
+    configs = [dict(BLOCK_B=1, PAIRS=p, BLOCK_K=b, num_warps=w, **pipe)
+               for p, b, w, pipe in itertools.product((4, 8, 16), (256, 512), warps,
+                                                       PIPELINES)]
 
     def launch_qkv(cfg, first=False):
         c = dict(cfg)
@@ -129,6 +171,7 @@ def main():
                                  num_warps=w, **c)
     rows += sweep("qkv B=1", launch_qkv, lambda: close(q, q_ref.reshape(1, -1)),
                   CFG.qkv_rows * CFG.hidden * 2, configs)
+    rows += attention_sweep(k, [1024, 32768] if quick else [1024, 8192, 32768], quick)
     path = common.write_record("decode-sweep", args.commit, rows, args.out)
     print(f"wrote {path}")
 

@@ -116,11 +116,14 @@ def _finish(acc, BLOCK_B: tl.constexpr):
 
 @tilec.jit
 def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-             HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr):
+             HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
+             STAGES: tl.constexpr):
     """[BLOCK_B, R] fp32: sum_k x[b, k] (* gamma[k]) * W[rows, k] (see
     _accumulate). PREFETCH loads the next W tile before the current one is
-    used, so that two tiles are in flight. A row's sums do not depend on
-    the other rows of its block."""
+    used, so that two tiles are in flight; STAGES > 0 instead gives the loop
+    that many stages (tl.range: every tile through a cp.async ring, STAGES -
+    1 iterations ahead). A row's sums do not depend on the other rows of its
+    block."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc = _accumulator(rows, BLOCK_B, BLOCK_K)
     if PREFETCH:
@@ -131,6 +134,11 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
             w_next = _w_tile(w_ptr, rows, n, k + BLOCK_K)
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc = _accumulate(acc, w, x, HAS_GAMMA)
+    elif STAGES > 0:
+        for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
+            k = k0 + tl.arange(0, BLOCK_K)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc = _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
     else:
         for k0 in range(0, n, BLOCK_K):
             k = k0 + tl.arange(0, BLOCK_K)
@@ -141,7 +149,8 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
 
 @tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr):
+              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
+              STAGES: tl.constexpr):
     """_project of two sets of rows in one pass over x: both W tiles of an
     iteration are requested before either is used."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
@@ -157,6 +166,14 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             w_b = next_b
             next_a = _w_tile(w_ptr, rows_a, n, k + BLOCK_K)
             next_b = _w_tile(w_ptr, rows_b, n, k + BLOCK_K)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
+            acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+    elif STAGES > 0:
+        for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
+            k = k0 + tl.arange(0, BLOCK_K)
+            w_a = _w_tile(w_ptr, rows_a, n, k)
+            w_b = _w_tile(w_ptr, rows_b, n, k)
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
@@ -185,7 +202,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      HQ: tl.constexpr, HKV: tl.constexpr, D: tl.constexpr,
                      LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
                      BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
-                     PREFETCH: tl.constexpr = False):
+                     PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0):
     # Program (bb, p): PAIRS output rows j of one head and their RoPE
     # partners j + D/2, for BLOCK_B batch rows.
     # Grid: (cdiv(batch, BLOCK_B), (HQ + 2 HKV) * D / 2 / PAIRS).
@@ -197,7 +214,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     rows_hi = rows_lo + D // 2
     scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
     lo, hi = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-                       hidden, True, BLOCK_K, PREFETCH)
+                       hidden, True, BLOCK_K, PREFETCH, STAGES)
     lo = lo * scale
     hi = hi * scale
     if HAS_BIAS:
@@ -232,7 +249,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
 def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, stride_x,
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
-                   PREFETCH: tl.constexpr = False):
+                   PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -242,7 +259,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
     gate, up = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
-                         gamma_ptr, hidden, NORM, BLOCK_K, PREFETCH)
+                         gamma_ptr, hidden, NORM, BLOCK_K, PREFETCH, STAGES)
     if NORM:
         scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
         gate = gate * scale
@@ -255,7 +272,8 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
 @tilec.jit
 def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   stride_res, stride_out, ROWS: tl.constexpr, BLOCK_B: tl.constexpr,
-                  BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False):
+                  BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
+                  STAGES: tl.constexpr = 0):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows].
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS)).
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
@@ -264,10 +282,29 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
     y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, False,
-                 BLOCK_K, PREFETCH)
+                 BLOCK_K, PREFETCH, STAGES)
     y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
                  other=0.0).to(tl.float32)
     tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)
+
+
+@tilec.jit
+def _attend(q, k_base, v_base, stride_cl, d, t0, end, qk_scale, m, total, acc,
+            BLOCK_L: tl.constexpr):
+    """One block of tokens [t0, t0 + BLOCK_L) (those below `end`) into the
+    running max m, sum `total` and output `acc` of attention_split."""
+    t = t0 + tl.arange(0, BLOCK_L)
+    live = t < end
+    k = tl.load(k_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None], other=0.0)
+    scores = tl.dot(q, tl.trans(k)) * qk_scale
+    scores = tl.where(live[None, :], scores, -float("inf"))
+    m_new = tl.maximum(m, tl.max(scores, axis=1))
+    alpha = tl.exp2(m - m_new)
+    p = tl.exp2(scores - m_new[:, None])
+    total = total * alpha + tl.sum(p, axis=1)
+    v = tl.load(v_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None], other=0.0)
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+    return m_new, total, acc
 
 
 @tilec.jit
@@ -275,12 +312,14 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
                     stride_cb, stride_ch, stride_cl, stride_ob, stride_oh, stride_os,
                     stride_lb, stride_lh, qk_scale,
                     GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, D: tl.constexpr,
-                    SPLIT: tl.constexpr, BLOCK_L: tl.constexpr):
+                    SPLIT: tl.constexpr, BLOCK_L: tl.constexpr, STAGES: tl.constexpr = 0):
     # Program (s, kvh, b): tokens [s*SPLIT, (s+1)*SPLIT) of batch row b's
     # context, for the GROUP query heads of KV head kvh. Writes each head's
     # softmax-weighted sum of V over those tokens (normalised) and its
     # log2-sum-exp of the scaled scores. Splits past the context do nothing.
-    # qk_scale is 1/sqrt(D) * log2(e). Grid: (cdiv(L_max, SPLIT), HKV, B).
+    # qk_scale is 1/sqrt(D) * log2(e). STAGES > 0 gives the loop over the
+    # split's blocks that many stages (K and V tiles through cp.async rings).
+    # Grid: (cdiv(L_max, SPLIT), HKV, B).
     s = tl.program_id(0)
     kvh = tl.program_id(1)
     b = tl.program_id(2)
@@ -299,21 +338,14 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
         total = tl.zeros((GROUP_PAD,), tl.float32)
         acc = tl.zeros((GROUP_PAD, D), tl.float32)
         end = tl.minimum(start + SPLIT, context)
-        for t0 in range(start, end, BLOCK_L):
-            t = t0 + tl.arange(0, BLOCK_L)
-            live = t < end
-            k = tl.load(k_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None],
-                        other=0.0)
-            scores = tl.dot(q, tl.trans(k)) * qk_scale
-            scores = tl.where(live[None, :], scores, -float("inf"))
-            m_new = tl.maximum(m, tl.max(scores, axis=1))
-            alpha = tl.exp2(m - m_new)
-            p = tl.exp2(scores - m_new[:, None])
-            total = total * alpha + tl.sum(p, axis=1)
-            v = tl.load(v_base + t[:, None] * stride_cl + d[None, :], mask=live[:, None],
-                        other=0.0)
-            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-            m = m_new
+        if STAGES > 0:
+            for t0 in tl.range(start, end, BLOCK_L, num_stages=STAGES):
+                m, total, acc = _attend(q, k_base, v_base, stride_cl, d, t0, end, qk_scale,
+                                        m, total, acc, BLOCK_L)
+        else:
+            for t0 in range(start, end, BLOCK_L):
+                m, total, acc = _attend(q, k_base, v_base, stride_cl, d, t0, end, qk_scale,
+                                        m, total, acc, BLOCK_L)
         out = acc / total[:, None]
         o_rows = o_part + b * stride_ob + heads[:, None] * stride_oh + s * stride_os
         tl.store(o_rows + d[None, :], out, mask=in_group[:, None])

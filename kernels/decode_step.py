@@ -75,6 +75,9 @@ class Tiles:
     qkv_warps: int = 4
     gate_up_warps: int = 4
     warps: int = 4
+    #: The K loop's stages (tl.range's num_stages: weight and activation
+    #: tiles through cp.async rings); 0: a plain range() loop.
+    stages: int = 0
 
 
 #: The shipped configs: the fastest of bench/decode_sweep.py on the H200
@@ -89,6 +92,8 @@ MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
 INVARIANT_TILES = MMA_TILES
 #: Attention: the fixed split of deterministic mode, and its blocks.
 SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
+#: Stages of attention_split's loop over a split (0: a plain range() loop).
+ATTENTION_STAGES = 0
 NUM_WARPS = 4
 #: Programs the adaptive split aims at (two per SM of an H200).
 ADAPTIVE_PROGRAMS = 264
@@ -147,7 +152,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         d, cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
-        num_warps=tiles.qkv_warps, stream=stream)
+        STAGES=tiles.stages, num_warps=tiles.qkv_warps, stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -157,7 +162,7 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
-        num_warps=tiles.gate_up_warps, stream=stream)
+        STAGES=tiles.stages, num_warps=tiles.gate_up_warps, stream=stream)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
@@ -166,14 +171,15 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows))
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
                           ROWS=tiles.rows, BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k,
-                          num_warps=tiles.warps, stream=stream)
+                          STAGES=tiles.stages, num_warps=tiles.warps, stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
-              split=SPLIT, stream=None):
+              split=SPLIT, stream=None, block_l=BLOCK_L, stages=ATTENTION_STAGES):
     """out[b, h] = softmax(q[b, h] . K[b, h/group, :pos+1] / sqrt(D)) V[...].
     o_part [batch, q_heads, splits, D] and lse_part [batch, q_heads, splits]
-    (fp32, splits = splits_for(max_len, split)) hold the partial results."""
+    (fp32, splits = splits_for(max_len, split)) hold the partial results.
+    block_l and stages: attention_split's BLOCK_L and STAGES."""
     d = cfg.head_dim
     splits = splits_for(max_len, split)
     k.attention_split[(splits, cfg.kv_heads, batch)](
@@ -182,7 +188,7 @@ def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part
         cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
         1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
         GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
-        BLOCK_L=BLOCK_L, num_warps=NUM_WARPS, stream=stream)
+        BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream)
     k.attention_combine[(cfg.q_heads, batch)](
         o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
         cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=BLOCK_S,

@@ -113,6 +113,57 @@ def test_attention(setup, contexts):
     assert_close(f64(out), want, 3 * TOL)
 
 
+@TILINGS
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_staged_gemvs_equal_the_plain_loops_bitwise(setup, tiles, stages):
+    # tl.range stages move the weight and activation tiles through cp.async
+    # rings; the arithmetic and its order stay: bitwise the same results.
+    import dataclasses
+    torch, w, _ = setup
+    k = decode_step.Kernels()
+    batch = 3
+    rng = np.random.default_rng(6)
+    x = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
+    res = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
+    got = {}
+    for t in (tiles, dataclasses.replace(tiles, stages=stages)):
+        h = torch.empty((batch, CFG.intermediate), dtype=torch.bfloat16, device="cuda")
+        decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h, tiles=t)
+        out = torch.empty_like(res)
+        decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out,
+                               tiles=t)
+        got[t.stages] = (h, out)
+    torch.cuda.synchronize()
+    assert torch.equal(got[0][0], got[stages][0])
+    assert torch.equal(got[0][1], got[stages][1])
+
+
+@pytest.mark.parametrize("stages, block_l", [(2, 64), (3, 32), (4, 32)])
+def test_staged_attention_equals_the_plain_loop_bitwise(setup, stages, block_l):
+    torch, _, _ = setup
+    contexts = [7, 129, 4000]
+    batch, max_len = len(contexts), max(contexts)
+    k = decode_step.Kernels()
+    pos = torch.tensor([c - 1 for c in contexts], dtype=torch.int32, device="cuda")
+    g = torch.Generator(device="cuda").manual_seed(7)
+    q = torch.randn((batch, CFG.q_size), device="cuda", generator=g).to(torch.bfloat16)
+    kc, vc = caches(torch, batch, max_len, 8)
+    splits = decode_step.splits_for(max_len)
+    outs = []
+    for s in (0, stages):
+        o_part = torch.empty((batch, CFG.q_heads, splits, CFG.head_dim), device="cuda")
+        lse = torch.empty((batch, CFG.q_heads, splits), device="cuda")
+        out = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
+        decode_step.attention(k, CFG, batch, max_len, q, kc, vc, pos, o_part, lse, out,
+                              block_l=block_l, stages=s)
+        outs.append(out)
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0], outs[1])
+    want = ref.attention(CFG, f64(q).reshape(batch, CFG.q_heads, -1), f64(kc), f64(vc),
+                         pos.cpu().numpy())
+    assert_close(f64(outs[1]), want, 3 * TOL)
+
+
 @pytest.mark.parametrize("batch, deterministic", [(2, True), (1, False), (17, False)])
 def test_layer_against_float64(setup, batch, deterministic):
     torch, w, w64 = setup
