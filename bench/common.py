@@ -129,3 +129,13 @@ def write_record(benchmark, commit, rows, out):
     path = pathlib.Path(out) / f"{benchmark}-{datetime.date.today().isoformat()}.json"
     path.write_text(json.dumps(record, indent=2))
     return path
+
+
+def kv_rotation(cfg, length):
+    """Batch-1 K and V caches of `length` tokens for the decode layer `cfg`
+    (random bf16), as a rotation past the L2 (rotation()); its first pair
+    is .copies[0]."""
+    kv_bytes = 2 * cfg.kv_heads * length * cfg.head_dim * 2
+    return rotation(lambda i: (randn(1, cfg.kv_heads, length, cfg.head_dim, seed=20 + i),
+                               randn(1, cfg.kv_heads, length, cfg.head_dim, seed=60 + i)),
+                    kv_bytes)

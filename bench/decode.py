@@ -42,7 +42,7 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 import decode_step as ds  # noqa: E402  kernels/decode_step.py
 import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
-from common import qkv_buffers, randn, rotation, timed  # noqa: E402
+from common import kv_rotation, qkv_buffers, randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
 
@@ -214,9 +214,7 @@ def attention_cases(k, lengths, splits):
     rows = []
     for length in lengths:
         kv_bytes = 2 * CFG.kv_heads * length * CFG.head_dim * 2
-        nxt = rotation(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
-                                  randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
-                       kv_bytes)
+        nxt = kv_rotation(CFG, length)
         caches = nxt.copies
         q = randn(1, CFG.q_size, seed=14)
         pos = torch.tensor([length - 1], dtype=torch.int32, device="cuda")

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 import common  # noqa: E402
 import decode_reference as ref  # noqa: E402
 import decode_step as ds  # noqa: E402
-from common import qkv_buffers, randn, rotation, timed  # noqa: E402
+from common import kv_rotation, qkv_buffers, randn, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
 #: How a GEMV keeps its loads in flight: not at all, a register double
@@ -72,9 +72,7 @@ def attention_sweep(k, lengths, quick):
     rows = []
     for length in lengths:
         kv_bytes = 2 * CFG.kv_heads * length * CFG.head_dim * 2
-        nxt = rotation(lambda i: (randn(1, CFG.kv_heads, length, CFG.head_dim, seed=20 + i),
-                                  randn(1, CFG.kv_heads, length, CFG.head_dim, seed=60 + i)),
-                       kv_bytes)
+        nxt = kv_rotation(CFG, length)
         kc0, vc0 = nxt.copies[0]
         q = randn(1, CFG.q_size, seed=14)
         pos = torch.tensor([length - 1], dtype=torch.int32, device="cuda")

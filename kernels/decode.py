@@ -148,6 +148,16 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
 
 
 @tilec.jit
+def _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
+           n, k, HAS_GAMMA: tl.constexpr):
+    """One K block of _project2: both W tiles requested before either is used."""
+    w_a = _w_tile(w_ptr, rows_a, n, k)
+    w_b = _w_tile(w_ptr, rows_b, n, k)
+    x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+    return _accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA)
+
+
+@tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
               HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
               STAGES: tl.constexpr):
@@ -171,20 +181,14 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
     elif STAGES > 0:
         for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
-            k = k0 + tl.arange(0, BLOCK_K)
-            w_a = _w_tile(w_ptr, rows_a, n, k)
-            w_b = _w_tile(w_ptr, rows_b, n, k)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-            acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
-            acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+            acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
+                                  stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
+                                  HAS_GAMMA)
     else:
         for k0 in range(0, n, BLOCK_K):
-            k = k0 + tl.arange(0, BLOCK_K)
-            w_a = _w_tile(w_ptr, rows_a, n, k)
-            w_b = _w_tile(w_ptr, rows_b, n, k)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-            acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
-            acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+            acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
+                                  stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
+                                  HAS_GAMMA)
     return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B)
 
 

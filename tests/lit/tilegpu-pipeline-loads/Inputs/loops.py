@@ -114,16 +114,18 @@ def dot_bt_loop_strided_a(a_ptr, w_ptr, c_ptr, K, stride_a, BLOCK: tl.constexpr,
 
 @tilec.jit
 def row_sums(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
-             STAGES: tl.constexpr):
+             STAGES: tl.constexpr, X_OTHER: tl.constexpr = 0.0):
     # No dot: the tiles are used in registers. tl.range's num_stages asks
     # for the loads to be pipelined anyway (x's tile and g's vector, which
-    # every row of the tile shares).
+    # every row of the tile shares). With X_OTHER nonzero, x's masked-off
+    # elements are not the zeros cp.async fills: x stays a load.
     r = tl.arange(0, BLOCK)
     k = tl.arange(0, BK)
     acc = tl.zeros((BLOCK, BK), dtype=tl.float32)
     for i in tl.range(0, K, BK, num_stages=STAGES):
         live = k < K - i
-        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :], other=0.0)
+        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :],
+                    other=X_OTHER)
         g = tl.load(g_ptr + i + k, mask=live, other=0.0)
         acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
     tl.store(out_ptr + r, tl.sum(acc, axis=1))
@@ -139,22 +141,6 @@ def row_sums_default(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.const
     for i in range(0, K, BK):
         live = k < K - i
         x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :], other=0.0)
-        g = tl.load(g_ptr + i + k, mask=live, other=0.0)
-        acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
-    tl.store(out_ptr + r, tl.sum(acc, axis=1))
-
-
-@tilec.jit
-def row_sums_nonzero_other(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr,
-                           BK: tl.constexpr, STAGES: tl.constexpr):
-    # x's masked-off elements are ones, which cp.async cannot fill: x stays
-    # a load; g is still pipelined.
-    r = tl.arange(0, BLOCK)
-    k = tl.arange(0, BK)
-    acc = tl.zeros((BLOCK, BK), dtype=tl.float32)
-    for i in tl.range(0, K, BK, num_stages=STAGES):
-        live = k < K - i
-        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :], other=1.0)
         g = tl.load(g_ptr + i + k, mask=live, other=0.0)
         acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
     tl.store(out_ptr + r, tl.sum(acc, axis=1))
