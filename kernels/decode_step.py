@@ -82,9 +82,11 @@ class Tiles:
 
 #: The shipped configs: the fastest of bench/decode_sweep.py on the H200
 #: (bench/results/decode-sweep-2026-12-05-cccb038.json); the 16-row QKV and
-#: projection tilings are not swept yet.
+#: projection tilings are not swept yet. Three stages for the one-row GEMVs:
+#: faster than none or PREFETCH for every shape of the quick sweep on an
+#: H100 (decode-sweep-2026-12-05-98734ed.json; 4 warps, batch 1).
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
-                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2)
+                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2, stages=3)
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
                   gate_up_block_k=64, rows=16, block_k=256)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
@@ -92,8 +94,9 @@ MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
 INVARIANT_TILES = MMA_TILES
 #: Attention: the fixed split of deterministic mode, and its blocks.
 SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
-#: Stages of attention_split's loop over a split (0: a plain range() loop).
-ATTENTION_STAGES = 0
+#: Stages of attention_split's loop over a split (0: a plain range() loop):
+#: two were the fastest at SPLIT 128, BLOCK_L 64 on an H100 (same sweep).
+ATTENTION_STAGES = 2
 NUM_WARPS = 4
 #: Programs the adaptive split aims at (two per SM of an H200).
 ADAPTIVE_PROGRAMS = 264

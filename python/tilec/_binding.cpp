@@ -17,6 +17,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -583,13 +584,16 @@ tilec::Constexprs constexprsFromDict(const py::dict &d);
 
 /// A CUstream from a launch's `stream=`: None (torch's current stream when
 /// torch is loaded, else the default stream), an int handle, or an object
-/// with .cuda_stream (torch.cuda.Stream).
-void *streamOf(PyObject *stream) {
+/// with .cuda_stream (torch.cuda.Stream). `device`, when not -1, is the GPU
+/// torch's stream is asked for instead of torch's current device: that of
+/// the launch's tensors, which must be the current one for the launch to
+/// go ahead (one torch call fewer per launch).
+void *streamOf(PyObject *stream, int device = -1) {
   if (!stream || stream == Py_None) {
     if (!torchGetStream)
       return nullptr;
-    Ref device(PyObject_CallNoArgs(torchGetDevice));
-    Ref s(PyObject_CallOneArg(torchGetStream, device.p));
+    Ref ordinal(device >= 0 ? PyLong_FromLong(device) : PyObject_CallNoArgs(torchGetDevice));
+    Ref s(PyObject_CallOneArg(torchGetStream, ordinal.p));
     return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s.p));
   }
   if (PyLong_Check(stream))
@@ -597,6 +601,39 @@ void *streamOf(PyObject *stream) {
   Ref handle(PyObject_GetAttr(stream, names.cuda_stream));
   return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(handle.p));
 }
+
+/// A call's arguments as CPython passes them either way: positional ones
+/// in an array, keywords as names (a tuple) with their values after the
+/// positional ones (vectorcall), or as a dict (tp_call, pybind11's
+/// py::kwargs). All borrowed.
+struct CallArgs {
+  PyObject *const *args = nullptr;
+  size_t nargs = 0;
+  PyObject *kwnames = nullptr; ///< tuple of str, or null
+  PyObject *kwargs = nullptr;  ///< dict, or null (when kwnames is used)
+
+  static CallArgs ofTuple(PyObject *tuple, PyObject *dict) {
+    CallArgs c;
+    c.args = &PyTuple_GET_ITEM(tuple, 0);
+    c.nargs = size_t(PyTuple_GET_SIZE(tuple));
+    c.kwargs = dict;
+    return c;
+  }
+
+  /// fn(key, value) for each keyword, in the call's order.
+  template <typename Fn>
+  void forEachKeyword(Fn &&fn) const {
+    if (kwnames) {
+      for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(kwnames); i < n; ++i)
+        fn(PyTuple_GET_ITEM(kwnames, i), args[nargs + size_t(i)]);
+    } else if (kwargs) {
+      PyObject *key, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(kwargs, &pos, &key, &value))
+        fn(key, value);
+    }
+  }
+};
 
 struct Param {
   std::string name;
@@ -695,19 +732,20 @@ struct Launcher {
   }
 
   void bind(PyObject *args, PyObject *kwargs, Bound &b) const {
+    bind(CallArgs::ofTuple(args, kwargs), b);
+  }
+
+  void bind(const CallArgs &call, Bound &b) const {
     size_t n = params.size();
     b.debug = debug;
     b.deterministic = deterministic;
-    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-    if (size_t(nargs) > n)
+    size_t nargs = call.nargs;
+    if (nargs > n)
       typeError(kernel.name() + "() takes " + std::to_string(n) +
                 " arguments but " + std::to_string(nargs) + " were given");
     for (size_t i = 0; i < n; ++i)
-      b.values[i] = i < size_t(nargs) ? PyTuple_GET_ITEM(args, i) : nullptr;
-    if (kwargs) {
-      PyObject *key, *value;
-      Py_ssize_t pos = 0;
-      while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      b.values[i] = i < nargs ? call.args[i] : nullptr;
+    call.forEachKeyword([&](PyObject *key, PyObject *value) {
         size_t i = 0;
         for (; i < n; ++i)
           if (params[i].pyName.ptr() == key)
@@ -725,7 +763,7 @@ struct Launcher {
           // option too, as Triton passes it to both (its fused-softmax
           // tutorial has a `num_stages: tl.constexpr`).
           if (!params[i].isLaunchOption || !PyIndex_Check(value))
-            continue;
+            return;
         }
         if (key == names.num_warps || PyUnicode_Compare(key, names.num_warps) == 0) {
           long w = PyLong_AsLong(value);
@@ -774,8 +812,7 @@ struct Launcher {
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
                     py::str(key).cast<std::string>() + "'");
         }
-      }
-    }
+    });
     for (size_t i = 0; i < n; ++i)
       if (!b.values[i]) {
         if (!params[i].defaultValue)
@@ -838,9 +875,9 @@ struct Launcher {
     return grid;
   }
 
-  void launch(PyObject *gridObj, PyObject *args, PyObject *kwargs) {
+  void launch(PyObject *gridObj, const CallArgs &call) {
     Bound b;
-    bind(args, kwargs, b);
+    bind(call, b);
     tilec::Grid grid;
     if (PyCallable_Check(gridObj)) {
       py::object g = py::reinterpret_borrow<py::object>(gridObj)(meta(b));
@@ -869,7 +906,12 @@ struct Launcher {
       options.backend = tilec::Backend::Interpreter;
     } else {
       options.backend = tilec::Backend::GPU;
-      options.stream = streamOf(b.stream);
+      // (The tensors' GPU: a launch whose tensors are not on the current
+      // GPU fails its pointer checks, whichever stream it was given.)
+      int device = -1;
+      for (size_t i = 0; i < argv.size && device < 0; ++i)
+        device = argv.data()[i].device;
+      options.stream = streamOf(b.stream, device);
     }
     // A grid dimension of 0 is refused by Kernel::launch, naming the axis.
     {
@@ -1013,43 +1055,43 @@ struct Launcher {
 PyTypeObject *descriptorType = nullptr;
 py::object *descriptorHook = nullptr; // dropped at exit (see PYBIND11_MODULE)
 
-bool hasDescriptor(PyObject *args, PyObject *kwargs) {
+bool hasDescriptor(const CallArgs &call) {
   if (!descriptorType)
     return false;
-  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(args); i < n; ++i)
-    if (Py_TYPE(PyTuple_GET_ITEM(args, i)) == descriptorType)
+  for (size_t i = 0; i < call.nargs; ++i)
+    if (Py_TYPE(call.args[i]) == descriptorType)
       return true;
-  if (kwargs) {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs, &pos, &key, &value))
-      if (Py_TYPE(value) == descriptorType)
-        return true;
-  }
-  return false;
+  bool found = false;
+  call.forEachKeyword([&](PyObject *, PyObject *value) {
+    found |= Py_TYPE(value) == descriptorType;
+  });
+  return found;
 }
 
 /// Launches `l` on `grid` with a call's positional arguments (a tuple) and
 /// keywords (a dict or null): through the descriptor hook when an argument
 /// is a tensor descriptor.
-void launchOrHook(Launcher &l, PyObject *grid, PyObject *args, PyObject *kwargs) {
-  if (hasDescriptor(args, kwargs)) {
+void launchOrHook(Launcher &l, PyObject *grid, const CallArgs &call) {
+  if (hasDescriptor(call)) {
     // hook(owner, grid, *args, **kwargs)
-    Py_ssize_t n = PyTuple_GET_SIZE(args);
-    Ref all(PyTuple_New(n + 2));
+    Ref all(PyTuple_New(Py_ssize_t(call.nargs) + 2));
     Py_INCREF(l.owner.ptr());
     PyTuple_SET_ITEM(all.p, 0, l.owner.ptr());
     Py_INCREF(grid);
     PyTuple_SET_ITEM(all.p, 1, grid);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      PyObject *a = PyTuple_GET_ITEM(args, i);
-      Py_INCREF(a);
-      PyTuple_SET_ITEM(all.p, i + 2, a);
+    for (size_t i = 0; i < call.nargs; ++i) {
+      Py_INCREF(call.args[i]);
+      PyTuple_SET_ITEM(all.p, Py_ssize_t(i) + 2, call.args[i]);
     }
-    Ref result(PyObject_Call(descriptorHook->ptr(), all.p, kwargs));
+    Ref keywords(PyDict_New());
+    call.forEachKeyword([&](PyObject *key, PyObject *value) {
+      if (PyDict_SetItem(keywords.p, key, value) < 0)
+        throwPython();
+    });
+    Ref result(PyObject_Call(descriptorHook->ptr(), all.p, keywords.p));
     return;
   }
-  l.launch(grid, args, kwargs);
+  l.launch(grid, call);
 }
 
 /// A tilec::Error as the Python exception tilec._tilec.Error, its text
@@ -1098,12 +1140,14 @@ void setPythonErrorFromCurrent() {
 // for every `kernel[grid]` result, cost several hundred nanoseconds of it;
 // these two plain CPython types take its place on that path.
 
-/// `kernel[grid]`: a launcher bound to a grid, called with the arguments.
+/// `kernel[grid]`: a launcher bound to a grid, called with the arguments
+/// (through vectorcall: no tuple or dict is built for the call).
 struct BoundLaunchObject {
   PyObject_HEAD
   PyObject *owner; ///< the Launcher's Python object: keeps `impl` alive
   Launcher *impl;
   PyObject *grid;
+  vectorcallfunc vectorcall;
 };
 
 /// Launcher.launch_handle: the Launcher as an object whose [grid] makes a
@@ -1118,6 +1162,22 @@ PyTypeObject boundLaunchType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 PyTypeObject launchHandleType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 PyMappingMethods launchHandleMapping = {};
 
+PyObject *boundLaunchVectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                PyObject *kwnames) {
+  auto *b = reinterpret_cast<BoundLaunchObject *>(self);
+  CallArgs call;
+  call.args = args;
+  call.nargs = size_t(PyVectorcall_NARGS(nargsf));
+  call.kwnames = kwnames && PyTuple_GET_SIZE(kwnames) ? kwnames : nullptr;
+  try {
+    launchOrHook(*b->impl, b->grid, call);
+  } catch (...) {
+    setPythonErrorFromCurrent();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject *newBoundLaunch(PyObject *owner, Launcher *impl, PyObject *grid) {
   auto *b = PyObject_New(BoundLaunchObject, &boundLaunchType);
   if (!b)
@@ -1127,6 +1187,7 @@ PyObject *newBoundLaunch(PyObject *owner, Launcher *impl, PyObject *grid) {
   b->owner = owner;
   b->impl = impl;
   b->grid = grid;
+  b->vectorcall = boundLaunchVectorcall;
   return reinterpret_cast<PyObject *>(b);
 }
 
@@ -1135,17 +1196,6 @@ void boundLaunchDealloc(PyObject *self) {
   Py_DECREF(b->owner);
   Py_DECREF(b->grid);
   PyObject_Free(self);
-}
-
-PyObject *boundLaunchCall(PyObject *self, PyObject *args, PyObject *kwargs) {
-  auto *b = reinterpret_cast<BoundLaunchObject *>(self);
-  try {
-    launchOrHook(*b->impl, b->grid, args, kwargs);
-  } catch (...) {
-    setPythonErrorFromCurrent();
-    return nullptr;
-  }
-  Py_RETURN_NONE;
 }
 
 PyObject *newLaunchHandle(PyObject *owner, Launcher *impl) {
@@ -1172,10 +1222,11 @@ PyObject *launchHandleSubscript(PyObject *self, PyObject *grid) {
 void addLaunchTypes(py::module_ &m) {
   boundLaunchType.tp_name = "tilec._tilec.BoundLaunch";
   boundLaunchType.tp_basicsize = sizeof(BoundLaunchObject);
-  boundLaunchType.tp_flags = Py_TPFLAGS_DEFAULT;
+  boundLaunchType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
   boundLaunchType.tp_doc = "kernel[grid]: call it with the kernel's arguments to launch.";
   boundLaunchType.tp_dealloc = boundLaunchDealloc;
-  boundLaunchType.tp_call = boundLaunchCall;
+  boundLaunchType.tp_vectorcall_offset = offsetof(BoundLaunchObject, vectorcall);
+  boundLaunchType.tp_call = PyVectorcall_Call;
   launchHandleMapping.mp_subscript = launchHandleSubscript;
   launchHandleType.tp_name = "tilec._tilec.LaunchHandle";
   launchHandleType.tp_basicsize = sizeof(LaunchHandleObject);
@@ -1536,7 +1587,7 @@ PYBIND11_MODULE(_tilec, m) {
           "warm launches")
       .def("run",
            [](Launcher &l, py::object grid, py::args args, py::kwargs kwargs) {
-             launchOrHook(l, grid.ptr(), args.ptr(), kwargs.ptr());
+             launchOrHook(l, grid.ptr(), CallArgs::ofTuple(args.ptr(), kwargs.ptr()));
            })
       .def_readwrite("owner", &Launcher::owner)
       .def("specialize", &Launcher::specialize)
