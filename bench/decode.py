@@ -29,6 +29,7 @@ figure. Each case is checked against float64 before it is timed. Cases:
 Times: median of three interleaved rounds of do_bench medians; the spread
 is (max - min) / median. Results: bench/results/decode-DATE.json.
 """
+import dataclasses
 import pathlib
 import sys
 
@@ -136,7 +137,10 @@ def copy_bandwidth():
     return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
 
 
-TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES}
+#: The shipped tilings, and the one-row tiling without its stages (what
+#: the cp.async rings of tl.range's num_stages are worth, in the same run).
+TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
+           "tilec rows, no stages": dataclasses.replace(ds.ROW_TILES, stages=0)}
 
 
 def gemv_cases(k):
@@ -222,18 +226,24 @@ def attention_cases(k, lengths, splits):
         want = ref.attention(CFG, f64(q).reshape(1, CFG.q_heads, -1), f64(caches[0][0]),
                              f64(caches[0][1]), pos.cpu().numpy())
         runs, ok = {}, {}
-        for split in splits:
+        # Each split with the shipped stages, and the fixed split without.
+        variants = [(split, ds.ATTENTION_STAGES) for split in splits] + [(ds.SPLIT, 0)]
+        for split, stages in variants:
             n = ds.splits_for(length, split)
             o_part = torch.empty(1, CFG.q_heads, n, CFG.head_dim, device="cuda")
             lse = torch.empty(1, CFG.q_heads, n, device="cuda")
             name = "tilec" if split == ds.SPLIT else f"tilec split {split}"
-            ds.attention(k, CFG, 1, length, q, *caches[0], pos, o_part, lse, out, split=split)
+            if stages != ds.ATTENTION_STAGES:
+                name += f", {stages} stages"
+            ds.attention(k, CFG, 1, length, q, *caches[0], pos, o_part, lse, out, split=split,
+                         stages=stages)
             torch.cuda.synchronize()
             ok[name] = close(name, out, want, 3 * ref.TOL)
 
-            def run(split=split, o_part=o_part, lse=lse):
+            def run(split=split, o_part=o_part, lse=lse, stages=stages):
                 kc, vc = nxt()
-                ds.attention(k, CFG, 1, length, q, kc, vc, pos, o_part, lse, out, split=split)
+                ds.attention(k, CFG, 1, length, q, kc, vc, pos, o_part, lse, out, split=split,
+                             stages=stages)
             runs[name] = run
         q4 = q.view(1, CFG.q_heads, 1, CFG.head_dim)
         sdpa = F.scaled_dot_product_attention(q4, *caches[0], enable_gqa=True)

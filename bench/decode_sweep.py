@@ -170,7 +170,8 @@ def main():
     rows += sweep("qkv B=1", launch_qkv, lambda: close(q, q_ref.reshape(1, -1)),
                   CFG.qkv_rows * CFG.hidden * 2, configs)
     rows += attention_sweep(k, [1024, 32768] if quick else [1024, 8192, 32768], quick)
-    path = common.write_record("decode-sweep", args.commit, rows, args.out)
+    path = common.write_record("decode-sweep-quick" if quick else "decode-sweep", args.commit,
+                               rows, args.out)
     print(f"wrote {path}")
 
 

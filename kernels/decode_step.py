@@ -185,6 +185,8 @@ def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part
     block_l and stages: attention_split's BLOCK_L and STAGES."""
     d = cfg.head_dim
     splits = splits_for(max_len, split)
+    if split <= block_l:
+        stages = 0  # one block per split: nothing to overlap, only rings to fill
     k.attention_split[(splits, cfg.kv_heads, batch)](
         q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
         cfg.kv_heads * max_len * d, max_len * d, d,

@@ -210,10 +210,10 @@ struct Arg {
   /// else it is ignored.
   size_t bytes = 0;
   /// Pointers: the GPU (its ordinal) whose memory this is, when the caller
-  /// knows it: a Buffer's, a torch CUDA tensor's device. A launch then
-  /// compares it with the kernel's GPU instead of asking the driver about
-  /// the address (cuPointerGetAttributes, a few hundred nanoseconds per
-  /// pointer per launch). -1: unknown, and the launch asks.
+  /// knows it: a Buffer's, a torch CUDA tensor's device. A launch on that
+  /// GPU then takes it at its word instead of asking the driver about the
+  /// address (cuPointerGetAttributes, a few hundred nanoseconds per pointer
+  /// per launch); on another GPU, or with -1 (unknown), it asks.
   int device = -1;
 
   /// A device pointer (raw CUDA memory); `bytes` as above.

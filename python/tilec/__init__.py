@@ -541,12 +541,15 @@ class JITFunction:
                                                    self._globals(), self.fn.__name__,
                                                    self._parameters())
                 kernel = lib.kernel(self.fn.__name__)
-                self._launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
-                                                 self._unspecialized, self.debug,
-                                                 self.deterministic)
+                launcher = _tilec.Launcher(kernel, self._defaults, self.interpret,
+                                           self._unspecialized, self.debug,
+                                           self.deterministic)
                 # (for launches given TensorDescriptors: tensor_descriptor.py)
-                self._launcher.owner = tensor_descriptor._Owner(self)
-                self._handle = self._launcher.launch_handle
+                launcher.owner = tensor_descriptor._Owner(self)
+                # Both set together, or neither (a failure here is raised
+                # again by the next launch, not half remembered).
+                self._handle = launcher.launch_handle
+                self._launcher = launcher
             finally:
                 self._initializing = False
             return self._launcher

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <stdexcept>
 #include <new>
 #include <string>
 #include <vector>
@@ -461,13 +462,16 @@ tilec::Arg toArg(PyObject *o, const char *param, bool interpret = false,
           tilec::Arg::pointer(data, scalar, wantExtent ? torchStorageBytesFrom(o) : 0);
       // A CUDA tensor's data is device memory of its device: the launch
       // compares that with the kernel's GPU instead of asking the driver.
-      // (Something torch-like without get_device() is asked about.)
+      // (Something torch-like without an int get_device() is asked about.)
       if (PyObject *device = PyObject_CallMethodObjArgs(o, names.get_device, nullptr)) {
-        long ordinal = PyLong_AsLong(device);
+        if (PyLong_CheckExact(device)) {
+          long ordinal = PyLong_AsLong(device);
+          if (ordinal == -1 && PyErr_Occurred())
+            PyErr_Clear();
+          else if (ordinal >= 0 && ordinal < 1024)
+            arg.device = int(ordinal);
+        }
         Py_DECREF(device);
-        if (ordinal == -1 && PyErr_Occurred())
-          throwPython();
-        arg.device = int(ordinal);
       } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
         PyErr_Clear();
       } else {
@@ -592,7 +596,19 @@ void *streamOf(PyObject *stream, int device = -1) {
   if (!stream || stream == Py_None) {
     if (!torchGetStream)
       return nullptr;
-    Ref ordinal(device >= 0 ? PyLong_FromLong(device) : PyObject_CallNoArgs(torchGetDevice));
+    if (device >= 0) {
+      // (An ordinal torch does not know, from something torch-like: asked
+      // the usual way, and the launch's checks say what is wrong.)
+      Ref ordinal(PyLong_FromLong(device));
+      if (PyObject *s = PyObject_CallOneArg(torchGetStream, ordinal.p)) {
+        void *handle = reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s));
+        Py_DECREF(s);
+        if (!PyErr_Occurred())
+          return handle;
+      }
+      PyErr_Clear();
+    }
+    Ref ordinal(PyObject_CallNoArgs(torchGetDevice));
     Ref s(PyObject_CallOneArg(torchGetStream, ordinal.p));
     return reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(s.p));
   }
@@ -1075,8 +1091,9 @@ void launchOrHook(Launcher &l, PyObject *grid, const CallArgs &call) {
   if (hasDescriptor(call)) {
     // hook(owner, grid, *args, **kwargs)
     Ref all(PyTuple_New(Py_ssize_t(call.nargs) + 2));
-    Py_INCREF(l.owner.ptr());
-    PyTuple_SET_ITEM(all.p, 0, l.owner.ptr());
+    PyObject *owner = l.owner ? l.owner.ptr() : Py_None; // (a Launcher made by hand)
+    Py_INCREF(owner);
+    PyTuple_SET_ITEM(all.p, 0, owner);
     Py_INCREF(grid);
     PyTuple_SET_ITEM(all.p, 1, grid);
     for (size_t i = 0; i < call.nargs; ++i) {
@@ -1123,6 +1140,18 @@ void setPythonErrorFromCurrent() {
     setTilecError(e);
   } catch (const std::bad_alloc &) {
     PyErr_NoMemory();
+  } catch (const std::domain_error &e) { // pybind11's mapping of the standard ones
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::invalid_argument &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::length_error &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::out_of_range &e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const std::range_error &e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::overflow_error &e) {
+    PyErr_SetString(PyExc_OverflowError, e.what());
   } catch (const std::exception &e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {

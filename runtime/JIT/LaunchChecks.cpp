@@ -121,15 +121,12 @@ void checkDevicePointers(const std::string &kernel, const ParamNames &names,
     const Arg &a = args[i];
     if (a.kind != Arg::Kind::Pointer)
       continue;
-    if (a.device >= 0 && a.bits != 0) {
-      // The caller vouches for the memory's GPU (a Buffer, a torch CUDA
-      // tensor): no driver query on the launch path.
-      if (a.device != deviceOrdinal)
-        fail(kernel, "argument " + quoted(names, i) + " is memory of GPU " +
-                         std::to_string(a.device) + ", and the kernel runs on GPU " +
-                         std::to_string(deviceOrdinal));
+    // The caller vouches for the memory's GPU (a Buffer, a torch CUDA
+    // tensor): no driver query on the launch path. A claim of another GPU
+    // is checked with the driver, whose answer stands (managed memory a
+    // tensor reports as its device's is reachable from every GPU).
+    if (a.device == deviceOrdinal && a.bits != 0)
       continue;
-    }
     runtime::PointerInfo info = runtime::pointerInfo(a.bits);
     switch (info.kind) {
     case runtime::PointerInfo::Kind::Unknown:

@@ -40,8 +40,8 @@ void checkPointerArguments(const std::string &kernel, const ParamNames &names,
 /// On the GPU: every pointer argument is memory the driver knows that GPU
 /// `deviceOrdinal` can reach (its device memory, managed memory, or
 /// page-locked host memory), never pageable host memory or another GPU's.
-/// One driver call per pointer whose Arg::device is unknown; a known one is
-/// compared with `deviceOrdinal`.
+/// One driver call per pointer, except those whose Arg::device says they
+/// are `deviceOrdinal`'s memory.
 void checkDevicePointers(const std::string &kernel, const ParamNames &names,
                          const Arg *args, size_t numArgs, int deviceOrdinal);
 
