@@ -43,6 +43,33 @@ bool tilec::isAsyncCopyable(tile::LoadOp load) {
   return element.isIntOrFloat() && !element.isInteger(1);
 }
 
+bool tilec::isPlainPipelineCandidate(tile::LoadOp load) {
+  return isAsyncCopyable(load) && load.getCache() == tile::CacheModifier::none &&
+         load.getEvict() == tile::EvictionPolicy::normal;
+}
+
+SmallVector<tilec::tile::LoadOp>
+tilec::selectPipelinedLoads(scf::ForOp loop, ArrayRef<tile::LoadOp> required,
+                            ArrayRef<tile::LoadOp> optional,
+                                                      LoadAddressStage &stage) {
+  auto runsAhead = [&](ArrayRef<tile::LoadOp> loads, LoadAddressStage &s) {
+    s = LoadAddressStage();
+    return s.collect(loop, loads) && s.isSelfContained(loop, loads);
+  };
+  SmallVector<tile::LoadOp> kept(required.begin(), required.end());
+  if (!kept.empty() && !runsAhead(kept, stage))
+    kept.clear();
+  for (tile::LoadOp load : optional) {
+    kept.push_back(load);
+    LoadAddressStage trial;
+    if (!runsAhead(kept, trial))
+      kept.pop_back();
+  }
+  if (kept.empty() || !runsAhead(kept, stage))
+    return {};
+  return kept;
+}
+
 Value tilec::throughConversions(Value v) {
   while (auto convert = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
     v = convert.getSrc();

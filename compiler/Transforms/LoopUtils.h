@@ -33,6 +33,12 @@ mlir::Value throughConversions(mlir::Value v);
 /// tile's uses are the caller's to check.)
 bool isAsyncCopyable(tile::LoadOp load);
 
+/// True when a loop that gives its own stages (tl.range(num_stages=...))
+/// may pipeline `load` though no dot reads it: isAsyncCopyable, and no
+/// cache or eviction hint (cp.async would drop it, and a load given one
+/// was tuned as it is). Vector widths are the caller's to check.
+bool isPlainPipelineCandidate(tile::LoadOp load);
+
 
 /// The first stage of a software-pipelined loop: the ops that compute the
 /// given loads' pointers and masks, and the iteration arguments they read
@@ -60,5 +66,16 @@ struct LoadAddressStage {
   void clone(mlir::OpBuilder &b, mlir::scf::ForOp loop,
              mlir::IRMapping &mapping) const;
 };
+
+/// The loads a software pipeline of `loop` takes, and (in `stage`) their
+/// address stage: `required` (a dot's operands) all together or none of
+/// them, then each of `optional` (plain loads, in order) that still lets
+/// the stage run ahead on its own. Both pipelines ask this, so that
+/// tile-prefetch-loads leaves to tilegpu-pipeline-loads what it will take.
+llvm::SmallVector<tile::LoadOp> selectPipelinedLoads(mlir::scf::ForOp loop,
+                                                     llvm::ArrayRef<tile::LoadOp> required,
+                                                     llvm::ArrayRef<tile::LoadOp> optional,
+                                                     LoadAddressStage &stage);
+
 
 } // namespace tilec

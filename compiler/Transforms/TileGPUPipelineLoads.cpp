@@ -202,7 +202,7 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
 /// a thread's vectors would be under cp.async's 4 bytes.
 std::optional<PipelinedLoad> asPlainPipelinedLoad(tile::LoadOp load,
                                                   const AxisInfoAnalysis &axisInfo) {
-  if (!isAsyncCopyable(load))
+  if (!isPlainPipelineCandidate(load))
     return std::nullopt;
   auto type = cast<RankedTensorType>(load.getType());
   if (!type.getEncoding())
@@ -503,41 +503,64 @@ struct TileGPUPipelineLoadsPass
       return;
     // A loop whose stages are its own (tl.range(num_stages=...)) has every
     // load that can be copied asynchronously pipelined, as Triton does;
-    // otherwise only the loads feeding dots are.
+    // otherwise only the loads feeding dots are. The dots' loads go
+    // together or not at all; each plain one joins when its address can
+    // run ahead with theirs (selectPipelinedLoads, which
+    // tile-prefetch-loads asks too).
     bool stagesGiven = loop->hasAttr(tile::kNumStagesAttr);
-    SmallVector<PipelinedLoad> loads;
+    SmallVector<PipelinedLoad> dotLoads, plainLoads;
     for (Operation &op : loop.getBody()->without_terminator()) {
       auto load = dyn_cast<tile::LoadOp>(op);
       if (!load)
         continue;
-      std::optional<PipelinedLoad> p = asPipelinedLoad(load, axisInfo);
-      if (!p && stagesGiven)
-        p = asPlainPipelinedLoad(load, axisInfo);
-      if (p)
-        loads.push_back(*p);
+      if (std::optional<PipelinedLoad> p = asPipelinedLoad(load, axisInfo))
+        dotLoads.push_back(*p);
+      else if (stagesGiven)
+        if (std::optional<PipelinedLoad> p = asPlainPipelinedLoad(load, axisInfo))
+          plainLoads.push_back(*p);
     }
-    if (loads.empty())
-      return;
-    SmallVector<tile::LoadOp> loadOps;
-    for (PipelinedLoad &p : loads)
-      loadOps.push_back(p.load);
+    auto choose = [&](bool withPlain, LoadAddressStage &stage) {
+      SmallVector<tile::LoadOp> required, optional;
+      for (PipelinedLoad &p : dotLoads)
+        required.push_back(p.load);
+      if (withPlain)
+        for (PipelinedLoad &p : plainLoads)
+          optional.push_back(p.load);
+      SmallVector<tile::LoadOp> kept = selectPipelinedLoads(loop, required, optional, stage);
+      SmallVector<PipelinedLoad> chosen;
+      for (ArrayRef<PipelinedLoad> group : {ArrayRef(dotLoads), ArrayRef(plainLoads)})
+        for (const PipelinedLoad &p : group)
+          if (llvm::is_contained(kept, p.load))
+            chosen.push_back(p);
+      return chosen;
+    };
     LoadAddressStage stage;
-    if (!stage.collect(loop, loadOps) || !stage.isSelfContained(loop, loadOps)) {
-      LLVM_DEBUG(llvm::dbgs() << "not pipelined: the loads' addresses do not "
-                                 "run ahead on their own\n");
+    SmallVector<PipelinedLoad> loads = choose(/*withPlain=*/true, stage);
+    if (loads.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "not pipelined: no load's address runs ahead on its own\n");
       return;
     }
     // Fewer stages where the rings alone would not fit. Other buffers alive
     // during the loop (an outer loop's rings, conversions in the body) are
     // not counted: with them the allocator may still report the kernel too
-    // big for the target.
-    int64_t perStage = 0;
-    for (PipelinedLoad p : loads)
-      perStage += p.bufferType.getSizeInBytes();
+    // big for the target. Plain loads' rings go first: they are not to
+    // cost the dots' operands their stages.
+    auto stagesThatFit = [&](ArrayRef<PipelinedLoad> chosen, bool asyncDots) {
+      int64_t perStage = 0;
+      for (const PipelinedLoad &p : chosen)
+        perStage += p.bufferType.getSizeInBytes();
+      return int64_t(target.maxSharedBytesPerBlock) / perStage - (asyncDots ? 1 : 0);
+    };
     SmallVector<tilegpu::WarpGroupDotOp> asyncDots = asynchronousDots(loop, loads);
-    int64_t spare = asyncDots.empty() ? 0 : 1;
-    stages = std::min<int64_t>(stages,
-                               target.maxSharedBytesPerBlock / perStage - spare);
+    bool anyPlain = llvm::any_of(loads, [](const PipelinedLoad &p) { return p.isPlain(); });
+    if (anyPlain && !dotLoads.empty() &&
+        stagesThatFit(loads, !asyncDots.empty()) < int64_t(stages)) {
+      loads = choose(/*withPlain=*/false, stage);
+      if (loads.empty())
+        return;
+      asyncDots = asynchronousDots(loop, loads);
+    }
+    stages = std::min<int64_t>(stages, stagesThatFit(loads, !asyncDots.empty()));
     if (stages < 2)
       return;
     LoopPipeliner(loop, std::move(loads), std::move(stage), stages,

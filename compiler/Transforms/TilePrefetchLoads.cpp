@@ -238,38 +238,43 @@ bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
                                 /*needKMajor=*/!anyMajor, loop, axisInfo);
 }
 
-/// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`:
-/// a copyable operand of a dot and nothing else or, in a loop that gives
-/// its own stages (tl.range(num_stages=...)), any load cp.async can copy,
-/// whatever reads its tile.
-bool pipelinable(tile::LoadOp load, scf::ForOp loop, const AxisInfoAnalysis &axisInfo,
-                 PipelinerReach reach) {
-  if (loop->hasAttr(tile::kNumStagesAttr))
-    return isAsyncCopyable(load) &&
-           contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
-                   tile::getElementBytes(tile::getElementTypeOrSelf(load.getType())) >=
-               4;
+/// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`
+/// as a dot's operand: a copyable operand of a dot and nothing else.
+bool pipelinableForDot(tile::LoadOp load, scf::ForOp loop,
+                       const AxisInfoAnalysis &axisInfo, PipelinerReach reach) {
   return copyable(load, axisInfo) &&
          isDotOperand(*load->getUses().begin(), reach, loop, axisInfo);
 }
 
-/// The loads of `loop` tilegpu-pipeline-loads will take: the pipelinable
-/// ones, when their address computations can run ahead on their own (the
-/// same LoadAddressStage it checks).
+/// True when, in a loop that gives its own stages (tl.range(num_stages=...)),
+/// tilegpu-pipeline-loads may take `load` though it is no dot's operand:
+/// any load cp.async can copy, whatever reads its tile.
+bool pipelinablePlain(tile::LoadOp load, scf::ForOp loop,
+                      const AxisInfoAnalysis &axisInfo) {
+  return loop->hasAttr(tile::kNumStagesAttr) && isPlainPipelineCandidate(load) &&
+         contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
+                 tile::getElementBytes(tile::getElementTypeOrSelf(load.getType())) >=
+             4;
+}
+
+/// The loads of `loop` tilegpu-pipeline-loads will take: the dots'
+/// pipelinable loads when their addresses can run ahead on their own, and
+/// each plain one that can run ahead with them (selectPipelinedLoads, as it
+/// chooses).
 llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
                                             const AxisInfoAnalysis &axisInfo,
                                             PipelinerReach reach) {
-  SmallVector<tile::LoadOp> loads;
+  SmallVector<tile::LoadOp> forDots, plain;
   for (Operation &op : loop.getBody()->without_terminator())
-    if (auto load = dyn_cast<tile::LoadOp>(op))
-      if (pipelinable(load, loop, axisInfo, reach))
-        loads.push_back(load);
+    if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      if (pipelinableForDot(load, loop, axisInfo, reach))
+        forDots.push_back(load);
+      else if (pipelinablePlain(load, loop, axisInfo))
+        plain.push_back(load);
+    }
   LoadAddressStage stage;
   llvm::DenseSet<Operation *> taken;
-  if (loads.empty() || !stage.collect(loop, loads) ||
-      !stage.isSelfContained(loop, loads))
-    return taken;
-  for (tile::LoadOp load : loads)
+  for (tile::LoadOp load : selectPipelinedLoads(loop, forDots, plain, stage))
     taken.insert(load);
   return taken;
 }

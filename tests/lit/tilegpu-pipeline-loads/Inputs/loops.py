@@ -144,3 +144,42 @@ def row_sums_default(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.const
         g = tl.load(g_ptr + i + k, mask=live, other=0.0)
         acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
     tl.store(out_ptr + r, tl.sum(acc, axis=1))
+
+
+@tilec.jit
+def row_sums_mixed(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                   STAGES: tl.constexpr):
+    # Three plain loads: g's pointer is carried and used after the loop (it
+    # cannot run ahead), h's carries an eviction hint (cp.async would drop
+    # it): both stay loads; x's tile still goes through a ring.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    g_ptrs = g_ptr + k
+    acc = tl.zeros((BLOCK, BK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :])
+        g = tl.load(g_ptrs)
+        h = tl.load(g_ptr + K + i + k, eviction_policy="evict_first")
+        acc += x.to(tl.float32) * (g + h).to(tl.float32)[None, :]
+        g_ptrs += BK
+    tl.store(out_ptr + r, tl.sum(acc, axis=1))
+    tl.store(g_ptrs + k, tl.zeros((BK,), dtype=tl.float16))
+
+
+@tilec.jit
+def dot_and_big_plain(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                      STAGES: tl.constexpr):
+    # A dot's operands and a plain tile whose ring would not leave them
+    # their stages in shared memory: the plain load stays a load, the dot's
+    # rings keep every stage.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    big = tl.arange(0, 32768)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    total = tl.zeros((32768,), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptr + r[:, None] * K + (i + k)[None, :])
+        b = tl.load(b_ptr + (i + k)[:, None] * BLOCK + r[None, :])
+        acc = tl.dot(a, b, acc)
+        total += tl.load(a_ptr + i * 16 + big).to(tl.float32)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc + tl.sum(total, axis=0))
