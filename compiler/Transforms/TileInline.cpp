@@ -31,6 +31,11 @@ void cloneCalleeBody(OpBuilder &, Region *src, Block *inlineBlock,
                              src->begin(), src->end());
 }
 
+/// The most operations a kernel may have with its helpers inlined: far
+/// above any kernel written by hand (the shipped ones have a few thousand),
+/// far below what takes the compiler minutes.
+constexpr uint64_t kMaxInlinedOps = 200000;
+
 struct TileInlinePass : tilec::impl::TileInlineBase<TileInlinePass> {
   /// Helpers whose ops already carry their name.
   llvm::DenseSet<Operation *> named;
@@ -83,6 +88,46 @@ struct TileInlinePass : tilec::impl::TileInlineBase<TileInlinePass> {
     for (auto fn : module.getOps<func::FuncOp>())
       if (!finished.count(fn) && failed(visit(fn)))
         return signalPassFailure();
+
+    // Then what inlining would make: a helper calling itself twice per
+    // level of a compile-time recursion doubles the kernel at every level
+    // (2^30 copies at depth 30), which no time limit of a user's would
+    // see the end of. Each function's inlined size, from its callees'.
+    llvm::DenseMap<Operation *, uint64_t> inlinedSize;
+    std::function<uint64_t(func::FuncOp)> sizeOf = [&](func::FuncOp fn) -> uint64_t {
+      auto known = inlinedSize.find(fn);
+      if (known != inlinedSize.end())
+        return known->second;
+      uint64_t size = 0;
+      fn.walk([&](Operation *op) {
+        auto call = dyn_cast<func::CallOp>(op);
+        uint64_t add = call ? sizeOf(symbols.lookup<func::FuncOp>(call.getCallee())) : 1;
+        size = std::min(size + add, kMaxInlinedOps + 1);
+      });
+      inlinedSize[fn] = size;
+      return size;
+    };
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isPrivate() || sizeOf(fn) <= kMaxInlinedOps)
+        continue;
+      // Named at the call that brings in the most.
+      func::CallOp biggest;
+      uint64_t most = 0;
+      fn.walk([&](func::CallOp call) {
+        uint64_t size = sizeOf(symbols.lookup<func::FuncOp>(call.getCallee()));
+        if (!biggest || size > most) {
+          biggest = call;
+          most = size;
+        }
+      });
+      InFlightDiagnostic diag = (biggest ? biggest.getOperation() : fn.getOperation())
+                                    ->emitError("inlining the calls of kernel '")
+                                << fn.getSymName() << "' would make more than "
+                                << kMaxInlinedOps
+                                << " operations; is a compile-time recursion calling "
+                                   "itself more than once per level?";
+      return signalPassFailure();
+    }
 
     // Then each kernel's calls, outermost first: a helper's body is cloned
     // where it is called, with the calls it makes, which the next round
