@@ -29,7 +29,6 @@ figure. Each case is checked against float64 before it is timed. Cases:
 Times: median of three interleaved rounds of do_bench medians; the spread
 is (max - min) / median. Results: bench/results/decode-DATE.json.
 """
-import dataclasses
 import pathlib
 import sys
 
@@ -140,7 +139,7 @@ def copy_bandwidth():
 #: The shipped tilings, and the one-row tiling without its stages (what
 #: the cp.async rings of tl.range's num_stages are worth, in the same run).
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
-           "tilec rows, no stages": dataclasses.replace(ds.ROW_TILES, stages=0)}
+           "tilec rows, no stages": ds.ROW_TILES.with_stages(0)}
 
 
 def gemv_cases(k):

@@ -13,6 +13,7 @@ through tilec.reinterpret, on the interpreter): shapes come from the
 Config, never from the arrays.
 """
 import math
+import dataclasses
 from dataclasses import dataclass
 
 import tilec
@@ -75,18 +76,28 @@ class Tiles:
     qkv_warps: int = 4
     gate_up_warps: int = 4
     warps: int = 4
-    #: The K loop's stages (tl.range's num_stages: weight and activation
-    #: tiles through cp.async rings); 0: a plain range() loop.
+    #: Each kernel's K loop stages (tl.range's num_stages: weight and
+    #: activation tiles through cp.async rings); 0: a plain range() loop.
+    qkv_stages: int = 0
+    gate_up_stages: int = 0
     stages: int = 0
+
+    def with_stages(self, n):
+        """The same tiling with n stages in every GEMV."""
+        return dataclasses.replace(self, qkv_stages=n, gate_up_stages=n, stages=n)
 
 
 #: The shipped configs: the fastest of bench/decode_sweep.py on the H200
 #: (bench/results/decode-sweep-2026-12-05-cccb038.json); the 16-row QKV and
-#: projection tilings are not swept yet. Three stages for the one-row GEMVs:
-#: faster than none or PREFETCH for every shape of the quick sweep on an
-#: H100 (decode-sweep-2026-12-05-98734ed.json; 4 warps, batch 1).
+#: projection tilings are not swept yet. Three stages for the one-row QKV
+#: and projections: faster than none or PREFETCH for every shape of the
+#: quick sweep on an H100 (decode-sweep-2026-12-05-98734ed.json; 4 warps),
+#: and at the shipped shapes in bench/decode.py there (decode-2026-12-05-
+#: c1ede5b.json: down 17.6 against 18.4 us, QKV 10.5 against 10.9). None
+#: for gate/up on 2 warps, which they made slower there (32.6 against 31.6).
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
-                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2, stages=3)
+                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2,
+                  qkv_stages=3, stages=3)
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
                   gate_up_block_k=64, rows=16, block_k=256)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
@@ -95,7 +106,9 @@ INVARIANT_TILES = MMA_TILES
 #: Attention: the fixed split of deterministic mode, and its blocks.
 SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
 #: Stages of attention_split's loop over a split (0: a plain range() loop):
-#: two were the fastest at SPLIT 128, BLOCK_L 64 on an H100 (same sweep).
+#: two were the fastest at SPLIT 128, BLOCK_L 64 on an H100 (same sweep;
+#: in decode-2026-12-05-c1ede5b.json 11.0 / 14.8 / 31.9 us at L = 1024 /
+#: 8192 / 32768 against 11.3 / 15.4 / 33.8 without).
 ATTENTION_STAGES = 2
 NUM_WARPS = 4
 #: Programs the adaptive split aims at (two per SM of an H200).
@@ -155,7 +168,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         d, cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
-        STAGES=tiles.stages, num_warps=tiles.qkv_warps, stream=stream)
+        STAGES=tiles.qkv_stages, num_warps=tiles.qkv_warps, stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -165,7 +178,7 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
-        STAGES=tiles.stages, num_warps=tiles.gate_up_warps, stream=stream)
+        STAGES=tiles.gate_up_stages, num_warps=tiles.gate_up_warps, stream=stream)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,

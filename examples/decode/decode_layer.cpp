@@ -19,6 +19,8 @@ constexpr int kQkvPairs = 16, kQkvBlockK = 128;
 constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
 constexpr int kGemvRows = 16, kGemvBlockK = 256;
 constexpr int kBlockL = 64, kBlockS = 16;
+/// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
+constexpr int kAttentionStages = 2;
 
 int cdiv(int a, int b) { return (a + b - 1) / b; }
 } // namespace
@@ -117,7 +119,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
         {"GROUP_PAD", std::max(16, 1 << int(std::ceil(std::log2(double(c.group())))))},
         {"D", d},
         {"SPLIT", split},
-        {"BLOCK_L", kBlockL}}});
+        {"BLOCK_L", kBlockL},
+        {"STAGES", split > kBlockL ? kAttentionStages : 0}}});
   launches_.push_back({kernel("attention_combine"),
                        {c.qHeads, batch},
                        {oPart_.arg(), lsePart_.arg(), pos.arg(), attn_.arg(),

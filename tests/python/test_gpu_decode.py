@@ -118,7 +118,6 @@ def test_attention(setup, contexts):
 def test_staged_gemvs_equal_the_plain_loops_bitwise(setup, tiles, stages):
     # tl.range stages move the weight and activation tiles through cp.async
     # rings; the arithmetic and its order stay: bitwise the same results.
-    import dataclasses
     torch, w, _ = setup
     k = decode_step.Kernels()
     batch = 3
@@ -127,7 +126,7 @@ def test_staged_gemvs_equal_the_plain_loops_bitwise(setup, tiles, stages):
     res = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
     got = []
     for s in (0, stages):
-        t = dataclasses.replace(tiles, stages=s)
+        t = tiles.with_stages(s)
         h = torch.empty((batch, CFG.intermediate), dtype=torch.bfloat16, device="cuda")
         decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h, tiles=t)
         out = torch.empty_like(res)
