@@ -165,15 +165,19 @@ struct PipelinerReach {
   unsigned transposedWithWarps = 0;
 };
 
-/// A load cp.async can copy: a zero (or no) `other`, one use, and vectors
-/// of at least the 4 bytes cp.async moves.
-bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
-  if (!isAsyncCopyable(load) || !load->hasOneUse())
-    return false;
+/// True when `load`'s vectors (as the axis info tells, before layouts)
+/// reach the 4 bytes cp.async moves at least.
+bool copiesFourBytes(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
   Type element = tile::getElementTypeOrSelf(load.getType());
   return contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
              tile::getElementBytes(element) >=
          4;
+}
+
+/// A load cp.async can copy: a zero (or no) `other`, one use, and vectors
+/// of at least the 4 bytes cp.async moves.
+bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+  return isAsyncCopyable(load) && load->hasOneUse() && copiesFourBytes(load, axisInfo);
 }
 
 /// Whether the loaded tile `load` of operand `operand` of a dot (0: A,
@@ -252,9 +256,7 @@ bool pipelinableForDot(tile::LoadOp load, scf::ForOp loop,
 bool pipelinablePlain(tile::LoadOp load, scf::ForOp loop,
                       const AxisInfoAnalysis &axisInfo) {
   return loop->hasAttr(tile::kNumStagesAttr) && isPlainPipelineCandidate(load) &&
-         contiguousAccessWidth(load.getPtr(), load.getMask(), axisInfo) *
-                 tile::getElementBytes(tile::getElementTypeOrSelf(load.getType())) >=
-             4;
+         copiesFourBytes(load, axisInfo);
 }
 
 /// The loads of `loop` tilegpu-pipeline-loads will take: the dots'
