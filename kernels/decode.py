@@ -115,6 +115,14 @@ def _finish(acc, BLOCK_B: tl.constexpr):
 
 
 @tilec.jit
+def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
+          HAS_GAMMA: tl.constexpr):
+    """One K block of _project (columns k)."""
+    x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+    return _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
+
+
+@tilec.jit
 def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
              STAGES: tl.constexpr):
@@ -136,14 +144,12 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
             acc = _accumulate(acc, w, x, HAS_GAMMA)
     elif STAGES > 0:
         for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
-            k = k0 + tl.arange(0, BLOCK_K)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-            acc = _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
+            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+                        k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
     else:
         for k0 in range(0, n, BLOCK_K):
-            k = k0 + tl.arange(0, BLOCK_K)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-            acc = _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
+            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+                        k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
     return _finish(acc, BLOCK_B)
 
 
