@@ -93,24 +93,40 @@ def test_gate_up_and_projections(setup, tiles, batch):
     assert_close(f64(out_o), f64(attn) @ w64["o"].T + f64(res), TOL)
 
 
-@pytest.mark.parametrize("contexts", [[1], [1024], [32768], [7, 129, 4000, 32768]])
-def test_attention(setup, contexts):
-    torch, _, _ = setup
+def attention_inputs(torch, contexts, seed):
+    """pos, q and the K and V caches of rows with these context lengths."""
     batch, max_len = len(contexts), max(contexts)
-    k = decode_step.Kernels()
     pos = torch.tensor([c - 1 for c in contexts], dtype=torch.int32, device="cuda")
-    g = torch.Generator(device="cuda").manual_seed(4)
+    g = torch.Generator(device="cuda").manual_seed(seed)
     q = torch.randn((batch, CFG.q_size), device="cuda", generator=g).to(torch.bfloat16)
-    kc, vc = caches(torch, batch, max_len, 5)
+    kc, vc = caches(torch, batch, max_len, seed + 1)
+    return pos, q, kc, vc
+
+
+def attend(torch, k, pos, q, kc, vc, **options):
+    """decode_step.attention's output with kernels `k` (its partials in
+    fresh buffers)."""
+    batch, max_len = q.shape[0], kc.shape[2]
     splits = decode_step.splits_for(max_len)
     o_part = torch.empty((batch, CFG.q_heads, splits, CFG.head_dim), device="cuda")
     lse = torch.empty((batch, CFG.q_heads, splits), device="cuda")
     out = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
-    decode_step.attention(k, CFG, batch, max_len, q, kc, vc, pos, o_part, lse, out)
-    torch.cuda.synchronize()
-    want = ref.attention(CFG, f64(q).reshape(batch, CFG.q_heads, -1), f64(kc), f64(vc),
+    decode_step.attention(k, CFG, batch, max_len, q, kc, vc, pos, o_part, lse, out, **options)
+    return out
+
+
+def attention_reference(pos, q, kc, vc):
+    return ref.attention(CFG, f64(q).reshape(q.shape[0], CFG.q_heads, -1), f64(kc), f64(vc),
                          pos.cpu().numpy())
-    assert_close(f64(out), want, 3 * TOL)
+
+
+@pytest.mark.parametrize("contexts", [[1], [1024], [32768], [7, 129, 4000, 32768]])
+def test_attention(setup, contexts):
+    torch, _, _ = setup
+    pos, q, kc, vc = attention_inputs(torch, contexts, 4)
+    out = attend(torch, decode_step.Kernels(), pos, q, kc, vc)
+    torch.cuda.synchronize()
+    assert_close(f64(out), attention_reference(pos, q, kc, vc), 3 * TOL)
 
 
 @TILINGS
@@ -141,27 +157,12 @@ def test_staged_gemvs_equal_the_plain_loops_bitwise(setup, tiles, stages):
 @pytest.mark.parametrize("stages, block_l", [(2, 64), (3, 32), (4, 32)])
 def test_staged_attention_equals_the_plain_loop_bitwise(setup, stages, block_l):
     torch, _, _ = setup
-    contexts = [7, 129, 4000]
-    batch, max_len = len(contexts), max(contexts)
+    pos, q, kc, vc = attention_inputs(torch, [7, 129, 4000], 7)
     k = decode_step.Kernels()
-    pos = torch.tensor([c - 1 for c in contexts], dtype=torch.int32, device="cuda")
-    g = torch.Generator(device="cuda").manual_seed(7)
-    q = torch.randn((batch, CFG.q_size), device="cuda", generator=g).to(torch.bfloat16)
-    kc, vc = caches(torch, batch, max_len, 8)
-    splits = decode_step.splits_for(max_len)
-    outs = []
-    for s in (0, stages):
-        o_part = torch.empty((batch, CFG.q_heads, splits, CFG.head_dim), device="cuda")
-        lse = torch.empty((batch, CFG.q_heads, splits), device="cuda")
-        out = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
-        decode_step.attention(k, CFG, batch, max_len, q, kc, vc, pos, o_part, lse, out,
-                              block_l=block_l, stages=s)
-        outs.append(out)
+    outs = [attend(torch, k, pos, q, kc, vc, block_l=block_l, stages=s) for s in (0, stages)]
     torch.cuda.synchronize()
     assert torch.equal(outs[0], outs[1])
-    want = ref.attention(CFG, f64(q).reshape(batch, CFG.q_heads, -1), f64(kc), f64(vc),
-                         pos.cpu().numpy())
-    assert_close(f64(outs[1]), want, 3 * TOL)
+    assert_close(f64(outs[1]), attention_reference(pos, q, kc, vc), 3 * TOL)
 
 
 @pytest.mark.parametrize("batch, deterministic", [(2, True), (1, False), (17, False)])
