@@ -38,6 +38,11 @@ void registerTilecDialects(DialectRegistry &registry) {
 void buildTileOptimizationPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createTileInline());
   pm.addPass(createTileWidenFP8());
+  TileLowerDescriptorsOptions descriptors;
+  descriptors.tensorMaps = options.tensorMaps && !options.debug &&
+                           options.ptx.target.computeCapability >= 90;
+  descriptors.numWarps = options.numWarps;
+  pm.addPass(createTileLowerDescriptors(descriptors));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // After inlining (helpers' loops are checked in their callers) and
@@ -68,6 +73,7 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TileGPUPipelineLoadsOptions pipeline;
   pipeline.numStages = options.numStages;
   pm.addPass(createTileGPUPipelineLoads(pipeline));
+  pm.addPass(createTileGPULowerTensorMapLoads());
   pm.addPass(createTileGPUAllocateShared());
   pm.addPass(createTileGPUInsertBarriers());
 }
@@ -201,6 +207,28 @@ bool compileCudaCalls(ModuleOp module, const TargetInfo &target,
   return problems.empty();
 }
 
+/// The specs of the kernel's tensor-map arguments (tile-lower-descriptors
+/// appended them, after every other argument), in order, for the launcher.
+bool collectTensorMaps(ModuleOp module, std::vector<TensorMapSpec> &maps) {
+  for (auto kernel : module.getOps<func::FuncOp>()) {
+    if (kernel.isPrivate())
+      continue;
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+      if (!isa<tile::TensorMapType>(kernel.getArgument(i).getType()))
+        continue;
+      auto text = kernel.getArgAttrOfType<StringAttr>(i, tile::kTensorMapAttr);
+      TensorMapSpec spec;
+      if (!text || !TensorMapSpec::parse(text.str(), spec)) {
+        kernel.emitError("tensor-map argument ") << i << " has no valid '"
+                                                 << tile::kTensorMapAttr << "' attribute";
+        return false;
+      }
+      maps.push_back(spec);
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 bool compileToPTX(ModuleOp module, const PipelineOptions &options,
@@ -221,6 +249,8 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   if (!run([&](PassManager &pm) { buildTileOptimizationPipeline(pm, options); }))
     return false;
   stages.tile = print(module);
+  if (!collectTensorMaps(module, stages.tensorMaps))
+    return false;
   if (!run([&](PassManager &pm) { buildTileGPUPipeline(pm, options); }))
     return false;
   stages.tilegpu = print(module);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/Target/PTXEmitter.h"
+#include "compiler/TensorMap.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -33,6 +34,11 @@ struct PipelineOptions {
   /// Source lines in the PTX (.file/.loc, tilec-attach-line-info), as
   /// Triton writes them by default.
   bool lineInfo = true;
+  /// Tensor descriptors' blocks through TMA where it pays
+  /// (tile-lower-descriptors), on sm_90 and newer and outside debug
+  /// compiles; off, every descriptor access is a pointer access (the
+  /// interpreter's view, and `tilec aot`'s, which passes no tensor maps).
+  bool tensorMaps = true;
   PTXOptions ptx;
 };
 
@@ -42,7 +48,7 @@ void registerTilecDialects(mlir::DialectRegistry &registry);
 /// `tilec-to-tilegpu` and `tilec-to-llvm`, for tilec-opt.
 void registerTilecPassesAndPipelines();
 
-/// tile-inline, tile-widen-fp8, canonicalize, CSE, and
+/// tile-inline, tile-widen-fp8, tile-lower-descriptors, canonicalize, CSE, and
 /// tile-check-deterministic with options.deterministic.
 void buildTileOptimizationPipeline(mlir::OpPassManager &pm,
                                    const PipelineOptions &options = {});
@@ -61,6 +67,9 @@ struct CompiledStages {
   std::string ptx;
   unsigned sharedBytes = 0; ///< dynamic shared memory the kernel needs
   unsigned numWarps = 0;
+  /// The TMA tensor maps the kernel takes after its other parameters, in
+  /// order (compiler/TensorMap.h); empty for most kernels.
+  std::vector<TensorMapSpec> tensorMaps;
 };
 
 /// Run the pipeline on a module fresh from the front end. On failure returns

@@ -21,7 +21,10 @@
 // <= index_d < shape_d, which the compiler then treats as any other (a
 // stride of 1 known at compile time keeps the block's rows contiguous for
 // the axis analysis, so the accesses stay vectorised, and loops feeding
-// tl.dot pipeline them through cp.async). Loops carry both as their IR
+// tl.dot pipeline them through cp.async). desc.load is the exception: it
+// becomes one tile.descriptor_load, which keeps the descriptor's structure
+// (the form the Tensor Memory Accelerator reads blocks in) until
+// tile-lower-descriptors expands it into that same access. Loops carry both as their IR
 // values (IRGenLoops.cpp), and @jit helpers take them. `order` is checked
 // and kept; the layouts follow the memory's contiguity whatever it says.
 #include "dsl/BuiltinTable.h"
@@ -235,15 +238,22 @@ const Value &descriptorArgument(const BuiltinArguments &args, const std::string 
 Value loadTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &desc = descriptorArgument(args, "desc");
-  BlockAccess access = descriptorAccess(g, desc, args);
-  DType element = access.pointers.type.element.pointee();
-  Value other = paddingTensor(g, desc.text, element, desc.blockShape, at);
+  size_t rank = desc.blockShape.size();
+  // One op that keeps the descriptor's structure (the form TMA reads
+  // blocks in); tile-lower-descriptors expands it into the access above.
+  std::vector<Value> starts = integerTuple(g, args, "offsets", rank, kI32);
+  std::vector<mlir::Value> shape, strides, offsets;
+  for (size_t d = 0; d < rank; ++d) {
+    shape.push_back(desc.blockDimShape(d).ir);
+    strides.push_back(desc.blockStride(d).ir);
+    offsets.push_back(starts[d].ir);
+  }
+  DType element = desc.blockBase().type.element.pointee();
   ValueType resultType{element, desc.blockShape};
   mlir::OpBuilder &b = g.builder();
-  auto op = b.create<tile::LoadOp>(g.loc(at), resultType.toMLIR(b.getContext()),
-                                   access.pointers.ir, access.mask.ir, other.ir,
-                                   tile::CacheModifier::none, tile::EvictionPolicy::normal,
-                                   false);
+  auto op = b.create<tile::DescriptorLoadOp>(g.loc(at), resultType.toMLIR(b.getContext()),
+                                             desc.blockBase().ir, shape, strides, offsets,
+                                             desc.text == "nan");
   return Value::ofIR(op, resultType);
 }
 

@@ -35,6 +35,16 @@ scales.
 
 `batched_matmul_kernel` multiplies a batch of matrices (program axis 1 is
 the batch), each as above.
+
+`matmul_desc_kernel` is `matmul_kernel` for row-major A and B (last stride
+1) read through tensor descriptors (tl.make_tensor_descriptor) made from
+its arguments: on sm_90a, when its tiles run on wgmma and the row strides
+are multiples of 16 bytes (`:16`, or `:8` for 16-bit types; the pointers
+`:16`), each tile is copied by TMA straight into the buffer wgmma reads,
+one thread issuing the copy, the bounds checked by the hardware (so M, N
+and K need no specialisation), through a ring of num_stages buffers with
+an mbarrier each (docs/pipeline.md, "TMA"). Elsewhere it reads through
+masked pointers, as `matmul_kernel` does. Bytes moved: as `matmul_kernel`.
 """
 import tilec
 import tilec.language as tl
@@ -188,6 +198,29 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         b_ptrs += BLOCK_K * stride_bk
     c_ptrs = c_ptr + z * stride_cz + rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_bk,
+                       stride_cm, stride_cn,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                       HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
+    b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    m = pid_m * BLOCK_M
+    n = pid_n * BLOCK_N
+    if c_ptr.dtype.element_ty == tl.int32:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
+    rm = m + tl.arange(0, BLOCK_M)
+    rn = n + tl.arange(0, BLOCK_N)
+    epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
+                   ACTIVATION)
 
 
 def matmul_configs(dtype="float16", aligned=True):

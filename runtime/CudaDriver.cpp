@@ -105,6 +105,7 @@ LoadState load() {
   optional(d.cuGraphExecDestroy, {"cuGraphExecDestroy"});
   optional(d.cuGraphDestroy, {"cuGraphDestroy"});
   optional(d.cuGraphGetNodes, {"cuGraphGetNodes"});
+  optional(d.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
 
   if (!missing.empty()) {
     state.error = "no CUDA driver found: libcuda.so.1 lacks " + missing +

@@ -9,6 +9,7 @@
 #include "runtime/Device.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 struct CUstream_st;
@@ -95,6 +96,20 @@ enum : unsigned { CU_EVENT_DEFAULT = 0 };
 enum : unsigned { CU_STREAM_NON_BLOCKING = 1 };
 enum : int { CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
 
+// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion and
+// CUtensorMapFloatOOBfill (the data types, CUtensorMapDataType, come from
+// the compiler: TensorMapSpec::dataType).
+enum : int {
+  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
+};
+
 /// The driver's entry points. The ones marked optional may be null (an older
 /// driver); callers go through need() for those. The names are the API's
 /// (the _v2 symbols that cuda.h maps them to are what gets looked up).
@@ -176,6 +191,16 @@ struct CudaDriver {
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
   CUresult (*cuGraphDestroy)(CUgraph graph);
   CUresult (*cuGraphGetNodes)(CUgraph graph, CUgraphNode *nodes, size_t *count);
+
+  // optional (CUDA 12.0+): TMA tensor maps, which only kernels that take
+  // them need (runtime/TensorMapEncoding.h). `tensorMap` is a CUtensorMap:
+  // 128 bytes, 64-byte aligned. The arrays list the innermost dimension
+  // first; globalStrides (bytes) has rank - 1 entries.
+  CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType, uint32_t rank,
+                                     void *globalAddress, const uint64_t *globalDim,
+                                     const uint64_t *globalStrides, const uint32_t *boxDim,
+                                     const uint32_t *elementStrides, int interleave,
+                                     int swizzle, int l2Promotion, int oobFill);
 
   /// The table, loaded once (thread-safe); null when libcuda.so.1 cannot be
   /// opened or lacks a required entry point.

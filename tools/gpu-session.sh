@@ -113,6 +113,11 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-dot-trans python3 -m pytest -q tests/python/test_gpu_dot_trans.py
     # fp8 (conversions, arithmetic, tl.dot, the matmul on torch.float8).
     step py-tests-fp8 python3 -m pytest -q tests/python/test_gpu_fp8.py
+    # Tensor descriptors through TMA (sm_90a): matmuls of every stage count
+    # at odd shapes, NaN padding, transposed and int8 operands, host
+    # descriptors; and the descriptor suite (pointer reads elsewhere).
+    step py-tests-tma python3 -m pytest -q -rs tests/python/test_gpu_tma.py \
+      tests/python/test_tensor_descriptor.py
     # Loads pipelined without a dot (tl.range(num_stages=...)).
     step py-tests-pipelined python3 -m pytest -q tests/python/test_gpu_pipelined_loads.py
     # Atomics, `while` loops, Philox random numbers (against Triton's).
@@ -201,7 +206,13 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_pipelined_loads.py -k "not 4096 and not 100003"
       }
-      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined
+      sanitize_tma() { # tool: TMA copies, mbarrier rings and waits
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_tma.py -k "not 1000 and not 1024 and not 512"
+      }
+      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined sanitize_tma
+      step sanitize-tma-racecheck sanitize_tma racecheck
+      step sanitize-tma-memcheck sanitize_tma memcheck
       step sanitize-pipelined-racecheck sanitize_pipelined racecheck
       step sanitize-pipelined-memcheck sanitize_pipelined memcheck
       step sanitize-wgmma-8bit-racecheck sanitize_wgmma_8bit racecheck
@@ -236,6 +247,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul.py ]; then
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
+  fi
+  if [ -f bench/matmul_tma.py ]; then
+    step bench-matmul-tma python3 bench/matmul_tma.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"

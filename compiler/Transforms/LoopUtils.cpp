@@ -48,18 +48,17 @@ bool tilec::isPlainPipelineCandidate(tile::LoadOp load) {
          load.getEvict() == tile::EvictionPolicy::normal;
 }
 
-SmallVector<tilec::tile::LoadOp>
-tilec::selectPipelinedLoads(scf::ForOp loop, ArrayRef<tile::LoadOp> required,
-                            ArrayRef<tile::LoadOp> optional,
-                                                      LoadAddressStage &stage) {
-  auto runsAhead = [&](ArrayRef<tile::LoadOp> loads, LoadAddressStage &s) {
+SmallVector<Operation *>
+tilec::selectPipelinedLoads(scf::ForOp loop, ArrayRef<Operation *> required,
+                            ArrayRef<Operation *> optional, LoadAddressStage &stage) {
+  auto runsAhead = [&](ArrayRef<Operation *> loads, LoadAddressStage &s) {
     s = LoadAddressStage();
     return s.collect(loop, loads) && s.isSelfContained(loop, loads);
   };
-  SmallVector<tile::LoadOp> kept(required.begin(), required.end());
+  SmallVector<Operation *> kept(required.begin(), required.end());
   if (!kept.empty() && !runsAhead(kept, stage))
     kept.clear();
-  for (tile::LoadOp load : optional) {
+  for (Operation *load : optional) {
     kept.push_back(load);
     LoadAddressStage trial;
     if (!runsAhead(kept, trial))
@@ -68,6 +67,16 @@ tilec::selectPipelinedLoads(scf::ForOp loop, ArrayRef<tile::LoadOp> required,
   if (kept.empty() || !runsAhead(kept, stage))
     return {};
   return kept;
+}
+
+SmallVector<Value> tilec::addressOperands(Operation *load) {
+  if (auto tma = dyn_cast<tile::TensorMapLoadOp>(load))
+    return SmallVector<Value>(tma.getOffsets());
+  auto plain = cast<tile::LoadOp>(load);
+  SmallVector<Value> values{plain.getPtr()};
+  if (Value mask = plain.getMask())
+    values.push_back(mask);
+  return values;
 }
 
 Value tilec::throughConversions(Value v) {
@@ -84,13 +93,10 @@ bool tilec::isZeroFill(Value other) {
   return matchPattern(other, m_Zero()) || matchPattern(other, m_AnyZeroFloat());
 }
 
-bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<tile::LoadOp> loads) {
+bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<Operation *> loads) {
   SmallVector<Value> work;
-  for (tile::LoadOp load : loads) {
-    work.push_back(load.getPtr());
-    if (Value mask = load.getMask())
-      work.push_back(mask);
-  }
+  for (Operation *load : loads)
+    llvm::append_range(work, addressOperands(load));
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   while (!work.empty()) {
@@ -117,10 +123,8 @@ bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<tile::LoadOp> lo
 }
 
 bool tilec::LoadAddressStage::isSelfContained(scf::ForOp loop,
-                                              ArrayRef<tile::LoadOp> loads) const {
-  llvm::DenseSet<Operation *> loadOps;
-  for (tile::LoadOp load : loads)
-    loadOps.insert(load);
+                                              ArrayRef<Operation *> loads) const {
+  llvm::DenseSet<Operation *> loadOps(loads.begin(), loads.end());
   llvm::SetVector<Value> ahead;
   for (unsigned index : carried) {
     if (!loop.getResult(index).use_empty())

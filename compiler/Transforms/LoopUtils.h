@@ -40,8 +40,11 @@ bool isAsyncCopyable(tile::LoadOp load);
 bool isPlainPipelineCandidate(tile::LoadOp load);
 
 
+/// The values a pipelined load's address is computed from: a tile.load's
+/// pointers and mask, a tile.tensormap_load's offsets.
+llvm::SmallVector<mlir::Value> addressOperands(mlir::Operation *load);
 /// The first stage of a software-pipelined loop: the ops that compute the
-/// given loads' pointers and masks, and the iteration arguments they read
+/// given loads' addresses (addressOperands), and the iteration arguments they read
 /// (with the ops that compute their next values). Both pipelines run it
 /// ahead of the rest of the body; tile-prefetch-loads asks it which loads
 /// tilegpu-pipeline-loads will take.
@@ -52,14 +55,14 @@ struct LoadAddressStage {
   /// Collects the stage from the loads' operands; false when some value
   /// cannot be computed ahead (an op with effects or regions, a value from
   /// a nested block).
-  bool collect(mlir::scf::ForOp loop, llvm::ArrayRef<tile::LoadOp> loads);
+  bool collect(mlir::scf::ForOp loop, llvm::ArrayRef<mlir::Operation *> loads);
 
   /// True when the values that will run ahead (the carried arguments and
   /// what the stage computes from them) are used by nothing but the stage,
   /// the loads and their own yields, and no carried result is used after
   /// the loop.
   bool isSelfContained(mlir::scf::ForOp loop,
-                       llvm::ArrayRef<tile::LoadOp> loads) const;
+                       llvm::ArrayRef<mlir::Operation *> loads) const;
 
   /// Clones the stage at the builder, with `mapping` giving the induction
   /// variable and iteration arguments of the iteration it computes.
@@ -72,10 +75,9 @@ struct LoadAddressStage {
 /// them, then each of `optional` (plain loads, in order) that still lets
 /// the stage run ahead on its own. Both pipelines ask this, so that
 /// tile-prefetch-loads leaves to tilegpu-pipeline-loads what it will take.
-llvm::SmallVector<tile::LoadOp> selectPipelinedLoads(mlir::scf::ForOp loop,
-                                                     llvm::ArrayRef<tile::LoadOp> required,
-                                                     llvm::ArrayRef<tile::LoadOp> optional,
-                                                     LoadAddressStage &stage);
+llvm::SmallVector<mlir::Operation *>
+selectPipelinedLoads(mlir::scf::ForOp loop, llvm::ArrayRef<mlir::Operation *> required,
+                     llvm::ArrayRef<mlir::Operation *> optional, LoadAddressStage &stage);
 
 
 } // namespace tilec

@@ -37,6 +37,39 @@ def TileWidenFP8 : Pass<"tile-widen-fp8", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileLowerDescriptors : Pass<"tile-lower-descriptors", "mlir::ModuleOp"> {
+  let summary = "Read tensor descriptors' blocks through TMA where it pays, else through pointers";
+  let description = [{
+    With `tensor-maps` (sm_90 or newer, not a debug compile), a
+    `tile.descriptor_load` (`desc.load`) becomes a `tile.tensormap_load`
+    through a new last `!tile.tensormap` argument of the kernel, whose
+    `tile.tensormap` attribute tells the launcher how to encode it from the
+    kernel's other arguments (compiler/TensorMap.h), when: the block is
+    2-D, of 8-, 16- or 32-bit elements, at most 256 rows of whole 16-byte
+    multiples (tmaBlockLayout); the base is an argument known 16-byte
+    aligned (`:16`); every size is an argument or a constant, every stride
+    but the last (1) an argument or a constant whose bytes are known
+    multiples of 16 (`:16`, or `:8` for 16-bit elements); NaN padding only
+    for f16, bf16 and f32; and the block is an operand of a `tile.dot`
+    wgmma can run on `num-warps` warps (directly or through `tile.trans`),
+    where the copy lands in the shared buffer the tensor cores read.
+
+    Every other one becomes the masked `tile.load` of its elements: the
+    pointers base + sum over d of (offset_d + arange(block_d)) * stride_d,
+    masked to 0 <= index_d < size_d, reading the padding (zero or NaN)
+    outside. A stride of 1 adds no multiplication, so that the analyses see
+    the block's rows contiguous. Runs after inlining, before the first
+    canonicalisation.
+  }];
+  let options = [
+    Option<"tensorMaps", "tensor-maps", "bool", "false",
+           "Read blocks through TMA where it pays (sm_90 or newer)">,
+    Option<"numWarps", "num-warps", "unsigned", "4",
+           "Warps per CTA (whether a dot fits wgmma)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileCheckDeterministic : Pass<"tile-check-deterministic", "mlir::ModuleOp"> {
   let summary = "Reject what could make a kernel's floats depend on the grid or the batch";
   let description = [{
@@ -226,11 +259,31 @@ def TileGPUPipelineLoads : Pass<"tilegpu-pipeline-loads", "mlir::ModuleOp"> {
     loads with a nonzero `other` or narrower than 4-byte vectors, and
     addresses that feed anything else are left alone; S shrinks when the
     rings would not fit the target's shared memory. Needs sm_80+.
+    `tile.tensormap_load`s of dot operands (sm_90) join the dots' loads as
+    TMA copies into the rings, each slot completing on its own mbarrier,
+    which each iteration waits on with the phase parity the loop carries.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",
            "Stages of loops without a tile.num_stages attribute">,
   ];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def TileGPULowerTensorMapLoads
+    : Pass<"tilegpu-lower-tensormap-loads", "mlir::ModuleOp"> {
+  let summary = "TMA copies for the tensormap_loads no pipeline took";
+  let description = [{
+    Each remaining `tile.tensormap_load` becomes a mutable buffer in the
+    layout TMA writes (getTMABufferEncoding), an mbarrier, and
+    `init_barrier`, `barrier_expect` of the block's bytes,
+    `async_tma_copy_global_to_local`, `wait_barrier` on phase 0 and
+    `inval_barrier`. A `local_alloc` of the loaded tile in that same
+    layout (the buffer of a wgmma operand) is replaced by the buffer
+    itself, its transposed views rebuilt on it; other users read the
+    buffer with a `local_load`.
+  }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
 }

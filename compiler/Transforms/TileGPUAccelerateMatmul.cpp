@@ -145,6 +145,27 @@ wgmmaBufferLayout(RankedTensorType type, unsigned col) {
                                                {col, 1 - col});
 }
 
+/// The layout TMA writes the tile `src` reads through a tensor map in, when
+/// that is a wgmma layout (a swizzled one); nullopt otherwise. A dot reads
+/// such a tile's buffer in this layout whatever the registers' layout says:
+/// the copies land in it.
+std::optional<tilegpu::NVMMASharedEncodingAttr> tmaBufferLayout(Value src) {
+  auto load = src.getDefiningOp<tile::TensorMapLoadOp>();
+  if (!load)
+    return std::nullopt;
+  RankedTensorType type = load.getResult().getType();
+  Type element = type.getElementType();
+  TMABlockLayout layout;
+  if (type.getRank() != 2 || !tmaBlockLayout(type.getShape()[0], type.getShape()[1],
+                                             element.getIntOrFloatBitWidth(), layout))
+    return std::nullopt;
+  auto nvmma = dyn_cast<tilegpu::NVMMASharedEncodingAttr>(
+      tilegpu::getTMABufferEncoding(src.getContext(), layout, element));
+  if (!nvmma)
+    return std::nullopt;
+  return nvmma;
+}
+
 /// The tile a dot operand is made of: its producer, past layout
 /// conversions and a tl.trans (`transposed`), which a transposed view of
 /// the tile's buffer replaces.
@@ -210,10 +231,12 @@ struct TileGPUAccelerateMatmulPass
     Value aSrc = aTile.tile, bSrc = bTile.tile;
     auto aSrcType = cast<RankedTensorType>(aSrc.getType());
     auto bSrcType = cast<RankedTensorType>(bSrc.getType());
-    std::optional<tilegpu::NVMMASharedEncodingAttr> aShared =
-        wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, aTile.transposed ? 0 : 1));
-    std::optional<tilegpu::NVMMASharedEncodingAttr> bShared =
-        wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, bTile.transposed ? 1 : 0));
+    std::optional<tilegpu::NVMMASharedEncodingAttr> aShared = tmaBufferLayout(aSrc);
+    if (!aShared)
+      aShared = wgmmaBufferLayout(aSrcType, contiguousDim(aSrcType, aTile.transposed ? 0 : 1));
+    std::optional<tilegpu::NVMMASharedEncodingAttr> bShared = tmaBufferLayout(bSrc);
+    if (!bShared)
+      bShared = wgmmaBufferLayout(bSrcType, contiguousDim(bSrcType, bTile.transposed ? 1 : 0));
     // wgmma transposes 16-bit operands only: the other types need each
     // buffer K-major (K is dimension 0 of B's tile and 1 of A's, swapped
     // for a tile the operand is the transpose of). An operand loaded
@@ -235,6 +258,10 @@ struct TileGPUAccelerateMatmulPass
     auto suitsBuffer = [&](Value src, tilegpu::MemDescType buffer) {
       if (!loop || loop.isDefinedOutsideOfLoop(src))
         return true; // written once
+      // A TMA read lands in the buffer itself, in its own layout.
+      if (auto tma = src.getDefiningOp<tile::TensorMapLoadOp>())
+        return tma->getBlock() == op->getBlock() && tmaBufferLayout(src) &&
+               buffer.getEncoding() == *tmaBufferLayout(src);
       auto load = src.getDefiningOp<tile::LoadOp>();
       return load && load->getBlock() == op->getBlock() && isAsyncCopyable(load) &&
              asyncCopyWidth(load.getPtr(), load.getMask(), buffer, *axisInfo) != 0;

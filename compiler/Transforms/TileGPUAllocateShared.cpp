@@ -81,11 +81,13 @@ public:
           if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp,
                    tilegpu::LocalDeallocOp, tilegpu::MemDescIndexOp,
                    tilegpu::MemDescTransOp, tilegpu::AsyncCopyGlobalToLocalOp,
-                   tilegpu::WarpGroupDotOp>(user)) {
+                   tilegpu::WarpGroupDotOp, tilegpu::AsyncTMACopyGlobalToLocalOp,
+                   tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp,
+                   tilegpu::BarrierExpectOp, tilegpu::WaitBarrierOp>(user)) {
             user->emitError("a shared buffer can only be used by local_load, "
                             "local_store, local_dealloc, memdesc_index, "
-                            "memdesc_trans, async_copy_global_to_local and "
-                            "warp_group_dot, not '")
+                            "memdesc_trans, async_copy_global_to_local, "
+                            "warp_group_dot and the TMA and mbarrier ops, not '")
                 << user->getName() << "'";
             return WalkResult::interrupt();
           }

@@ -29,6 +29,13 @@
 // may still read the bytes it overwrites), but its range becomes a pending
 // write at the next async_wait, not at the copy. A barrier does not end a
 // copy in flight.
+//
+// TMA copies (async_tma_copy_global_to_local) also wait for a barrier like
+// a write before they start, but complete on an mbarrier that every thread
+// waits on itself, so their writes never need one after. An mbarrier's
+// word is written by init_barrier and inval_barrier (one thread) and read
+// by wait_barrier (every thread): a barrier separates the init from the
+// first wait, and the last wait from the inval.
 #include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Transforms/Passes.h"
@@ -62,6 +69,10 @@ struct Range {
 struct PendingAccesses {
   SmallVector<Range> reads, writes;
   SmallVector<Range> inFlight; ///< not ended by a barrier: by async_wait
+  /// Writes of mbarrier words by the one thread that initialises and ends
+  /// them (init_barrier, inval_barrier): ordered with each other by that
+  /// thread's program order, with everyone else's accesses by a barrier.
+  SmallVector<Range> barrierWrites;
 
   static bool anyOverlap(ArrayRef<Range> a, ArrayRef<Range> b) {
     for (const Range &x : a)
@@ -74,7 +85,9 @@ struct PendingAccesses {
   bool conflicts(const PendingAccesses &op) const {
     return anyOverlap(op.writes, reads) || anyOverlap(op.writes, writes) ||
            anyOverlap(op.reads, writes) || anyOverlap(op.inFlight, reads) ||
-           anyOverlap(op.inFlight, writes);
+           anyOverlap(op.inFlight, writes) || anyOverlap(op.reads, barrierWrites) ||
+           anyOverlap(op.writes, barrierWrites) || anyOverlap(op.inFlight, barrierWrites) ||
+           anyOverlap(op.barrierWrites, reads) || anyOverlap(op.barrierWrites, writes);
   }
   void add(const PendingAccesses &other) {
     for (const Range &r : other.reads)
@@ -86,11 +99,15 @@ struct PendingAccesses {
     for (const Range &r : other.inFlight)
       if (!llvm::is_contained(inFlight, r))
         inFlight.push_back(r);
+    for (const Range &r : other.barrierWrites)
+      if (!llvm::is_contained(barrierWrites, r))
+        barrierWrites.push_back(r);
   }
   /// A barrier orders what threads did, not copies still in flight.
   void clear() {
     reads.clear();
     writes.clear();
+    barrierWrites.clear();
   }
   bool operator==(const PendingAccesses &o) const {
     auto same = [](ArrayRef<Range> a, ArrayRef<Range> b) {
@@ -98,7 +115,7 @@ struct PendingAccesses {
              llvm::all_of(a, [&](const Range &r) { return llvm::is_contained(b, r); });
     };
     return same(reads, o.reads) && same(writes, o.writes) &&
-           same(inFlight, o.inFlight);
+           same(inFlight, o.inFlight) && same(barrierWrites, o.barrierWrites);
   }
 };
 
@@ -163,9 +180,24 @@ public:
           state.inFlight.clear();
         continue;
       }
+      if (auto copy = dyn_cast<tilegpu::AsyncTMACopyGlobalToLocalOp>(op)) {
+        // Like cp.async it must not start before every thread is done with
+        // the bytes it overwrites; but each thread's wait_barrier makes
+        // them visible to it, so its write is never pending for others.
+        PendingAccesses accesses;
+        accesses.inFlight.push_back(bufferRange(copy.getResult()));
+        if (state.conflicts(accesses)) {
+          if (place) {
+            OpBuilder builder(&op);
+            builder.create<tilegpu::BarrierOp>(op.getLoc());
+          }
+          state.clear();
+        }
+        continue;
+      }
       PendingAccesses accesses = accessesOf(op);
       if (accesses.reads.empty() && accesses.writes.empty() &&
-          accesses.inFlight.empty())
+          accesses.inFlight.empty() && accesses.barrierWrites.empty())
         continue;
       if (state.conflicts(accesses)) {
         if (place) {
@@ -214,6 +246,15 @@ private:
       if (isa<tilegpu::MemDescType>(dot.getA().getType())) // (not in registers)
         a.reads.push_back(bufferRange(dot.getA()));
       a.reads.push_back(bufferRange(dot.getB()));
+    } else if (isa<tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp>(op)) {
+      // One thread writes the barrier's word: others wait on it only after
+      // a barrier, and it ends only after everyone's last wait.
+      a.barrierWrites.push_back(bufferRange(op.getOperand(0)));
+    } else if (auto wait = dyn_cast<tilegpu::WaitBarrierOp>(op)) {
+      a.reads.push_back(bufferRange(wait.getBarrier()));
+    } else if (isa<tilegpu::BarrierExpectOp>(op)) {
+      // An arrival: an atomic update of the barrier, by the thread that
+      // initialised it (in program order after the init).
     } else if (isa<tilegpu::AsyncCommitGroupOp, tilegpu::WarpGroupDotWaitOp>(op)) {
       // (A wait ends reads already counted at the dots that issued them.)
     } else if (int64_t bytes = getScratchBytes(&op)) {

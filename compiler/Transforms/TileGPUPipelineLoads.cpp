@@ -42,6 +42,18 @@
 // tilegpu.warp_group_dot_wait {pending = 0} after the loop ends the last
 // dot's instructions.
 //
+// TMA reads (tile.tensormap_load, tile-lower-descriptors' reads of dot
+// operands on sm_90) join the dots' loads: their local_alloc has the
+// layout TMA writes, so the copies (async_tma_copy_global_to_local, one
+// thread) fill the ring's buffers as they are. Each slot gets an mbarrier,
+// initialised before the loop and ended after it; the copies of a slot
+// follow one barrier_expect of all their bytes on its barrier, and each
+// iteration waits on its slot's barrier (wait_barrier) with the parity of
+// the slot's phase, which the loop carries and flips at each wrap of the
+// ring. Copies past the end are not issued at all (their predicate is
+// off), so none is in flight after the loop. The barrier per iteration is
+// still needed: it ends every read of the buffer being refilled.
+//
 // The ops computing a load's pointer and mask form the loop's first stage:
 // they run D iterations ahead. That is sound when their iteration arguments
 // (the pointers being advanced) feed nothing else — no later-stage op and
@@ -82,13 +94,17 @@ namespace {
 
 /// A load whose tile goes through shared memory into a dot, or (`buffer`
 /// null) a load the loop asked to pipeline whose tile is used in registers.
+/// `load` is a tile.load (copied by cp.async) or a tile.tensormap_load
+/// (copied by TMA).
 struct PipelinedLoad {
-  tile::LoadOp load;
+  Operation *load;
   tilegpu::LocalAllocOp buffer; ///< the dot's buffer; null for a plain load
   tilegpu::MemDescType bufferType; ///< of each buffer of the ring
   Value ring; ///< set when the loop is rewritten
 
   bool isPlain() const { return !buffer; }
+  bool isTMA() const { return isa<tile::TensorMapLoadOp>(load); }
+  tile::LoadOp pointerLoad() const { return cast<tile::LoadOp>(load); }
 };
 
 /// The warp_group_dots reading `buffer` directly or through a transposed
@@ -195,6 +211,26 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, buffer, bufferType, Value()};
 }
 
+/// A TMA read of a dot operand: its tile's only use is the dot's buffer,
+/// which tilegpu-accelerate-matmul laid out as TMA writes it (the copies
+/// then fill the very buffer the tensor cores read).
+std::optional<PipelinedLoad> asTMAPipelinedLoad(tile::TensorMapLoadOp load) {
+  if (!load->hasOneUse())
+    return std::nullopt;
+  auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
+  if (!buffer || buffer->getBlock() != load->getBlock() || !feedsDotOnly(buffer))
+    return std::nullopt;
+  RankedTensorType type = load.getResult().getType();
+  Type element = type.getElementType();
+  TMABlockLayout layout;
+  if (!tmaBlockLayout(type.getShape()[0], type.getShape()[1], element.getIntOrFloatBitWidth(),
+                      layout) ||
+      buffer.getType().getEncoding() !=
+          tilegpu::getTMABufferEncoding(load.getContext(), layout, element))
+    return std::nullopt;
+  return PipelinedLoad{load, buffer, buffer.getType(), Value()};
+}
+
 /// A load of a loop given its stages (tl.range(num_stages=...)) whose
 /// tile is used in registers: its copies land in a ring laid out around its
 /// own layout (each thread's vector contiguous, rows swizzled off each
@@ -280,7 +316,10 @@ public:
                 SmallVector<tilegpu::WarpGroupDotOp> asyncDots)
       : loop_(loop), loads_(std::move(loads)), stage_(std::move(stage)),
         numStages_(numStages), ringSize_(numStages + (asyncDots.empty() ? 0 : 1)),
-        asyncDots_(std::move(asyncDots)) {}
+        asyncDots_(std::move(asyncDots)),
+        // (Asked before the loads are erased, which rewriting them does.)
+        hasAsyncCopies_(llvm::any_of(loads_, [](const PipelinedLoad &p) { return !p.isTMA(); })),
+        hasTMACopies_(llvm::any_of(loads_, [](const PipelinedLoad &p) { return p.isTMA(); })) {}
 
   void run(IRRewriter &rewriter) {
     Location loc = loop_.getLoc();
@@ -288,21 +327,27 @@ public:
     allocateRings(rewriter, loc);
     issuePrologue(rewriter, loc);
 
+    // The ring slot of the iteration, and (with TMA) the parity of the
+    // phase its slot's barrier is in.
     Value zero = rewriter.create<arith::ConstantIntOp>(loc, rewriter.getI32Type(), 0);
+    SmallVector<Value> added{zero};
+    if (barriers_)
+      added.push_back(zero);
     auto rewriteBody = [&](OpBuilder &b, Location,
-                           ArrayRef<BlockArgument> added) -> SmallVector<Value> {
-      return rewriteIteration(b, loc, added[0]);
+                           ArrayRef<BlockArgument> args) -> SmallVector<Value> {
+      return rewriteIteration(b, loc, args[0], barriers_ ? Value(args[1]) : Value());
     };
     FailureOr<LoopLikeOpInterface> rebuilt =
         cast<LoopLikeOpInterface>(loop_.getOperation())
-            .replaceWithAdditionalYields(rewriter, ValueRange{zero},
+            .replaceWithAdditionalYields(rewriter, added,
                                          /*replaceInitOperandUsesInLoop=*/false,
                                          rewriteBody);
     assert(succeeded(rebuilt) && "scf.for takes additional iteration arguments");
     // Copies of iterations past the end (masked off, writing zeros) must
-    // land before the buffers are reused.
+    // land before the buffers are reused. (TMA issues none past the end.)
     rewriter.setInsertionPointAfter(rebuilt->getOperation());
-    rewriter.create<tilegpu::AsyncWaitOp>(loc, 0);
+    if (hasAsyncCopies())
+      rewriter.create<tilegpu::AsyncWaitOp>(loc, 0);
     // The last asynchronous dots' instructions end here, before anything
     // reads their accumulators or reuses the rings.
     auto newLoop = cast<scf::ForOp>(rebuilt->getOperation());
@@ -315,10 +360,28 @@ public:
                                                                result, 0);
       result.replaceAllUsesExcept(wait.getResult(), wait);
     }
+    // After every thread's last wait (tilegpu-insert-barriers orders it).
+    if (barriers_)
+      for (unsigned r = 0; r < ringSize_; ++r)
+        rewriter.create<tilegpu::InvalBarrierOp>(loc, barrierOf(rewriter, loc, r));
   }
 
 private:
   unsigned distance() const { return numStages_ - 1; }
+
+  bool hasAsyncCopies() const { return hasAsyncCopies_; }
+
+  /// Slot `slot`'s mbarrier: its TMA copies complete on it.
+  Value barrierOf(OpBuilder &b, Location loc, Value slot) {
+    auto ring = cast<tilegpu::MemDescType>(barriers_.getType());
+    auto one = tilegpu::MemDescType::get(b.getContext(), ring.getBufferShape(),
+                                         ring.getElementType(), ring.getEncoding(),
+                                         /*mutableMemory=*/true);
+    return b.create<tilegpu::MemDescIndexOp>(loc, one, barriers_, slot);
+  }
+  Value barrierOf(OpBuilder &b, Location loc, unsigned slot) {
+    return barrierOf(b, loc, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), slot));
+  }
 
   void allocateRings(OpBuilder &b, Location loc) {
     for (PipelinedLoad &p : loads_) {
@@ -330,6 +393,16 @@ private:
                                             /*mutableMemory=*/true);
       p.ring = b.create<tilegpu::LocalAllocOp>(loc, ring, Value());
     }
+    if (!hasTMACopies_)
+      return;
+    // One mbarrier per slot, which all the slot's TMA copies complete on.
+    MLIRContext *ctx = b.getContext();
+    auto ring = tilegpu::MemDescType::get(
+        ctx, {int64_t(ringSize_), 1}, b.getI64Type(),
+        tilegpu::SwizzledSharedEncodingAttr::get(ctx, 1, 1, 1, {0}), /*mutableMemory=*/true);
+    barriers_ = b.create<tilegpu::LocalAllocOp>(loc, ring, Value());
+    for (unsigned r = 0; r < ringSize_; ++r)
+      b.create<tilegpu::InitBarrierOp>(loc, barrierOf(b, loc, r), 1);
   }
 
   /// Buffer `slot` of `ring`.
@@ -345,13 +418,38 @@ private:
   /// buffer `slot` of each ring, masked off unless `runs`; one group.
   void issueCopies(OpBuilder &b, Location loc, IRMapping &mapping, Value slot,
                    Value runs) {
+    if (barriers_) {
+      // The TMA copies: one thread announces all their bytes on the slot's
+      // barrier, then issues them; none past the end.
+      int64_t bytes = 0;
+      for (PipelinedLoad &p : loads_)
+        if (p.isTMA())
+          bytes += p.bufferType.getSizeInBytes();
+      Value barrier = barrierOf(b, loc, slot);
+      b.create<tilegpu::BarrierExpectOp>(loc, barrier, int32_t(bytes), runs);
+      for (PipelinedLoad &p : loads_) {
+        if (!p.isTMA())
+          continue;
+        auto tma = cast<tile::TensorMapLoadOp>(p.load);
+        SmallVector<Value> offsets;
+        for (Value offset : tma.getOffsets())
+          offsets.push_back(mapping.lookupOrDefault(offset));
+        b.create<tilegpu::AsyncTMACopyGlobalToLocalOp>(
+            loc, tma.getMap(), offsets, bufferOf(b, loc, p.ring, slot), barrier, runs);
+      }
+    }
+    if (!hasAsyncCopies())
+      return;
     for (PipelinedLoad &p : loads_) {
-      Value ptr = mapping.lookupOrDefault(p.load.getPtr());
+      if (p.isTMA())
+        continue;
+      tile::LoadOp load = p.pointerLoad();
+      Value ptr = mapping.lookupOrDefault(load.getPtr());
       auto ptrType = cast<RankedTensorType>(ptr.getType());
       auto maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
                                             ptrType.getEncoding());
       Value mask = b.create<tile::SplatOp>(loc, maskType, runs);
-      if (Value own = p.load.getMask())
+      if (Value own = load.getMask())
         mask = b.create<arith::AndIOp>(loc, mapping.lookupOrDefault(own), mask);
       b.create<tilegpu::AsyncCopyGlobalToLocalOp>(loc, ptr,
                                                   bufferOf(b, loc, p.ring, slot), mask);
@@ -388,11 +486,14 @@ private:
 
   /// Rewrites the body (still the old loop's block) for iteration i with
   /// its ring slot `slot`; returns the next slot.
-  SmallVector<Value> rewriteIteration(OpBuilder &b, Location loc, Value slot) {
+  SmallVector<Value> rewriteIteration(OpBuilder &b, Location loc, Value slot, Value phase) {
     Block *body = loop_.getBody();
     auto yield = cast<scf::YieldOp>(body->getTerminator());
     b.setInsertionPointToStart(body);
-    b.create<tilegpu::AsyncWaitOp>(loc, distance() - 1);
+    if (hasAsyncCopies())
+      b.create<tilegpu::AsyncWaitOp>(loc, distance() - 1);
+    if (barriers_)
+      b.create<tilegpu::WaitBarrierOp>(loc, barrierOf(b, loc, slot), phase);
 
     // The first stage of iteration i + D: the carried arguments already
     // hold that iteration's values.
@@ -430,17 +531,17 @@ private:
       if (p.isPlain()) {
         // Back into the registers the load filled, where it was.
         b.setInsertionPoint(p.load);
-        Value read = b.create<tilegpu::LocalLoadOp>(loc, p.load.getType(),
+        Value read = b.create<tilegpu::LocalLoadOp>(loc, p.load->getResult(0).getType(),
                                                     bufferOf(b, loc, p.ring, slot));
-        p.load.getResult().replaceAllUsesWith(read);
-        p.load.erase();
+        p.load->getResult(0).replaceAllUsesWith(read);
+        p.load->erase();
         continue;
       }
       b.setInsertionPoint(p.buffer);
       Value current = bufferOf(b, loc, p.ring, slot);
       p.buffer.getResult().replaceAllUsesWith(current);
       p.buffer.erase();
-      p.load.erase();
+      p.load->erase();
       // A transposed view of a ring's buffer is as mutable as the ring.
       for (Operation *user : current.getUsers())
         if (auto view = dyn_cast<tilegpu::MemDescTransOp>(user))
@@ -463,8 +564,14 @@ private:
     Value wraps = b.create<arith::CmpIOp>(
         loc, arith::CmpIPredicate::eq, next,
         b.create<arith::ConstantIntOp>(loc, i32, ringSize_));
-    return {b.create<arith::SelectOp>(loc, wraps,
-                                      b.create<arith::ConstantIntOp>(loc, i32, 0), next)};
+    Value nextSlot =
+        b.create<arith::SelectOp>(loc, wraps, b.create<arith::ConstantIntOp>(loc, i32, 0), next);
+    if (!phase)
+      return {nextSlot};
+    // Each wrap around the ring starts the barriers' next phase.
+    Value flipped =
+        b.create<arith::XOrIOp>(loc, phase, b.create<arith::ConstantIntOp>(loc, i32, 1));
+    return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
   }
 
   scf::ForOp loop_;
@@ -473,6 +580,10 @@ private:
   unsigned numStages_;
   unsigned ringSize_;
   SmallVector<tilegpu::WarpGroupDotOp> asyncDots_;
+  bool hasAsyncCopies_; ///< some load is copied by cp.async
+  bool hasTMACopies_;   ///< some load is copied by TMA
+  /// The slots' mbarriers (a ring of i64), when some load is a TMA copy.
+  Value barriers_;
 };
 
 struct TileGPUPipelineLoadsPass
@@ -510,6 +621,11 @@ struct TileGPUPipelineLoadsPass
     bool stagesGiven = loop->hasAttr(tile::kNumStagesAttr);
     SmallVector<PipelinedLoad> dotLoads, plainLoads;
     for (Operation &op : loop.getBody()->without_terminator()) {
+      if (auto tma = dyn_cast<tile::TensorMapLoadOp>(op)) {
+        if (std::optional<PipelinedLoad> p = asTMAPipelinedLoad(tma))
+          dotLoads.push_back(*p);
+        continue;
+      }
       auto load = dyn_cast<tile::LoadOp>(op);
       if (!load)
         continue;
@@ -520,13 +636,13 @@ struct TileGPUPipelineLoadsPass
           plainLoads.push_back(*p);
     }
     auto choose = [&](bool withPlain, LoadAddressStage &stage) {
-      SmallVector<tile::LoadOp> required, optional;
+      SmallVector<Operation *> required, optional;
       for (PipelinedLoad &p : dotLoads)
         required.push_back(p.load);
       if (withPlain)
         for (PipelinedLoad &p : plainLoads)
           optional.push_back(p.load);
-      SmallVector<tile::LoadOp> kept = selectPipelinedLoads(loop, required, optional, stage);
+      SmallVector<Operation *> kept = selectPipelinedLoads(loop, required, optional, stage);
       SmallVector<PipelinedLoad> chosen;
       for (ArrayRef<PipelinedLoad> group : {ArrayRef(dotLoads), ArrayRef(plainLoads)})
         for (const PipelinedLoad &p : group)

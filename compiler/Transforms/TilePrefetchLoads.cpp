@@ -212,6 +212,10 @@ bool otherOperandSuitsWgmma(Value v, unsigned operand, bool registerA, bool need
   if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
     return copyable(load, axisInfo) &&
            (!needKMajor || kContiguous(load, operand, transposed, axisInfo));
+  // TMA writes a block with its last dimension contiguous: K for A, and
+  // for B's transpose.
+  if (isa_and_present<tile::TensorMapLoadOp>(def))
+    return !needKMajor || (operand == 0) != transposed;
   return registerA && isComputedTile(v);
 }
 
@@ -266,17 +270,23 @@ bool pipelinablePlain(tile::LoadOp load, scf::ForOp loop,
 llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
                                             const AxisInfoAnalysis &axisInfo,
                                             PipelinerReach reach) {
-  SmallVector<tile::LoadOp> forDots, plain;
-  for (Operation &op : loop.getBody()->without_terminator())
+  SmallVector<Operation *> forDots, plain;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    // (tilegpu-pipeline-loads takes TMA reads of dot operands with the
+    // dots' other loads.)
+    if (isa<tile::TensorMapLoadOp>(op) && op.hasOneUse() &&
+        (isa<tile::DotOp>(*op.getUsers().begin()) || isTranspose(*op.getUsers().begin())))
+      forDots.push_back(&op);
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       if (pipelinableForDot(load, loop, axisInfo, reach))
         forDots.push_back(load);
       else if (pipelinablePlain(load, loop, axisInfo))
         plain.push_back(load);
     }
+  }
   LoadAddressStage stage;
   llvm::DenseSet<Operation *> taken;
-  for (tile::LoadOp load : selectPipelinedLoads(loop, forDots, plain, stage))
+  for (Operation *load : selectPipelinedLoads(loop, forDots, plain, stage))
     taken.insert(load);
   return taken;
 }

@@ -324,6 +324,17 @@ public:
   /// pointer on (-1: unknown), which launch() passes; whoever launches
   /// ptx() or cubin() another way must pass them too.
   bool debug() const;
+  /// The TMA tensor maps the kernel takes (tensor descriptors it reads
+  /// through the Tensor Memory Accelerator, on sm_90 and later), one line
+  /// each: "base=0 sizes=[a3,a4] strides=[a5,1] box=[128,64] type=6
+  /// bytes=2 swizzle=128 fill=zero" (aN: the value of runtime argument N,
+  /// counted from 0; sizes and strides in elements, outermost first). Empty
+  /// for most kernels. The kernel takes one 128-byte CUtensorMap per line,
+  /// after every other parameter (the arguments, then debug()'s extents),
+  /// which launch() encodes with the driver (cuTensorMapEncodeTiled) once
+  /// per distinct set of values; whoever launches ptx() or cubin() another
+  /// way must pass them too.
+  std::vector<std::string> tensorMaps() const;
   /// Compiled with LaunchOptions::deterministic (and so checked).
   bool deterministic() const;
   /// Milliseconds from source to PTX (0 when it came from the disk cache).

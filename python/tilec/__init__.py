@@ -276,6 +276,10 @@ class CompiledKernel:
         #: The GPU target of the PTX ("sm_90a", "sm_80").
         self.target = compiled.target
         self.shared = compiled.shared_bytes
+        #: The TMA tensor maps the kernel takes after its arguments, one
+        #: line each (compiler/TensorMap.h), which launches encode from
+        #: the arguments; empty for most kernels.
+        self.tensor_maps = list(compiled.tensor_maps)
         self.compile_ms = compiled.compile_ms
         #: True when read from the disk cache (docs/cache.md) instead of compiled.
         self.from_cache = compiled.from_cache

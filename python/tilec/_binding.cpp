@@ -1442,6 +1442,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
       .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
       .def_property_readonly("debug", &tilec::CompiledKernel::debug)
+      .def_property_readonly("tensor_maps", &tilec::CompiledKernel::tensorMaps)
       .def_property_readonly("deterministic", &tilec::CompiledKernel::deterministic)
       .def_property_readonly("compile_ms", &tilec::CompiledKernel::compileMilliseconds)
       .def_property_readonly("from_cache", &tilec::CompiledKernel::fromDiskCache)

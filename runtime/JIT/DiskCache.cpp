@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 namespace tilec::jit {
 
 namespace {
-constexpr const char *kEntryMagic = "tilec-cache-entry 2";
+// The format's version; 3 added the "tensormap" lines.
+constexpr const char *kEntryMagic = "tilec-cache-entry 3";
 constexpr const char *kHistoryMagic = "tilec-history 1";
 
 std::string hex64(uint64_t v) {
@@ -221,6 +222,10 @@ bool DiskCache::store(const std::string &key, const CachedKernel &entry) const {
   header += "shared\t" + std::to_string(entry.stages.sharedBytes) + "\n";
   header += "warps\t" + std::to_string(entry.stages.numWarps) + "\n";
   header += "cubin-arch\t" + escape(entry.cubinArch) + "\n";
+  // One line per TMA tensor map, in parameter order (TensorMapSpec::str()
+  // holds neither tabs nor newlines).
+  for (const TensorMapSpec &spec : entry.stages.tensorMaps)
+    header += "tensormap\t" + spec.str() + "\n";
   std::string payload;
   for (const Section &s : kSections) {
     const std::string &bytes = sectionOf(copy, s);
@@ -289,6 +294,12 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
         return bad("bad warp count");
     }
     else if (tag == "cubin-arch" && f.size() == 2) k.cubinArch = unescape(f[1]);
+    else if (tag == "tensormap" && f.size() == 2) {
+      TensorMapSpec spec;
+      if (!TensorMapSpec::parse(f[1], spec))
+        return bad("bad tensor map");
+      k.stages.tensorMaps.push_back(std::move(spec));
+    }
     else if (tag == "section" && f.size() == 4) {
       const Section *s = nullptr;
       for (const Section &candidate : kSections)

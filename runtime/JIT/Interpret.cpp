@@ -94,6 +94,7 @@ InterpretResult interpret(const dsl::JitFunction &kernel,
     mlir::PassManager pm(&ctx);
     PipelineOptions pipeline;
     pipeline.deterministic = options.deterministic;
+    pipeline.tensorMaps = false; // (the interpreter reads through pointers)
     buildTileOptimizationPipeline(pm, pipeline);
     if (mlir::failed(pm.run(*module))) {
       if (result.errors.empty())

@@ -11,15 +11,6 @@
 namespace tilec::jit {
 namespace {
 
-std::string quoted(const ParamNames &names, size_t i) {
-  return i < names.size() ? "'" + *names[i] + "'" : "#" + std::to_string(i + 1);
-}
-
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, v);
-  return text;
-}
 
 [[noreturn]] void fail(const std::string &kernel, const std::string &why) {
   throw Error("cannot launch kernel '" + kernel + "': " + why);
@@ -108,9 +99,9 @@ void checkPointerArguments(const std::string &kernel, const ParamNames &names,
     if (a.kind != Arg::Kind::Pointer)
       continue;
     if (a.bits == 0)
-      fail(kernel, "argument " + quoted(names, i) + " is a null pointer");
+      fail(kernel, "argument " + quotedParameter(names, i) + " is a null pointer");
     if (a.inHostMemory && backend == Backend::GPU)
-      fail(kernel, "argument " + quoted(names, i) +
+      fail(kernel, "argument " + quotedParameter(names, i) +
                        " is host memory (Arg::host is for Backend::Interpreter)");
   }
 }
@@ -130,12 +121,12 @@ void checkDevicePointers(const std::string &kernel, const ParamNames &names,
     runtime::PointerInfo info = runtime::pointerInfo(a.bits);
     switch (info.kind) {
     case runtime::PointerInfo::Kind::Unknown:
-      fail(kernel, "argument " + quoted(names, i) + " (" + hex(a.bits) +
+      fail(kernel, "argument " + quotedParameter(names, i) + " (" + hexAddress(a.bits) +
                        ") is not memory the GPU can reach: host memory that was not "
                        "allocated or registered through CUDA, or no allocation at all");
     case runtime::PointerInfo::Kind::Device:
       if (info.ordinal != deviceOrdinal)
-        fail(kernel, "argument " + quoted(names, i) + " is memory of GPU " +
+        fail(kernel, "argument " + quotedParameter(names, i) + " is memory of GPU " +
                          std::to_string(info.ordinal) + ", and the kernel runs on GPU " +
                          std::to_string(deviceOrdinal));
       break;
@@ -164,7 +155,7 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
     Arg &a = out[i];
     std::string entry = spec.str();
     auto mismatch = [&]() {
-      fail(kernel, "argument " + quoted(names, i) + " is " + describe(args[i]) +
+      fail(kernel, "argument " + quotedParameter(names, i) + " is " + describe(args[i]) +
                        ", and this compile takes " + entry);
     };
     if (spec.type.isPointer) {
@@ -172,7 +163,7 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
           int(a.element) != int(spec.type.scalar))
         mismatch();
       if (spec.divisibility >= 16 && a.bits % 16 != 0)
-        fail(kernel, "argument " + quoted(names, i) + " (" + hex(a.bits) +
+        fail(kernel, "argument " + quotedParameter(names, i) + " (" + hexAddress(a.bits) +
                          ") is not 16-byte aligned, which its signature entry " + entry +
                          " promises; compile without ':16' for such pointers");
       continue;
@@ -209,20 +200,30 @@ std::vector<Arg> argumentsForSignature(const std::string &kernel, const ParamNam
       fits = v >= 0 || a.kind == Arg::Kind::I64; // u64 past INT64_MAX arrives as i64 bits
     }
     if (!fits)
-      fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
+      fail(kernel, "argument " + quotedParameter(names, i) + " is " + std::to_string(v) +
                        ", which does not fit the " + entry + " it was compiled for");
     if (spec.equalsOne && v != 1)
-      fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
+      fail(kernel, "argument " + quotedParameter(names, i) + " is " + std::to_string(v) +
                        ", and its signature entry " + entry +
                        " compiled it as the constant 1");
     if (spec.divisibility > 1 && v % spec.divisibility != 0)
-      fail(kernel, "argument " + quoted(names, i) + " is " + std::to_string(v) +
+      fail(kernel, "argument " + quotedParameter(names, i) + " is " + std::to_string(v) +
                        ", not divisible by " + std::to_string(spec.divisibility) +
                        " as its signature entry " + entry + " promises");
     // Narrow values sit at the start of their slot (little-endian).
     a = bits <= 32 ? Arg(int32_t(uint32_t(uint64_t(v)))) : Arg(int64_t(v));
   }
   return out;
+}
+
+std::string quotedParameter(const ParamNames &names, size_t i) {
+  return i < names.size() ? "'" + *names[i] + "'" : "#" + std::to_string(i + 1);
+}
+
+std::string hexAddress(uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, v);
+  return text;
 }
 
 } // namespace tilec::jit

@@ -20,6 +20,11 @@ namespace tilec::jit {
 /// The runtime (non-constexpr) parameters' names, in order.
 using ParamNames = std::vector<const std::string *>;
 
+/// Parameter i as messages name it: 'name', or #i+1 past the known names.
+std::string quotedParameter(const ParamNames &names, size_t i);
+/// An address as messages print it (0x...).
+std::string hexAddress(uint64_t v);
+
 /// The `:16`/`:8`/`:1` fact a launch specialises `a` on, given its value
 /// and Arg::facts: 16, 8 (integers divisible by 8 but not 16), 1, or 0 for
 /// none (what Arg::signature() spells).

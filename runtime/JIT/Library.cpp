@@ -12,6 +12,7 @@
 #include "runtime/JIT/DiskCache.h"
 #include "runtime/JIT/Environment.h"
 #include "runtime/JIT/SourceKey.h"
+#include "runtime/JIT/TensorMaps.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -91,7 +92,18 @@ struct CacheEntry {
   bool fromDisk = false;
   /// Machine code from the disk cache, and the GPU it is for ("sm_90").
   std::string cubin, cubinArch;
+  /// The TMA tensor maps the kernel takes after its other parameters,
+  /// encoded per distinct argument values (runtime/JIT/TensorMaps.h); null
+  /// for the kernels that take none. Set with `compiled`.
+  std::unique_ptr<jit::TensorMapCache> tensorMaps;
 };
+
+/// A tensor-map cache for a kernel whose stages take maps; null otherwise.
+std::unique_ptr<jit::TensorMapCache> tensorMapCacheFor(const CompiledStages &stages) {
+  if (stages.tensorMaps.empty())
+    return nullptr;
+  return std::make_unique<jit::TensorMapCache>(stages.tensorMaps);
+}
 
 /// False when the environment has TILEC_DISABLE_LINE_INFO=1 (read once,
 /// as Triton's TRITON_DISABLE_LINE_INFO): compiles then leave the PTX's
@@ -204,41 +216,10 @@ int64_t extentOf(const Arg &a) {
   return int64_t(std::min<uint64_t>(bytes, uint64_t(INT64_MAX)));
 }
 
-/// Enqueues one launch of a loaded entry. Every parameter is passed by
-/// address; scalars narrower than 64 bits sit at the start of their slot
-/// (little-endian).
-void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
-                 unsigned numWarps, void *stream) {
-  // A debug compile takes the extent of each pointer argument after the
-  // arguments, in their order.
-  size_t numExtents = 0;
-  if (entry.debug)
-    for (const dsl::ArgSpec &spec : entry.compiled->signature.args)
-      numExtents += spec.type.isPointer;
-  size_t numParams = numArgs + numExtents;
-  constexpr size_t kFixed = 64;
-  uint64_t fixedStorage[kFixed];
-  void *fixedParams[kFixed];
-  std::vector<uint64_t> heapStorage;
-  std::vector<void *> heapParams;
-  uint64_t *storage = fixedStorage;
-  void **params = fixedParams;
-  if (numParams > kFixed) {
-    heapStorage.resize(numParams);
-    heapParams.resize(numParams);
-    storage = heapStorage.data();
-    params = heapParams.data();
-  }
-  for (size_t i = 0; i < numArgs; ++i) {
-    storage[i] = args[i].bits;
-    params[i] = &storage[i];
-  }
-  for (size_t i = 0, next = numArgs; numExtents && i < numArgs; ++i)
-    if (args[i].kind == Arg::Kind::Pointer) {
-      storage[next] = uint64_t(extentOf(args[i]));
-      params[next] = &storage[next];
-      ++next;
-    }
+/// Enqueues one launch of a loaded entry with its parameters, and waits
+/// for a debug compile's kernel.
+void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarps,
+             void *stream) {
   runtime::LaunchDims dims;
   dims.grid[0] = grid.x;
   dims.grid[1] = grid.y;
@@ -262,6 +243,75 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
                   e.what());
     }
   }
+}
+
+/// Enqueues a launch of a kernel that takes TMA tensor maps: the maps for
+/// this launch's values (from the entry's cache; encoded when new) go on
+/// this frame, which outlives cuLaunchKernel (the driver copies the
+/// parameters), and params[firstMap...] point at them. Apart from
+/// launchEntry, so that the frame of every other launch stays as it was.
+[[gnu::noinline]] void launchWithTensorMaps(const CacheEntry &entry, Grid grid,
+                                            const Arg *args, size_t numArgs, void **params,
+                                            size_t firstMap, unsigned numWarps,
+                                            void *stream) {
+  const jit::TensorMapCache &cache = *entry.tensorMaps;
+  size_t numMaps = cache.specs().size();
+  constexpr size_t kFixedMaps = 8;
+  runtime::EncodedTensorMap fixedMaps[kFixedMaps];
+  std::vector<runtime::EncodedTensorMap> heapMaps;
+  runtime::EncodedTensorMap *maps = fixedMaps;
+  if (numMaps > kFixedMaps) {
+    heapMaps.resize(numMaps);
+    maps = heapMaps.data();
+  }
+  for (size_t i = 0; i < numMaps; ++i) {
+    cache.get(i, args, numArgs, entry.compiled->name, entry.runtimeNameRefs, maps[i]);
+    params[firstMap + i] = &maps[i];
+  }
+  enqueue(entry, grid, params, numWarps, stream);
+}
+
+/// Enqueues one launch of a loaded entry. Every parameter is passed by
+/// address; scalars narrower than 64 bits sit at the start of their slot
+/// (little-endian). After the arguments come a debug compile's extents,
+/// then the kernel's tensor maps.
+void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
+                 unsigned numWarps, void *stream) {
+  // A debug compile takes the extent of each pointer argument after the
+  // arguments, in their order.
+  size_t numExtents = 0;
+  if (entry.debug)
+    for (const dsl::ArgSpec &spec : entry.compiled->signature.args)
+      numExtents += spec.type.isPointer;
+  size_t numMaps = entry.tensorMaps ? entry.tensorMaps->specs().size() : 0;
+  size_t numParams = numArgs + numExtents + numMaps;
+  constexpr size_t kFixed = 64;
+  uint64_t fixedStorage[kFixed];
+  void *fixedParams[kFixed];
+  std::vector<uint64_t> heapStorage;
+  std::vector<void *> heapParams;
+  uint64_t *storage = fixedStorage;
+  void **params = fixedParams;
+  if (numParams > kFixed) {
+    heapStorage.resize(numParams);
+    heapParams.resize(numParams);
+    storage = heapStorage.data();
+    params = heapParams.data();
+  }
+  for (size_t i = 0; i < numArgs; ++i) {
+    storage[i] = args[i].bits;
+    params[i] = &storage[i];
+  }
+  for (size_t i = 0, next = numArgs; numExtents && i < numArgs; ++i)
+    if (args[i].kind == Arg::Kind::Pointer) {
+      storage[next] = uint64_t(extentOf(args[i]));
+      params[next] = &storage[next];
+      ++next;
+    }
+  if (numMaps)
+    return launchWithTensorMaps(entry, grid, args, numArgs, params, numArgs + numExtents,
+                                numWarps, stream);
+  enqueue(entry, grid, params, numWarps, stream);
 }
 
 /// The target of the GPU current on this thread (device 0 when none is).
@@ -627,6 +677,7 @@ struct Kernel::Impl {
       compiled->stages = std::move(hit->stages);
       entry = newEntry();
       entry->compiled = compiled;
+      entry->tensorMaps = tensorMapCacheFor(compiled->stages);
       entry->sharedBytes = compiled->stages.sharedBytes;
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
@@ -665,6 +716,7 @@ struct Kernel::Impl {
       throw Error(joinErrors(result.errors));
     entry = newEntry();
     entry->compiled = result.kernel;
+    entry->tensorMaps = tensorMapCacheFor(result.kernel->stages);
     entry->sharedBytes = result.kernel->stages.sharedBytes;
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
@@ -911,6 +963,12 @@ unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stag
 unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
 unsigned CompiledKernel::maxRegisters() const { return entryOf(impl_).maxRegisters; }
 bool CompiledKernel::debug() const { return entryOf(impl_).debug; }
+std::vector<std::string> CompiledKernel::tensorMaps() const {
+  std::vector<std::string> out;
+  for (const TensorMapSpec &spec : entryOf(impl_).compiled->stages.tensorMaps)
+    out.push_back(spec.str());
+  return out;
+}
 bool CompiledKernel::deterministic() const { return entryOf(impl_).deterministic; }
 double CompiledKernel::compileMilliseconds() const {
   return entryOf(impl_).compiled->times.total;
@@ -1121,6 +1179,8 @@ std::string show(const std::string &keyPrefix) {
                                        : std::to_string(k->cubin.size()) + " bytes for " +
                                              k->cubinArch) +
                      "\n";
+  for (size_t i = 0; i < k->stages.tensorMaps.size(); ++i)
+    text += "tensor map " + std::to_string(i) + ": " + k->stages.tensorMaps[i].str() + "\n";
   text += "\n// ----- tile -----\n" + k->stages.tile;
   text += "\n// ----- tilegpu -----\n" + k->stages.tilegpu;
   text += "\n; ----- llir -----\n" + k->stages.llir;

@@ -202,3 +202,29 @@ def test_fp8_imprecise_runs_assemble(tmp_path, imprecise, runs):
     assert ptx.count("wgmma.wait_group.sync.aligned 0;") == max(runs, 1)
     assert ("wgmma.wait_group.sync.aligned 1;" in ptx) == (runs == 0)
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand", ["fp16", "bf16"])
+@pytest.mark.parametrize("config", matmul.matmul_configs("float16", True))
+@pytest.mark.parametrize("fact", [":16", ":8"])
+def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config, fact):
+    # matmul_desc_kernel: M, N and K unspecialised (TMA checks the bounds),
+    # the row strides `:16` or `:8` (16-byte rows): both tiles copied by
+    # TMA (one 2-D copy per 128-byte column), waited for on mbarriers, read
+    # by wgmma; no cp.async. With one stage, each copy waited for on the
+    # spot.
+    bm, bn, bk, gm, warps, stages = config
+    sig = (f"*{operand}:16,*{operand}:16,*fp32:16,*fp32:16,i32,i32,i32,i32{fact},"
+           f"i32{fact},i32{fact},i32:1")
+    for num_stages in (stages, 1):
+        k = matmul.matmul_desc_kernel.compile(
+            sig, num_warps=warps, num_stages=num_stages, target="sm_90a", BLOCK_M=bm,
+            BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True, ACTIVATION="gelu")
+        ptx = k.asm["ptx"]
+        assert len(k.tensor_maps) == 2
+        assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier" in ptx
+        assert "mbarrier.try_wait.parity" in ptx
+        assert "wgmma.mma_async" in ptx
+        assert "cp.async.cg" not in ptx
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

@@ -199,6 +199,13 @@ int compileCommand(int argc, char **argv) {
               << " ms (source to PTX " << compiled.compileMilliseconds()
               << " ms)\n";
 
+  std::string summary = tilec::summarizePTX(compiled.ptx()) + "shared bytes:      " +
+                        std::to_string(compiled.sharedBytes()) +
+                        " per block (tilegpu-allocate-shared)\n";
+  // What a launcher must pass after the arguments (CompiledKernel::tensorMaps).
+  std::vector<std::string> tensorMaps = compiled.tensorMaps();
+  for (size_t i = 0; i < tensorMaps.size(); ++i)
+    summary += "tensor map " + std::to_string(i) + ":      " + tensorMaps[i] + "\n";
   struct Stage {
     const char *name, *suffix;
     std::string text;
@@ -206,10 +213,7 @@ int compileCommand(int argc, char **argv) {
              {"tilegpu", ".tilegpu.mlir", compiled.tilegpu()},
              {"llvm", ".ll", compiled.llir()},
              {"ptx", ".ptx", compiled.ptx()},
-             {"summary", ".summary.txt",
-              tilec::summarizePTX(compiled.ptx()) + "shared bytes:      " +
-                  std::to_string(compiled.sharedBytes()) +
-                  " per block (tilegpu-allocate-shared)\n"}};
+             {"summary", ".summary.txt", summary}};
   if (!outDir.empty())
     ::mkdir(outDir.c_str(), 0755);
   for (const Stage &stage : all) {

@@ -43,6 +43,19 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
     if (context.maxRegisters)
       kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                       rewriter.getI32IntegerAttr(int32_t(context.maxRegisters)));
+    // A TMA tensor map is passed by value (`.param .align 64 .b8 [128]`)
+    // and read in place by the copies, through its generic address.
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<tile::TensorMapType>(type))
+        continue;
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                        TypeAttr::get(LLVM::LLVMArrayType::get(
+                            rewriter.getI8Type(), kTensorMapBytes)));
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        rewriter.getI64IntegerAttr(64));
+      kernel.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                        rewriter.getUnitAttr());
+    }
     rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(), kernel.end());
     [[maybe_unused]] FailureOr<Block *> converted = rewriter.convertRegionTypes(
         &kernel.getBody(), *getTypeConverter(), &signature);

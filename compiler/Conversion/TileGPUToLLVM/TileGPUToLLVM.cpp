@@ -96,6 +96,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateConvertLayoutOpToLLVMPatterns(converter, context, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);
+    populateTMAToLLVMPatterns(converter, context, patterns);
     populateDotOpToLLVMPatterns(converter, context, patterns);
     populateWarpGroupDotOpToLLVMPatterns(converter, context, patterns);
     populateDebugOpToLLVMPatterns(converter, context, patterns);

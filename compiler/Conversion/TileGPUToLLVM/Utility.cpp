@@ -15,7 +15,20 @@ using namespace tilec;
 using namespace tilec::lowering;
 using tilegpu::LinearLayout;
 
+Value tilec::lowering::orderedAsm(OpBuilder &b, Location loc, Type result,
+                                  ValueRange operands, StringRef ptx, StringRef constraints) {
+  auto op = b.create<LLVM::InlineAsmOp>(
+      loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  return op.getNumResults() ? op.getResult(0) : Value();
+}
+
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+  // A tensor map is a grid-constant parameter, addressed generically.
+  addConversion([ctx](tile::TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx);
+  });
   addConversion([ctx](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, kGlobalAddressSpace);
   });

@@ -45,6 +45,12 @@ constexpr const char *kSharedMemorySymbol = "tilec_shared";
 
 mlir::Value i32Constant(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+/// Inline PTX with side effects, so that LLVM keeps it in program order
+/// with the barriers and fences around it; its result, or null.
+mlir::Value orderedAsm(mlir::OpBuilder &b, mlir::Location loc, mlir::Type result,
+                       mlir::ValueRange operands, llvm::StringRef ptx,
+                       llvm::StringRef constraints);
+
 /// One PTX instruction without side effects as inline assembly: `ptx` reads
 /// $0.. in the order of `constraints` (outputs first).
 mlir::Value inlineAsm(mlir::OpBuilder &b, mlir::Location loc, mlir::Type result,
@@ -263,6 +269,10 @@ void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
 /// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
+/// mbarriers and TMA copies (sm_90): tilegpu.init_barrier, inval_barrier,
+/// barrier_expect, wait_barrier, async_tma_copy_global_to_local.
+void populateTMAToLLVMPatterns(TileTypeConverter &converter, const LoweringContext &context,
+                               mlir::RewritePatternSet &patterns);
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,
                                        const AxisInfoAnalysis &axisInfo,

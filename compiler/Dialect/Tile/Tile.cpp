@@ -459,6 +459,38 @@ LogicalResult LoadOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// descriptor_load, tensormap_load
+//===----------------------------------------------------------------------===//
+
+LogicalResult DescriptorLoadOp::verify() {
+  RankedTensorType type = getResult().getType();
+  size_t rank = size_t(type.getRank());
+  if (rank < 1 || rank > 5)
+    return emitOpError("reads blocks of 1 to 5 dimensions, got ") << rank;
+  if (getShape().size() != rank || getStrides().size() != rank || getOffsets().size() != rank)
+    return emitOpError("needs one size, stride and offset per dimension of the block (")
+           << rank << "), got " << getShape().size() << ", " << getStrides().size() << " and "
+           << getOffsets().size();
+  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
+  if (pointee != type.getElementType())
+    return emitOpError("reads ") << pointee << " but its result holds "
+                                 << type.getElementType();
+  if (getNanPadding() && !isa<FloatType>(pointee))
+    return emitOpError("pads with NaN, which needs floats, not ") << pointee;
+  return success();
+}
+
+LogicalResult TensorMapLoadOp::verify() {
+  int64_t rank = getResult().getType().getRank();
+  if (rank < 1 || rank > 5)
+    return emitOpError("reads blocks of 1 to 5 dimensions, got ") << rank;
+  if (int64_t(getOffsets().size()) != rank)
+    return emitOpError("needs one offset per dimension of the block (")
+           << rank << "), got " << getOffsets().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // atomics
 //===----------------------------------------------------------------------===//
 

@@ -43,6 +43,10 @@ constexpr const char *kCudaSourcesAttr = "tile.cuda_sources";
 /// the bytes that may be accessed from the pointer argument it names (its
 /// index), counted from that pointer.
 constexpr const char *kExtentOfAttr = "tile.extent_of";
+/// Argument attribute of a `!tile.tensormap` argument (tile-lower-
+/// descriptors): how the launcher encodes it, TensorMapSpec::str()'s text
+/// (compiler/TensorMap.h).
+constexpr const char *kTensorMapAttr = "tile.tensormap";
 
 /// For `!tile.ptr<T>` → T; for `tensor<SHAPE x !tile.ptr<T>>` → tensor<SHAPE x T>
 /// (keeping the encoding).

@@ -43,6 +43,22 @@ def Tile_PointerType : Tile_Type<"Pointer", "ptr"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorMapType : Tile_Type<"TensorMap", "tensormap"> {
+  let summary = "A TMA tensor map the launcher encodes";
+  let description = [{
+    A kernel parameter: the 128-byte CUtensorMap through which the Tensor
+    Memory Accelerator reads one tensor descriptor's blocks
+    (`tilegpu.async_tma_copy_global_to_local`). The argument's
+    `tile.tensormap` attribute says how the launcher builds it from the
+    kernel's other arguments (compiler/TensorMap.h); it lowers to a
+    grid-constant parameter (`.param .align 64 .b8 [128]`).
+
+    ```mlir
+    func.func @k(%a: !tile.ptr<f16>, %m: i32, %map: !tile.tensormap {tile.tensormap = "..."})
+    ```
+  }];
+}
+
 // A tile-dialect value: a scalar or a tensor of it.
 def Tile_Ptr : Type<CPred<"::mlir::isa<::tilec::tile::PointerType>($_self)">,
                     "tile pointer">;

@@ -285,6 +285,58 @@ def Tile_LoadOp : Tile_Op<"load", [
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
+    AttrSizedOperandSegments, MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Read one block of a tensor descriptor";
+  let description = [{
+    `desc.load(offsets)` of a `tl.make_tensor_descriptor(base, shape,
+    strides, block_shape)`: the block of the result's shape whose first
+    element is at `offsets` in the tensor of `shape` and `strides`
+    (elements, outermost first; the last stride is 1) at `base`. Elements
+    outside the tensor read as zero, or as NaN with `nanPadding`. The op
+    keeps the descriptor's structure, which the Tensor Memory Accelerator
+    reads blocks by, up to `tile-lower-descriptors`, which turns it into a
+    `tile.tensormap_load` where TMA pays and into the masked `tile.load` of
+    its elements everywhere else.
+
+    ```mlir
+    %t = tile.descriptor_load %base[%i, %j] shape(%m, %k) strides(%sk, %c1) : !tile.ptr<f16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I64>:$shape, Variadic<I64>:$strides,
+                       Variadic<I32>:$offsets, UnitAttr:$nanPadding);
+  let results = (outs RankedTensorOf<[AnyType]>:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` `(` $shape `)` `strides` `(` $strides `)` attr-dict
+    `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TensorMapLoadOp : Tile_Op<"tensormap_load", [
+    MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Read one block through a TMA tensor map";
+  let description = [{
+    The block of the result's shape whose first element is at `offsets`
+    (elements, outermost first) in the tensor `map` describes; elements
+    outside it read as the map's padding. `map` is a kernel argument whose
+    `tile.tensormap` attribute gives the tensor and the box each copy
+    moves (`tile-lower-descriptors` makes both from a
+    `tile.descriptor_load`). On the GPU it becomes `cp.async.bulk.tensor`
+    copies into shared memory that complete on an mbarrier
+    (`tilegpu-pipeline-loads` in pipelined loops,
+    `tilegpu-lower-tensormap-loads` elsewhere).
+
+    ```mlir
+    %t = tile.tensormap_load %map[%i, %j] : tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets);
+  let results = (outs RankedTensorOf<[AnyType]>:$result);
+  let assemblyFormat = "$map `[` $offsets `]` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [Tile_SameOperandsAndResultEncoding,
     MemoryEffects<[MemWrite<DefaultResource>]>,
     TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",

@@ -645,6 +645,66 @@ LogicalResult MemDescTransOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An mbarrier operand: one mutable i64 in shared memory (a buffer of one,
+/// or one of a ring's, through memdesc_index).
+LogicalResult verifyBarrier(Operation *op, MemDescType type) {
+  if (type.isRing() || type.getNumElements() != 1 || !type.getElementType().isInteger(64) ||
+      !type.getMutableMemory())
+    return op->emitOpError() << "needs an mbarrier: one mutable i64 in shared memory, not "
+                             << type;
+  return success();
+}
+} // namespace
+
+LogicalResult InitBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+LogicalResult InvalBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+LogicalResult BarrierExpectOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult WaitBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier().getType())))
+    return failure();
+  MemDescType buffer = getResult().getType();
+  if (buffer.isRing() || !buffer.getMutableMemory())
+    return emitOpError() << "fills one mutable buffer, not " << buffer;
+  ArrayRef<int64_t> shape = buffer.getShape();
+  if (getCoords().size() != shape.size())
+    return emitOpError() << "needs one coordinate per dimension of the buffer ("
+                         << shape.size() << "), got " << getCoords().size();
+  TMABlockLayout layout;
+  if (shape.size() != 2 ||
+      !tmaBlockLayout(shape[0], shape[1], buffer.getElementType().getIntOrFloatBitWidth(),
+                      layout))
+    return emitOpError() << "copies 2-D blocks TMA can move (rows of whole 16 bytes, at "
+                            "most 256 of them), not "
+                         << buffer;
+  if (buffer.getEncoding() !=
+      getTMABufferEncoding(getContext(), layout, buffer.getElementType()))
+    return emitOpError() << "writes the layout of its map's swizzle ("
+                         << getTMABufferEncoding(getContext(), layout, buffer.getElementType())
+                         << "), not " << buffer.getEncoding();
+  return success();
+}
+
+Attribute tilec::tilegpu::getTMABufferEncoding(MLIRContext *ctx, const TMABlockLayout &layout,
+                                               Type element) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (layout.swizzleBytes)
+    return NVMMASharedEncodingAttr::get(ctx, layout.swizzleBytes, bits, {1, 0});
+  // Plain rows: no swizzle, 16-byte vectors along them.
+  return SwizzledSharedEncodingAttr::get(ctx, std::max(1u, 128 / bits), 1, 1, {1, 0});
+}
+
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   RankedTensorType ptrs = getPtr().getType();
   MemDescType buffer = getDst().getType();

@@ -4,6 +4,7 @@
 
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/LinearLayout.h"
+#include "compiler/TensorMap.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/TensorEncoding.h"
@@ -60,6 +61,13 @@ std::optional<unsigned> wgmmaInstructionK(mlir::Type a, mlir::Type b, mlir::Type
 /// (transposing them as it reads) and takes A from registers: for 16-bit
 /// elements only. Every other type needs both operands K-major in buffers.
 bool wgmmaTakesAnyMajor(mlir::Type element);
+
+/// The layout of the shared buffer TMA fills with a block of `element`s
+/// laid out as `layout` says: #tilegpu.nvmma_shared with its swizzle (rows
+/// contiguous, columns one after the other, as wgmma reads them), or plain
+/// rows when unswizzled.
+mlir::Attribute getTMABufferEncoding(mlir::MLIRContext *ctx, const TMABlockLayout &layout,
+                                     mlir::Type element);
 
 namespace detail {
 /// The check every distributed encoding makes of a tensor's shape: the

@@ -319,4 +319,108 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warp_group_dot_wait", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA (sm_90)
+//===----------------------------------------------------------------------===//
+
+// An mbarrier: one 8-byte word of shared memory, a buffer of one i64 (or a
+// ring of them, indexed by memdesc_index).
+def TileGPU_InitBarrierOp : TileGPU_Op<"init_barrier", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Make a shared-memory word an mbarrier expecting `count` arrivals";
+  let description = [{
+    `mbarrier.init` by one thread, then `fence.mbarrier_init`: the barrier
+    starts in phase 0, which completes once `count` threads have arrived
+    and every byte announced with `barrier_expect` has landed. Other
+    threads may use it only after a CTA barrier (tilegpu-insert-barriers
+    places one, since this writes the word and a wait reads it).
+
+    ```mlir
+    tilegpu.init_barrier %bar, 1 : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_InvalBarrierOp : TileGPU_Op<"inval_barrier", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "End an mbarrier, so that its word may be reused";
+  let description = [{
+    `mbarrier.inval` by one thread, after every thread's last wait on it
+    (a CTA barrier before it, which tilegpu-insert-barriers places).
+
+    ```mlir
+    tilegpu.inval_barrier %bar : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Arrive on an mbarrier announcing `bytes` more to land";
+  let description = [{
+    `mbarrier.arrive.expect_tx` by one thread, when `pred` holds: the
+    barrier's current phase now also waits for `bytes` bytes of
+    asynchronous copies (the TMA copies that name it) to land.
+
+    ```mlir
+    tilegpu.barrier_expect %bar, 16384, %true : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, ConfinedAttr<I32Attr, [IntPositive]>:$bytes,
+                       I1:$pred);
+  let assemblyFormat = "$barrier `,` $bytes `,` $pred attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+  let summary = "Wait until an mbarrier's phase of parity `phase` completes";
+  let description = [{
+    `mbarrier.try_wait.parity` in a loop, by every thread: returns once the
+    phase whose parity is `phase` (0 for the first) has completed, after
+    which the bytes the TMA copies of that phase wrote are visible to this
+    thread, without a CTA barrier.
+
+    ```mlir
+    tilegpu.wait_barrier %bar, %phase : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyGlobalToLocalOp : TileGPU_Op<"async_tma_copy_global_to_local", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Start copying a block through a TMA tensor map into a shared buffer";
+  let description = [{
+    One thread (when `pred` holds) issues the `cp.async.bulk.tensor` copies
+    that fill the mutable buffer `result` with the block whose first
+    element is at `coords` (elements, outermost first) in the tensor `map`
+    describes: one copy per column of the buffer's swizzle
+    (`#tilegpu.nvmma_shared`; the whole block for an unswizzled buffer),
+    each the box of the map's `tile.tensormap` attribute. The bytes land
+    asynchronously and count towards `barrier`'s current phase, which a
+    `barrier_expect` of the buffer's size must announce; a
+    `wait_barrier` on that phase makes them visible.
+
+    ```mlir
+    tilegpu.async_tma_copy_global_to_local %map[%i, %j] %buf, %bar, %true : !tilegpu.memdesc<128x64xf16, #nvmma, mutable>, !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+                       TileGPU_MemDescType:$result, TileGPU_MemDescType:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $map `[` $coords `]` $result `,` $barrier `,` $pred attr-dict `:`
+    qualified(type($result)) `,` qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILEC_TILEGPU_OPS

@@ -77,7 +77,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @yielded(%x: tensor<32x32xf32, #blocked>, %c: i1) {
     %a = scf.if %c -> !tilegpu.memdesc<32x32xf32, #shared> {
       %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>
-      // expected-error @+1 {{a shared buffer can only be used by local_load, local_store, local_dealloc, memdesc_index, memdesc_trans, async_copy_global_to_local and warp_group_dot, not 'scf.yield'}}
+      // expected-error @+1 {{a shared buffer can only be used by local_load, local_store, local_dealloc, memdesc_index, memdesc_trans, async_copy_global_to_local, warp_group_dot and the TMA and mbarrier ops, not 'scf.yield'}}
       scf.yield %t : !tilegpu.memdesc<32x32xf32, #shared>
     } else {
       %t = tilegpu.local_alloc %x : (tensor<32x32xf32, #blocked>) -> !tilegpu.memdesc<32x32xf32, #shared>

@@ -147,6 +147,89 @@ TEST(DiskCacheStore, RoundTripsEveryField) {
   EXPECT_TRUE(cache.list().empty());
 }
 
+/// Two TMA tensor maps: an fp16 matrix with argument sizes and stride, and
+/// a 3-D fp32 tensor with a constant and NaN fill.
+std::vector<TensorMapSpec> sampleTensorMaps() {
+  auto arg = [](int i) {
+    TensorMapSpec::Operand o;
+    o.arg = i;
+    return o;
+  };
+  auto constant = [](int64_t v) {
+    TensorMapSpec::Operand o;
+    o.value = v;
+    return o;
+  };
+  TensorMapSpec a;
+  a.base = 0;
+  a.sizes = {arg(3), arg(4)};
+  a.strides = {arg(5), constant(1)};
+  a.box = {128, 64};
+  a.dataType = 6;
+  a.elementBytes = 2;
+  a.swizzleBytes = 128;
+  TensorMapSpec b;
+  b.base = 2;
+  b.sizes = {constant(8), arg(3), arg(4)};
+  b.strides = {arg(6), arg(7), constant(1)};
+  b.box = {1, 64, 32};
+  b.dataType = 7;
+  b.elementBytes = 4;
+  b.swizzleBytes = 0;
+  b.nanFill = true;
+  return {a, b};
+}
+
+TEST(DiskCacheStore, RoundTripsTensorMaps) {
+  DiskCache cache(tempDir("tensormaps"));
+  const std::string key = "0123456789abcdef0123456789abcdef";
+  CachedKernel k = sample();
+  k.stages.tensorMaps = sampleTensorMaps();
+  ASSERT_TRUE(cache.store(key, k));
+  // One header line per map, in order, as docs/cache.md shows.
+  std::string bytes = readAll(cache.entryPath(key));
+  size_t first = bytes.find("tensormap\t" + k.stages.tensorMaps[0].str() + "\n");
+  size_t second = bytes.find("tensormap\t" + k.stages.tensorMaps[1].str() + "\n");
+  ASSERT_NE(first, std::string::npos) << bytes.substr(0, 600);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, bytes.find("header\t"));
+  std::string problem;
+  auto back = cache.load(key, &problem);
+  ASSERT_TRUE(back) << problem;
+  ASSERT_EQ(back->stages.tensorMaps.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_TRUE(back->stages.tensorMaps[i] == k.stages.tensorMaps[i])
+        << back->stages.tensorMaps[i].str();
+  // A kernel without maps has none after the round trip.
+  ASSERT_TRUE(cache.store(key, sample()));
+  back = cache.load(key, &problem);
+  ASSERT_TRUE(back) << problem;
+  EXPECT_TRUE(back->stages.tensorMaps.empty());
+}
+
+// A tensor map line that does not parse makes the entry damaged, even when
+// the header's digest is right (a writer's bug rather than a flipped bit).
+TEST(DiskCacheStore, MalformedTensorMapIsDamage) {
+  DiskCache cache(tempDir("badtensormap"));
+  const std::string key = "fedcba9876543210fedcba9876543210";
+  CachedKernel k = sample();
+  k.stages.tensorMaps = sampleTensorMaps();
+  ASSERT_TRUE(cache.store(key, k));
+  std::string path = cache.entryPath(key), bytes = readAll(path);
+  size_t headerLine = bytes.find("header\t");
+  size_t headerEnd = bytes.find('\n', headerLine);
+  ASSERT_NE(headerLine, std::string::npos);
+  std::string above = bytes.substr(0, headerLine);
+  std::string good = k.stages.tensorMaps[1].str();
+  above.replace(above.find(good), good.size(), "base=2 sizes=[8,a3] box=[1,64]");
+  writeAll(path, above + "header\t" + digest(above) + bytes.substr(headerEnd));
+  std::string problem;
+  EXPECT_FALSE(cache.load(key, &problem));
+  EXPECT_NE(problem.find("bad tensor map"), std::string::npos) << problem;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 class DamagedEntry : public ::testing::TestWithParam<int> {};
 
 TEST_P(DamagedEntry, IsRefusedAndRemoved) {

@@ -7,6 +7,7 @@
 //                     usable driver and device exist. CMake labels them "gpu".
 #include "runtime/Device.h"
 #include "runtime/Graph.h"
+#include "runtime/TensorMapEncoding.h"
 
 #include <gtest/gtest.h>
 
@@ -246,6 +247,15 @@ TEST(RuntimeNoDriver, IsDevicePointerIsFalse) {
   EXPECT_FALSE(isDevicePointer(0x7f0000000000ull));
 }
 
+TEST(RuntimeNoDriver, EncodingATensorMapThrowsClearError) {
+  SKIP_UNLESS_NO_DRIVER();
+  TensorMapArguments args;
+  args.rank = 1;
+  EncodedTensorMap map;
+  EXPECT_TRUE(contains(cudaErrorOf([&] { encodeTensorMap(args, map); }),
+                       "no CUDA driver found"));
+}
+
 // Holds with or without a driver: an empty buffer never touches the device.
 TEST(RuntimeNoDriver, EmptyBufferNeedsNoDevice) {
   DeviceBuffer empty;
@@ -467,4 +477,64 @@ TEST(GpuTimer, MeasuresPositiveTime) {
   float milliseconds = timer.elapsedMilliseconds();
   EXPECT_GT(milliseconds, 0.0f);
   EXPECT_LT(milliseconds, 10000.0f);
+}
+
+// A 2-D fp16 tensor of `rows` rows of 96 elements, 128 to a row, at
+// `address`, read in 64 x 32 boxes with the 128-byte swizzle: the driver's
+// arguments, innermost dimension first.
+TensorMapArguments matrixMap(uint64_t address, uint64_t rows) {
+  TensorMapArguments a;
+  a.rank = 2;
+  a.globalAddress = address;
+  a.globalDim[0] = 96;
+  a.globalDim[1] = rows;
+  a.globalStrides[0] = 128 * 2;
+  a.boxDim[0] = 64;
+  a.boxDim[1] = 32;
+  a.elementStrides[0] = a.elementStrides[1] = 1;
+  a.dataType = 6;    // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  a.swizzle = 3;     // CU_TENSOR_MAP_SWIZZLE_128B
+  a.l2Promotion = 3; // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+  return a;
+}
+
+TEST(GpuTensorMap, EncodesAMapOfARealAllocation) {
+  REQUIRE_GPU();
+  DeviceBuffer buffer = DeviceBuffer::allocate(200 * 128 * 2);
+  EncodedTensorMap map;
+  std::memset(&map, 0, sizeof map);
+  encodeTensorMap(matrixMap(reinterpret_cast<uint64_t>(buffer.data()), 200), map);
+  bool written = false;
+  for (uint64_t word : map.words)
+    written |= word != 0;
+  EXPECT_TRUE(written) << "the driver wrote nothing";
+  // The map depends on the values: another shape, another map.
+  EncodedTensorMap other;
+  encodeTensorMap(matrixMap(reinterpret_cast<uint64_t>(buffer.data()), 100), other);
+  EXPECT_NE(std::memcmp(&map, &other, sizeof map), 0);
+}
+
+// What the driver says when it refuses values tilec's launcher would have
+// refused first (runtime/JIT/TensorMaps.h): the CUresult, and every value.
+TEST(GpuTensorMap, RefusalNamesTheResultAndTheValues) {
+  REQUIRE_GPU();
+  DeviceBuffer buffer = DeviceBuffer::allocate(200 * 128 * 2);
+  TensorMapArguments args = matrixMap(reinterpret_cast<uint64_t>(buffer.data()), 200);
+  args.globalStrides[0] = 200; // not a multiple of 16
+  EncodedTensorMap map;
+  int code = 0;
+  std::string message;
+  try {
+    encodeTensorMap(args, map);
+  } catch (const CudaError &e) {
+    message = e.what();
+    code = e.code();
+  }
+  EXPECT_EQ(code, 1) << message; // CUDA_ERROR_INVALID_VALUE
+  EXPECT_TRUE(contains(message, "cuTensorMapEncodeTiled")) << message;
+  EXPECT_TRUE(contains(message, "CUDA_ERROR_INVALID_VALUE")) << message;
+  EXPECT_TRUE(contains(message, "type FLOAT16, rank 2")) << message;
+  EXPECT_TRUE(contains(message, "globalDim [96, 200], globalStrides [200] bytes")) << message;
+  EXPECT_TRUE(contains(message, "boxDim [64, 32]")) << message;
+  EXPECT_TRUE(contains(message, "swizzle 128B")) << message;
 }

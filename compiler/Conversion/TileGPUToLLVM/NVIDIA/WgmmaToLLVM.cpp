@@ -36,17 +36,6 @@ using tilegpu::LinearLayout;
 
 namespace {
 
-/// Inline PTX with side effects, so that LLVM keeps it in program order
-/// with the barriers and fences around it.
-Value orderedAsm(OpBuilder &b, Location loc, Type result, ValueRange operands,
-                 StringRef ptx, StringRef constraints) {
-  auto op = b.create<LLVM::InlineAsmOp>(
-      loc, result, operands, ptx, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr(), ArrayAttr());
-  return op.getNumResults() ? op.getResult(0) : Value();
-}
-
 } // namespace
 
 void tilec::lowering::fenceProxyAsyncShared(OpBuilder &b, Location loc) {

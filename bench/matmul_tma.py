@@ -1,0 +1,104 @@
+"""TMA against cp.async for the same matmul: kernels/matmul.py's
+`matmul_desc_kernel` (A and B read through tensor descriptors, which
+sm_90a copies by TMA into the buffers wgmma reads) against `matmul_kernel`
+(pointer loads copied by cp.async) and torch.matmul (cuBLAS), in one run,
+on the same random normal inputs, fp16 and bf16.
+
+    python3 bench/matmul_tma.py [--commit SHA] [--out DIR] [--quick]
+
+Each tilec kernel runs the best of matmul_configs(dtype) (timed in this
+run; num_stages as each config says); torch uses cuBLAS's own choice.
+Every output is checked against float64 before it is timed (max |error| /
+sqrt(K) below 1e-3). Times as bench/matmul.py: the median of three
+interleaved rounds of do_bench medians, the spread of the three reported.
+Results: bench/results/matmul_tma-DATE.json.
+"""
+import pathlib
+import sys
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "kernels"))
+import tilec  # noqa: E402
+import common  # noqa: E402  bench/common.py
+from common import best_matmul_config, matmul_error  # noqa: E402
+import matmul  # noqa: E402  kernels/matmul.py
+
+SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+          (4096, 4096, 512), (8192, 1024, 8192), (3000, 5000, 1000)]
+QUICK = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 1000)]
+
+
+def grid(M, N, cfg):
+    return (tilec.cdiv(M, cfg[0]) * tilec.cdiv(N, cfg[1]),)
+
+
+def launch_pointers(a, b, c, cfg):
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    matmul.matmul_kernel[grid(M, N, cfg)](
+        a, b, c, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+        HAS_BIAS=False, ACTIVATION="", INPUT_PRECISION="tf32", num_warps=warps,
+        num_stages=stages)
+
+
+def launch_tma(a, b, c, cfg):
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    matmul.matmul_desc_kernel[grid(M, N, cfg)](
+        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+        num_warps=warps, num_stages=stages)
+
+
+def main():
+    args = common.parse_args()
+    shapes = QUICK if args.quick else SHAPES
+    rows = []
+    for dtype in ("float16", "bfloat16"):
+        tdtype = getattr(torch, dtype)
+        for M, N, K in shapes:
+            gen = torch.Generator(device="cuda").manual_seed(M + N + K)
+            a = torch.randn((M, K), device="cuda", generator=gen).to(tdtype)
+            b = torch.randn((K, N), device="cuda", generator=gen).to(tdtype)
+            ref = (a.double() @ b.double()).float()
+            configs = matmul.matmul_configs(dtype, aligned=True)
+            print(f"{dtype} {M}x{N}x{K}", flush=True)
+            best_ptr = best_matmul_config(launch_pointers, a, b, ref, configs)
+            best_tma = best_matmul_config(launch_tma, a, b, ref, configs)
+            uses_tma = "cp.async.bulk.tensor" in matmul.matmul_desc_kernel.asm["ptx"]
+            c_ptr = torch.empty_like(ref)
+            c_tma = torch.empty_like(ref)
+            runs = {"torch": lambda: torch.matmul(a, b)}
+            if best_ptr:
+                runs["tilec cp.async"] = lambda: launch_pointers(a, b, c_ptr, best_ptr)
+            if best_tma:
+                runs["tilec TMA"] = lambda: launch_tma(a, b, c_tma, best_tma)
+            times = common.timed(runs)
+            errors = {"torch": matmul_error(torch.matmul(a, b).float(), ref, K)}
+            if best_ptr:
+                launch_pointers(a, b, c_ptr, best_ptr)
+                errors["tilec cp.async"] = matmul_error(c_ptr, ref, K)
+            if best_tma:
+                launch_tma(a, b, c_tma, best_tma)
+                errors["tilec TMA"] = matmul_error(c_tma, ref, K)
+            flops = 2.0 * M * N * K
+            entry = {"dtype": dtype, "M": M, "N": N, "K": K, "tma_in_ptx": uses_tma,
+                     "config_cp_async": best_ptr, "config_tma": best_tma}
+            line = f"  {dtype:9s} {M:5d}x{N:5d}x{K:5d}"
+            for impl, (ms, spread) in times.items():
+                tflops = flops / ms / 1e9
+                entry[impl] = {"ms": ms, "tflops": tflops, "spread": spread,
+                               "error": errors[impl]}
+                line += f"  {impl} {tflops:6.1f} TFLOP/s (±{100 * spread:.1f}%)"
+            print(line, flush=True)
+            rows.append(entry)
+    print(common.write_record("matmul_tma", args.commit, rows, args.out))
+
+
+if __name__ == "__main__":
+    main()

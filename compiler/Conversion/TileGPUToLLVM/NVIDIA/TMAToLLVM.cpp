@@ -1,0 +1,185 @@
+// mbarriers and the Tensor Memory Accelerator on sm_90, as inline PTX:
+//
+//   init_barrier     thread 0: mbarrier.init; fence.mbarrier_init
+//   inval_barrier    thread 0: mbarrier.inval
+//   barrier_expect   thread 0 (and pred): mbarrier.arrive.expect_tx
+//   wait_barrier     every thread: mbarrier.try_wait.parity until it holds
+//   async_tma_copy   thread 0 (and pred): fence.proxy.async, then one
+//                    cp.async.bulk.tensor per column of the buffer's
+//                    swizzle, each completing on the barrier
+//
+// One thread issues what acts once for the CTA; the barrier's phase is what
+// every thread then waits on. The map is a grid-constant kernel parameter
+// (its generic address, cvta.param); coordinates go to TMA innermost first,
+// as the map lists its dimensions. A swizzled buffer holds the block as
+// columns of `swizzleBytes`, each `rows` long, one after the other
+// (#tilegpu.nvmma_shared): column k is copied from k box widths further
+// along the row into k column sizes further into the buffer.
+#include "compiler/Conversion/TileGPUToLLVM/Utility.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace tilec;
+using namespace tilec::lowering;
+
+namespace {
+
+Type voidType(OpBuilder &b) { return LLVM::LLVMVoidType::get(b.getContext()); }
+
+/// The i32 shared-memory address of a buffer (an !llvm.ptr<3>).
+Value sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
+  return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), ptr);
+}
+
+/// True on thread 0 of the CTA (and where `pred` holds, when given).
+Value electedThread(OpBuilder &b, Location loc, const LoweringContext &context,
+                    Value pred = Value()) {
+  Value first = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                       threadId(b, loc, context), i32Constant(b, loc, 0));
+  return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
+}
+
+/// Every op here needs sm_90's mbarrier transactions and TMA.
+LogicalResult needsHopper(Operation *op, const LoweringContext &context) {
+  if (context.target.computeCapability >= 90)
+    return success();
+  return op->emitOpError() << "needs sm_90 or newer (TMA and mbarrier transactions), not "
+                           << context.target.chip;
+}
+
+template <typename Op>
+struct TMAPattern : OpConversionPattern<Op> {
+  TMAPattern(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern<Op>(converter, &converter.getContext()), context(context) {}
+  const LoweringContext &context;
+};
+
+struct InitBarrierLowering : TMAPattern<tilegpu::InitBarrierOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::InitBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    std::string ptx = llvm::formatv("@$0 mbarrier.init.shared::cta.b64 [$1], {0};\n"
+                                    "@$0 fence.mbarrier_init.release.cluster;",
+                                    op.getCount());
+    orderedAsm(rewriter, loc, voidType(rewriter),
+               {electedThread(rewriter, loc, context),
+                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
+               ptx, "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct InvalBarrierLowering : TMAPattern<tilegpu::InvalBarrierOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::InvalBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    orderedAsm(rewriter, loc, voidType(rewriter),
+               {electedThread(rewriter, loc, context),
+                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
+               "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierExpectLowering : TMAPattern<tilegpu::BarrierExpectOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::BarrierExpectOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    std::string ptx = llvm::formatv(
+        "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {0};", op.getBytes());
+    orderedAsm(rewriter, loc, voidType(rewriter),
+               {electedThread(rewriter, loc, context, adaptor.getPred()),
+                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
+               ptx, "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitBarrierLowering : TMAPattern<tilegpu::WaitBarrierOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::WaitBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    // The label is local to the braces, so the loop may be inlined many
+    // times into one kernel.
+    orderedAsm(rewriter, loc, voidType(rewriter),
+               {sharedAddress32(rewriter, loc, adaptor.getBarrier()), adaptor.getPhase()},
+               "{\n"
+               ".reg .pred done;\n"
+               "waitLoop:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+               "@!done bra.uni waitLoop;\n"
+               "}",
+               "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    tilegpu::MemDescType buffer = op.getResult().getType();
+    ArrayRef<int64_t> shape = buffer.getShape();
+    TMABlockLayout layout;
+    bool known = tmaBlockLayout(shape[0], shape[1],
+                                buffer.getElementType().getIntOrFloatBitWidth(), layout);
+    assert(known && "the verifier checked the block");
+    (void)known;
+    Value issue = electedThread(rewriter, loc, context, adaptor.getPred());
+    Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
+    Value dst = sharedAddress32(rewriter, loc, adaptor.getResult());
+    Value barrier = sharedAddress32(rewriter, loc, adaptor.getBarrier());
+    Value row = adaptor.getCoords()[0], column = adaptor.getCoords()[1];
+    // Shared-memory writes of the generic proxy before this (by any thread,
+    // ordered by a CTA barrier) must be ordered before the copies'.
+    orderedAsm(rewriter, loc, voidType(rewriter), {issue},
+               "@$0 fence.proxy.async.shared::cta;", "b");
+    int64_t columnBytes = int64_t(layout.boxRows) * (layout.swizzleBytes ? layout.swizzleBytes
+                                                                          : 0);
+    for (unsigned k = 0; k < layout.copies; ++k) {
+      Value at = k ? rewriter.create<LLVM::AddOp>(loc, dst,
+                                                  i32Constant(rewriter, loc, k * columnBytes))
+                         .getResult()
+                   : dst;
+      Value inner = k ? rewriter.create<LLVM::AddOp>(
+                            loc, column, i32Constant(rewriter, loc, k * layout.boxCols))
+                            .getResult()
+                      : column;
+      orderedAsm(rewriter, loc, voidType(rewriter), {issue, at, map, inner, row, barrier},
+                 "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
+                 "::bytes [$1], [$2, {$3, $4}], [$5];",
+                 "b,r,l,r,r,r");
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void tilec::lowering::populateTMAToLLVMPatterns(TileTypeConverter &converter,
+                                                const LoweringContext &context,
+                                                RewritePatternSet &patterns) {
+  patterns.add<InitBarrierLowering, InvalBarrierLowering, BarrierExpectLowering,
+               WaitBarrierLowering, AsyncTMACopyLowering>(converter, context);
+}

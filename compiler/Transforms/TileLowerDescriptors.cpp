@@ -1,0 +1,288 @@
+// tile-lower-descriptors: a tensor descriptor's block read
+// (tile.descriptor_load) through TMA where that pays, else as the masked
+// pointer load of its elements.
+//
+// The front end keeps `desc.load(offsets)` as one op, with the
+// descriptor's base, sizes and strides as operands, because that is the
+// form the Tensor Memory Accelerator reads blocks in (a tensor map of the
+// base, sizes and strides, and a block position).
+//
+// TMA (with `tensor-maps`): TMA reads through a CUtensorMap only the
+// driver encodes, so a block can go through TMA when the launcher can
+// build its map from the launch's arguments: the base is an argument
+// known 16-byte aligned, each size an argument or a constant, each stride
+// but the last (1) an argument or a constant whose bytes are known
+// multiples of 16 (the specialisation's `:16`/`:8` says so). The kernel
+// gets one `!tile.tensormap` argument per such load, at the end, whose
+// `tile.tensormap` attribute is the TensorMapSpec (compiler/TensorMap.h),
+// and the load becomes a tile.tensormap_load of it. The block must be 2-D
+// and of a shape TMA copies (tmaBlockLayout), and it must be an operand of
+// a dot wgmma runs: there the copy lands in the shared buffer the tensor
+// cores read, where a pointer load would go through registers. Anywhere
+// else a pointer load measured as fast or faster, so the rest become:
+//
+//   index_d  = offset_d + arange(block_d)          (i32, along dimension d)
+//   pointers = base + sum_d (i64) index_d * stride_d
+//   mask     = and_d (index_d >= 0 and index_d < size_d)
+//   tile.load pointers, mask, padding
+//
+// A stride of 1 (the last, always) adds no multiplication, so that the axis
+// analysis sees the block's rows contiguous and the loads stay vectorised
+// (and loops feeding a dot pipeline them through cp.async).
+#include "compiler/Analysis/Wgmma.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/TensorMap.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
+
+#define DEBUG_TYPE "tile-lower-descriptors"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILELOWERDESCRIPTORS
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// `v` (a tensor of `shape` with ones in every dimension but `dim`, or a
+/// 1-D tensor along `dim`) made rank `rank` by inserting unit dimensions.
+Value alongDimension(OpBuilder &b, Location loc, Value v, unsigned dim, unsigned rank) {
+  for (unsigned axis = 0; axis < rank; ++axis) {
+    if (axis == dim)
+      continue;
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + axis, 1);
+    v = b.create<tile::ExpandDimsOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), v,
+        b.getI32IntegerAttr(int32_t(axis)));
+  }
+  return v;
+}
+
+Value splatLike(OpBuilder &b, Location loc, Value scalar, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  return b.create<tile::SplatOp>(loc, type.clone(scalar.getType()), scalar);
+}
+
+Value broadcastTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return b.create<tile::BroadcastOp>(loc, type.clone(shape), v);
+}
+
+/// The padding of a block of `type`: zeros, or NaNs.
+Value paddingOf(OpBuilder &b, Location loc, RankedTensorType type, bool nan) {
+  Type element = type.getElementType();
+  TypedAttr value;
+  if (auto f = dyn_cast<FloatType>(element))
+    value = b.getFloatAttr(f, nan ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  else
+    value = b.getIntegerAttr(element, 0);
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, value));
+}
+
+void lower(tile::DescriptorLoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getResult().getType();
+  ArrayRef<int64_t> block = type.getShape();
+  unsigned rank = unsigned(block.size());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value offsets, mask;
+  for (unsigned d = 0; d < rank; ++d) {
+    auto range = b.create<tile::MakeRangeOp>(
+        loc, RankedTensorType::get({block[d]}, i32), b.getI32IntegerAttr(0),
+        b.getI32IntegerAttr(int32_t(block[d])));
+    Value offset = splatLike(b, loc, op.getOffsets()[d], range);
+    Value index = b.create<arith::AddIOp>(loc, range, offset);
+    index = alongDimension(b, loc, index, d, rank);
+    auto indexType = cast<RankedTensorType>(index.getType());
+    Value wide = b.create<arith::ExtSIOp>(loc, indexType.clone(i64), index);
+    Value stride = op.getStrides()[d];
+    Value term = wide;
+    if (!matchPattern(stride, m_One())) {
+      Value strides = splatLike(b, loc, stride, wide);
+      term = b.create<arith::MulIOp>(loc, wide, strides);
+    }
+    term = broadcastTo(b, loc, term, block);
+    offsets = offsets ? b.create<arith::AddIOp>(loc, offsets, term).getResult() : term;
+    Value zero = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(indexType, b.getI32IntegerAttr(0)));
+    // (One statement each: the IR's order must not be the C++ compiler's.)
+    Value notBelow = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, index, zero);
+    Value size = splatLike(b, loc, op.getShape()[d], wide);
+    Value below = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, wide, size);
+    Value inside = b.create<arith::AndIOp>(loc, notBelow, below);
+    inside = broadcastTo(b, loc, inside, block);
+    mask = mask ? b.create<arith::AndIOp>(loc, mask, inside).getResult() : inside;
+  }
+  auto pointerType = RankedTensorType::get(block, op.getBase().getType());
+  Value base = b.create<tile::SplatOp>(loc, pointerType, op.getBase());
+  Value pointers = b.create<tile::AddPtrOp>(loc, pointerType, base, offsets);
+  Value padding = paddingOf(b, loc, type, op.getNanPadding());
+  auto load = b.create<tile::LoadOp>(loc, type, pointers, mask, padding,
+                                     tile::CacheModifier::none,
+                                     tile::EvictionPolicy::normal, false);
+  op.getResult().replaceAllUsesWith(load.getResult());
+  op.erase();
+}
+
+/// The kernel argument, or the constant, `v` is (through integer
+/// extensions); nullopt for anything computed.
+std::optional<TensorMapSpec::Operand> mapOperand(Value v, func::FuncOp kernel) {
+  while (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return TensorMapSpec::Operand::constant(constant.getSExtValue());
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &kernel.getBody().front() ||
+      !isa<IntegerType>(arg.getType()))
+    return std::nullopt;
+  return TensorMapSpec::Operand::argument(int(arg.getArgNumber()));
+}
+
+/// What kernel argument `arg` is known to be a multiple of (1 when
+/// nothing is known).
+int64_t divisibilityOf(func::FuncOp kernel, unsigned arg) {
+  auto attr = kernel.getArgAttrOfType<IntegerAttr>(arg, tile::kDivisibilityAttr);
+  return attr ? attr.getInt() : 1;
+}
+
+/// CUtensorMapDataType of `element` (CU_TENSOR_MAP_DATA_TYPE_*), which
+/// TMA only moves (fp8 and int8 as bytes); nullopt for types it does not.
+std::optional<unsigned> tensorMapDataType(Type element) {
+  if (element.isF16())
+    return 6; // FLOAT16
+  if (element.isBF16())
+    return 9; // BFLOAT16
+  if (element.isF32())
+    return 7; // FLOAT32
+  if (element.isInteger(32))
+    return 3; // INT32
+  if (element.isInteger(16))
+    return 1; // UINT16
+  if (element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 8)
+    return 0; // UINT8: i8 and the fp8 types
+  return std::nullopt;
+}
+
+/// True when `v`, a block TMA writes with its last dimension contiguous,
+/// is an operand of a tile.dot that wgmma can run on `numWarps` warps
+/// (directly, or through the tl.trans it reads as a transposed view) in the
+/// layout TMA writes: K-major, unless wgmma transposes the type (16-bit).
+bool feedsWgmmaDot(Value v, unsigned numWarps, bool transposed = false) {
+  for (Operation *user : v.getUsers()) {
+    if (isTranspose(user)) {
+      if (!transposed && feedsWgmmaDot(user->getResult(0), numWarps, true))
+        return true;
+      continue;
+    }
+    auto dot = dyn_cast<tile::DotOp>(user);
+    if (!dot || (dot.getA() != v && dot.getB() != v) || !fitsWgmma(dot, numWarps))
+      continue;
+    bool kMajor = (dot.getA() == v) != transposed;
+    if (kMajor || tilegpu::wgmmaTakesAnyMajor(dot.getA().getType().getElementType()))
+      return true;
+  }
+  return false;
+}
+
+/// The tensor map `op` can read its block through, or nullopt.
+std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp kernel,
+                                         unsigned numWarps) {
+  RankedTensorType type = op.getResult().getType();
+  Type element = type.getElementType();
+  std::optional<unsigned> dataType = tensorMapDataType(element);
+  TMABlockLayout layout;
+  if (type.getRank() != 2 || !dataType ||
+      !tmaBlockLayout(type.getShape()[0], type.getShape()[1],
+                      element.getIntOrFloatBitWidth(), layout))
+    return std::nullopt;
+  // TMA fills with NaN only the float types it knows as floats.
+  if (op.getNanPadding() && !(element.isF16() || element.isBF16() || element.isF32()))
+    return std::nullopt;
+  unsigned bytes = element.getIntOrFloatBitWidth() / 8;
+  TensorMapSpec spec;
+  auto base = dyn_cast<BlockArgument>(op.getBase());
+  if (!base || base.getOwner() != &kernel.getBody().front() ||
+      divisibilityOf(kernel, base.getArgNumber()) % 16)
+    return std::nullopt;
+  spec.base = int(base.getArgNumber());
+  for (Value size : op.getShape()) {
+    std::optional<TensorMapSpec::Operand> operand = mapOperand(size, kernel);
+    if (!operand)
+      return std::nullopt;
+    spec.sizes.push_back(*operand);
+  }
+  for (auto [d, stride] : llvm::enumerate(op.getStrides())) {
+    std::optional<TensorMapSpec::Operand> operand = mapOperand(stride, kernel);
+    if (!operand)
+      return std::nullopt;
+    bool last = d + 1 == op.getStrides().size();
+    if (last ? operand->arg >= 0 || operand->value != 1
+             : operand->arg >= 0
+                   ? (divisibilityOf(kernel, unsigned(operand->arg)) * bytes) % 16 != 0
+                   : (operand->value * int64_t(bytes)) % 16 != 0)
+      return std::nullopt;
+    spec.strides.push_back(*operand);
+  }
+  if (!feedsWgmmaDot(op.getResult(), numWarps))
+    return std::nullopt;
+  spec.box = {layout.boxRows, layout.boxCols};
+  spec.dataType = *dataType;
+  spec.elementBytes = bytes;
+  spec.swizzleBytes = layout.swizzleBytes;
+  spec.nanFill = op.getNanPadding();
+  return spec;
+}
+
+/// `op` as a tile.tensormap_load of a new last argument of `kernel`, the
+/// map `spec` describes.
+void readThroughTensorMap(tile::DescriptorLoadOp op, func::FuncOp kernel,
+                          const TensorMapSpec &spec) {
+  MLIRContext *ctx = op.getContext();
+  unsigned index = kernel.getNumArguments();
+  NamedAttribute attr(StringAttr::get(ctx, tile::kTensorMapAttr),
+                      StringAttr::get(ctx, spec.str()));
+  (void)kernel.insertArgument(index, tile::TensorMapType::get(ctx),
+                              DictionaryAttr::get(ctx, {attr}), op.getLoc());
+  OpBuilder b(op);
+  auto load = b.create<tile::TensorMapLoadOp>(op.getLoc(), op.getResult().getType(),
+                                              kernel.getArgument(index), op.getOffsets());
+  op.getResult().replaceAllUsesWith(load.getResult());
+  op.erase();
+}
+
+struct TileLowerDescriptorsPass
+    : tilec::impl::TileLowerDescriptorsBase<TileLowerDescriptorsPass> {
+  using TileLowerDescriptorsBase::TileLowerDescriptorsBase;
+
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      SmallVector<tile::DescriptorLoadOp> loads;
+      kernel.walk([&](tile::DescriptorLoadOp op) { loads.push_back(op); });
+      for (tile::DescriptorLoadOp op : loads) {
+        std::optional<TensorMapSpec> spec;
+        if (tensorMaps && !kernel.isPrivate())
+          spec = tensorMapOf(op, kernel, numWarps);
+        if (spec)
+          readThroughTensorMap(op, kernel, *spec);
+        else
+          lower(op);
+      }
+    }
+  }
+};
+} // namespace

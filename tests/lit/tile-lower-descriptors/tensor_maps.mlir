@@ -1,0 +1,64 @@
+// RUN: tilec-opt %s -tile-lower-descriptors="tensor-maps=true num-warps=4" -split-input-file | FileCheck %s
+
+// Both operands of a dot wgmma runs, read through descriptors whose base
+// is 16-byte aligned, sizes arguments, row strides arguments known
+// multiples of 16 elements (32 bytes): two tensor-map arguments appended,
+// each naming the arguments the launcher builds it from. A's 64-element
+// rows are 128 bytes (one 128-byte swizzle column); B's 128-element rows
+// are 256 bytes (two columns of a 64 x 64 box). The NaN padding of A goes
+// into its map.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: %[[AMAP:[a-z0-9]+]]: !tile.tensormap {tile.tensormap = "base=0 sizes=[a3,a5] strides=[a6,1] box=[128,64] type=6 bytes=2 swizzle=128 fill=nan"}
+// CHECK-SAME: %[[BMAP:[a-z0-9]+]]: !tile.tensormap {tile.tensormap = "base=1 sizes=[a5,a4] strides=[a7,1] box=[64,64] type=6 bytes=2 swizzle=128 fill=zero"}
+// CHECK: %[[A:.*]] = tile.tensormap_load %[[AMAP]][%arg8, %arg9] : tensor<128x64xf16>
+// CHECK: %[[B:.*]] = tile.tensormap_load %[[BMAP]][%arg9, %arg8] : tensor<64x128xf16>
+// CHECK: tile.dot %[[A]], %[[B]]
+// CHECK-NOT: tile.descriptor_load
+func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                  %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                  %c: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                  %m: i32, %n: i32, %k: i32,
+                  %sa: i32 {tile.divisibility = 16 : i64}, %sb: i32 {tile.divisibility = 16 : i64},
+                  %i: i32, %j: i32) {
+  %one = arith.constant 1 : i64
+  %m64 = arith.extsi %m : i32 to i64
+  %n64 = arith.extsi %n : i32 to i64
+  %k64 = arith.extsi %k : i32 to i64
+  %sa64 = arith.extsi %sa : i32 to i64
+  %sb64 = arith.extsi %sb : i32 to i64
+  %x = tile.descriptor_load %a[%i, %j] shape(%m64, %k64) strides(%sa64, %one) {nanPadding} : !tile.ptr<f16> -> tensor<128x64xf16>
+  %y = tile.descriptor_load %b[%j, %i] shape(%k64, %n64) strides(%sb64, %one) : !tile.ptr<f16> -> tensor<64x128xf16>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %x, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  return
+}
+
+// -----
+
+// What the launcher could not build or TMA could not copy stays a pointer
+// load: a base not known aligned, a stride not known a multiple of 16
+// bytes, a size computed in the kernel, a tile no dot reads, a 16 x 8 block
+// (16-byte rows, fine) feeding a dot wgmma cannot run (M = 16).
+// CHECK-LABEL: func.func @pointer_loads
+// CHECK-NOT: tile.tensormap
+// CHECK-COUNT-5: tile.load
+// CHECK-NOT: tile.tensormap
+func.func @pointer_loads(%a: !tile.ptr<f16>, %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                         %m: i64, %s: i64, %s16: i64 {tile.divisibility = 16 : i64}, %i: i32) {
+  %one = arith.constant 1 : i64
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %y = arith.constant dense<1.0> : tensor<64x128xf16>
+  %unaligned = tile.descriptor_load %a[%i, %i] shape(%m, %m) strides(%s16, %one) : !tile.ptr<f16> -> tensor<128x64xf16>
+  %d0 = tile.dot %unaligned, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  %oddstride = tile.descriptor_load %b[%i, %i] shape(%m, %m) strides(%s, %one) : !tile.ptr<f16> -> tensor<128x64xf16>
+  %d1 = tile.dot %oddstride, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  %twice = arith.addi %m, %m : i64
+  %computed = tile.descriptor_load %b[%i, %i] shape(%twice, %m) strides(%s16, %one) : !tile.ptr<f16> -> tensor<128x64xf16>
+  %d2 = tile.dot %computed, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  %nodot = tile.descriptor_load %b[%i, %i] shape(%m, %m) strides(%s16, %one) : !tile.ptr<f16> -> tensor<128x64xf16>
+  %small = tile.descriptor_load %b[%i, %i] shape(%m, %m) strides(%s16, %one) : !tile.ptr<f16> -> tensor<16x16xf16>
+  %acc16 = arith.constant dense<0.0> : tensor<16x16xf32>
+  %w = arith.constant dense<1.0> : tensor<16x16xf16>
+  %d3 = tile.dot %small, %w, %acc16 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}

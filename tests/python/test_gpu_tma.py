@@ -1,0 +1,187 @@
+"""Tensor descriptors read through TMA on sm_90a (tile-lower-descriptors,
+tilegpu-pipeline-loads, tilegpu-lower-tensormap-loads): the blocks of the
+dots' operands land in the shared buffers wgmma reads, through tensor maps
+the launcher encodes (runtime/JIT/TensorMaps.cpp). Each result is checked
+against float64 (or exactly, for int8) at shapes whose edges cut through
+blocks, K below one block, and every stage count, the pipelined loops
+(2 or more stages) through rings of mbarriers and the rest waited for on
+the spot. The IR is checked in tests/lit."""
+import numpy as np
+import pytest
+
+import tilec
+
+import tma_kernels as k
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def hopper(torch_cuda):
+    if torch_cuda.cuda.get_device_capability() != (9, 0):
+        pytest.skip("TMA and wgmma: sm_90a")
+    return torch_cuda
+
+
+SHAPES = [(128, 128, 64), (200, 136, 72), (64, 64, 8), (1000, 777, 520), (128, 256, 1024)]
+
+
+def tolerance(want, K):
+    return 2e-2 * np.sqrt(K) * max(1.0, float(np.abs(want).max()) / 8)
+
+
+def uses_tma(kernel):
+    return "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("m,n,kk", SHAPES)
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+def test_matmul_through_tma(hopper, dtype, m, n, kk, stages):
+    torch = hopper
+    gen = torch.Generator(device="cuda").manual_seed(m * n + kk)
+    ka = (kk + 7) // 8 * 8  # rows 16-byte aligned: K padded to 8 elements
+    nb = (n + 7) // 8 * 8
+    a_full = torch.randn((m, ka), device="cuda", generator=gen).to(getattr(torch, dtype))
+    b_full = torch.randn((kk, nb), device="cuda", generator=gen).to(getattr(torch, dtype))
+    a, b = a_full[:, :kk], b_full[:, :n]
+    c = torch.full((m, n), float("nan"), device="cuda")
+    bm, bn, bk = 128, 128, 64
+    k.desc_matmul[(tilec.cdiv(m, bm), tilec.cdiv(n, bn))](
+        a, b, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0),
+        BM=bm, BN=bn, BK=bk, STAGES=stages, NAN=False, num_warps=8)
+    torch.cuda.synchronize()
+    assert uses_tma(k.desc_matmul)
+    want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+    got = c.cpu().numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=tolerance(want, kk))
+
+
+@pytest.mark.parametrize("m,n,kk", [(128, 128, 100), (64, 64, 8)])
+def test_nan_padding_reaches_the_tensor_map(hopper, m, n, kk):
+    # K not a multiple of the block: the last block's columns past K read
+    # NaN, and every product with them is NaN; with zero padding all is
+    # finite.
+    torch = hopper
+    a_full = torch.randn((m, 128), device="cuda").half()
+    a = a_full[:, :kk]
+    b = torch.randn((kk, n), device="cuda").half()
+    for nan in (False, True):
+        c = torch.zeros((m, n), device="cuda")
+        k.desc_matmul[(tilec.cdiv(m, 64), tilec.cdiv(n, 64))](
+            a, b, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0),
+            BM=64, BN=64, BK=64, STAGES=3, NAN=nan, num_warps=4)
+        torch.cuda.synchronize()
+        assert uses_tma(k.desc_matmul)
+        assert bool(torch.isnan(c).all()) == nan
+        if not nan:
+            want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+            np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
+                                       atol=tolerance(want, kk))
+
+
+@pytest.mark.parametrize("m,n,kk", [(256, 256, 512), (100, 300, 136), (64, 128, 32)])
+@pytest.mark.parametrize("stages", [1, 3])
+def test_transposed_weights_through_tma(hopper, m, n, kk, stages):
+    torch = hopper
+    x = torch.randn((m, kk), device="cuda").bfloat16()
+    w = torch.randn((n, kk), device="cuda").bfloat16()
+    c = torch.full((m, n), float("nan"), device="cuda")
+    k.desc_matmul_wt[(tilec.cdiv(m, 128), tilec.cdiv(n, 128))](
+        x, w, c, m, n, kk, x.stride(0), w.stride(0), c.stride(0),
+        BM=128, BN=128, BK=64, STAGES=stages, num_warps=8)
+    torch.cuda.synchronize()
+    assert uses_tma(k.desc_matmul_wt)
+    want = x.double().cpu().numpy() @ w.double().cpu().numpy().T
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
+
+
+@pytest.mark.parametrize("m,n,kk", [(256, 128, 512), (130, 70, 96)])
+def test_int8_through_tma_is_exact(hopper, m, n, kk):
+    torch = hopper
+    rng = np.random.default_rng(m + n + kk)
+    x = torch.from_numpy(rng.integers(-128, 128, (m, kk)).astype(np.int8)).cuda()
+    w = torch.from_numpy(rng.integers(-128, 128, (n, kk)).astype(np.int8)).cuda()
+    c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
+    k.desc_matmul_wt[(tilec.cdiv(m, 128), tilec.cdiv(n, 128))](
+        x, w, c, m, n, kk, x.stride(0), w.stride(0), c.stride(0),
+        BM=128, BN=128, BK=64, STAGES=3, num_warps=4)
+    torch.cuda.synchronize()
+    assert uses_tma(k.desc_matmul_wt)
+    want = x.cpu().numpy().astype(np.int64) @ w.cpu().numpy().astype(np.int64).T
+    np.testing.assert_array_equal(c.cpu().numpy(), want)
+
+
+def test_host_descriptors_through_tma(hopper):
+    torch = hopper
+    m, n, kk = 300, 200, 256
+    a = torch.randn((m, kk), device="cuda").half()
+    b = torch.randn((kk, n + 8), device="cuda").half()[:, :n]
+    c = torch.full((m, n), float("nan"), device="cuda")
+    a_desc = tilec.TensorDescriptor.from_tensor(a, [128, 64])
+    b_desc = tilec.TensorDescriptor(b, [kk, n], [b.stride(0), 1], [64, 128])
+    for _ in range(2):  # the second launch finds its maps encoded
+        k.host_desc_matmul[(tilec.cdiv(m, 128), tilec.cdiv(n, 128))](
+            a_desc, b_desc, c, m, n, kk, c.stride(0), BM=128, BN=128, BK=64, num_warps=8)
+    torch.cuda.synchronize()
+    want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
+
+
+def test_a_new_tensor_gets_its_own_map(hopper):
+    # Same shapes, another allocation: the launcher's cache must not hand
+    # the first tensor's map to the second.
+    torch = hopper
+    m = n = kk = 128
+    outs = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        a = torch.randn((m, kk), device="cuda").half()
+        b = torch.randn((kk, n), device="cuda").half()
+        c = torch.zeros((m, n), device="cuda")
+        k.desc_matmul[(1, 1)](a, b, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0),
+                              BM=128, BN=128, BK=64, STAGES=3, NAN=False, num_warps=8)
+        torch.cuda.synchronize()
+        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
+        outs.append(c)
+    assert not torch.equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
+@pytest.mark.parametrize("config_index", range(5))
+def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
+    # kernels/matmul.py's matmul_desc_kernel at a shape no tile divides,
+    # every shipped config: fp16 and bf16 through TMA; int8 with B
+    # row-major, which 8-bit wgmma cannot read, through pointers.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    configs = matmul.matmul_configs(dtype, aligned=True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    bm, bn, bk, gm, warps, stages = configs[config_index]
+    m, n, kk = 333, 520, 712
+    rng = np.random.default_rng(config_index)
+    if dtype == "int8":
+        a_np = rng.integers(-100, 100, (m, kk)).astype(np.int8)
+        b_np = rng.integers(-100, 100, (kk, n)).astype(np.int8)
+        a, b = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
+        c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
+    else:
+        a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
+        b = torch.from_numpy(rng.standard_normal((kk, n)).astype(np.float32)).cuda()
+        a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
+        c = torch.full((m, n), float("nan"), device="cuda")
+    grid = (tilec.cdiv(m, bm) * tilec.cdiv(n, bn),)
+    matmul.matmul_desc_kernel[grid](
+        a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+        num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    assert uses_tma(matmul.matmul_desc_kernel) == (dtype != "int8")
+    if dtype == "int8":
+        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
+        np.testing.assert_array_equal(c.cpu().numpy(), want)
+    else:
+        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
