@@ -39,8 +39,9 @@ void buildTileOptimizationPipeline(OpPassManager &pm, const PipelineOptions &opt
   pm.addPass(createTileInline());
   pm.addPass(createTileWidenFP8());
   TileLowerDescriptorsOptions descriptors;
+  // (TMA pays where its copies land in the buffers wgmma reads.)
   descriptors.tensorMaps = options.tensorMaps && !options.debug &&
-                           options.ptx.target.computeCapability >= 90;
+                           options.ptx.target.hasWgmma();
   descriptors.numWarps = options.numWarps;
   pm.addPass(createTileLowerDescriptors(descriptors));
   pm.addPass(createCanonicalizerPass());
@@ -209,10 +210,17 @@ bool compileCudaCalls(ModuleOp module, const TargetInfo &target,
 
 /// The specs of the kernel's tensor-map arguments (tile-lower-descriptors
 /// appended them, after every other argument), in order, for the launcher.
+/// A map whose reads the simplifications removed is dropped: the launcher
+/// would encode, and could refuse, what nothing reads.
 bool collectTensorMaps(ModuleOp module, std::vector<TensorMapSpec> &maps) {
   for (auto kernel : module.getOps<func::FuncOp>()) {
     if (kernel.isPrivate())
       continue;
+    llvm::BitVector unused(kernel.getNumArguments());
+    for (BlockArgument arg : kernel.getArguments())
+      if (isa<tile::TensorMapType>(arg.getType()) && arg.use_empty())
+        unused.set(arg.getArgNumber());
+    (void)kernel.eraseArguments(unused);
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
       if (!isa<tile::TensorMapType>(kernel.getArgument(i).getType()))
         continue;

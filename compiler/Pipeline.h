@@ -35,9 +35,10 @@ struct PipelineOptions {
   /// Triton writes them by default.
   bool lineInfo = true;
   /// Tensor descriptors' blocks through TMA where it pays
-  /// (tile-lower-descriptors), on sm_90 and newer and outside debug
-  /// compiles; off, every descriptor access is a pointer access (the
-  /// interpreter's view, and `tilec aot`'s, which passes no tensor maps).
+  /// (tile-lower-descriptors): on sm_90a (where wgmma reads the copies),
+  /// outside debug compiles. Off, every descriptor access is a pointer
+  /// access: the interpreter's view, and `tilec aot`'s, whose launch
+  /// functions pass no tensor maps.
   bool tensorMaps = true;
   PTXOptions ptx;
 };

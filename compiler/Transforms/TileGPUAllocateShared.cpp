@@ -10,8 +10,8 @@
 // a scratch lives during its op; uses of a view of it (memdesc_index,
 // memdesc_trans) are its uses. A buffer used by anything but local_load,
 // local_store, local_dealloc, memdesc_index, memdesc_trans,
-// async_copy_global_to_local and warp_group_dot (a yield, a loop's
-// iteration argument) is an error.
+// async_copy_global_to_local, warp_group_dot and the TMA and mbarrier ops
+// (a yield, a loop's iteration argument) is an error.
 // Buffers are placed largest first, each at the lowest aligned offset that
 // overlaps no placed buffer alive at the same time: 16 bytes, or 1024 for
 // the #tilegpu.nvmma_shared layouts, whose swizzle the hardware computes

@@ -254,7 +254,13 @@ private:
       a.reads.push_back(bufferRange(wait.getBarrier()));
     } else if (isa<tilegpu::BarrierExpectOp>(op)) {
       // An arrival: an atomic update of the barrier, by the thread that
-      // initialised it (in program order after the init).
+      // initialised it (in program order after the init). Re-arming a
+      // barrier other threads may still be waiting on would race (a slow
+      // waiter could miss its phase), but every expect precedes TMA copies
+      // into a buffer the previous phase's readers read, and those copies
+      // wait for a barrier that follows every such wait: the expect's phase
+      // cannot complete before it, so recording nothing here adds no
+      // barrier and loses no order.
     } else if (isa<tilegpu::AsyncCommitGroupOp, tilegpu::WarpGroupDotWaitOp>(op)) {
       // (A wait ends reads already counted at the dots that issued them.)
     } else if (int64_t bytes = getScratchBytes(&op)) {

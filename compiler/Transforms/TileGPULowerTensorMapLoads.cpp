@@ -77,19 +77,18 @@ LogicalResult lower(tile::TensorMapLoadOp op) {
                                                   barrier, always);
   b.create<tilegpu::WaitBarrierOp>(loc, barrier, phase);
   b.create<tilegpu::InvalBarrierOp>(loc, barrier);
-  Value tile;
-  for (Operation *user : llvm::make_early_inc_range(op.getResult().getUsers())) {
+  // (The users first, then the rewrites: a user may read the tile twice.)
+  SmallVector<Operation *> users(op.getResult().getUsers());
+  for (Operation *user : users) {
     auto alloc = dyn_cast<tilegpu::LocalAllocOp>(user);
     if (alloc && alloc.getType().getEncoding() == encoding &&
-        alloc.getType().getShape() == bufferType.getShape()) {
+        alloc.getType().getShape() == bufferType.getShape() && alloc.getSrc() == op.getResult()) {
       replaceBuffer(alloc.getResult(), buffer);
       alloc.erase();
-      continue;
     }
-    if (!tile)
-      tile = b.create<tilegpu::LocalLoadOp>(loc, type, buffer);
-    user->replaceUsesOfWith(op.getResult(), tile);
   }
+  if (!op.getResult().use_empty())
+    op.getResult().replaceAllUsesWith(b.create<tilegpu::LocalLoadOp>(loc, type, buffer));
   op.erase();
   return success();
 }

@@ -415,7 +415,8 @@ private:
   }
 
   /// Starts the copies of the iteration whose values `mapping` gives, into
-  /// buffer `slot` of each ring, masked off unless `runs`; one group.
+  /// buffer `slot` of each ring, masked off unless `runs`: the TMA copies
+  /// on the slot's mbarrier, the cp.async ones as one group.
   void issueCopies(OpBuilder &b, Location loc, IRMapping &mapping, Value slot,
                    Value runs) {
     if (barriers_) {
@@ -485,7 +486,8 @@ private:
   }
 
   /// Rewrites the body (still the old loop's block) for iteration i with
-  /// its ring slot `slot`; returns the next slot.
+  /// its ring slot `slot` (and, with TMA, the parity `phase` of that slot's
+  /// barrier); returns the next slot (and the next phase).
   SmallVector<Value> rewriteIteration(OpBuilder &b, Location loc, Value slot, Value phase) {
     Block *body = loop_.getBody();
     auto yield = cast<scf::YieldOp>(body->getTerminator());
@@ -665,6 +667,9 @@ struct TileGPUPipelineLoadsPass
       int64_t perStage = 0;
       for (const PipelinedLoad &p : chosen)
         perStage += p.bufferType.getSizeInBytes();
+      // (A slot of TMA copies also has its 8-byte mbarrier.)
+      if (llvm::any_of(chosen, [](const PipelinedLoad &p) { return p.isTMA(); }))
+        perStage += 8;
       return int64_t(target.maxSharedBytesPerBlock) / perStage - (asyncDots ? 1 : 0);
     };
     SmallVector<tilegpu::WarpGroupDotOp> asyncDots = asynchronousDots(loop, loads);

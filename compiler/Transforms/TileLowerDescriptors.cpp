@@ -138,11 +138,12 @@ void lower(tile::DescriptorLoadOp op) {
   op.erase();
 }
 
-/// The kernel argument, or the constant, `v` is (through integer
-/// extensions); nullopt for anything computed.
+/// The kernel argument, or the constant, `v` is (through sign extensions,
+/// as the launcher reads arguments); nullopt for anything computed, and for
+/// a zero-extended (unsigned) argument.
 std::optional<TensorMapSpec::Operand> mapOperand(Value v, func::FuncOp kernel) {
-  while (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
+  while (auto ext = v.getDefiningOp<arith::ExtSIOp>())
+    v = ext.getIn();
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant)))
     return TensorMapSpec::Operand::constant(constant.getSExtValue());
@@ -206,9 +207,11 @@ std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp
   Type element = type.getElementType();
   std::optional<unsigned> dataType = tensorMapDataType(element);
   TMABlockLayout layout;
+  // (wgmma reads swizzled buffers only: rows of 32 bytes or more.)
   if (type.getRank() != 2 || !dataType ||
       !tmaBlockLayout(type.getShape()[0], type.getShape()[1],
-                      element.getIntOrFloatBitWidth(), layout))
+                      element.getIntOrFloatBitWidth(), layout) ||
+      !layout.swizzleBytes)
     return std::nullopt;
   // TMA fills with NaN only the float types it knows as floats.
   if (op.getNanPadding() && !(element.isF16() || element.isBF16() || element.isF32()))

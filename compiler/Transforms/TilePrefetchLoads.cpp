@@ -274,9 +274,12 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
   for (Operation &op : loop.getBody()->without_terminator()) {
     // (tilegpu-pipeline-loads takes TMA reads of dot operands with the
     // dots' other loads.)
-    if (isa<tile::TensorMapLoadOp>(op) && op.hasOneUse() &&
-        (isa<tile::DotOp>(*op.getUsers().begin()) || isTranspose(*op.getUsers().begin())))
-      forDots.push_back(&op);
+    if (isa<tile::TensorMapLoadOp>(op)) {
+      if (op.hasOneUse() &&
+          (isa<tile::DotOp>(*op.getUsers().begin()) || isTranspose(*op.getUsers().begin())))
+        forDots.push_back(&op);
+      continue;
+    }
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       if (pipelinableForDot(load, loop, axisInfo, reach))
         forDots.push_back(load);

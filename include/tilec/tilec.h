@@ -395,14 +395,17 @@ public:
   /// honoured; empty means defaultTarget(): the current GPU's own target
   /// when a CUDA driver and a GPU are present (what a launch there
   /// compiles, so the two share one compile), else "sm_90a". An unknown
-  /// target throws Error listing the known ones.
+  /// target throws Error listing the known ones. `tensorMaps` false reads
+  /// every tensor descriptor through pointers, never through TMA, whose
+  /// tensor maps only tilec's launcher passes (for code launched another
+  /// way, as `tilec aot`'s).
   CompiledKernel compile(const std::string &signature,
                          const Constexprs &constexprs = {},
                          unsigned numWarps = 4,
                          const std::string &target = "",
                          unsigned numStages = 3, unsigned maxRegisters = 0,
                          bool debug = defaultDebug(),
-                         bool deterministic = false) const;
+                         bool deterministic = false, bool tensorMaps = true) const;
   /// Specialise on the arguments, compile on first use (then cached in
   /// memory), and launch on the grid. Needs a CUDA driver, unless
   /// options.backend is Backend::Interpreter: then the kernel's tile IR

@@ -88,6 +88,7 @@ CompileResult compile(const dsl::JitFunction &kernel,
   pipeline.debug = options.debug;
   pipeline.deterministic = options.deterministic;
   pipeline.lineInfo = options.lineInfo;
+  pipeline.tensorMaps = options.tensorMaps;
   std::string error;
   std::optional<TargetInfo> target = TargetInfo::parse(options.target, error);
   if (!target) {

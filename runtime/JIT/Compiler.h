@@ -32,6 +32,8 @@ struct CompileOptions {
   bool deterministic = false;
   /// .file/.loc source lines in the PTX (PipelineOptions::lineInfo).
   bool lineInfo = true;
+  /// Descriptors through TMA where it pays (PipelineOptions::tensorMaps).
+  bool tensorMaps = true;
   std::string target = "sm_90a";
   /// Where tl.static_print goes; stderr when empty.
   std::function<void(const std::string &)> staticPrint;

@@ -11,7 +11,6 @@
 namespace tilec::jit {
 namespace {
 
-
 [[noreturn]] void fail(const std::string &kernel, const std::string &why) {
   throw Error("cannot launch kernel '" + kernel + "': " + why);
 }

@@ -123,6 +123,8 @@ struct Knobs {
   /// must not stand in for one that promised it: keyed apart.
   bool deterministic = false;
   bool lineInfo = lineInfoEnabled();
+  /// Descriptors through TMA where it pays (false: through pointers only).
+  bool tensorMaps = true;
   Knobs() = default;
   Knobs(unsigned numWarps, unsigned numStages, unsigned maxRegisters, bool debug,
         bool deterministic)
@@ -133,7 +135,8 @@ struct Knobs {
   std::string text() const {
     return "|w" + std::to_string(numWarps) + "|s" + std::to_string(numStages) +
            (maxRegisters ? "|r" + std::to_string(maxRegisters) : "") + (debug ? "|d" : "") +
-           (deterministic ? "|det" : "") + (lineInfo ? "" : "|nl");
+           (deterministic ? "|det" : "") + (lineInfo ? "" : "|nl") +
+           (tensorMaps ? "" : "|nomaps");
   }
 };
 
@@ -556,6 +559,8 @@ struct Kernel::Impl {
       parts.push_back({"deterministic", "True", "", ""});
     if (!knobs.lineInfo)
       parts.push_back({"line_info", "False", "", ""});
+    if (!knobs.tensorMaps)
+      parts.push_back({"tensor_maps", "False", "", ""});
     parts.push_back({"target", target, "", ""});
     parts.push_back({"tilec", tilecBuildId(), "", ""});
     parts.push_back({"llvm", LLVM_VERSION_STRING, "", ""});
@@ -710,6 +715,7 @@ struct Kernel::Impl {
     options.debug = knobs.debug;
     options.deterministic = knobs.deterministic;
     options.lineInfo = knobs.lineInfo;
+    options.tensorMaps = knobs.tensorMaps;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
     if (!result.ok())
@@ -1022,10 +1028,11 @@ CompiledKernel Kernel::compile(const std::string &signature,
                                const Constexprs &constexprs, unsigned numWarps,
                                const std::string &target, unsigned numStages,
                                unsigned maxRegisters, bool debug,
-                               bool deterministic) const {
+                               bool deterministic, bool tensorMaps) const {
   CompiledKernel k;
-  k.impl_ = impl_->lookup(signature, constexprs,
-                          Knobs(numWarps, numStages, maxRegisters, debug, deterministic),
+  Knobs knobs(numWarps, numStages, maxRegisters, debug, deterministic);
+  knobs.tensorMaps = tensorMaps;
+  k.impl_ = impl_->lookup(signature, constexprs, knobs,
                           target.empty() ? defaultTarget() : target);
   return k;
 }

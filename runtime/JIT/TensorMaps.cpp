@@ -20,7 +20,6 @@ constexpr uint64_t kMaxSize = uint64_t(1) << 32;
 constexpr uint64_t kStrideLimitBytes = uint64_t(1) << 40;
 constexpr uint64_t kAlignment = 16;
 
-
 /// Throws the Error of every tensor-map failure: "cannot launch kernel
 /// 'k': tensor map 0 (over argument 'a'): <why>".
 [[noreturn]] void fail(const TensorMapSpec &spec, size_t index, const std::string &kernel,

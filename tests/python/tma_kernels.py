@@ -60,3 +60,19 @@ def host_desc_matmul(a_desc, b_desc, c_ptr, M, N, K, stride_c, BM: tl.constexpr,
     cols = n + tl.arange(0, BN)
     tl.store(c_ptr + rows[:, None] * stride_c + cols[None, :], acc,
              mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@tilec.jit
+def dot_and_squares(a_ptr, b_ptr, c_ptr, s_ptr, M, K, stride_a, BM: tl.constexpr,
+                    BK: tl.constexpr):
+    # One TMA block read both by a dot (from its buffer) and in registers,
+    # by an op that takes it twice (a * a).
+    a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_a, 1], [BM, BK])
+    m = tl.program_id(0) * BM
+    block = a.load([m, 0])
+    rk = tl.arange(0, BK)
+    b = tl.load(b_ptr + rk[:, None] * 64 + tl.arange(0, 64)[None, :])
+    acc = tl.dot(block, b)
+    rows = m + tl.arange(0, BM)
+    tl.store(c_ptr + rows[:, None] * 64 + tl.arange(0, 64)[None, :], acc)
+    tl.store(s_ptr + rows, tl.sum(block * block, 1))

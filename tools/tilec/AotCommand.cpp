@@ -341,27 +341,6 @@ void checkNamespace(const std::string &ns) {
   }
 }
 
-/// A kernel that reads tensors through TMA takes, after its arguments, one
-/// CUtensorMap per tensor descriptor, which only the CUDA driver can encode,
-/// from the values of each launch (CompiledKernel::tensorMaps). The
-/// generated launch functions pass the arguments alone, so such a kernel is
-/// refused rather than written to fail at its first launch.
-void refuseTensorMaps(const tilec::CompiledKernel &compiled, const std::string &what,
-                      const std::string &target) {
-  size_t n = compiled.tensorMaps().size();
-  if (n == 0)
-    return;
-  throw tilec::Error(
-      what + " compiled for " + target + " reads " + std::to_string(n) + " tensor" +
-      (n == 1 ? "" : "s") +
-      " through TMA (tl.make_tensor_descriptor), which tilec aot cannot launch yet: each "
-      "tensor map must be encoded by the CUDA driver (cuTensorMapEncodeTiled) from the "
-      "launch's arguments, and the generated launch functions pass only the arguments. "
-      "Build it for targets before sm_90, which have no TMA (--targets sm_80,sm_86,sm_89), "
-      "read those tensors through pointers (tl.load with offsets, or tl.make_block_ptr) "
-      "instead, or launch the kernel through tilec's JIT (libtilec)");
-}
-
 } // namespace
 
 int aotCommand(int argc, char **argv) {
@@ -451,8 +430,10 @@ int aotCommand(int argc, char **argv) {
       tilec::CompiledKernel compiled =
           kernel.compile(request.signature, request.constexprs, request.numWarps, image.target,
                          request.numStages, request.maxRegisters, /*debug=*/false,
-                         request.deterministic);
-      refuseTensorMaps(compiled, what, image.target);
+                         request.deterministic,
+                         // The launch functions pass the arguments alone:
+                         // descriptors read through pointers, not TMA.
+                         /*tensorMaps=*/false);
       if (i == 0) {
         k.signature = compiled.signature();
         k.types = compiled.argumentTypes();

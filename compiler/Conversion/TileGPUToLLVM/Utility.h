@@ -268,11 +268,12 @@ void fenceProxyAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
 void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
-/// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
-/// mbarriers and TMA copies (sm_90): tilegpu.init_barrier, inval_barrier,
-/// barrier_expect, wait_barrier, async_tma_copy_global_to_local.
+/// mbarriers and TMA copies (sm_90, NVIDIA/TMAToLLVM.cpp): init_barrier,
+/// inval_barrier, barrier_expect, wait_barrier,
+/// async_tma_copy_global_to_local.
 void populateTMAToLLVMPatterns(TileTypeConverter &converter, const LoweringContext &context,
                                mlir::RewritePatternSet &patterns);
+/// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &context,
                                        const AxisInfoAnalysis &axisInfo,

@@ -154,8 +154,8 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
     // ordered by a CTA barrier) must be ordered before the copies'.
     orderedAsm(rewriter, loc, voidType(rewriter), {issue},
                "@$0 fence.proxy.async.shared::cta;", "b");
-    int64_t columnBytes = int64_t(layout.boxRows) * (layout.swizzleBytes ? layout.swizzleBytes
-                                                                          : 0);
+    // (An unswizzled block is one copy: no second column.)
+    int64_t columnBytes = int64_t(layout.boxRows) * layout.swizzleBytes;
     for (unsigned k = 0; k < layout.copies; ++k) {
       Value at = k ? rewriter.create<LLVM::AddOp>(loc, dst,
                                                   i32Constant(rewriter, loc, k * columnBytes))

@@ -34,10 +34,6 @@ using namespace tilec;
 using namespace tilec::lowering;
 using tilegpu::LinearLayout;
 
-namespace {
-
-} // namespace
-
 void tilec::lowering::fenceProxyAsyncShared(OpBuilder &b, Location loc) {
   orderedAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
              "fence.proxy.async.shared::cta;", "");
