@@ -155,12 +155,11 @@ std::optional<tilegpu::NVMMASharedEncodingAttr> tmaBufferLayout(Value src) {
     return std::nullopt;
   RankedTensorType type = load.getResult().getType();
   Type element = type.getElementType();
-  TMABlockLayout layout;
-  if (type.getRank() != 2 || !tmaBlockLayout(type.getShape()[0], type.getShape()[1],
-                                             element.getIntOrFloatBitWidth(), layout))
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
+  if (!layout)
     return std::nullopt;
   auto nvmma = dyn_cast<tilegpu::NVMMASharedEncodingAttr>(
-      tilegpu::getTMABufferEncoding(src.getContext(), layout, element));
+      tilegpu::getTMABufferEncoding(src.getContext(), *layout, element));
   if (!nvmma)
     return std::nullopt;
   return nvmma;

@@ -34,40 +34,21 @@ using namespace tilec;
 
 namespace {
 
-/// The transposed views of `buffer` rebuilt on `replacement`, whose
-/// mutability they take, and `buffer` replaced by it everywhere.
-void replaceBuffer(Value buffer, Value replacement) {
-  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
-    auto view = dyn_cast<tilegpu::MemDescTransOp>(user);
-    if (!view)
-      continue;
-    OpBuilder b(view);
-    auto rebuilt = b.create<tilegpu::MemDescTransOp>(view.getLoc(), replacement);
-    replaceBuffer(view.getResult(), rebuilt.getResult());
-    view.erase();
-  }
-  buffer.replaceAllUsesWith(replacement);
-}
-
 LogicalResult lower(tile::TensorMapLoadOp op) {
   RankedTensorType type = op.getResult().getType();
   Type element = type.getElementType();
-  TMABlockLayout layout;
-  if (type.getRank() != 2 ||
-      !tmaBlockLayout(type.getShape()[0], type.getShape()[1], element.getIntOrFloatBitWidth(),
-                      layout))
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
+  if (!layout)
     return op.emitOpError("reads a block TMA cannot copy: ") << type;
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   OpBuilder b(op);
-  Attribute encoding = tilegpu::getTMABufferEncoding(ctx, layout, element);
+  Attribute encoding = tilegpu::getTMABufferEncoding(ctx, *layout, element);
   auto bufferType = tilegpu::MemDescType::get(ctx, type.getShape(), element, encoding,
                                               /*mutableMemory=*/true);
-  auto barrierType = tilegpu::MemDescType::get(
-      ctx, {1}, b.getI64Type(), tilegpu::SwizzledSharedEncodingAttr::get(ctx, 1, 1, 1, {0}),
-      /*mutableMemory=*/true);
   Value buffer = b.create<tilegpu::LocalAllocOp>(loc, bufferType, Value());
-  Value barrier = b.create<tilegpu::LocalAllocOp>(loc, barrierType, Value());
+  Value barrier =
+      b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx), Value());
   Value always = b.create<arith::ConstantOp>(loc, b.getBoolAttr(true));
   Value phase = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(0));
   int64_t bytes = bufferType.getSizeInBytes();
@@ -83,7 +64,7 @@ LogicalResult lower(tile::TensorMapLoadOp op) {
     auto alloc = dyn_cast<tilegpu::LocalAllocOp>(user);
     if (alloc && alloc.getType().getEncoding() == encoding &&
         alloc.getType().getShape() == bufferType.getShape() && alloc.getSrc() == op.getResult()) {
-      replaceBuffer(alloc.getResult(), buffer);
+      tilegpu::replaceBuffer(alloc.getResult(), buffer);
       alloc.erase();
     }
   }

@@ -222,11 +222,9 @@ std::optional<PipelinedLoad> asTMAPipelinedLoad(tile::TensorMapLoadOp load) {
     return std::nullopt;
   RankedTensorType type = load.getResult().getType();
   Type element = type.getElementType();
-  TMABlockLayout layout;
-  if (!tmaBlockLayout(type.getShape()[0], type.getShape()[1], element.getIntOrFloatBitWidth(),
-                      layout) ||
-      buffer.getType().getEncoding() !=
-          tilegpu::getTMABufferEncoding(load.getContext(), layout, element))
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
+  if (!layout || buffer.getType().getEncoding() !=
+                     tilegpu::getTMABufferEncoding(load.getContext(), *layout, element))
     return std::nullopt;
   return PipelinedLoad{load, buffer, buffer.getType(), Value()};
 }
@@ -396,11 +394,8 @@ private:
     if (!hasTMACopies_)
       return;
     // One mbarrier per slot, which all the slot's TMA copies complete on.
-    MLIRContext *ctx = b.getContext();
-    auto ring = tilegpu::MemDescType::get(
-        ctx, {int64_t(ringSize_), 1}, b.getI64Type(),
-        tilegpu::SwizzledSharedEncodingAttr::get(ctx, 1, 1, 1, {0}), /*mutableMemory=*/true);
-    barriers_ = b.create<tilegpu::LocalAllocOp>(loc, ring, Value());
+    barriers_ = b.create<tilegpu::LocalAllocOp>(
+        loc, tilegpu::getBarrierType(b.getContext(), ringSize_), Value());
     for (unsigned r = 0; r < ringSize_; ++r)
       b.create<tilegpu::InitBarrierOp>(loc, barrierOf(b, loc, r), 1);
   }
@@ -541,14 +536,10 @@ private:
       }
       b.setInsertionPoint(p.buffer);
       Value current = bufferOf(b, loc, p.ring, slot);
-      p.buffer.getResult().replaceAllUsesWith(current);
+      // (A transposed view of a ring's buffer is as mutable as the ring.)
+      tilegpu::replaceBuffer(p.buffer.getResult(), current);
       p.buffer.erase();
       p.load->erase();
-      // A transposed view of a ring's buffer is as mutable as the ring.
-      for (Operation *user : current.getUsers())
-        if (auto view = dyn_cast<tilegpu::MemDescTransOp>(user))
-          view.getResult().setType(tilegpu::MemDescTransOp::transposedType(
-              cast<tilegpu::MemDescType>(current.getType())));
     }
     for (unsigned index : stage_.carried)
       yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));

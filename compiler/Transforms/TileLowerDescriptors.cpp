@@ -206,12 +206,9 @@ std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp
   RankedTensorType type = op.getResult().getType();
   Type element = type.getElementType();
   std::optional<unsigned> dataType = tensorMapDataType(element);
-  TMABlockLayout layout;
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
   // (wgmma reads swizzled buffers only: rows of 32 bytes or more.)
-  if (type.getRank() != 2 || !dataType ||
-      !tmaBlockLayout(type.getShape()[0], type.getShape()[1],
-                      element.getIntOrFloatBitWidth(), layout) ||
-      !layout.swizzleBytes)
+  if (!dataType || !layout || !layout->swizzleBytes)
     return std::nullopt;
   // TMA fills with NaN only the float types it knows as floats.
   if (op.getNanPadding() && !(element.isF16() || element.isBF16() || element.isF32()))
@@ -243,10 +240,10 @@ std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp
   }
   if (!feedsWgmmaDot(op.getResult(), numWarps))
     return std::nullopt;
-  spec.box = {layout.boxRows, layout.boxCols};
+  spec.box = {layout->boxRows, layout->boxCols};
   spec.dataType = *dataType;
   spec.elementBytes = bytes;
-  spec.swizzleBytes = layout.swizzleBytes;
+  spec.swizzleBytes = layout->swizzleBytes;
   spec.nanFill = op.getNanPadding();
   return spec;
 }

@@ -681,19 +681,48 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   if (getCoords().size() != shape.size())
     return emitOpError() << "needs one coordinate per dimension of the buffer ("
                          << shape.size() << "), got " << getCoords().size();
-  TMABlockLayout layout;
-  if (shape.size() != 2 ||
-      !tmaBlockLayout(shape[0], shape[1], buffer.getElementType().getIntOrFloatBitWidth(),
-                      layout))
+  std::optional<TMABlockLayout> layout = getTMABlockLayout(shape, buffer.getElementType());
+  if (!layout)
     return emitOpError() << "copies 2-D blocks TMA can move (rows of whole 16 bytes, at "
                             "most 256 of them), not "
                          << buffer;
-  if (buffer.getEncoding() !=
-      getTMABufferEncoding(getContext(), layout, buffer.getElementType()))
-    return emitOpError() << "writes the layout of its map's swizzle ("
-                         << getTMABufferEncoding(getContext(), layout, buffer.getElementType())
-                         << "), not " << buffer.getEncoding();
+  Attribute written = getTMABufferEncoding(getContext(), *layout, buffer.getElementType());
+  if (buffer.getEncoding() != written)
+    return emitOpError() << "writes the layout of its map's swizzle (" << written << "), not "
+                         << buffer.getEncoding();
   return success();
+}
+
+std::optional<tilec::TMABlockLayout> tilec::tilegpu::getTMABlockLayout(ArrayRef<int64_t> shape,
+                                                                       Type element) {
+  TMABlockLayout layout;
+  if (shape.size() != 2 || !element.isIntOrFloat() ||
+      !tmaBlockLayout(shape[0], shape[1], element.getIntOrFloatBitWidth(), layout))
+    return std::nullopt;
+  return layout;
+}
+
+MemDescType tilec::tilegpu::getBarrierType(MLIRContext *ctx, unsigned ringSize) {
+  SmallVector<int64_t> shape;
+  if (ringSize)
+    shape.push_back(ringSize);
+  shape.push_back(1);
+  return MemDescType::get(ctx, shape, IntegerType::get(ctx, 64),
+                          SwizzledSharedEncodingAttr::get(ctx, 1, 1, 1, {0}),
+                          /*mutableMemory=*/true);
+}
+
+void tilec::tilegpu::replaceBuffer(Value buffer, Value replacement) {
+  buffer.replaceAllUsesWith(replacement);
+  SmallVector<Value> views{replacement};
+  while (!views.empty()) {
+    Value source = views.pop_back_val();
+    for (Operation *user : source.getUsers())
+      if (auto view = dyn_cast<MemDescTransOp>(user)) {
+        view.getResult().setType(MemDescTransOp::transposedType(view.getSrc().getType()));
+        views.push_back(view.getResult());
+      }
+  }
 }
 
 Attribute tilec::tilegpu::getTMABufferEncoding(MLIRContext *ctx, const TMABlockLayout &layout,

@@ -62,12 +62,22 @@ std::optional<unsigned> wgmmaInstructionK(mlir::Type a, mlir::Type b, mlir::Type
 /// elements only. Every other type needs both operands K-major in buffers.
 bool wgmmaTakesAnyMajor(mlir::Type element);
 
+/// How TMA lays out a block of `shape` (2-D) and `element`s
+/// (tmaBlockLayout); nullopt for a block TMA cannot copy.
+std::optional<TMABlockLayout> getTMABlockLayout(llvm::ArrayRef<int64_t> shape,
+                                                mlir::Type element);
 /// The layout of the shared buffer TMA fills with a block of `element`s
 /// laid out as `layout` says: #tilegpu.nvmma_shared with its swizzle (rows
 /// contiguous, columns one after the other, as wgmma reads them), or plain
 /// rows when unswizzled.
 mlir::Attribute getTMABufferEncoding(mlir::MLIRContext *ctx, const TMABlockLayout &layout,
                                      mlir::Type element);
+/// The type of an mbarrier (one mutable i64 in shared memory), or with
+/// `ringSize` a ring of that many.
+MemDescType getBarrierType(mlir::MLIRContext *ctx, unsigned ringSize = 0);
+/// `buffer` replaced by `replacement` everywhere, the transposed views of
+/// it (memdesc_trans, which take their source's mutability) retyped.
+void replaceBuffer(mlir::Value buffer, mlir::Value replacement);
 
 namespace detail {
 /// The check every distributed encoding makes of a tensor's shape: the

@@ -139,12 +139,9 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
       return failure();
     Location loc = op.getLoc();
     tilegpu::MemDescType buffer = op.getResult().getType();
-    ArrayRef<int64_t> shape = buffer.getShape();
-    TMABlockLayout layout;
-    bool known = tmaBlockLayout(shape[0], shape[1],
-                                buffer.getElementType().getIntOrFloatBitWidth(), layout);
-    assert(known && "the verifier checked the block");
-    (void)known;
+    // (The verifier checked that TMA copies the block.)
+    TMABlockLayout layout =
+        *tilegpu::getTMABlockLayout(buffer.getShape(), buffer.getElementType());
     Value issue = electedThread(rewriter, loc, context, adaptor.getPred());
     Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
     Value dst = sharedAddress32(rewriter, loc, adaptor.getResult());
