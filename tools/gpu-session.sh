@@ -257,6 +257,18 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/decode.py ]; then
     step bench-decode python3 bench/decode.py --commit "$commit" --out "$out"
   fi
+  if [ -f bench/timing_method.py ]; then
+    # How do_bench's L2 flush (a 256 MB zero_()) moves read-bound kernels'
+    # times, against a read flush and back-to-back graph replays; and
+    # Nsight Compute's count of the DRAM bytes each GEMV moves after each
+    # flush.
+    step bench-timing-method python3 bench/timing_method.py --commit "$commit" --out "$out"
+    if command -v ncu > /dev/null; then
+      step ncu-timing-method ncu --clock-control none --cache-control none \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        python3 bench/timing_method.py --ncu
+    fi
+  fi
   if [ -f bench/decode_sweep.py ]; then
     step bench-decode-sweep python3 bench/decode_sweep.py --commit "$commit" --out "$out"
     # Batch 1, four warps, attention at 1024 and 32768 tokens only.
@@ -337,7 +349,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"
