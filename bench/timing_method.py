@@ -105,7 +105,6 @@ def measure(case, nbytes, impls, rows):
     """impls: {name: (fn(i), n_copies)}; fn(i) runs on copy i % n_copies."""
     zeros = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    sink = torch.empty((), dtype=torch.int64, device="cuda")
     entry = {"case": case, "bytes": nbytes}
     for name, (fn, n) in impls.items():
         state = {"i": 0}
@@ -116,7 +115,7 @@ def measure(case, nbytes, impls, rows):
         t = {"do_bench": triton.testing.do_bench(rotated, warmup=25, rep=100,
                                                  return_mode="median"),
              "zero flush": events_loop(fn, zeros.zero_),
-             "read flush": events_loop(fn, lambda: torch.sum(reads, out=sink))}
+             "read flush": events_loop(fn, lambda: reads.sum())}
         t["graph"], spread = graph_time(fn, n)
         entry[name] = {way: {"us": ms * 1e3, "GB/s": nbytes / (ms * 1e-3) / 1e9}
                        for way, ms in t.items()}
@@ -140,10 +139,9 @@ def ncu_calls():
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
     zeros = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    sink = torch.empty((), dtype=torch.int64, device="cuda")
     calls = [lambda: F.linear(x, w),
              lambda: ds.gate_up(k, CFG, 1, x, gamma, w, h, tiles=ds.ROW_TILES)]
-    for flush in (zeros.zero_, lambda: torch.sum(reads, out=sink)):
+    for flush in (zeros.zero_, lambda: reads.sum()):
         for _ in range(3):
             for call in calls:
                 flush()
