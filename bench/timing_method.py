@@ -104,7 +104,8 @@ def graph_time(fn, n_copies, replays=20):
 def measure(case, nbytes, impls, rows):
     """impls: {name: (fn(i), n_copies)}; fn(i) runs on copy i % n_copies."""
     zeros = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.float32, device="cuda")
+    sink = torch.empty((), dtype=torch.float32, device="cuda")
     entry = {"case": case, "bytes": nbytes}
     for name, (fn, n) in impls.items():
         state = {"i": 0}
@@ -115,7 +116,7 @@ def measure(case, nbytes, impls, rows):
         t = {"do_bench": triton.testing.do_bench(rotated, warmup=25, rep=100,
                                                  return_mode="median"),
              "zero flush": events_loop(fn, zeros.zero_),
-             "read flush": events_loop(fn, lambda: reads.sum())}
+             "read flush": events_loop(fn, lambda: torch.sum(reads, dim=0, out=sink))}
         t["graph"], spread = graph_time(fn, n)
         entry[name] = {way: {"us": ms * 1e3, "GB/s": nbytes / (ms * 1e-3) / 1e9}
                        for way, ms in t.items()}
@@ -138,10 +139,11 @@ def ncu_calls():
     x = randn(1, CFG.hidden, seed=5)
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
     zeros = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    reads = torch.ones(FLUSH_BYTES // 4, dtype=torch.float32, device="cuda")
+    sink = torch.empty((), dtype=torch.float32, device="cuda")
     calls = [lambda: F.linear(x, w),
              lambda: ds.gate_up(k, CFG, 1, x, gamma, w, h, tiles=ds.ROW_TILES)]
-    for flush in (zeros.zero_, lambda: reads.sum()):
+    for flush in (zeros.zero_, lambda: torch.sum(reads, dim=0, out=sink)):
         for _ in range(3):
             for call in calls:
                 flush()
@@ -168,7 +170,8 @@ def main():
     gu, down, qkv = copies_of(w_gu), copies_of(w_down), copies_of(w_qkv)
     total = torch.empty((), dtype=torch.float32, device="cuda")
     measure("read 55 MB (torch.sum)", w_gu.numel() * 2,
-            {"torch": (lambda i: torch.sum(gu[i % len(gu)], dtype=torch.float32, out=total),
+            {"torch": (lambda i: torch.sum(gu[i % len(gu)], dim=(0, 1), dtype=torch.float32,
+                                          out=total),
                        len(gu))}, rows)
 
     tiles = ds.ROW_TILES
