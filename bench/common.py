@@ -46,6 +46,38 @@ def timed(runs):
             for name, ts in rounds.items()}
 
 
+def replayed(fn, calls, replays=20, rounds=5):
+    """(ms per call, spread) of fn(): `calls` calls of it captured back to
+    back in one CUDA graph (fn rotating its inputs past the L2, so that
+    every call reads DRAM), the graph replayed `replays` times per round;
+    the median of `rounds` rounds, spread = (max - min) / median. Unlike
+    do_bench, nothing flushes the L2 by writing 256 MB before each call,
+    whose dirty lines a read-bound kernel would then write back in its own
+    time (bench/timing_method.py). fn must not allocate or compile: call
+    it once before."""
+    import torch
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(rounds):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(replays):
+            graph.replay()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / (replays * calls))
+    median = statistics.median(times)
+    return median, (max(times) - min(times)) / median
+
+
 def randn(*shape, scale=1.0, seed=0, dtype="bfloat16"):
     """Normal values on the GPU (a generator of its own), times `scale`,
     as `dtype` (a torch dtype or its name)."""
@@ -112,7 +144,12 @@ def best_matmul_config(launch, a, b, ref, candidates):
     return found[1] if found else None
 
 
-def write_record(benchmark, commit, rows, out):
+#: How timed() times, as a record says it.
+DO_BENCH_TIMING = ("median of 3 interleaved rounds of triton.testing.do_bench median "
+                   "(warmup 25 ms, rep 100 ms); spread = (max - min) / median")
+
+
+def write_record(benchmark, commit, rows, out, timing=DO_BENCH_TIMING):
     """bench/results-style JSON of one run (`rows` as the benchmark made
     them) at OUT/BENCHMARK-DATE.json; returns the path."""
     import torch  # the benchmarks' own dependency, not this module's
@@ -121,8 +158,7 @@ def write_record(benchmark, commit, rows, out):
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
         "triton": triton.__version__,
-        "timing": "median of 3 interleaved rounds of triton.testing.do_bench median "
-                  "(warmup 25 ms, rep 100 ms); spread = (max - min) / median",
+        "timing": timing,
         "rows": rows,
     }
     os.makedirs(out, exist_ok=True)

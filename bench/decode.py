@@ -27,7 +27,12 @@ figure. Each case is checked against float64 before it is timed. Cases:
   batch and length.
 
 Times: median of three interleaved rounds of do_bench medians; the spread
-is (max - min) / median. Results: bench/results/decode-DATE.json.
+is (max - min) / median. The kernel cases are also timed back to back in
+a CUDA graph (the "graph" figures: 2 rounds of the rotated copies per
+replay, common.replayed), without do_bench's 256 MB zero_() before each
+call: after it the L2 is full of dirty lines, which a read-bound kernel
+evicts and so writes back in its own time (bench/timing_method.py
+measures that). Results: bench/results/decode-DATE.json.
 """
 import pathlib
 import sys
@@ -42,7 +47,7 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 import decode_step as ds  # noqa: E402  kernels/decode_step.py
 import decode_reference as ref  # noqa: E402  tests/python/decode_reference.py
-from common import kv_rotation, qkv_buffers, randn, rotation, timed  # noqa: E402
+from common import kv_rotation, qkv_buffers, randn, replayed, rotation, timed  # noqa: E402
 
 CFG = ds.Config()
 
@@ -75,16 +80,33 @@ def close(name, got, want, tol):
         return False
 
 
-def row(case, nbytes, times, ok, **extra):
+def row(case, nbytes, times, ok, graph=None, **extra):
+    """A record row: each implementation's do_bench `times`, and where
+    given its `graph` times (back to back in a CUDA graph, graph_times)."""
     entry = {"case": case, "bytes": nbytes, **extra}
     for impl, (ms, spread) in times.items():
         entry[impl] = {"us": ms * 1e3, "GB/s": nbytes / (ms * 1e-3) / 1e9 if nbytes else None,
                        "spread": spread, "ok": ok.get(impl, True)}
+        if graph:
+            g_ms, g_spread = graph[impl]
+            entry[impl].update({"graph us": g_ms * 1e3,
+                                "graph GB/s": nbytes / (g_ms * 1e-3) / 1e9,
+                                "graph spread": g_spread})
     print(f"{case:>44}: " + "  ".join(
         f"{impl} {e['us']:8.1f} us" + (f" {e['GB/s']:6.0f} GB/s" if e["GB/s"] else "")
+        + (f" (graph {e['graph us']:.1f} us {e['graph GB/s']:.0f} GB/s)" if graph else "")
         + ("" if e["ok"] else " WRONG") for impl, e in entry.items()
         if isinstance(e, dict)), flush=True)
     return entry
+
+
+def graph_times(runs, copies):
+    """{name: (ms, spread)}: each run called 2 * copies times back to back
+    in one CUDA graph, its inputs rotating through `copies` copies
+    (common.replayed: no zero_() of 256 MB before each call, whose dirty
+    lines a read-bound kernel writes back in its own time under do_bench;
+    bench/timing_method.py measures that)."""
+    return {name: replayed(fn, 2 * copies) for name, fn in runs.items()}
 
 
 # -- the same layer in PyTorch ------------------------------------------------
@@ -168,7 +190,8 @@ def gemv_cases(k):
         runs[name] = tilec_gu
     runs["torch"] = lambda: F.linear(x, gate_up_w())
     nbytes = 2 * CFG.intermediate * CFG.hidden * 2
-    rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes, timed(runs), ok))
+    rows.append(row("gate+up GEMV (tilec: +RMSNorm+SwiGLU)", nbytes, timed(runs), ok,
+                    graph=graph_times(runs, len(gate_up_w.copies))))
 
     # down + residual
     hx = randn(1, CFG.intermediate, seed=12)
@@ -188,7 +211,8 @@ def gemv_cases(k):
         runs[name] = tilec_down
     runs["torch"] = lambda: F.linear(hx, down_w())
     nbytes = CFG.intermediate * CFG.hidden * 2
-    rows.append(row("down GEMV (tilec: +residual)", nbytes, timed(runs), ok))
+    rows.append(row("down GEMV (tilec: +residual)", nbytes, timed(runs), ok,
+                    graph=graph_times(runs, len(down_w.copies))))
 
     # QKV (+ RMSNorm, bias, RoPE, cache append in tilec)
     max_len = 4096
@@ -209,7 +233,8 @@ def gemv_cases(k):
         runs[name] = tilec_qkv
     runs["torch"] = lambda: F.linear(x, qkv_w(), w0["qkv_bias"])
     nbytes = CFG.qkv_rows * CFG.hidden * 2
-    rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes, timed(runs), ok))
+    rows.append(row("QKV GEMV (tilec: +RMSNorm+RoPE+append)", nbytes, timed(runs), ok,
+                    graph=graph_times(runs, len(qkv_w.copies))))
     return rows
 
 
@@ -249,7 +274,7 @@ def attention_cases(k, lengths, splits):
         ok["torch"] = close("sdpa", sdpa.reshape(1, -1), want, 3 * ref.TOL)
         runs["torch"] = lambda: F.scaled_dot_product_attention(q4, *nxt(), enable_gqa=True)
         rows.append(row(f"decode attention B=1 L={length}", kv_bytes, timed(runs), ok,
-                        length=length))
+                        graph=graph_times(runs, len(caches)), length=length))
     return rows
 
 

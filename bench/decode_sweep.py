@@ -4,9 +4,12 @@ gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
 flight (none, PREFETCH's register double buffer, or tl.range stages
 through cp.async rings) of one or sixteen batch rows per program; for
 attention_split at L = 1024, 8192 and 32768, every SPLIT x BLOCK_L x
-stages. Inputs rotated past the L2, each config checked against float64
-first. Prints the best configs per kernel, and writes
-bench/results/decode-sweep-DATE.json.
+stages; and gate_up_swiglu_flat's streaming configs (PAIRS x BLOCK_K x
+stages x programs). Inputs rotated past the L2, each config checked
+against float64 first, then timed back to back in a CUDA graph
+(common.replayed: no 256 MB zero_() before each call, whose dirty lines
+the kernel would write back in its own time). Prints the best configs per
+kernel, and writes bench/results/decode-sweep-DATE.json.
 
     python3 bench/decode_sweep.py [--commit SHA] [--out DIR] [--quick]
 """
@@ -23,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "python"))
 import common  # noqa: E402
 import decode_reference as ref  # noqa: E402
 import decode_step as ds  # noqa: E402
-from common import kv_rotation, qkv_buffers, randn, rotation, timed  # noqa: E402
+from common import kv_rotation, qkv_buffers, randn, replayed, rotation  # noqa: E402
 
 CFG = ds.Config()
 #: How a GEMV keeps its loads in flight: not at all, a register double
@@ -36,7 +39,16 @@ def f64(t):
     return t.double().cpu().numpy()
 
 
-def sweep(name, launch, check, nbytes, configs):
+#: Timing of the records this script writes.
+TIMING = ("ms per call of 2 rounds of the rotated copies captured back to back in "
+          "one CUDA graph, median of 5 rounds of 20 replays (common.replayed); "
+          "spread = (max - min) / median")
+
+
+def sweep(name, launch, check, nbytes, configs, copies):
+    """Each config of `configs` launched (launch(cfg, first=True) on the
+    first copy of the inputs, then checked), then timed over 2 * copies
+    calls that rotate the inputs."""
     rows = []
     for cfg in configs:
         try:
@@ -49,7 +61,7 @@ def sweep(name, launch, check, nbytes, configs):
         if not ok:
             print(f"  {name} {cfg}: WRONG", flush=True)
             continue
-        ms, spread = timed({"t": lambda: launch(cfg)})["t"]
+        ms, spread = replayed(lambda: launch(cfg), 2 * copies)
         rows.append({"kernel": name, "config": cfg, "us": ms * 1e3,
                      "GB/s": nbytes / (ms * 1e-3) / 1e9, "spread": spread})
     rows.sort(key=lambda r: r["us"])
@@ -95,8 +107,22 @@ def attention_sweep(k, lengths, quick):
                          split=cfg["SPLIT"], block_l=cfg["BLOCK_L"], stages=cfg["STAGES"])
         rows += sweep(f"attention L={length}", launch,
                       lambda: close(out, want, 3 * ref.TOL),
-                      kv_bytes, configs)
+                      kv_bytes, configs, len(nxt.copies))
     return rows
+
+
+def flat_sweep(k, x, gamma, w_gu, gu, h, want, quick):
+    """gate_up_swiglu_flat at batch 1: PAIRS x BLOCK_K x stages x warps x
+    about how many programs."""
+    shapes = [(p, b) for p in (2, 4, 8) for b in (256, 512)]
+    configs = [dict(pairs=p, block_k=b, stages=s, warps=w, programs=n)
+               for (p, b), s, w, n in itertools.product(
+                   shapes, (3, 4, 6), [4] if quick else [4, 8], (132, 264, 396, 528))]
+
+    def launch(cfg, first=False):
+        ds.gate_up_flat(k, CFG, x, gamma, w_gu if first else gu(), h, **cfg)
+    return sweep("gate_up flat B=1", launch, lambda: close(h, want),
+                 2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
 
 
 def main():
@@ -128,7 +154,9 @@ def main():
                                    CFG.intermediate, CFG.hidden, CFG.intermediate, CFG.eps,
                                    NORM=True, num_warps=w, **c)
         rows += sweep(f"gate_up B={batch}", launch_gu, lambda: close(h, want),
-                      2 * CFG.intermediate * CFG.hidden * 2, configs)
+                      2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
+        if batch == 1:
+            rows += flat_sweep(k, x, gamma, w_gu, gu, h, want, quick)
     # down projection, batch 1
     x = randn(1, CFG.intermediate, seed=6)
     res = randn(1, CFG.hidden, seed=7)
@@ -146,7 +174,7 @@ def main():
                               CFG.hidden, CFG.intermediate, CFG.hidden, CFG.hidden,
                               num_warps=w, **c)
     rows += sweep("down B=1", launch_down, lambda: close(out, want),
-                  CFG.intermediate * CFG.hidden * 2, configs)
+                  CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
     # QKV + RoPE, batch 1
     x = randn(1, CFG.hidden, seed=8)
     max_len = 4096
@@ -168,10 +196,10 @@ def main():
                                  LOG2_THETA=math.log2(CFG.rope_theta), HAS_BIAS=True,
                                  num_warps=w, **c)
     rows += sweep("qkv B=1", launch_qkv, lambda: close(q, q_ref.reshape(1, -1)),
-                  CFG.qkv_rows * CFG.hidden * 2, configs)
+                  CFG.qkv_rows * CFG.hidden * 2, configs, len(qkv.copies))
     rows += attention_sweep(k, [1024, 32768] if quick else [1024, 8192, 32768], quick)
     path = common.write_record("decode-sweep-quick" if quick else "decode-sweep", args.commit,
-                               rows, args.out)
+                               rows, args.out, timing=TIMING)
     print(f"wrote {path}")
 
 

@@ -74,33 +74,6 @@ def events_loop(fn, flush, reps=100):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
-def graph_time(fn, n_copies, replays=20):
-    """ms per call of fn(i) for i over two rounds of the copies, captured
-    back to back in one graph."""
-    calls = 2 * n_copies
-    for i in range(calls):  # compile and warm outside the capture
-        fn(i)
-    torch.cuda.synchronize()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        for i in range(calls):
-            fn(i)
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(replays):
-            graph.replay()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / (replays * calls))
-    return statistics.median(times), (max(times) - min(times)) / statistics.median(times)
-
-
 def measure(case, nbytes, impls, rows):
     """impls: {name: (fn(i), n_copies)}; fn(i) runs on copy i % n_copies."""
     zeros = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
@@ -117,7 +90,9 @@ def measure(case, nbytes, impls, rows):
                                                  return_mode="median"),
              "zero flush": events_loop(fn, zeros.zero_),
              "read flush": events_loop(fn, lambda: torch.sum(reads, dim=0, out=sink))}
-        t["graph"], spread = graph_time(fn, n)
+        for i in range(2 * n):  # compile and warm outside the capture
+            fn(i)
+        t["graph"], spread = common.replayed(rotated, 2 * n)
         entry[name] = {way: {"us": ms * 1e3, "GB/s": nbytes / (ms * 1e-3) / 1e9}
                        for way, ms in t.items()}
         entry[name]["graph"]["spread"] = spread

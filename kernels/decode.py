@@ -391,3 +391,39 @@ def attention_combine(o_part, lse_part, pos_ptr, out_ptr, stride_ob, stride_oh,
         acc = acc * alpha + tl.sum(w[:, None] * o, axis=0)
         m = m_new
     tl.store(out_ptr + b * stride_out + h * D + d, acc / total)
+
+
+@tilec.jit
+def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks, eps,
+                        NORM: tl.constexpr, PAIRS: tl.constexpr, BLOCK_K: tl.constexpr,
+                        K_TILES: tl.constexpr, STAGES: tl.constexpr):
+    # Batch 1. Program p: the `blocks` blocks of PAIRS outputs from
+    # p * blocks on, in one loop over all their W tiles, so that the ring
+    # of STAGES stages stays full across the blocks' boundaries. K_TILES
+    # is cdiv(hidden, BLOCK_K) (a constant divisor, which the address
+    # computation may run ahead with).
+    # Grid: (cdiv(cdiv(inter, PAIRS), blocks),).
+    first = tl.program_id(0) * blocks
+    n_blocks = tl.minimum(blocks, tl.cdiv(inter, PAIRS) - first)
+    acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
+    acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)
+    zero = tl.zeros((1,), tl.int32)
+    scale = 1.0
+    if NORM:
+        scale = _inv_rms(x_ptr, zero, zero == 0, 0, hidden, eps, BLOCK_K)
+    for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):
+        rows = (first + t // K_TILES) * PAIRS + tl.arange(0, PAIRS)
+        valid = rows < inter
+        rows = tl.where(valid, rows, 0)
+        k = (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
+        w_a = _w_tile(w_ptr, rows, hidden, k)
+        w_b = _w_tile(w_ptr, rows + inter, hidden, k)
+        x = _x_tile(x_ptr, zero, zero == 0, 0, gamma_ptr, k, k < hidden, NORM)
+        acc_a += w_a.to(tl.float32) * x
+        acc_b += w_b.to(tl.float32) * x
+        if t % K_TILES == K_TILES - 1:
+            gate = tl.sum(acc_a, axis=1) * scale
+            up = tl.sum(acc_b, axis=1) * scale
+            tl.store(out_ptr + rows, gate / (1.0 + tl.exp(-gate)) * up, mask=valid)
+            acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
+            acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)

@@ -141,7 +141,7 @@ class Kernels:
     interpreter, compiled with deterministic=True (checked for batch
     invariance) unless told otherwise."""
 
-    NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gemv_residual",
+    NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gate_up_swiglu_flat", "gemv_residual",
              "attention_split", "attention_combine")
 
     def __init__(self, interpret=False, deterministic=True):
@@ -179,6 +179,20 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
         STAGES=tiles.gate_up_stages, num_warps=tiles.gate_up_warps, stream=stream)
+
+
+def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
+                 warps=NUM_WARPS, stream=None):
+    """gate_up at batch 1 by gate_up_swiglu_flat: about `programs`
+    programs, each streaming an equal run of blocks of `pairs` outputs
+    through one loop of `stages` stages."""
+    n_blocks = tilec.cdiv(cfg.intermediate, pairs)
+    blocks = tilec.cdiv(n_blocks, programs)
+    k.gate_up_swiglu_flat[(tilec.cdiv(n_blocks, blocks),)](
+        x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden, cfg.intermediate,
+        blocks, cfg.eps, NORM=gamma is not None, PAIRS=pairs, BLOCK_K=block_k,
+        K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, num_warps=warps,
+        stream=stream)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,

@@ -1,6 +1,7 @@
 #include "compiler/Analysis/PointerOrigin.h"
 
 #include "compiler/Dialect/Tile/Tile.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
 
 #include "mlir/Analysis/DataFlow/SparseAnalysis.h"
 #include "mlir/Analysis/DataFlow/Utils.h"
@@ -45,7 +46,7 @@ public:
                                ArrayRef<PointerOriginLattice *> results) override {
     PointerOrigin out = PointerOrigin::unknown();
     if (isa<tile::AddPtrOp, tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
-            tile::ReshapeOp, tile::TransOp>(op))
+            tile::ReshapeOp, tile::TransOp, tilegpu::ConvertLayoutOp>(op))
       out = operands[0]->getValue();
     else if (isa<arith::SelectOp>(op))
       out = PointerOrigin::join(operands[1]->getValue(), operands[2]->getValue());

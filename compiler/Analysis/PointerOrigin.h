@@ -5,7 +5,7 @@
 //
 // A sparse forward analysis on MLIR's dataflow framework. A kernel's pointer
 // arguments are their own origin; addptr, splat, broadcast, expand_dims,
-// reshape and trans keep their pointer operand's; a select joins its two
+// reshape, trans and tilegpu.convert_layout keep their pointer operand's; a select joins its two
 // operands'; values carried by scf.for / scf.if / scf.while join what flows
 // into them. Two different origins join to "unknown", as does any other
 // pointer (one loaded from memory, say). The lattice is two levels high, so

@@ -1,31 +1,71 @@
 #include "compiler/Transforms/LoopUtils.h"
 
+#include "compiler/Analysis/PointerOrigin.h"
+
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
-bool tilec::mayWriteGlobalMemory(scf::ForOp loop) {
-  WalkResult walk = loop.getBody()->walk([](Operation *op) {
+/// Walks the ops of `loop` that may write global memory, stopping (and
+/// returning true) at the first `write` returns true for. An op whose
+/// effects are unknown is passed to `write` too.
+static bool anyGlobalWrite(scf::ForOp loop, function_ref<bool(Operation *)> write) {
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance(); // its nested ops are visited
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
-      return op->getNumRegions() || isa<scf::YieldOp>(op) ? WalkResult::advance()
-                                                           : WalkResult::interrupt();
+      return op->getNumRegions() || isa<scf::YieldOp>(op) || !write(op)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
     SmallVector<MemoryEffects::EffectInstance> list;
     effects.getEffects(list);
     for (const MemoryEffects::EffectInstance &e : list)
       if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
-          e.getResource() != tilegpu::SharedMemory::get() &&
-          e.getResource() != tile::DebugOutput::get())
-        return WalkResult::interrupt();
+          e.getResource() != tilec::tilegpu::SharedMemory::get() &&
+          e.getResource() != tilec::tile::DebugOutput::get())
+        return write(op) ? WalkResult::interrupt() : WalkResult::advance();
     return WalkResult::advance();
   });
   return walk.wasInterrupted();
+}
+
+bool tilec::mayWriteGlobalMemory(scf::ForOp loop) {
+  return anyGlobalWrite(loop, [](Operation *) { return true; });
+}
+
+bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) {
+  if (!mayWriteGlobalMemory(loop))
+    return false;
+  auto func = loop->getParentOfType<func::FuncOp>();
+  if (!func)
+    return true;
+  PointerOriginAnalysis origins(func);
+  llvm::SmallPtrSet<void *, 4> read;
+  for (Operation *op : loads) {
+    auto load = dyn_cast<tile::LoadOp>(op);
+    BlockArgument origin = load ? origins.originOf(load.getPtr()) : BlockArgument();
+    if (!origin)
+      return true;
+    read.insert(origin.getAsOpaquePointer());
+  }
+  return anyGlobalWrite(loop, [&](Operation *op) {
+    Value ptr;
+    if (auto store = dyn_cast<tile::StoreOp>(op))
+      ptr = store.getPtr();
+    else if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+      ptr = rmw.getPtr();
+    else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+      ptr = cas.getPtr();
+    BlockArgument origin = ptr ? origins.originOf(ptr) : BlockArgument();
+    return !origin || read.contains(origin.getAsOpaquePointer());
+  });
 }
 
 unsigned tilec::getNumStages(scf::ForOp loop, unsigned defaultStages) {

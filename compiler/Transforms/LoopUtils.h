@@ -15,6 +15,14 @@ namespace tilec {
 /// load moved ahead of it could read what it has not written yet.
 bool mayWriteGlobalMemory(mlir::scf::ForOp loop);
 
+/// True when a global write in `loop` may touch what `loads` (tile.loads)
+/// read: false only when every such write is a tile.store or atomic whose
+/// pointer derives from one kernel argument (PointerOriginAnalysis) from
+/// which no load's pointer derives. Distinct pointer arguments are taken
+/// not to overlap, the promise a loop makes when it asks for its own
+/// stages (docs/language.md, tl.range).
+bool mayWriteWhatLoadsRead(mlir::scf::ForOp loop, llvm::ArrayRef<mlir::Operation *> loads);
+
 /// The stages to software-pipeline `loop` with: its `tile.num_stages`
 /// attribute, else `defaultStages`.
 unsigned getNumStages(mlir::scf::ForOp loop, unsigned defaultStages);

@@ -57,8 +57,13 @@
 // The ops computing a load's pointer and mask form the loop's first stage:
 // they run D iterations ahead. That is sound when their iteration arguments
 // (the pointers being advanced) feed nothing else — no later-stage op and
-// no result used after the loop — and when the loop writes no global
-// memory (a load moved ahead of a store could miss what it writes). A load
+// no result used after the loop — and when no write of the loop may touch
+// what the moved loads read (a load moved ahead of a store could miss
+// what it writes): a loop whose stages are its own (tl.range(num_stages=
+// ...)) may store through pointers derived from kernel arguments its
+// pipelined loads do not read through, distinct arguments taken not to
+// overlap (mayWriteWhatLoadsRead); any other loop must write no global
+// memory. A load
 // qualifies when its only use is a local_alloc read only by local_loads that
 // feed a dot or by warp_group_dots (directly, or through a memdesc_trans
 // view, whose type follows the ring buffer's), its `other` is absent or
@@ -603,7 +608,7 @@ struct TileGPUPipelineLoadsPass
                 const AxisInfoAnalysis &axisInfo, const TargetInfo &target) {
     unsigned stages = getNumStages(loop, numStages);
     // (Iterations past the end are masked with a signed comparison.)
-    if (stages < 2 || loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
+    if (stages < 2 || loop.getUnsignedCmp())
       return;
     // A loop whose stages are its own (tl.range(num_stages=...)) has every
     // load that can be copied asynchronously pipelined, as Triton does;
@@ -612,6 +617,8 @@ struct TileGPUPipelineLoadsPass
     // run ahead with theirs (selectPipelinedLoads, which
     // tile-prefetch-loads asks too).
     bool stagesGiven = loop->hasAttr(tile::kNumStagesAttr);
+    if (!stagesGiven && mayWriteGlobalMemory(loop))
+      return;
     SmallVector<PipelinedLoad> dotLoads, plainLoads;
     for (Operation &op : loop.getBody()->without_terminator()) {
       if (auto tma = dyn_cast<tile::TensorMapLoadOp>(op)) {
@@ -648,6 +655,15 @@ struct TileGPUPipelineLoadsPass
     if (loads.empty()) {
       LLVM_DEBUG(llvm::dbgs() << "not pipelined: no load's address runs ahead on its own\n");
       return;
+    }
+    if (stagesGiven) {
+      SmallVector<Operation *> chosen;
+      for (const PipelinedLoad &p : loads)
+        chosen.push_back(p.load);
+      if (mayWriteWhatLoadsRead(loop, chosen)) {
+        LLVM_DEBUG(llvm::dbgs() << "not pipelined: the loop may write what it reads\n");
+        return;
+      }
     }
     // Fewer stages where the rings alone would not fit. Other buffers alive
     // during the loop (an outer loop's rings, conversions in the body) are

@@ -252,3 +252,20 @@ def test_tiling_and_split_choices():
     with pytest.raises(ValueError, match="deterministic"):
         ds.DecoderLayer(CFG, {}, 1, 16, lambda s, d: None,
                         kernels=ds.Kernels(interpret=True, deterministic=False))
+
+
+@pytest.mark.parametrize("norm", [True, False])
+@pytest.mark.parametrize("pairs,block_k,programs", [(8, 32, 3), (4, 64, 7), (2, 128, 100)])
+def test_gate_up_flat(kernels, norm, pairs, block_k, programs):
+    # Blocks of PAIRS outputs streamed by few programs (a partial last
+    # block, a partial last program, K below or not a multiple of BLOCK_K).
+    rng = np.random.default_rng(3)
+    w = ref.random_weights(rng, CFG)
+    x = ref.random_bf16(rng, 1, CFG.hidden)
+    out = Bf16(np.full((1, CFG.intermediate + 3), 5.0))
+    gamma = w["post_norm"] if norm else None
+    decode_step.gate_up_flat(kernels, CFG, x.arg, gamma.arg if norm else None,
+                             w["gate_up"].arg, out.arg, pairs, block_k, 3, programs)
+    want = ref.swiglu(CFG, x.value, gamma.value if norm else None, w["gate_up"].value)
+    assert_close(out.value[:, :CFG.intermediate], want, TOL)
+    assert (out.value[:, CFG.intermediate:] == 5.0).all()
