@@ -4,8 +4,9 @@ gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
 flight (none, PREFETCH's register double buffer, or tl.range stages
 through cp.async rings) of one or sixteen batch rows per program; for
 attention_split at L = 1024, 8192 and 32768, every SPLIT x BLOCK_L x
-stages; and gate_up_swiglu_flat's streaming configs (PAIRS x BLOCK_K x
-stages x programs). Inputs rotated past the L2, each config checked
+stages; and the streaming kernels' configs (gate_up_swiglu_flat,
+gemv_residual_flat: outputs per block x BLOCK_K x stages x warps x
+programs). Inputs rotated past the L2, each config checked
 against float64 first, then timed back to back in a CUDA graph
 (common.replayed: no 256 MB zero_() before each call, whose dirty lines
 the kernel would write back in its own time). Prints the best configs per
@@ -111,18 +112,25 @@ def attention_sweep(k, lengths, quick):
     return rows
 
 
-def flat_sweep(k, x, gamma, w_gu, gu, h, want, quick):
-    """gate_up_swiglu_flat at batch 1: PAIRS x BLOCK_K x stages x warps x
-    about how many programs."""
-    shapes = [(p, b) for p in (2, 4, 8) for b in (256, 512)]
-    configs = [dict(pairs=p, block_k=b, stages=s, warps=w, programs=n)
-               for (p, b), s, w, n in itertools.product(
-                   shapes, (3, 4, 6), [4] if quick else [4, 8], (132, 264, 396, 528))]
+#: The streaming kernels' sweep: blocks of outputs x BLOCK_K x stages x
+#: warps x about how many programs (grids of one, two or three per SM).
+FLAT = dict(block_k=(256, 512), stages=(2, 3, 4), warps=(4, 8), programs=(132, 264, 396))
 
+
+def flat_configs(sizes, block_ks=FLAT["block_k"]):
+    return [dict(zip(("size", "block_k", "stages", "warps", "programs"), c))
+            for c in itertools.product(sizes, block_ks, FLAT["stages"], FLAT["warps"],
+                                       FLAT["programs"])]
+
+
+def flat_sweep(k, x, gamma, w_gu, gu, h, want):
+    """gate_up_swiglu_flat at batch 1."""
     def launch(cfg, first=False):
-        ds.gate_up_flat(k, CFG, x, gamma, w_gu if first else gu(), h, **cfg)
+        c = dict(cfg)
+        ds.gate_up_flat(k, CFG, x, gamma, w_gu if first else gu(), h, pairs=c.pop("size"), **c)
     return sweep("gate_up flat B=1", launch, lambda: close(h, want),
-                 2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
+                 2 * CFG.intermediate * CFG.hidden * 2, flat_configs((4, 8, 16)),
+                 len(gu.copies))
 
 
 def main():
@@ -156,7 +164,7 @@ def main():
         rows += sweep(f"gate_up B={batch}", launch_gu, lambda: close(h, want),
                       2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
         if batch == 1:
-            rows += flat_sweep(k, x, gamma, w_gu, gu, h, want, quick)
+            rows += flat_sweep(k, x, gamma, w_gu, gu, h, want)
     # down projection, batch 1
     x = randn(1, CFG.intermediate, seed=6)
     res = randn(1, CFG.hidden, seed=7)
@@ -175,6 +183,14 @@ def main():
                               num_warps=w, **c)
     rows += sweep("down B=1", launch_down, lambda: close(out, want),
                   CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
+
+    def launch_down_flat(cfg, first=False):
+        c = dict(cfg)
+        ds.projection_flat(k, CFG.intermediate, CFG.hidden, x, w_down if first else down(),
+                           res, out, rows=c.pop("size"), **c)
+    rows += sweep("down flat B=1", launch_down_flat, lambda: close(out, want),
+                  CFG.intermediate * CFG.hidden * 2, flat_configs((2, 4, 8), (512, 1024)),
+                  len(down.copies))
     # QKV + RoPE, batch 1
     x = randn(1, CFG.hidden, seed=8)
     max_len = 4096

@@ -427,3 +427,28 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
             tl.store(out_ptr + rows, gate / (1.0 + tl.exp(-gate)) * up, mask=valid)
             acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
             acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)
+
+
+@tilec.jit
+def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
+                       ROWS: tl.constexpr, BLOCK_K: tl.constexpr, K_TILES: tl.constexpr,
+                       STAGES: tl.constexpr):
+    # Batch 1: out[rows] = W[rows, :] . x + res[rows], program p streaming
+    # the `blocks` blocks of ROWS outputs from p * blocks on through one
+    # loop (as gate_up_swiglu_flat). K_TILES is cdiv(n_in, BLOCK_K).
+    # Grid: (cdiv(cdiv(n_out, ROWS), blocks),).
+    first = tl.program_id(0) * blocks
+    n_blocks = tl.minimum(blocks, tl.cdiv(n_out, ROWS) - first)
+    acc = tl.zeros((ROWS, BLOCK_K), tl.float32)
+    zero = tl.zeros((1,), tl.int32)
+    for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):
+        rows = (first + t // K_TILES) * ROWS + tl.arange(0, ROWS)
+        valid = rows < n_out
+        rows = tl.where(valid, rows, 0)
+        k = (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
+        x = _x_tile(x_ptr, zero, zero == 0, 0, x_ptr, k, k < n_in, False)
+        acc += _w_tile(w_ptr, rows, n_in, k).to(tl.float32) * x
+        if t % K_TILES == K_TILES - 1:
+            y = tl.sum(acc, axis=1) + tl.load(res_ptr + rows, mask=valid, other=0.0)
+            tl.store(out_ptr + rows, y, mask=valid)
+            acc = tl.zeros((ROWS, BLOCK_K), tl.float32)

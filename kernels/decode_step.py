@@ -142,7 +142,7 @@ class Kernels:
     invariance) unless told otherwise."""
 
     NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gate_up_swiglu_flat", "gemv_residual",
-             "attention_split", "attention_combine")
+             "gemv_residual_flat", "attention_split", "attention_combine")
 
     def __init__(self, interpret=False, deterministic=True):
         self.deterministic = deterministic
@@ -193,6 +193,17 @@ def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, progr
         blocks, cfg.eps, NORM=gamma is not None, PAIRS=pairs, BLOCK_K=block_k,
         K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, num_warps=warps,
         stream=stream)
+
+
+def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, programs,
+                    warps=NUM_WARPS, stream=None):
+    """projection at batch 1 by gemv_residual_flat: about `programs`
+    programs, each streaming an equal run of blocks of `rows` outputs."""
+    n_blocks = tilec.cdiv(n_out, rows)
+    blocks = tilec.cdiv(n_blocks, programs)
+    k.gemv_residual_flat[(tilec.cdiv(n_blocks, blocks),)](
+        x, w, residual, out, n_in, n_out, blocks, ROWS=rows, BLOCK_K=block_k,
+        K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, num_warps=warps, stream=stream)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,

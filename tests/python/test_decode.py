@@ -269,3 +269,18 @@ def test_gate_up_flat(kernels, norm, pairs, block_k, programs):
     want = ref.swiglu(CFG, x.value, gamma.value if norm else None, w["gate_up"].value)
     assert_close(out.value[:, :CFG.intermediate], want, TOL)
     assert (out.value[:, CFG.intermediate:] == 5.0).all()
+
+
+@pytest.mark.parametrize("rows,block_k,programs", [(4, 32, 3), (2, 64, 5), (8, 128, 100)])
+def test_projection_flat_in_place(kernels, rows, block_k, programs):
+    # out may alias the residual: each output's residual is read before
+    # the same program writes it.
+    rng = np.random.default_rng(4)
+    n_in, n_out = 100, 37
+    w = Bf16(rng.standard_normal((n_out, n_in)) / 10)
+    x = ref.random_bf16(rng, 1, n_in)
+    res = ref.random_bf16(rng, 1, n_out)
+    want = x.value @ w.value.T + res.value
+    decode_step.projection_flat(kernels, n_in, n_out, x.arg, w.arg, res.arg, res.arg, rows,
+                                block_k, 3, programs)
+    assert_close(res.value, want, TOL)
