@@ -21,7 +21,9 @@ figure. Each case is checked against float64 before it is timed. Cases:
   swept as well;
 - the decoder layer step, batch 1 at L = 1024 and batch 16 at L = 4096:
   tilec eager and as a CUDA graph vs the same layer in PyTorch eager and
-  as a CUDA graph (graphs replayed after do_bench's L2 flush); and the
+  as a CUDA graph (graphs replayed after do_bench's L2 flush); four
+  layers of distinct weights and caches in one graph replayed back to
+  back, per layer (what a layer costs inside a model's step); and the
   cost of batch invariance: the deterministic layer (one tiling and a
   fixed split at every batch) against the layer free to pick both per
   batch and length.
@@ -34,6 +36,7 @@ call: after it the L2 is full of dirty lines, which a read-bound kernel
 evicts and so writes back in its own time (bench/timing_method.py
 measures that). Results: bench/results/decode-DATE.json.
 """
+import dataclasses
 import pathlib
 import sys
 
@@ -158,9 +161,16 @@ def copy_bandwidth():
     return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
 
 
-#: The shipped tilings, and the one-row tiling without its stages (what
-#: the cp.async rings of tl.range's num_stages are worth, in the same run).
+#: The shipped tilings; the one-row tiling with every GEMV streamed by
+#: about 396 programs (the _flat kernels), with one program per block, and
+#: without its stages (what the cp.async rings of tl.range's num_stages are
+#: worth, in the same run). A variant equal to the shipped one for a kernel
+#: times it twice: the run's noise.
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
+           "tilec rows, streamed": dataclasses.replace(ds.ROW_TILES, gate_up_programs=396,
+                                                       programs=396),
+           "tilec rows, blocks": dataclasses.replace(ds.ROW_TILES, gate_up_programs=0,
+                                                     programs=0),
            "tilec rows, no stages": ds.ROW_TILES.with_stages(0)}
 
 
@@ -278,6 +288,51 @@ def attention_cases(k, lengths, splits):
     return rows
 
 
+#: Layers of distinct weights and caches captured in one graph: what a
+#: layer costs inside a model's step (the weights of the others pass
+#: through the L2 in between, no flush needed).
+STACK = 4
+
+
+def stacked_layers(k, k_free, batch, length, empty, tables):
+    """{name: (ms, spread)} of STACK layers in a row (each its own weights
+    and caches, the output of one the input of the next) captured in one
+    CUDA graph and replayed back to back (common.replayed): tilec
+    deterministic and free, and the same layers in PyTorch."""
+    layers = []
+    for i in range(STACK):
+        kc = randn(batch, CFG.kv_heads, length, CFG.head_dim, seed=40 + 2 * i)
+        layers.append((weights(i + 1), kc, randn(batch, CFG.kv_heads, length,
+                                                 CFG.head_dim, seed=41 + 2 * i)))
+    xs = [randn(batch, CFG.hidden, seed=30)] + [torch.empty(batch, CFG.hidden,
+                                                            dtype=torch.bfloat16,
+                                                            device="cuda")
+                                                for _ in range(STACK)]
+    pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")
+    steps = {}
+    for name, kernels, deterministic in (("tilec", k, True), ("tilec free", k_free, False)):
+        model = [(ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
+                                  deterministic=deterministic), kc, vc)
+                 for w, kc, vc in layers]
+
+        def step(model=model):
+            for i, (layer, kc, vc) in enumerate(model):
+                layer.step(xs[i], pos, kc, vc, xs[i + 1])
+        steps[name] = step
+
+    def torch_step():
+        x = xs[0]
+        for w, kc, vc in layers:
+            x = torch_layer(w, x, pos, kc, vc, tables, length)
+    steps["torch"] = torch_step
+    times = {}
+    for name, step in steps.items():
+        step()  # compile, warm
+        torch.cuda.synchronize()
+        times[name] = replayed(step, 1)
+    return times
+
+
 def layer_cases(k, k_free, shapes):
     rows = []
     w = weights(0)
@@ -324,6 +379,11 @@ def layer_cases(k, k_free, shapes):
         nbytes = sum(t.numel() * 2 for n, t in w.items()) + 2 * kc.numel() * 2
         times = timed(runs)
         cost = times["tilec graph"][0] / times["tilec free graph"][0] - 1
+        stacked = stacked_layers(k, k_free, batch, length, empty, tables)
+        rows.append(row(f"{STACK} layers B={batch} L={length}, per layer", nbytes,
+                        {name: (ms / STACK, spread) for name, (ms, spread) in stacked.items()},
+                        {name: ok[name + " graph"] for name in stacked},
+                        batch=batch, length=length))
         rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
                         batch=batch, length=length, invariance_cost=cost,
                         free_split=ds.split_for(batch, length, CFG.kv_heads, False),

@@ -222,9 +222,10 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     j = (tl.program_id(1) % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
-    scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
     lo, hi = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
                        hidden, True, BLOCK_K, PREFETCH, STAGES)
+    # After the weights' loop, whose loads then go first: x is in the L2.
+    scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
     lo = lo * scale
     hi = hi * scale
     if HAS_BIAS:
@@ -401,16 +402,16 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
     # p * blocks on, in one loop over all their W tiles, so that the ring
     # of STAGES stages stays full across the blocks' boundaries. K_TILES
     # is cdiv(hidden, BLOCK_K) (a constant divisor, which the address
-    # computation may run ahead with).
+    # computation may run ahead with). Each block sums x^2 from the x
+    # tiles it reads anyway, for its RMSNorm: no pass over x before the
+    # weights' loads.
     # Grid: (cdiv(cdiv(inter, PAIRS), blocks),).
     first = tl.program_id(0) * blocks
     n_blocks = tl.minimum(blocks, tl.cdiv(inter, PAIRS) - first)
     acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
     acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)
+    squares = tl.zeros((1, BLOCK_K), tl.float32)
     zero = tl.zeros((1,), tl.int32)
-    scale = 1.0
-    if NORM:
-        scale = _inv_rms(x_ptr, zero, zero == 0, 0, hidden, eps, BLOCK_K)
     for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):
         rows = (first + t // K_TILES) * PAIRS + tl.arange(0, PAIRS)
         valid = rows < inter
@@ -418,12 +419,20 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
         k = (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
         w_a = _w_tile(w_ptr, rows, hidden, k)
         w_b = _w_tile(w_ptr, rows + inter, hidden, k)
-        x = _x_tile(x_ptr, zero, zero == 0, 0, gamma_ptr, k, k < hidden, NORM)
+        x = _x_tile(x_ptr, zero, zero == 0, 0, gamma_ptr, k, k < hidden, False)
+        if NORM:
+            squares += x * x
+            x = x * tl.load(gamma_ptr + k, mask=k < hidden, other=0.0).to(tl.float32)[None, :]
         acc_a += w_a.to(tl.float32) * x
         acc_b += w_b.to(tl.float32) * x
         if t % K_TILES == K_TILES - 1:
-            gate = tl.sum(acc_a, axis=1) * scale
-            up = tl.sum(acc_b, axis=1) * scale
+            gate = tl.sum(acc_a, axis=1)
+            up = tl.sum(acc_b, axis=1)
+            if NORM:
+                scale = tl.rsqrt(tl.sum(squares, axis=1) / hidden + eps)
+                gate = gate * scale
+                up = up * scale
+                squares = tl.zeros((1, BLOCK_K), tl.float32)
             tl.store(out_ptr + rows, gate / (1.0 + tl.exp(-gate)) * up, mask=valid)
             acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
             acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)

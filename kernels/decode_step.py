@@ -81,23 +81,40 @@ class Tiles:
     qkv_stages: int = 0
     gate_up_stages: int = 0
     stages: int = 0
+    #: At batch 1 (block_b 1, stages given), about how many programs stream
+    #: the gate/up and projection blocks (gate_up_swiglu_flat,
+    #: gemv_residual_flat: each program a run of blocks in one staged loop);
+    #: 0: one program per block (gate_up_swiglu, gemv_residual).
+    gate_up_programs: int = 0
+    programs: int = 0
 
     def with_stages(self, n):
-        """The same tiling with n stages in every GEMV."""
+        """The same tiling with n stages in every GEMV (0: plain loops, one
+        program per block)."""
+        if n == 0:
+            return dataclasses.replace(self, qkv_stages=0, gate_up_stages=0, stages=0,
+                                       gate_up_programs=0, programs=0)
         return dataclasses.replace(self, qkv_stages=n, gate_up_stages=n, stages=n)
 
+    def streams(self, programs, stages):
+        """Whether a GEMV of this tiling streams its blocks (the _flat
+        kernels): batch 1, programs and stages given."""
+        return self.block_b == 1 and programs > 0 and stages > 0
 
-#: The shipped configs: the fastest of bench/decode_sweep.py on the H200
-#: (bench/results/decode-sweep-2026-12-05-cccb038.json); the 16-row QKV and
-#: projection tilings are not swept yet. Three stages for the one-row QKV
-#: and projections: faster than none or PREFETCH for every shape of the
-#: quick sweep on an H100 (decode-sweep-2026-12-05-98734ed.json; 4 warps),
-#: and at the shipped shapes in bench/decode.py there (decode-2026-12-05-
-#: c1ede5b.json: down 17.6 against 18.4 us, QKV 10.5 against 10.9). None
-#: for gate/up on 2 warps, which they made slower there (32.6 against 31.6).
+
+#: The shipped configs. One row per program: gate/up streamed by about 396
+#: programs of 8 pairs x 256 on 4 warps, 3 stages (gate_up_swiglu_flat:
+#: 17.1 us on an H200, against 18.1 for the best one-block-per-program
+#: config and 19.2 for the previous 8 x 512 on 2 warps without stages;
+#: within 1% of that best on an H100: bench/results/decode-sweep-quick-
+#: 2026-12-05-0dc61d2.json and -7a60b0e.json, timed back to back in a
+#: CUDA graph); QKV 4 x 512 and the projections 4 x 1024 (one block per
+#: program), 3 stages, from the H200 sweep of cccb038 and the H100 ones
+#: of 98734ed and c1ede5b, and in the two sweeps above the fastest or
+#: within 1% of it.
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
-                  gate_up_block_k=512, rows=4, block_k=1024, gate_up_warps=2,
-                  qkv_stages=3, stages=3)
+                  gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
+                  gate_up_stages=3, stages=3, gate_up_programs=396)
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
                   gate_up_block_k=64, rows=16, block_k=256)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
@@ -173,6 +190,10 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
     """out[b] = silu(Wg norm(x[b])) * (Wu norm(x[b])); gamma None: no norm."""
+    if batch == 1 and tiles.streams(tiles.gate_up_programs, tiles.gate_up_stages):
+        return gate_up_flat(k, cfg, x, gamma, w_gate_up, out, tiles.gate_up_pairs,
+                            tiles.gate_up_block_k, tiles.gate_up_stages,
+                            tiles.gate_up_programs, tiles.gate_up_warps, stream)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(cfg.intermediate, tiles.gate_up_pairs))
     k.gate_up_swiglu[grid](
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
@@ -209,6 +230,10 @@ def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
                stream=None):
     """out[b] = W x[b] + residual[b] (out may be residual)."""
+    if batch == 1 and tiles.streams(tiles.programs, tiles.stages):
+        return projection_flat(k, n_in, n_out, x, w, residual, out, tiles.rows,
+                               tiles.block_k, tiles.stages, tiles.programs, tiles.warps,
+                               stream)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows))
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
                           ROWS=tiles.rows, BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k,

@@ -284,3 +284,20 @@ def test_projection_flat_in_place(kernels, rows, block_k, programs):
     decode_step.projection_flat(kernels, n_in, n_out, x.arg, w.arg, res.arg, res.arg, rows,
                                 block_k, 3, programs)
     assert_close(res.value, want, TOL)
+
+
+def test_streamed_kernels_pipeline_their_loop_and_pass_the_deterministic_check():
+    # The _flat kernels store inside their tl.range loop, through an
+    # argument the pipelined loads do not read: the loop still gets its
+    # cp.async ring of STAGES buffers, and each row's sums keep their order.
+    k = decode_step.Kernels()
+    bf = "*bf16:16"
+    cases = [(k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
+              dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6)),
+             (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
+              dict(ROWS=4, BLOCK_K=1024, K_TILES=9))]
+    for fn, signature, constexprs in cases:
+        c = fn.compile(signature, target="sm_90a", num_warps=4, STAGES=3, **constexprs)
+        assert c.deterministic
+        assert "cp.async.wait_group" in c.asm["ptx"], fn
+        assert "memdesc<3x" in c.asm["tilegpu"], fn

@@ -4,6 +4,8 @@ test_decode.py, in units of bf16's rounding), every output row bitwise
 the same computed alone as inside a batch of 64, and the layer captured
 in a CUDA graph (torch.cuda.graph) replaying bitwise what eager launches
 compute, for tokens at new positions."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,30 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup):
         torch.cuda.synchronize()
         assert torch.equal(out, want), step
         assert torch.equal(kc, k_eager) and torch.equal(vc, v_eager), step
+
+
+@pytest.mark.parametrize("programs", [1, 7, 132, 396, 5000])
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_streamed_gemvs_at_batch_1(setup, programs, stages):
+    # gate_up_swiglu_flat and gemv_residual_flat: runs of blocks per
+    # program (one program for everything, partial last runs, more
+    # programs asked for than there are blocks), stores inside the staged
+    # loop, the O projection in place.
+    torch, w, w64 = setup
+    k = decode_step.Kernels()
+    t = dataclasses.replace(decode_step.ROW_TILES, gate_up_programs=programs,
+                            programs=programs, gate_up_stages=stages, stages=stages)
+    rng = np.random.default_rng(11)
+    x = bf16(torch, rng.standard_normal((1, CFG.hidden)))
+    h = torch.empty((1, CFG.intermediate), dtype=torch.bfloat16, device="cuda")
+    decode_step.gate_up(k, CFG, 1, x, w["post_norm"], w["gate_up"], h, tiles=t)
+    res = bf16(torch, rng.standard_normal((1, CFG.hidden)))
+    out = torch.empty_like(res)
+    decode_step.projection(k, 1, CFG.intermediate, CFG.hidden, h, w["down"], res, out, tiles=t)
+    attn = bf16(torch, rng.standard_normal((1, CFG.q_size)))
+    out_o = res.clone()
+    decode_step.projection(k, 1, CFG.q_size, CFG.hidden, attn, w["o"], out_o, out_o, tiles=t)
+    torch.cuda.synchronize()
+    assert_close(f64(h), ref.swiglu(CFG, f64(x), w64["post_norm"], w64["gate_up"]), TOL)
+    assert_close(f64(out), f64(h) @ w64["down"].T + f64(res), TOL)
+    assert_close(f64(out_o), f64(attn) @ w64["o"].T + f64(res), TOL)

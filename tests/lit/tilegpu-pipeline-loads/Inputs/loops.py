@@ -183,3 +183,48 @@ def dot_and_big_plain(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.conste
         acc = tl.dot(a, b, acc)
         total += tl.load(a_ptr + i * 16 + big).to(tl.float32)
     tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc + tl.sum(total, axis=0))
+
+
+@tilec.jit
+def row_sums_stored(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                    STAGES: tl.constexpr, INTO_X: tl.constexpr = False):
+    # Each iteration stores the sums so far. Through out_ptr, which no
+    # pipelined load reads, the loop keeps its rings; through x_ptr
+    # (INTO_X), a later iteration's tile could hold what it wrote.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    acc = tl.zeros((BLOCK, BK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        live = k < K - i
+        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :], other=0.0)
+        g = tl.load(g_ptr + i + k, mask=live, other=0.0)
+        acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
+        if INTO_X:
+            tl.store(x_ptr + r * K, tl.sum(acc, axis=1).to(tl.float16))
+        else:
+            tl.store(out_ptr + r, tl.sum(acc, axis=1))
+
+
+@tilec.jit
+def dot_loop_stored(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                    STAGES: tl.constexpr = 0):
+    # A dot loop storing each iteration's accumulator through c_ptr: only
+    # a loop that gives its own stages (STAGES > 0) promises that c does
+    # not overlap a and b; the config's stages alone do not pipeline it.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    b_ptrs = b_ptr + k[:, None] * BLOCK + r[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    if STAGES > 0:
+        for i in tl.range(0, K, BK, num_stages=STAGES):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+            a_ptrs += BK
+            b_ptrs += BK * BLOCK
+    else:
+        for i in range(0, K, BK):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+            a_ptrs += BK
+            b_ptrs += BK * BLOCK
