@@ -12,8 +12,12 @@ against float64 first, then timed back to back in a CUDA graph
 the kernel would write back in its own time). Prints the best configs per
 kernel, and writes bench/results/decode-sweep-DATE.json.
 
-    python3 bench/decode_sweep.py [--commit SHA] [--out DIR] [--quick]
+    python3 bench/decode_sweep.py [--commit SHA] [--out DIR] [--quick | --mma]
+
+--mma sweeps only the tensor-core tiling (BLOCK_B = 16, deterministic
+mode's at every batch) of the three GEMVs, at batch 1 and 16.
 """
+import dataclasses
 import itertools
 import math
 import pathlib
@@ -133,7 +137,76 @@ def flat_sweep(k, x, gamma, w_gu, gu, h, want):
                  len(gu.copies))
 
 
+#: The tensor-core tiling's sweep (BLOCK_B = 16, what deterministic mode
+#: runs at every batch): output rows (pairs for gate/up and QKV) x BLOCK_K
+#: x stages, 4 warps, each GEMV at batch 1 and 16.
+#: (tl.dot's N, the output rows, is at least 16.)
+MMA = dict(gate_up=((16, 32), (64, 128, 256)), down=((16, 32), (128, 256, 512)),
+           qkv=((16,), (64, 128, 256)), stages=(0, 2, 3, 4))
+
+
+def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
+    """gate/up, down and QKV in MMA_TILES' kernels at every MMA config."""
+    rows = []
+    for batch in (1, 16):
+        x = randn(batch, CFG.hidden, seed=5)
+        h = torch.empty(batch, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
+        want_h = ref.swiglu(CFG, f64(x), f64(gamma), f64(w_gu))
+
+        def launch_gu(cfg, first=False, x=x, h=h, batch=batch):
+            t = dataclasses.replace(ds.MMA_TILES, gate_up_pairs=cfg["size"],
+                                    gate_up_block_k=cfg["block_k"],
+                                    gate_up_stages=cfg["stages"])
+            ds.gate_up(k, CFG, batch, x, gamma, w_gu if first else gu(), h, tiles=t)
+        sizes, block_ks = MMA["gate_up"]
+        configs = [dict(size=p, block_k=b, stages=st)
+                   for p, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        rows += sweep(f"gate_up mma B={batch}", launch_gu, lambda: close(h, want_h),
+                      2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
+
+        hx = randn(batch, CFG.intermediate, seed=6)
+        res = randn(batch, CFG.hidden, seed=7)
+        out = torch.empty_like(res)
+        want_down = f64(hx) @ f64(w_down).T + f64(res)
+
+        def launch_down(cfg, first=False, hx=hx, res=res, out=out, batch=batch):
+            t = dataclasses.replace(ds.MMA_TILES, rows=cfg["size"], block_k=cfg["block_k"],
+                                    stages=cfg["stages"])
+            ds.projection(k, batch, CFG.intermediate, CFG.hidden, hx,
+                          w_down if first else down(), res, out, tiles=t)
+        sizes, block_ks = MMA["down"]
+        configs = [dict(size=r, block_k=b, stages=st)
+                   for r, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        rows += sweep(f"down mma B={batch}", launch_down, lambda: close(out, want_down),
+                      CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
+
+        max_len = 256
+        kc = torch.zeros(batch, CFG.kv_heads, max_len, CFG.head_dim, dtype=torch.bfloat16,
+                         device="cuda")
+        vc = torch.zeros_like(kc)
+        pos = torch.arange(batch, dtype=torch.int32, device="cuda") + 7
+        q = torch.empty(batch, CFG.q_size, dtype=torch.bfloat16, device="cuda")
+        q_ref, _, _ = ref.qkv_rope(CFG, f64(x), f64(gamma), f64(w_qkv), f64(bias),
+                                   pos.cpu().numpy())
+
+        def launch_qkv(cfg, first=False, x=x, kc=kc, vc=vc, pos=pos, q=q, batch=batch):
+            t = dataclasses.replace(ds.MMA_TILES, qkv_pairs=cfg["size"],
+                                    qkv_block_k=cfg["block_k"], qkv_stages=cfg["stages"])
+            ds.qkv_rope(k, CFG, batch, max_len, x, gamma, w_qkv if first else qkv(), bias,
+                        pos, q, kc, vc, tiles=t)
+        sizes, block_ks = MMA["qkv"]
+        configs = [dict(size=p, block_k=b, stages=st)
+                   for p, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        rows += sweep(f"qkv mma B={batch}", launch_qkv,
+                      lambda: close(q, q_ref.reshape(batch, -1)),
+                      CFG.qkv_rows * CFG.hidden * 2, configs, len(qkv.copies))
+    return rows
+
+
 def main():
+    mma_only = "--mma" in sys.argv
+    if mma_only:
+        sys.argv.remove("--mma")
     args = common.parse_args()
     k = ds.Kernels()
     w_gu = randn(2 * CFG.intermediate, CFG.hidden, scale=CFG.hidden ** -0.5, seed=1)
@@ -142,6 +215,12 @@ def main():
     gamma = (1 + 0.1 * torch.randn(CFG.hidden, device="cuda")).to(torch.bfloat16)
     bias = randn(CFG.qkv_rows, scale=0.1, seed=4)
     gu, down, qkv = (rotation(w, w.numel() * 2) for w in (w_gu, w_down, w_qkv))
+    if mma_only:
+        rows = mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv)
+        path = common.write_record("decode-sweep-mma", args.commit, rows, args.out,
+                                   timing=TIMING)
+        print(f"wrote {path}")
+        return
     quick = args.quick
     warps = [4] if quick else [2, 4, 8]
     rows = []

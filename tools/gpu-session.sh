@@ -274,6 +274,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # Batch 1, four warps, attention at 1024 and 32768 tokens only.
     step bench-decode-sweep-quick python3 bench/decode_sweep.py --quick --commit "$commit" \
       --out "$out"
+    # The tensor-core tiling (deterministic mode's) of the three GEMVs.
+    step bench-decode-sweep-mma python3 bench/decode_sweep.py --mma --commit "$commit" \
+      --out "$out"
   fi
   if [ -f bench/atomics.py ]; then
     step bench-atomics python3 bench/atomics.py --commit "$commit" --out "$out"
@@ -349,7 +352,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"
