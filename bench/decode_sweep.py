@@ -4,7 +4,8 @@ gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
 flight (none, PREFETCH's register double buffer, or tl.range stages
 through cp.async rings) of one or sixteen batch rows per program; for
 attention_split at L = 1024, 8192 and 32768, every SPLIT x BLOCK_L x
-stages; and the streaming kernels' configs (gate_up_swiglu_flat,
+stages, and attention_split_flat's runs of splits per program (with the
+combine's BLOCK_S); and the streaming kernels' configs (gate_up_swiglu_flat,
 gemv_residual_flat: outputs per block x BLOCK_K x stages x warps x
 programs). Inputs rotated past the L2, each config checked
 against float64 first, then timed back to back in a CUDA graph
@@ -100,6 +101,11 @@ def attention_sweep(k, lengths, quick):
         configs = [dict(SPLIT=s, BLOCK_L=bl, STAGES=st)
                    for s, bl, st in itertools.product(splits, (32, 64), (0, 2, 3, 4))
                    if bl <= s]
+        # attention_split_flat: runs of splits per program; the combine's
+        # BLOCK_S (16 shipped, 64 fewer iterations over many splits).
+        configs += [dict(SPLIT=s, BLOCK_L=64, STAGES=st, per_program=n, block_s=bs)
+                    for s, st, n, bs in itertools.product(splits, (2, 3), (2, 4, 8, 16),
+                                                          (16, 64))]
         parts = {}
 
         def launch(cfg, first=False):
@@ -109,7 +115,9 @@ def attention_sweep(k, lengths, quick):
                             torch.empty(1, CFG.q_heads, n, device="cuda"))
             kc, vc = (kc0, vc0) if first else nxt()
             ds.attention(k, CFG, 1, length, q, kc, vc, pos, *parts[n], out,
-                         split=cfg["SPLIT"], block_l=cfg["BLOCK_L"], stages=cfg["STAGES"])
+                         split=cfg["SPLIT"], block_l=cfg["BLOCK_L"], stages=cfg["STAGES"],
+                         per_program=cfg.get("per_program", 0),
+                         block_s=cfg.get("block_s", ds.BLOCK_S))
         rows += sweep(f"attention L={length}", launch,
                       lambda: close(out, want, 3 * ref.TOL),
                       kv_bytes, configs, len(nxt.copies))

@@ -115,8 +115,13 @@ class Tiles:
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
                   gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
                   gate_up_stages=3, stages=3, gate_up_programs=396)
+#: Sixteen rows per program: the projections 16 x 512 with 2 stages (19.4
+#: us for the down projection on an H100 at batch 1 and 19.6 at 16,
+#: against 27.5 and 27.2 for the previous 16 x 256 without:
+#: decode-sweep-mma-2026-12-05-3dea153.json); QKV and gate/up as they
+#: were, still the fastest there (stages made them slower).
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
-                  gate_up_block_k=64, rows=16, block_k=256)
+                  gate_up_block_k=64, rows=16, block_k=512, stages=2)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES
@@ -159,7 +164,8 @@ class Kernels:
     invariance) unless told otherwise."""
 
     NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gate_up_swiglu_flat", "gemv_residual",
-             "gemv_residual_flat", "attention_split", "attention_combine")
+             "gemv_residual_flat", "attention_split", "attention_split_flat",
+             "attention_combine")
 
     def __init__(self, interpret=False, deterministic=True):
         self.deterministic = deterministic
@@ -241,25 +247,37 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
-              split=SPLIT, stream=None, block_l=BLOCK_L, stages=ATTENTION_STAGES):
+              split=SPLIT, stream=None, block_l=BLOCK_L, stages=ATTENTION_STAGES,
+              per_program=0, block_s=BLOCK_S):
     """out[b, h] = softmax(q[b, h] . K[b, h/group, :pos+1] / sqrt(D)) V[...].
     o_part [batch, q_heads, splits, D] and lse_part [batch, q_heads, splits]
     (fp32, splits = splits_for(max_len, split)) hold the partial results.
-    block_l and stages: attention_split's BLOCK_L and STAGES."""
+    block_l and stages: attention_split's BLOCK_L and STAGES. per_program >
+    0 streams that many splits per program (attention_split_flat: the same
+    partials, fewer and longer programs); block_s is attention_combine's
+    BLOCK_S (which orders its sums: one value for every batch size keeps
+    rows invariant)."""
     d = cfg.head_dim
     splits = splits_for(max_len, split)
-    if split <= block_l:
-        stages = 0  # one block per split: nothing to overlap, only rings to fill
-    k.attention_split[(splits, cfg.kv_heads, batch)](
-        q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
-        cfg.kv_heads * max_len * d, max_len * d, d,
-        cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
-        1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
-        GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
-        BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream)
+    args = (q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
+            cfg.kv_heads * max_len * d, max_len * d, d,
+            cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
+            1.0 / math.sqrt(d) * math.log2(math.e))
+    shape = dict(GROUP=cfg.group, GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d,
+                 SPLIT=split, BLOCK_L=block_l)
+    if per_program > 0:
+        shape["BLOCK_L"] = min(block_l, split)  # whole blocks per split
+        k.attention_split_flat[(tilec.cdiv(splits, per_program), cfg.kv_heads, batch)](
+            *args, per_program, STAGES=max(stages, 1), num_warps=NUM_WARPS, stream=stream,
+            **shape)
+    else:
+        if split <= block_l:
+            stages = 0  # one block per split: nothing to overlap, only rings to fill
+        k.attention_split[(splits, cfg.kv_heads, batch)](
+            *args, STAGES=stages, num_warps=NUM_WARPS, stream=stream, **shape)
     k.attention_combine[(cfg.q_heads, batch)](
         o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
-        cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=BLOCK_S,
+        cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=block_s,
         num_warps=NUM_WARPS, stream=stream)
 
 

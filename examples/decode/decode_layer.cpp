@@ -17,7 +17,8 @@ size_t elementBytes(tilec::ScalarType type) {
 constexpr int kBlockB = 16;
 constexpr int kQkvPairs = 16, kQkvBlockK = 128;
 constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
-constexpr int kGemvRows = 16, kGemvBlockK = 256;
+/// The projections' loop stages (MMA_TILES' `stages`).
+constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
 constexpr int kBlockL = 64, kBlockS = 16;
 /// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
 constexpr int kAttentionStages = 2;
@@ -129,7 +130,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                        {{"D", d}, {"SPLIT", split}, {"BLOCK_S", kBlockS}}});
   // O projection + residual, gate/up + SwiGLU, down projection + residual.
   const tilec::Constexprs gemv{
-      {"ROWS", kGemvRows}, {"BLOCK_B", kBlockB}, {"BLOCK_K", kGemvBlockK}};
+      {"ROWS", kGemvRows}, {"BLOCK_B", kBlockB}, {"BLOCK_K", kGemvBlockK},
+      {"STAGES", kGemvStages}};
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, cdiv(c.hidden, kGemvRows)},
                        {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), batch, c.qSize(),
