@@ -4,8 +4,7 @@ gate/up, down and QKV kernels at batch 1 (and the gate/up one at batch
 flight (none, PREFETCH's register double buffer, or tl.range stages
 through cp.async rings) of one or sixteen batch rows per program; for
 attention_split at L = 1024, 8192 and 32768, every SPLIT x BLOCK_L x
-stages, and attention_split_flat's runs of splits per program (with the
-combine's BLOCK_S); and the streaming kernels' configs (gate_up_swiglu_flat,
+stages (and the combine's BLOCK_S); and the streaming kernels' configs (gate_up_swiglu_flat,
 gemv_residual_flat: outputs per block x BLOCK_K x stages x warps x
 programs). Inputs rotated past the L2, each config checked
 against float64 first, then timed back to back in a CUDA graph
@@ -101,11 +100,9 @@ def attention_sweep(k, lengths, quick):
         configs = [dict(SPLIT=s, BLOCK_L=bl, STAGES=st)
                    for s, bl, st in itertools.product(splits, (32, 64), (0, 2, 3, 4))
                    if bl <= s]
-        # attention_split_flat: runs of splits per program; the combine's
-        # BLOCK_S (16 shipped, 64 fewer iterations over many splits).
-        configs += [dict(SPLIT=s, BLOCK_L=64, STAGES=st, per_program=n, block_s=bs)
-                    for s, st, n, bs in itertools.product(splits, (2, 3), (2, 4, 8, 16),
-                                                          (16, 64))]
+        # The combine's BLOCK_S: 64 shipped, 16 before (more iterations
+        # over many splits).
+        configs += [dict(SPLIT=s, BLOCK_L=64, STAGES=2, block_s=16) for s in splits]
         parts = {}
 
         def launch(cfg, first=False):
@@ -116,7 +113,6 @@ def attention_sweep(k, lengths, quick):
             kc, vc = (kc0, vc0) if first else nxt()
             ds.attention(k, CFG, 1, length, q, kc, vc, pos, *parts[n], out,
                          split=cfg["SPLIT"], block_l=cfg["BLOCK_L"], stages=cfg["STAGES"],
-                         per_program=cfg.get("per_program", 0),
                          block_s=cfg.get("block_s", ds.BLOCK_S))
         rows += sweep(f"attention L={length}", launch,
                       lambda: close(out, want, 3 * ref.TOL),

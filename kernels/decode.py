@@ -49,7 +49,7 @@ H200 by bench/decode_sweep.py): BLOCK_B = 1 with QKV PAIRS = 4 x BLOCK_K =
 BLOCK_B = 16 with QKV PAIRS = 16 x 128, gate/up PAIRS = 32 x 64,
 gemv_residual ROWS = 16 x 256; 4 warps elsewhere. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
-GROUP_PAD = 16 for attention; BLOCK_S = 16 for the combine. decode_step.py
+GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
 """
 import tilec
@@ -362,54 +362,6 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
         tl.store(o_rows + d[None, :], out, mask=in_group[:, None])
         tl.store(lse_part + b * stride_lb + heads * stride_lh + s, m + tl.log2(total),
                  mask=in_group)
-
-
-@tilec.jit
-def attention_split_flat(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_qb,
-                         stride_cb, stride_ch, stride_cl, stride_ob, stride_oh, stride_os,
-                         stride_lb, stride_lh, qk_scale, per_program,
-                         GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, D: tl.constexpr,
-                         SPLIT: tl.constexpr, BLOCK_L: tl.constexpr, STAGES: tl.constexpr):
-    # attention_split with `per_program` consecutive splits per program:
-    # program (p, kvh, b) streams splits p*per_program ... through one loop
-    # of STAGES stages over all their blocks, writing each split's partial
-    # when its last block is in. Each split's arithmetic is attention_split's
-    # (a split's blocks past the context are all masked: they change nothing),
-    # so the partials are the same whatever per_program is: the number of
-    # programs may follow the batch and the length while the partition,
-    # SPLIT tokens, stays fixed.
-    # Grid: (cdiv(cdiv(L_max, SPLIT), per_program), HKV, B).
-    kvh = tl.program_id(1)
-    b = tl.program_id(2)
-    context = tl.load(pos_ptr + b) + 1
-    first = tl.program_id(0) * per_program
-    n_splits = tl.minimum(per_program, tl.cdiv(context, SPLIT) - first)
-    BLOCKS: tl.constexpr = SPLIT // BLOCK_L
-    g = tl.arange(0, GROUP_PAD)
-    d = tl.arange(0, D)
-    heads = kvh * GROUP + g
-    in_group = g < GROUP
-    q = tl.load(q_ptr + b * stride_qb + heads[:, None] * D + d[None, :],
-                mask=in_group[:, None], other=0.0)
-    k_base = k_cache + b * stride_cb + kvh * stride_ch
-    v_base = v_cache + b * stride_cb + kvh * stride_ch
-    m = tl.full((GROUP_PAD,), -float("inf"), tl.float32)
-    total = tl.zeros((GROUP_PAD,), tl.float32)
-    acc = tl.zeros((GROUP_PAD, D), tl.float32)
-    for i in tl.range(0, n_splits * BLOCKS, num_stages=STAGES):
-        s = first + i // BLOCKS
-        end = tl.minimum(s * SPLIT + SPLIT, context)
-        m, total, acc = _attend(q, k_base, v_base, stride_cl, d,
-                                s * SPLIT + (i % BLOCKS) * BLOCK_L, end, qk_scale, m, total,
-                                acc, BLOCK_L)
-        if i % BLOCKS == BLOCKS - 1:
-            o_rows = o_part + b * stride_ob + heads[:, None] * stride_oh + s * stride_os
-            tl.store(o_rows + d[None, :], acc / total[:, None], mask=in_group[:, None])
-            tl.store(lse_part + b * stride_lb + heads * stride_lh + s, m + tl.log2(total),
-                     mask=in_group)
-            m = tl.full((GROUP_PAD,), -float("inf"), tl.float32)
-            total = tl.zeros((GROUP_PAD,), tl.float32)
-            acc = tl.zeros((GROUP_PAD, D), tl.float32)
 
 
 @tilec.jit

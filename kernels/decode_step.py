@@ -126,7 +126,12 @@ MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES
 #: Attention: the fixed split of deterministic mode, and its blocks.
-SPLIT, BLOCK_L, BLOCK_S = 128, 64, 16
+#: BLOCK_S, the splits attention_combine takes per iteration: 64, not 16,
+#: since the 256 splits of 32768 tokens took 16 dependent iterations of the
+#: 12 programs at batch 1 (19.5 against 23.4 us for attention at that
+#: length on an H100, the same splits: decode-sweep-quick-2026-12-05-
+#: eb862ef.json).
+SPLIT, BLOCK_L, BLOCK_S = 128, 64, 64
 #: Stages of attention_split's loop over a split (0: a plain range() loop):
 #: two were the fastest at SPLIT 128, BLOCK_L 64 on an H100 (same sweep;
 #: in decode-2026-12-05-c1ede5b.json 11.0 / 14.8 / 31.9 us at L = 1024 /
@@ -164,8 +169,7 @@ class Kernels:
     invariance) unless told otherwise."""
 
     NAMES = ("rmsnorm_qkv_rope", "gate_up_swiglu", "gate_up_swiglu_flat", "gemv_residual",
-             "gemv_residual_flat", "attention_split", "attention_split_flat",
-             "attention_combine")
+             "gemv_residual_flat", "attention_split", "attention_combine")
 
     def __init__(self, interpret=False, deterministic=True):
         self.deterministic = deterministic
@@ -248,33 +252,24 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
               split=SPLIT, stream=None, block_l=BLOCK_L, stages=ATTENTION_STAGES,
-              per_program=0, block_s=BLOCK_S):
+              block_s=BLOCK_S):
     """out[b, h] = softmax(q[b, h] . K[b, h/group, :pos+1] / sqrt(D)) V[...].
     o_part [batch, q_heads, splits, D] and lse_part [batch, q_heads, splits]
     (fp32, splits = splits_for(max_len, split)) hold the partial results.
-    block_l and stages: attention_split's BLOCK_L and STAGES. per_program >
-    0 streams that many splits per program (attention_split_flat: the same
-    partials, fewer and longer programs); block_s is attention_combine's
-    BLOCK_S (which orders its sums: one value for every batch size keeps
-    rows invariant)."""
+    block_l and stages: attention_split's BLOCK_L and STAGES; block_s:
+    attention_combine's BLOCK_S (which orders its sums: one value for every
+    batch size keeps rows invariant)."""
     d = cfg.head_dim
     splits = splits_for(max_len, split)
-    args = (q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
-            cfg.kv_heads * max_len * d, max_len * d, d,
-            cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
-            1.0 / math.sqrt(d) * math.log2(math.e))
-    shape = dict(GROUP=cfg.group, GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d,
-                 SPLIT=split, BLOCK_L=block_l)
-    if per_program > 0:
-        shape["BLOCK_L"] = min(block_l, split)  # whole blocks per split
-        k.attention_split_flat[(tilec.cdiv(splits, per_program), cfg.kv_heads, batch)](
-            *args, per_program, STAGES=max(stages, 1), num_warps=NUM_WARPS, stream=stream,
-            **shape)
-    else:
-        if split <= block_l:
-            stages = 0  # one block per split: nothing to overlap, only rings to fill
-        k.attention_split[(splits, cfg.kv_heads, batch)](
-            *args, STAGES=stages, num_warps=NUM_WARPS, stream=stream, **shape)
+    if split <= block_l:
+        stages = 0  # one block per split: nothing to overlap, only rings to fill
+    k.attention_split[(splits, cfg.kv_heads, batch)](
+        q, k_cache, v_cache, pos, o_part, lse_part, cfg.q_size,
+        cfg.kv_heads * max_len * d, max_len * d, d,
+        cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
+        1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
+        GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
+        BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream)
     k.attention_combine[(cfg.q_heads, batch)](
         o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
         cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=block_s,

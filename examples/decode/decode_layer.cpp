@@ -19,7 +19,7 @@ constexpr int kQkvPairs = 16, kQkvBlockK = 128;
 constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
 /// The projections' loop stages (MMA_TILES' `stages`).
 constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
-constexpr int kBlockL = 64, kBlockS = 16;
+constexpr int kBlockL = 64, kBlockS = 64;
 /// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
 constexpr int kAttentionStages = 2;
 

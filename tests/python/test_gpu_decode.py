@@ -167,21 +167,6 @@ def test_staged_attention_equals_the_plain_loop_bitwise(setup, stages, block_l):
     assert_close(f64(outs[1]), attention_reference(pos, q, kc, vc), 3 * TOL)
 
 
-@pytest.mark.parametrize("per_program, stages", [(1, 2), (3, 2), (8, 3), (64, 4)])
-def test_streamed_attention_equals_one_split_per_program_bitwise(setup, per_program,
-                                                                  stages):
-    # attention_split_flat: runs of splits per program, each split's
-    # partial the same as attention_split's, whatever the run's length.
-    torch, _, _ = setup
-    pos, q, kc, vc = attention_inputs(torch, [7, 129, 4000, 32768], 8)
-    k = decode_step.Kernels()
-    outs = [attend(torch, k, pos, q, kc, vc, per_program=n, stages=stages)
-            for n in (0, per_program)]
-    torch.cuda.synchronize()
-    assert torch.equal(outs[0], outs[1])
-    assert_close(f64(outs[1]), attention_reference(pos, q, kc, vc), 3 * TOL)
-
-
 @pytest.mark.parametrize("batch, deterministic", [(2, True), (1, False), (17, False)])
 def test_layer_against_float64(setup, batch, deterministic):
     torch, w, w64 = setup
