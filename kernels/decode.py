@@ -33,8 +33,12 @@ Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
 - gate_up_swiglu: RMSNorm folded in likewise (optional), gate and up rows
   of one output read together, silu(g) * u written; the two GEMV results
   never reach memory. Reads 55 MB.
+- gate_up_swiglu_flat: gate_up_swiglu at batch 1, each program streaming
+  a run of output blocks through one staged loop (its RMSNorm from the x
+  tiles it reads). Reads 55 MB.
 - gemv_residual: out = W x + residual (the attention output projection,
   4.7 MB, and the down projection, 27.5 MB); out may alias residual.
+  gemv_residual_flat: the same at batch 1, streamed.
 - attention_split + attention_combine: flash-decoding with a fixed split
   of SPLIT tokens (a fixed size, not a fixed count, so a row's partition
   never depends on the batch or the grid); the GROUP query heads of one
@@ -43,11 +47,12 @@ Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
   combined in a fixed order by the second kernel. Reads
   2 * Hkv * L * D * 2 bytes of cache per row (L = 32768: 32 MB).
 
-Shipped configs (decode_step.py's ROW_TILES and MMA_TILES, swept on the
-H200 by bench/decode_sweep.py): BLOCK_B = 1 with QKV PAIRS = 4 x BLOCK_K =
-512, gate/up PAIRS = 8 x 512 on 2 warps, gemv_residual ROWS = 4 x 1024;
-BLOCK_B = 16 with QKV PAIRS = 16 x 128, gate/up PAIRS = 32 x 64,
-gemv_residual ROWS = 16 x 256; 4 warps elsewhere. SPLIT = 128
+Shipped configs (decode_step.py's ROW_TILES and MMA_TILES, swept by
+bench/decode_sweep.py on the H200 and H100s): BLOCK_B = 1 with QKV PAIRS
+= 4 x BLOCK_K = 512, gate/up streamed (gate_up_swiglu_flat) by about 396
+programs of PAIRS = 8 x 256, gemv_residual ROWS = 4 x 1024, 3 stages
+each; BLOCK_B = 16 with QKV PAIRS = 16 x 128, gate/up PAIRS = 32 x 64,
+gemv_residual ROWS = 16 x 512 with 2 stages; 4 warps. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
 GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
