@@ -400,6 +400,17 @@ def attention_combine(o_part, lse_part, pos_ptr, out_ptr, stride_ob, stride_oh,
 
 
 @tilec.jit
+def _streamed_tile(first, t, n_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr,
+                   K_TILES: tl.constexpr):
+    """Tile t of a streamed run from block `first` on: its ROWS output rows
+    (those past n_out read row 0, and `valid` is false) and BLOCK_K
+    columns."""
+    rows = (first + t // K_TILES) * ROWS + tl.arange(0, ROWS)
+    valid = rows < n_out
+    return tl.where(valid, rows, 0), valid, (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
+
+
+@tilec.jit
 def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks, eps,
                         NORM: tl.constexpr, PAIRS: tl.constexpr, BLOCK_K: tl.constexpr,
                         K_TILES: tl.constexpr, STAGES: tl.constexpr):
@@ -418,10 +429,7 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
     squares = tl.zeros((1, BLOCK_K), tl.float32)
     zero = tl.zeros((1,), tl.int32)
     for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):
-        rows = (first + t // K_TILES) * PAIRS + tl.arange(0, PAIRS)
-        valid = rows < inter
-        rows = tl.where(valid, rows, 0)
-        k = (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
+        rows, valid, k = _streamed_tile(first, t, inter, PAIRS, BLOCK_K, K_TILES)
         w_a = _w_tile(w_ptr, rows, hidden, k)
         w_b = _w_tile(w_ptr, rows + inter, hidden, k)
         x = _x_tile(x_ptr, zero, zero == 0, 0, gamma_ptr, k, k < hidden, False)
@@ -456,10 +464,7 @@ def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
     acc = tl.zeros((ROWS, BLOCK_K), tl.float32)
     zero = tl.zeros((1,), tl.int32)
     for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):
-        rows = (first + t // K_TILES) * ROWS + tl.arange(0, ROWS)
-        valid = rows < n_out
-        rows = tl.where(valid, rows, 0)
-        k = (t % K_TILES) * BLOCK_K + tl.arange(0, BLOCK_K)
+        rows, valid, k = _streamed_tile(first, t, n_out, ROWS, BLOCK_K, K_TILES)
         x = _x_tile(x_ptr, zero, zero == 0, 0, x_ptr, k, k < n_in, False)
         acc += _w_tile(w_ptr, rows, n_in, k).to(tl.float32) * x
         if t % K_TILES == K_TILES - 1:
