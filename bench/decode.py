@@ -167,6 +167,7 @@ def copy_bandwidth():
 #: worth, in the same run). A variant equal to the shipped one for a kernel
 #: times it twice: the run's noise.
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
+           "tilec mma, no split-K": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=1, ksplit=1),
            "tilec rows, streamed": dataclasses.replace(ds.ROW_TILES, gate_up_programs=396,
                                                        programs=396),
            "tilec rows, blocks": dataclasses.replace(ds.ROW_TILES, gate_up_programs=0,
@@ -210,14 +211,15 @@ def gemv_cases(k):
     down_w = weight("down")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
+        shared = ds.make_scratch(CFG, 1, tiles, empty)
         ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out,
-                      tiles=tiles)
+                      tiles=tiles, scratch=shared)
         torch.cuda.synchronize()
         ok[name] = close(name, out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)
 
-        def tilec_down(tiles=tiles):
+        def tilec_down(tiles=tiles, shared=shared):
             ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, down_w(), res, out,
-                          tiles=tiles)
+                          tiles=tiles, scratch=shared)
         runs[name] = tilec_down
     runs["torch"] = lambda: F.linear(hx, down_w())
     nbytes = CFG.intermediate * CFG.hidden * 2
@@ -232,14 +234,15 @@ def gemv_cases(k):
     qkv_w = weight("qkv")
     runs, ok = {}, {}
     for name, tiles in TILINGS.items():
+        shared = ds.make_scratch(CFG, 1, tiles, empty)
         ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos,
-                    q, kc, vc, tiles=tiles)
+                    q, kc, vc, tiles=tiles, scratch=shared)
         torch.cuda.synchronize()
         ok[name] = close(name, q, q_ref.reshape(1, -1), ref.TOL)
 
-        def tilec_qkv(tiles=tiles):
+        def tilec_qkv(tiles=tiles, shared=shared):
             ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], qkv_w(), w0["qkv_bias"],
-                        pos, q, kc, vc, tiles=tiles)
+                        pos, q, kc, vc, tiles=tiles, scratch=shared)
         runs[name] = tilec_qkv
     runs["torch"] = lambda: F.linear(x, qkv_w(), w0["qkv_bias"])
     nbytes = CFG.qkv_rows * CFG.hidden * 2
@@ -333,14 +336,18 @@ def stacked_layers(k, k_free, batch, length, empty, tables):
     return times
 
 
+def empty(shape, dtype):
+    """DecoderLayer's buffers: "i32" (split-K counters) zero-filled."""
+    if dtype == "i32":
+        return torch.zeros(shape, dtype=torch.int32, device="cuda")
+    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
+    return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
+
+
 def layer_cases(k, k_free, shapes):
     rows = []
     w = weights(0)
     w64 = {n: f64(t) for n, t in w.items()}
-    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
-
-    def empty(shape, dtype):
-        return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
     for batch, length in shapes:
         x = randn(batch, CFG.hidden, seed=30)
         pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")

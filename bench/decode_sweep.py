@@ -145,14 +145,22 @@ def flat_sweep(k, x, gamma, w_gu, gu, h, want):
 #: runs at every batch): output rows (pairs for gate/up and QKV) x BLOCK_K
 #: x stages, 4 warps, each GEMV at batch 1 and 16.
 #: (tl.dot's N, the output rows, is at least 16.)
+#: QKV and the projections also by programs sharing each tile's K.
 MMA = dict(gate_up=((16, 32), (64, 128, 256)), down=((16, 32), (128, 256, 512)),
-           qkv=((16,), (64, 128, 256)), stages=(0, 2, 3, 4))
+           qkv=((16,), (64, 128, 256)), stages=(0, 2, 3, 4), ksplit=(1, 2, 4))
+
+
+def mma_scratch(batch):
+    """Partials and zeroed counters, enough for any MMA config here."""
+    return (torch.empty(1 << 22, dtype=torch.float32, device="cuda"),
+            torch.zeros(1 << 14, dtype=torch.int32, device="cuda"))
 
 
 def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
     """gate/up, down and QKV in MMA_TILES' kernels at every MMA config."""
     rows = []
     for batch in (1, 16):
+        shared = mma_scratch(batch)
         x = randn(batch, CFG.hidden, seed=5)
         h = torch.empty(batch, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
         want_h = ref.swiglu(CFG, f64(x), f64(gamma), f64(w_gu))
@@ -173,14 +181,16 @@ def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
         out = torch.empty_like(res)
         want_down = f64(hx) @ f64(w_down).T + f64(res)
 
-        def launch_down(cfg, first=False, hx=hx, res=res, out=out, batch=batch):
+        def launch_down(cfg, first=False, hx=hx, res=res, out=out, batch=batch,
+                        shared=shared):
             t = dataclasses.replace(ds.MMA_TILES, rows=cfg["size"], block_k=cfg["block_k"],
-                                    stages=cfg["stages"])
+                                    stages=cfg["stages"], ksplit=cfg["ksplit"])
             ds.projection(k, batch, CFG.intermediate, CFG.hidden, hx,
-                          w_down if first else down(), res, out, tiles=t)
+                          w_down if first else down(), res, out, tiles=t, scratch=shared)
         sizes, block_ks = MMA["down"]
-        configs = [dict(size=r, block_k=b, stages=st)
-                   for r, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        configs = [dict(size=r, block_k=b, stages=st, ksplit=ks)
+                   for r, b, st, ks in itertools.product(sizes, block_ks, MMA["stages"],
+                                                         MMA["ksplit"])]
         rows += sweep(f"down mma B={batch}", launch_down, lambda: close(out, want_down),
                       CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
 
@@ -193,14 +203,17 @@ def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
         q_ref, _, _ = ref.qkv_rope(CFG, f64(x), f64(gamma), f64(w_qkv), f64(bias),
                                    pos.cpu().numpy())
 
-        def launch_qkv(cfg, first=False, x=x, kc=kc, vc=vc, pos=pos, q=q, batch=batch):
+        def launch_qkv(cfg, first=False, x=x, kc=kc, vc=vc, pos=pos, q=q, batch=batch,
+                       shared=shared):
             t = dataclasses.replace(ds.MMA_TILES, qkv_pairs=cfg["size"],
-                                    qkv_block_k=cfg["block_k"], qkv_stages=cfg["stages"])
+                                    qkv_block_k=cfg["block_k"], qkv_stages=cfg["stages"],
+                                    qkv_ksplit=cfg["ksplit"])
             ds.qkv_rope(k, CFG, batch, max_len, x, gamma, w_qkv if first else qkv(), bias,
-                        pos, q, kc, vc, tiles=t)
+                        pos, q, kc, vc, tiles=t, scratch=shared)
         sizes, block_ks = MMA["qkv"]
-        configs = [dict(size=p, block_k=b, stages=st)
-                   for p, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        configs = [dict(size=p, block_k=b, stages=st, ksplit=ks)
+                   for p, b, st, ks in itertools.product(sizes, block_ks, MMA["stages"],
+                                                         MMA["ksplit"])]
         rows += sweep(f"qkv mma B={batch}", launch_qkv,
                       lambda: close(q, q_ref.reshape(batch, -1)),
                       CFG.qkv_rows * CFG.hidden * 2, configs, len(qkv.copies))
@@ -263,7 +276,7 @@ def main():
         grid = (1, math.ceil(CFG.hidden / c["ROWS"]))
         k.gemv_residual[grid](x, w_down if first else down(), res, out, 1, CFG.intermediate,
                               CFG.hidden, CFG.intermediate, CFG.hidden, CFG.hidden,
-                              num_warps=w, **c)
+                              x, x, num_warps=w, **c)
     rows += sweep("down B=1", launch_down, lambda: close(out, want),
                   CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
 
@@ -290,7 +303,7 @@ def main():
         grid = (1, CFG.qkv_rows // 2 // c["PAIRS"])
         k.rmsnorm_qkv_rope[grid](x, gamma, w_qkv if first else qkv(), bias, pos, q, kc, vc, 1,
                                  CFG.hidden, CFG.hidden, CFG.q_size,
-                                 CFG.kv_heads * max_len * d, max_len * d, d, CFG.eps,
+                                 CFG.kv_heads * max_len * d, max_len * d, d, CFG.eps, x, x,
                                  HQ=CFG.q_heads, HKV=CFG.kv_heads, D=d,
                                  LOG2_THETA=math.log2(CFG.rope_theta), HAS_BIAS=True,
                                  num_warps=w, **c)

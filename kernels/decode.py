@@ -128,11 +128,11 @@ def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
 
 
 @tilec.jit
-def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_start, k_end,
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
              STAGES: tl.constexpr):
-    """[BLOCK_B, R] fp32: sum_k x[b, k] (* gamma[k]) * W[rows, k] (see
-    _accumulate). PREFETCH loads the next W tile before the current one is
+    """[BLOCK_B, R] fp32: sum over k in [k_start, k_end) of x[b, k] (*
+    gamma[k]) * W[rows, k] (see _accumulate; W's rows n apart). PREFETCH loads the next W tile before the current one is
     used, so that two tiles are in flight; STAGES > 0 instead gives the loop
     that many stages (tl.range: every tile through a cp.async ring, STAGES -
     1 iterations ahead). A row's sums do not depend on the other rows of its
@@ -140,19 +140,19 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc = _accumulator(rows, BLOCK_B, BLOCK_K)
     if PREFETCH:
-        w_next = _w_tile(w_ptr, rows, n, tl.arange(0, BLOCK_K))
-        for k0 in range(0, n, BLOCK_K):
+        w_next = _w_tile(w_ptr, rows, n, k_start + tl.arange(0, BLOCK_K))
+        for k0 in range(k_start, k_end, BLOCK_K):
             k = k0 + tl.arange(0, BLOCK_K)
             w = w_next
             w_next = _w_tile(w_ptr, rows, n, k + BLOCK_K)
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc = _accumulate(acc, w, x, HAS_GAMMA)
     elif STAGES > 0:
-        for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
+        for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
             acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
                         k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
     else:
-        for k0 in range(0, n, BLOCK_K):
+        for k0 in range(k_start, k_end, BLOCK_K):
             acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
                         k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
     return _finish(acc, BLOCK_B)
@@ -170,18 +170,18 @@ def _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x
 
 @tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
-              STAGES: tl.constexpr):
+              k_start, k_end, HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr,
+              PREFETCH: tl.constexpr, STAGES: tl.constexpr):
     """_project of two sets of rows in one pass over x: both W tiles of an
     iteration are requested before either is used."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
     acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
     if PREFETCH:
-        k = tl.arange(0, BLOCK_K)
+        k = k_start + tl.arange(0, BLOCK_K)
         next_a = _w_tile(w_ptr, rows_a, n, k)
         next_b = _w_tile(w_ptr, rows_b, n, k)
-        for k0 in range(0, n, BLOCK_K):
+        for k0 in range(k_start, k_end, BLOCK_K):
             k = k0 + tl.arange(0, BLOCK_K)
             w_a = next_a
             w_b = next_b
@@ -191,12 +191,12 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
     elif STAGES > 0:
-        for k0 in tl.range(0, n, BLOCK_K, num_stages=STAGES):
+        for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
             acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
                                   stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
                                   HAS_GAMMA)
     else:
-        for k0 in range(0, n, BLOCK_K):
+        for k0 in range(k_start, k_end, BLOCK_K):
             acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
                                   stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
                                   HAS_GAMMA)
@@ -211,31 +211,99 @@ def _batch_rows(batch, BLOCK_B: tl.constexpr):
 
 
 @tilec.jit
+def _k_share(n, KSPLIT: tl.constexpr, K_CHUNK: tl.constexpr):
+    """[start, end) of K this program sums: all of it (KSPLIT 1), else
+    share program_id(1) % KSPLIT of KSPLIT shares of K_CHUNK columns (a
+    constexpr multiple of BLOCK_K: the partition depends on nothing at run
+    time)."""
+    if KSPLIT == 1:
+        return 0, n
+    start = (tl.program_id(1) % KSPLIT) * K_CHUNK
+    return start, tl.minimum(start + K_CHUNK, n)
+
+
+@tilec.jit
+def _k_share_sum(y, parts, counters, slot, KSPLIT: tl.constexpr):
+    """The sum over the KSPLIT programs of one output tile of their y
+    ([BLOCK_B, C] fp32), in share order, and whether this program holds it.
+    Each program writes its y to parts ([slots, KSPLIT, BLOCK_B, C]) and
+    counts itself in on counters[slot] (an integer atomic, which releases
+    the write); the last to arrive adds the KSPLIT partials in order and
+    resets the counter for the next launch. Which program that is does not
+    matter: the order of the sum is fixed. counters start at zero."""
+    if KSPLIT == 1:
+        return y, True
+    BB: tl.constexpr = y.shape[0]
+    C: tl.constexpr = y.shape[1]
+    offs = tl.arange(0, BB)[:, None] * C + tl.arange(0, C)[None, :]
+    base = parts + slot * (KSPLIT * BB * C)
+    tl.store(base + (tl.program_id(1) % KSPLIT) * (BB * C) + offs, y)
+    last = tl.atomic_add(counters + slot, 1) == KSPLIT - 1
+    total = tl.zeros((BB, C), tl.float32)
+    if last:
+        for share in tl.static_range(KSPLIT):
+            total += tl.load(base + share * (BB * C) + offs, cache_modifier=".cg")
+        tl.atomic_xchg(counters + slot, 0)
+    return total, last
+
+
+@tilec.jit
+def _tile_slot(KSPLIT: tl.constexpr):
+    """(output tile along grid axis 1, its slot among all the grid's
+    tiles): axis 1 holds KSPLIT programs per tile, sharing its K."""
+    tile = tl.program_id(1) // KSPLIT
+    return tile, tl.program_id(0) * (tl.num_programs(1) // KSPLIT) + tile
+
+
+@tilec.jit
 def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      v_cache, batch, hidden, stride_x, stride_q, stride_cb, stride_ch,
-                     stride_cl, eps,
+                     stride_cl, eps, parts, counters,
                      HQ: tl.constexpr, HKV: tl.constexpr, D: tl.constexpr,
                      LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
                      BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
-                     PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0):
-    # Program (bb, p): PAIRS output rows j of one head and their RoPE
-    # partners j + D/2, for BLOCK_B batch rows.
-    # Grid: (cdiv(batch, BLOCK_B), (HQ + 2 HKV) * D / 2 / PAIRS).
+                     PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
+                     KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0):
+    # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
+    # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
+    # share `share` of K (_k_share), the last share to finish adding them
+    # up (_k_share_sum: parts and counters, zeroed, hold the partials)
+    # and finishing the rows.
+    # Grid: (cdiv(batch, BLOCK_B), (HQ + 2 HKV) * D / 2 / PAIRS * KSPLIT).
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
+    group, slot = _tile_slot(KSPLIT)
     groups_per_head: tl.constexpr = D // 2 // PAIRS
-    head = tl.program_id(1) // groups_per_head
-    j = (tl.program_id(1) % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
+    head = group // groups_per_head
+    j = (group % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
+    k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK)
     lo, hi = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-                       hidden, True, BLOCK_K, PREFETCH, STAGES)
-    # After the weights' loop, whose loads then go first: x is in the L2.
-    scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
-    lo = lo * scale
-    hi = hi * scale
+                       hidden, k_start, k_end, True, BLOCK_K, PREFETCH, STAGES)
+    last = True
+    if KSPLIT > 1:
+        both, last = _k_share_sum(tl.reshape(tl.join(lo, hi), (BLOCK_B, 2 * PAIRS)), parts,
+                                  counters, slot, KSPLIT)
+        lo, hi = tl.split(tl.reshape(both, (BLOCK_B, PAIRS, 2)))
+    if last:
+        # After the weights' loop, whose loads then go first: x is in the L2.
+        scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
+        _qkv_rope_store(lo * scale, hi * scale, bias_ptr, pos_ptr, q_ptr, k_cache, v_cache,
+                        b_rows, b_valid, head, j, stride_q, stride_cb, stride_ch, stride_cl,
+                        HQ, HKV, D, LOG2_THETA, HAS_BIAS)
+
+
+@tilec.jit
+def _qkv_rope_store(lo, hi, bias_ptr, pos_ptr, q_ptr, k_cache, v_cache, b_rows, b_valid,
+                    head, j, stride_q, stride_cb, stride_ch, stride_cl, HQ: tl.constexpr,
+                    HKV: tl.constexpr, D: tl.constexpr, LOG2_THETA: tl.constexpr,
+                    HAS_BIAS: tl.constexpr):
+    """rmsnorm_qkv_rope's epilogue: the bias, RoPE on q and k, q written,
+    k and v appended to the caches."""
+    rows_lo = head * D + j
     if HAS_BIAS:
         lo += tl.load(bias_ptr + rows_lo).to(tl.float32)[None, :]
-        hi += tl.load(bias_ptr + rows_hi).to(tl.float32)[None, :]
+        hi += tl.load(bias_ptr + rows_lo + D // 2).to(tl.float32)[None, :]
     pos = tl.load(pos_ptr + b_rows, mask=b_valid, other=0)[:, None]
     # theta^(-2j/D) and the angle in fp64: at position 32767 an fp32 angle
     # would be off by up to 2e-3 radians.
@@ -275,7 +343,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
     gate, up = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
-                         gamma_ptr, hidden, NORM, BLOCK_K, PREFETCH, STAGES)
+                         gamma_ptr, hidden, 0, hidden, NORM, BLOCK_K, PREFETCH, STAGES)
     if NORM:
         scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
         gate = gate * scale
@@ -287,21 +355,27 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
 
 @tilec.jit
 def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
-                  stride_res, stride_out, ROWS: tl.constexpr, BLOCK_B: tl.constexpr,
-                  BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
-                  STAGES: tl.constexpr = 0):
-    # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows].
-    # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS)).
+                  stride_res, stride_out, parts, counters, ROWS: tl.constexpr,
+                  BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
+                  STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
+                  K_CHUNK: tl.constexpr = 0):
+    # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
+    # KSPLIT programs as in rmsnorm_qkv_rope.
+    # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
-    rows = tl.program_id(1) * ROWS + tl.arange(0, ROWS)
+    tile, slot = _tile_slot(KSPLIT)
+    rows = tile * ROWS + tl.arange(0, ROWS)
     valid = rows < n_out
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
-    y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, False,
-                 BLOCK_K, PREFETCH, STAGES)
-    y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
-                 other=0.0).to(tl.float32)
-    tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)
+    k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK)
+    y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, k_start, k_end,
+                 False, BLOCK_K, PREFETCH, STAGES)
+    y, last = _k_share_sum(y, parts, counters, slot, KSPLIT)
+    if last:
+        y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
+                     other=0.0).to(tl.float32)
+        tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)
 
 
 @tilec.jit

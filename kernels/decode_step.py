@@ -87,6 +87,12 @@ class Tiles:
     #: 0: one program per block (gate_up_swiglu, gemv_residual).
     gate_up_programs: int = 0
     programs: int = 0
+    #: Programs sharing the K of each QKV and projection tile (KSPLIT: each
+    #: sums a fixed share, the last to finish adds the shares in order, so
+    #: a row's result is the same at every batch); 1: one program per tile.
+    #: More programs where the tiles are few (16 rows each at BLOCK_B 16).
+    qkv_ksplit: int = 1
+    ksplit: int = 1
 
     def with_stages(self, n):
         """The same tiling with n stages in every GEMV (0: plain loops, one
@@ -121,7 +127,8 @@ ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
 #: decode-sweep-mma-2026-12-05-3dea153.json); QKV and gate/up as they
 #: were, still the fastest there (stages made them slower).
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
-                  gate_up_block_k=64, rows=16, block_k=512, stages=2)
+                  gate_up_block_k=64, rows=16, block_k=512, stages=2, qkv_ksplit=4,
+                  ksplit=4)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES
@@ -184,18 +191,68 @@ def splits_for(max_len, split=SPLIT):
     return tilec.cdiv(max_len, split)
 
 
+def k_shares(n_in, ksplit, block_k):
+    """(KSPLIT, K_CHUNK) for a K of n_in: at most `ksplit` shares of whole
+    BLOCK_K tiles, none empty (a fixed partition: it depends on n_in and
+    the tiling, not on the batch)."""
+    ksplit = max(1, min(ksplit, tilec.cdiv(n_in, block_k)))
+    chunk = tilec.cdiv(tilec.cdiv(n_in, ksplit), block_k) * block_k
+    return tilec.cdiv(n_in, chunk), chunk
+
+
+def scratch_size(cfg, batch, tiles):
+    """(fp32 partials, int32 counters) elements the K-shared GEMVs of a
+    layer need (one scratch serves them all: they run one after another
+    on a stream, and each leaves its counters at zero)."""
+    batch_blocks = tilec.cdiv(batch, tiles.block_b)
+    qkv_tiles = cfg.qkv_rows // 2 // tiles.qkv_pairs
+    qkv_split, _ = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k)
+    proj_tiles = tilec.cdiv(cfg.hidden, tiles.rows)
+    proj_split = max(k_shares(n, tiles.ksplit, tiles.block_k)[0]
+                     for n in (cfg.q_size, cfg.intermediate))
+    parts = batch_blocks * tiles.block_b * max(
+        qkv_tiles * qkv_split * 2 * tiles.qkv_pairs if qkv_split > 1 else 0,
+        proj_tiles * proj_split * tiles.rows if proj_split > 1 else 0)
+    counters = batch_blocks * max(qkv_tiles if qkv_split > 1 else 0,
+                                  proj_tiles if proj_split > 1 else 0)
+    return parts, counters
+
+
+def make_scratch(cfg, batch, tiles, empty):
+    """(parts, counters) for `tiles`' K-shared GEMVs, from empty(shape,
+    dtype) ("i32" buffers come zero-filled); None when no GEMV shares K."""
+    parts, counters = scratch_size(cfg, batch, tiles)
+    if not counters:
+        return None
+    return empty((parts,), "fp32"), empty((counters,), "i32")
+
+
+def _split_args(scratch, ksplit, fallback):
+    """The parts and counters arguments: the scratch's, or (KSPLIT 1,
+    unused) any pointer."""
+    if ksplit == 1:
+        return fallback, fallback
+    if scratch is None:
+        raise ValueError("a tiling whose GEMVs share K (ksplit > 1) needs the scratch of "
+                         "make_scratch()")
+    return scratch
+
+
 def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
-             tiles=INVARIANT_TILES, stream=None):
-    """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at pos[b]."""
+             tiles=INVARIANT_TILES, stream=None, scratch=None):
+    """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at
+    pos[b]. scratch: make_scratch()'s, when the tiling shares K."""
     d = cfg.head_dim
-    grid = (tilec.cdiv(batch, tiles.block_b), cfg.qkv_rows // 2 // tiles.qkv_pairs)
+    ksplit, chunk = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k)
+    grid = (tilec.cdiv(batch, tiles.block_b), cfg.qkv_rows // 2 // tiles.qkv_pairs * ksplit)
     k.rmsnorm_qkv_rope[grid](
         x, gamma, w_qkv, bias if bias is not None else w_qkv, pos, q, k_cache, v_cache,
         batch, cfg.hidden, cfg.hidden, cfg.q_size, cfg.kv_heads * max_len * d, max_len * d,
-        d, cfg.eps, HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
+        d, cfg.eps, *_split_args(scratch, ksplit, x), HQ=cfg.q_heads, HKV=cfg.kv_heads, D=d,
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
-        STAGES=tiles.qkv_stages, num_warps=tiles.qkv_warps, stream=stream)
+        STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
+        num_warps=tiles.qkv_warps, stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -238,16 +295,20 @@ def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, 
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
-               stream=None):
-    """out[b] = W x[b] + residual[b] (out may be residual)."""
+               stream=None, scratch=None):
+    """out[b] = W x[b] + residual[b] (out may be residual). scratch:
+    make_scratch()'s, when the tiling shares K."""
     if batch == 1 and tiles.streams(tiles.programs, tiles.stages):
         return projection_flat(k, n_in, n_out, x, w, residual, out, tiles.rows,
                                tiles.block_k, tiles.stages, tiles.programs, tiles.warps,
                                stream)
-    grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows))
+    ksplit, chunk = k_shares(n_in, tiles.ksplit, tiles.block_k)
+    grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows) * ksplit)
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
-                          ROWS=tiles.rows, BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k,
-                          STAGES=tiles.stages, num_warps=tiles.warps, stream=stream)
+                          *_split_args(scratch, ksplit, x), ROWS=tiles.rows,
+                          BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k, STAGES=tiles.stages,
+                          KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
+                          num_warps=tiles.warps, stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
@@ -282,7 +343,8 @@ class DecoderLayer:
     qkv [qkv_rows, hidden], qkv_bias [qkv_rows] (when cfg.qkv_bias), o
     [hidden, q_size], post_norm [hidden], gate_up [2 intermediate, hidden]
     and down [hidden, intermediate]. `empty(shape, dtype)` makes the
-    scratch buffers ("bf16" or "fp32"); they live as long as the layer.
+    scratch buffers ("bf16", "fp32", or "i32", which must come
+    zero-filled); they live as long as the layer.
 
     deterministic=True (the default): every row's result is bitwise the
     same at any batch size (one tiling, INVARIANT_TILES, and the fixed
@@ -307,6 +369,7 @@ class DecoderLayer:
         self.h = empty((batch, cfg.intermediate), "bf16")
         self.o_part = empty((batch, cfg.q_heads, splits, cfg.head_dim), "fp32")
         self.lse_part = empty((batch, cfg.q_heads, splits), "fp32")
+        self.scratch = make_scratch(cfg, batch, self.tiles, empty)
 
     def step(self, x, pos, k_cache, v_cache, out, stream=None):
         """out = the layer applied to x [batch, hidden] at positions pos
@@ -315,12 +378,12 @@ class DecoderLayer:
         cfg, w, b, k, t = self.cfg, self.w, self.batch, self.k, self.tiles
         qkv_rope(k, cfg, b, self.max_len, x, w["input_norm"], w["qkv"],
                  w.get("qkv_bias") if cfg.qkv_bias else None, pos, self.q, k_cache,
-                 v_cache, tiles=t, stream=stream)
+                 v_cache, tiles=t, stream=stream, scratch=self.scratch)
         attention(k, cfg, b, self.max_len, self.q, k_cache, v_cache, pos, self.o_part,
                   self.lse_part, self.attn, split=self.split, stream=stream)
         projection(k, b, cfg.q_size, cfg.hidden, self.attn, w["o"], x, self.mid, tiles=t,
-                   stream=stream)
+                   stream=stream, scratch=self.scratch)
         gate_up(k, cfg, b, self.mid, w["post_norm"], w["gate_up"], self.h, tiles=t,
                 stream=stream)
         projection(k, b, cfg.intermediate, cfg.hidden, self.h, w["down"], self.mid, out,
-                   tiles=t, stream=stream)
+                   tiles=t, stream=stream, scratch=self.scratch)

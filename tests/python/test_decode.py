@@ -5,6 +5,8 @@ against the same row inside a batch (bitwise). bf16 in and out, so the
 tolerances are in units of bf16's rounding (2^-8 relative): outputs are
 compared with |got - ref| <= TOL * (|ref| + mean |ref|). The GPU runs the
 same checks at Qwen2.5-1.5B's shapes in test_gpu_decode.py."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -20,9 +22,20 @@ CFG = decode_step.Config(hidden=96, q_heads=6, kv_heads=2, head_dim=32,
                          intermediate=100, rope_theta=10000.0)
 TOL = ref.TOL
 # Both tilings of the GEMV kernels: one batch row per program (fp32
-# multiply-adds) and 16 (tensor cores).
-TILINGS = pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
-                                  ids=["rows", "mma"])
+# multiply-adds) and 16 (tensor cores); and the tensor-core one with K
+# blocks of 32, so that these small shapes share K among programs too (3
+# shares of QKV's 96 columns; 2 or 3 for the projections).
+SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_block_k=32, block_k=32,
+                               qkv_ksplit=3, ksplit=3)
+TILINGS = pytest.mark.parametrize(
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K],
+    ids=["rows", "mma", "mma-shared-k"])
+
+
+def scratch():
+    """Partials and zeroed counters for the GEMVs whose tiling shares K
+    (decode_step.make_scratch; more than any test here needs)."""
+    return np.zeros(1 << 18, np.float32), np.zeros(4096, np.int32)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +60,7 @@ def test_qkv_rope_writes_q_and_appends_to_the_caches(kernels, tiles):
     k_cache, v_cache = Bf16(np.full(shape, 7.0)), Bf16(np.full(shape, -7.0))
     decode_step.qkv_rope(kernels, CFG, batch, max_len, x.arg, w["input_norm"].arg,
                          w["qkv"].arg, w["qkv_bias"].arg, pos, q.arg, k_cache.arg,
-                         v_cache.arg, tiles=tiles)
+                         v_cache.arg, tiles=tiles, scratch=scratch())
     q_ref, k_ref, v_ref = ref.qkv_rope(CFG, x.value, w["input_norm"].value, w["qkv"].value,
                                        w["qkv_bias"].value, pos)
     assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
@@ -72,7 +85,8 @@ def test_rope_angles_are_exact_at_long_positions(kernels, tiles):
     q = Bf16(shape=(1, cfg.q_size))
     cache = Bf16(shape=(1, cfg.kv_heads, 32768, cfg.head_dim))
     decode_step.qkv_rope(kernels, cfg, 1, 32768, x.arg, w["input_norm"].arg, w["qkv"].arg,
-                         None, pos, q.arg, cache.arg, cache.arg, tiles=tiles)
+                         None, pos, q.arg, cache.arg, cache.arg, tiles=tiles,
+                         scratch=scratch())
     q_ref, _, _ = ref.qkv_rope(cfg, x.value, w["input_norm"].value, w["qkv"].value, None,
                                pos)
     assert_close(q.value.reshape(q_ref.shape), q_ref, TOL)
@@ -107,7 +121,7 @@ def test_projection_with_residual_in_place(kernels, n_in, n_out, tiles):
     res = ref.random_bf16(rng, batch, n_out)
     want = x.value @ w.value.T + res.value
     decode_step.projection(kernels, batch, n_in, n_out, x.arg, w.arg, res.arg, res.arg,
-                           tiles=tiles)
+                           tiles=tiles, scratch=scratch())
     assert_close(res.value, want, TOL)
 
 
@@ -134,7 +148,9 @@ def test_attention_split_and_combine(kernels, split):
 
 def make_layer(kernels, cfg, w, batch, max_len, tiles=None):
     def empty(shape, dtype):
-        return Bf16(shape=shape).arg if dtype == "bf16" else np.zeros(shape, np.float32)
+        if dtype == "bf16":
+            return Bf16(shape=shape).arg
+        return np.zeros(shape, np.float32 if dtype == "fp32" else np.int32)
     weights = {name: a.arg for name, a in w.items()}
     return decode_step.DecoderLayer(cfg, weights, batch, max_len, empty, kernels=kernels,
                                     split=64, tiles=tiles)
@@ -202,15 +218,21 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
     assert all(getattr(k, n).deterministic for n in decode_step.Kernels.NAMES)
     bf, f32, i32, n = "*bf16:16", "*fp32:16", "*i32:16", "i32:16"
     t = tiles
+    # K shared as the shipped tiling shares it (the last share's program
+    # adds the partials up after an integer atomic: accepted).
+    qkv_split, qkv_chunk = decode_step.k_shares(1536, t.qkv_ksplit, t.qkv_block_k)
+    down_split, down_chunk = decode_step.k_shares(8960, t.ksplit, t.block_k)
     cases = [
-        (k.rmsnorm_qkv_rope, [bf] * 4 + [i32] + [bf] * 3 + ["i32"] + [n] * 6 + ["fp32"],
+        (k.rmsnorm_qkv_rope, [bf] * 4 + [i32] + [bf] * 3 + ["i32"] + [n] * 6 + ["fp32", f32, i32],
          dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=t.qkv_pairs,
-              BLOCK_B=t.block_b, BLOCK_K=t.qkv_block_k)),
+              BLOCK_B=t.block_b, BLOCK_K=t.qkv_block_k, KSPLIT=qkv_split,
+              K_CHUNK=qkv_chunk if qkv_split > 1 else 0)),
         (k.gate_up_swiglu, [bf] * 4 + ["i32"] + [n] * 4 + ["fp32"],
          dict(NORM=True, PAIRS=t.gate_up_pairs, BLOCK_B=t.block_b,
               BLOCK_K=t.gate_up_block_k)),
-        (k.gemv_residual, [bf] * 4 + ["i32"] + [n] * 5,
-         dict(ROWS=t.rows, BLOCK_B=t.block_b, BLOCK_K=t.block_k)),
+        (k.gemv_residual, [bf] * 4 + ["i32"] + [n] * 5 + [f32, i32],
+         dict(ROWS=t.rows, BLOCK_B=t.block_b, BLOCK_K=t.block_k, KSPLIT=down_split,
+              K_CHUNK=down_chunk if down_split > 1 else 0)),
         (k.attention_split, [bf] * 3 + [i32, f32, f32] + [n] * 9 + ["fp32"],
          dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=decode_step.SPLIT,
               BLOCK_L=decode_step.BLOCK_L)),
@@ -223,6 +245,8 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
         assert c.deterministic
         uses_mma = fn is k.attention_split or (t.block_b > 1 and fn is not k.attention_combine)
         assert ("mma.sync" in c.asm["ptx"]) == uses_mma, fn
+        shares = constexprs.get("KSPLIT", 1) > 1
+        assert ("atom.acq_rel.gpu.global.add" in c.asm["ptx"]) == shares, fn
         if fn is k.attention_combine:
             continue
         # Given stages (tl.range), every tile of the loop goes through a

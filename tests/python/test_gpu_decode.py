@@ -47,8 +47,18 @@ def caches(torch, batch, max_len, seed):
 
 
 def empty_like_layer(torch):
-    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
-    return lambda shape, dtype: torch.empty(shape, dtype=dtypes[dtype], device="cuda")
+    dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32, "i32": torch.int32}
+
+    def empty(shape, dtype):
+        if dtype == "i32":  # split-K counters: zero-filled
+            return torch.zeros(shape, dtype=torch.int32, device="cuda")
+        return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
+    return empty
+
+
+def scratch(torch, batch, tiles):
+    """The K-shared GEMVs' partials and counters for `batch` rows."""
+    return decode_step.make_scratch(CFG, batch, tiles, empty_like_layer(torch))
 
 
 @TILINGS
@@ -61,7 +71,8 @@ def test_qkv_rope(setup, tiles):
     q = torch.empty((batch, CFG.q_size), dtype=torch.bfloat16, device="cuda")
     kc, vc = caches(torch, batch, max_len, 2)
     decode_step.qkv_rope(k, CFG, batch, max_len, x, w["input_norm"], w["qkv"],
-                         w["qkv_bias"], pos, q, kc, vc, tiles=tiles)
+                         w["qkv_bias"], pos, q, kc, vc, tiles=tiles,
+                         scratch=scratch(torch, batch, tiles))
     torch.cuda.synchronize()
     p = pos.cpu().numpy()
     q_ref, k_ref, v_ref = ref.qkv_rope(CFG, f64(x), w64["input_norm"], w64["qkv"],
@@ -83,12 +94,13 @@ def test_gate_up_and_projections(setup, tiles, batch):
     decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h, tiles=tiles)
     res = bf16(torch, rng.standard_normal((batch, CFG.hidden)))
     out = torch.empty_like(res)
+    shared = scratch(torch, batch, tiles)
     decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out,
-                           tiles=tiles)
+                           tiles=tiles, scratch=shared)
     attn = bf16(torch, rng.standard_normal((batch, CFG.q_size)))
     out_o = res.clone()
     decode_step.projection(k, batch, CFG.q_size, CFG.hidden, attn, w["o"], out_o, out_o,
-                           tiles=tiles)
+                           tiles=tiles, scratch=shared)
     torch.cuda.synchronize()
     assert_close(f64(h), ref.swiglu(CFG, f64(x), w64["post_norm"], w64["gate_up"]), TOL)
     assert_close(f64(out), f64(h) @ w64["down"].T + f64(res), TOL)
@@ -149,7 +161,7 @@ def test_staged_gemvs_equal_the_plain_loops_bitwise(setup, tiles, stages):
         decode_step.gate_up(k, CFG, batch, x, w["post_norm"], w["gate_up"], h, tiles=t)
         out = torch.empty_like(res)
         decode_step.projection(k, batch, CFG.intermediate, CFG.hidden, h, w["down"], res, out,
-                               tiles=t)
+                               tiles=t, scratch=scratch(torch, batch, t))
         got.append((h, out))
     torch.cuda.synchronize()
     assert torch.equal(got[0][0], got[1][0])
