@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace decode {
 
@@ -19,11 +21,28 @@ constexpr int kQkvPairs = 16, kQkvBlockK = 128;
 constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
 /// The projections' loop stages (MMA_TILES' `stages`).
 constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
+/// Programs sharing each QKV and projection tile's K (MMA_TILES'
+/// qkv_ksplit and ksplit).
+constexpr int kQkvKsplit = 4, kGemvKsplit = 4;
 constexpr int kBlockL = 64, kBlockS = 64;
 /// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
 constexpr int kAttentionStages = 2;
 
 int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+/// KSPLIT and K_CHUNK for a K of nIn, as decode_step.k_shares: at most
+/// `ksplit` shares of whole BLOCK_K tiles, none empty.
+std::pair<int, int> kShares(int nIn, int ksplit, int blockK) {
+  ksplit = std::max(1, std::min(ksplit, cdiv(nIn, blockK)));
+  const int chunk = cdiv(cdiv(nIn, ksplit), blockK) * blockK;
+  return {cdiv(nIn, chunk), chunk};
+}
+
+tilec::Constexprs withShares(tilec::Constexprs constexprs, std::pair<int, int> shares) {
+  constexprs.insert_or_assign("KSPLIT", shares.first);
+  constexprs.insert_or_assign("K_CHUNK", shares.first > 1 ? shares.second : 0);
+  return constexprs;
+}
 } // namespace
 
 uint16_t toBF16(float value) {
@@ -87,28 +106,46 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
   h_ = Array(size_t(batch) * c.intermediate, ScalarType::BF16, where);
   oPart_ = Array(size_t(batch) * c.qHeads * splits * d, ScalarType::FP32, where);
   lsePart_ = Array(size_t(batch) * c.qHeads * splits, ScalarType::FP32, where);
+  // One scratch serves the K-shared GEMVs (they run one after another, and
+  // each leaves its counters at zero), sized as decode_step.scratch_size.
+  const int batchBlocks = cdiv(batch, kBlockB);
+  const auto qkvShares = kShares(c.hidden, kQkvKsplit, kQkvBlockK);
+  const auto oShares = kShares(c.qSize(), kGemvKsplit, kGemvBlockK);
+  const auto downShares = kShares(c.intermediate, kGemvKsplit, kGemvBlockK);
+  const int qkvTiles = c.qkvRows() / 2 / kQkvPairs, projTiles = cdiv(c.hidden, kGemvRows);
+  const int projSplit = std::max(oShares.first, downShares.first);
+  const size_t tiles = size_t(batchBlocks) * std::max(qkvShares.first > 1 ? qkvTiles : 0,
+                                                      projSplit > 1 ? projTiles : 0);
+  const size_t partials =
+      size_t(batchBlocks) * kBlockB *
+      std::max(qkvShares.first > 1 ? size_t(qkvTiles) * qkvShares.first * 2 * kQkvPairs : 0,
+               projSplit > 1 ? size_t(projTiles) * projSplit * kGemvRows : 0);
+  parts_ = Array(std::max<size_t>(partials, 1), ScalarType::FP32, where);
+  counters_ = Array(std::max<size_t>(tiles, 1), ScalarType::I32, where);
+  const std::vector<int32_t> zeros(std::max<size_t>(tiles, 1), 0);
+  counters_.upload(zeros.data());
   options_.deterministic = true; // the kernels are batch-invariant: checked
   options_.numWarps = 4;
 
   const int cacheB = c.kvHeads * maxLen * d, cacheH = maxLen * d;
-  const int batchBlocks = cdiv(batch, kBlockB);
   const float eps = float(c.eps);
   auto kernel = [&](const char *name) { return kernels.kernel(name); };
   // RMSNorm + QKV + bias + RoPE + cache append.
   launches_.push_back(
       {kernel("rmsnorm_qkv_rope"),
-       {batchBlocks, c.qkvRows() / 2 / kQkvPairs},
+       {batchBlocks, qkvTiles * qkvShares.first},
        {x.arg(), w.inputNorm.arg(), w.qkv.arg(), c.qkvBias ? w.qkvBias.arg() : w.qkv.arg(),
         pos.arg(), q_.arg(), kCache.arg(), vCache.arg(), batch, c.hidden, c.hidden,
-        c.qSize(), cacheB, cacheH, d, eps},
-       {{"HQ", c.qHeads},
-        {"HKV", c.kvHeads},
-        {"D", d},
-        {"LOG2_THETA", std::log2(c.ropeTheta)},
-        {"HAS_BIAS", c.qkvBias},
-        {"PAIRS", kQkvPairs},
-        {"BLOCK_B", kBlockB},
-        {"BLOCK_K", kQkvBlockK}}});
+        c.qSize(), cacheB, cacheH, d, eps, parts_.arg(), counters_.arg()},
+       withShares({{"HQ", c.qHeads},
+                   {"HKV", c.kvHeads},
+                   {"D", d},
+                   {"LOG2_THETA", std::log2(c.ropeTheta)},
+                   {"HAS_BIAS", c.qkvBias},
+                   {"PAIRS", kQkvPairs},
+                   {"BLOCK_B", kBlockB},
+                   {"BLOCK_K", kQkvBlockK}},
+                  qkvShares)});
   // Attention: the splits, then their combination.
   launches_.push_back(
       {kernel("attention_split"),
@@ -133,10 +170,11 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
       {"ROWS", kGemvRows}, {"BLOCK_B", kBlockB}, {"BLOCK_K", kGemvBlockK},
       {"STAGES", kGemvStages}};
   launches_.push_back({kernel("gemv_residual"),
-                       {batchBlocks, cdiv(c.hidden, kGemvRows)},
+                       {batchBlocks, projTiles * oShares.first},
                        {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), batch, c.qSize(),
-                        c.hidden, c.qSize(), c.hidden, c.hidden},
-                       gemv});
+                        c.hidden, c.qSize(), c.hidden, c.hidden, parts_.arg(),
+                        counters_.arg()},
+                       withShares(gemv, oShares)});
   launches_.push_back({kernel("gate_up_swiglu"),
                        {batchBlocks, cdiv(c.intermediate, kGateUpPairs)},
                        {mid_.arg(), w.postNorm.arg(), w.gateUp.arg(), h_.arg(), batch,
@@ -146,10 +184,11 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                         {"BLOCK_B", kBlockB},
                         {"BLOCK_K", kGateUpBlockK}}});
   launches_.push_back({kernel("gemv_residual"),
-                       {batchBlocks, cdiv(c.hidden, kGemvRows)},
+                       {batchBlocks, projTiles * downShares.first},
                        {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), batch, c.intermediate,
-                        c.hidden, c.intermediate, c.hidden, c.hidden},
-                       gemv});
+                        c.hidden, c.intermediate, c.hidden, c.hidden, parts_.arg(),
+                        counters_.arg()},
+                       withShares(gemv, downShares)});
 }
 
 void DecoderLayer::step() const {

@@ -70,6 +70,8 @@ private:
   };
   tilec::LaunchOptions options_;
   Array q_, attn_, mid_, h_, oPart_, lsePart_;
+  /// The K-shared GEMVs' partials (fp32) and counters (int32, zeroed).
+  Array parts_, counters_;
   std::vector<Launch> launches_;
 };
 
