@@ -167,7 +167,8 @@ def copy_bandwidth():
 #: worth, in the same run). A variant equal to the shipped one for a kernel
 #: times it twice: the run's noise.
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
-           "tilec mma, no split-K": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=1, ksplit=1),
+           "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
+                                                           ksplit=4),
            "tilec rows, streamed": dataclasses.replace(ds.ROW_TILES, gate_up_programs=396,
                                                        programs=396),
            "tilec rows, blocks": dataclasses.replace(ds.ROW_TILES, gate_up_programs=0,

@@ -22,8 +22,8 @@ constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
 /// The projections' loop stages (MMA_TILES' `stages`).
 constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
-/// qkv_ksplit and ksplit).
-constexpr int kQkvKsplit = 4, kGemvKsplit = 4;
+/// qkv_ksplit and ksplit; 1: not shared).
+constexpr int kQkvKsplit = 1, kGemvKsplit = 1;
 constexpr int kBlockL = 64, kBlockS = 64;
 /// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
 constexpr int kAttentionStages = 2;
