@@ -49,8 +49,8 @@ Kernels, bytes moved per batch row (bf16, Qwen2.5-1.5B):
 
 Shipped configs (decode_step.py's ROW_TILES and MMA_TILES, swept by
 bench/decode_sweep.py on the H200 and H100s): BLOCK_B = 1 with QKV PAIRS
-= 4 x BLOCK_K = 512, gate/up streamed (gate_up_swiglu_flat) by about 396
-programs of PAIRS = 8 x 256, gemv_residual ROWS = 4 x 1024, 3 stages
+= 4 x BLOCK_K = 512, gate/up streamed (gate_up_swiglu_flat; 396 programs
+asked for) of PAIRS = 8 x 256, gemv_residual ROWS = 4 x 1024, 3 stages
 each; BLOCK_B = 16 with QKV PAIRS = 16 x 128, gate/up PAIRS = 32 x 64,
 gemv_residual ROWS = 16 x 512 with 2 stages; 4 warps. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
@@ -542,6 +542,8 @@ def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
         x = _x_tile(x_ptr, zero, zero == 0, 0, x_ptr, k, k < n_in, False)
         acc += _w_tile(w_ptr, rows, n_in, k).to(tl.float32) * x
         if t % K_TILES == K_TILES - 1:
+            # res may be out (in place): this load, inside the if, is not
+            # one the loop's pipeline moves ahead of the store.
             y = tl.sum(acc, axis=1) + tl.load(res_ptr + rows, mask=valid, other=0.0)
             tl.store(out_ptr + rows, y, mask=valid)
             acc = tl.zeros((ROWS, BLOCK_K), tl.float32)

@@ -108,16 +108,16 @@ class Tiles:
         return self.block_b == 1 and programs > 0 and stages > 0
 
 
-#: The shipped configs. One row per program: gate/up streamed by about 396
-#: programs of 8 pairs x 256 on 4 warps, 3 stages (gate_up_swiglu_flat:
-#: 17.1 us on an H200, against 18.1 for the best one-block-per-program
-#: config and 19.2 for the previous 8 x 512 on 2 warps without stages;
-#: within 1% of that best on an H100: bench/results/decode-sweep-quick-
-#: 2026-12-05-0dc61d2.json and -7a60b0e.json, timed back to back in a
-#: CUDA graph); QKV 4 x 512 and the projections 4 x 1024 (one block per
-#: program), 3 stages, from the H200 sweep of cccb038 and the H100 ones
-#: of 98734ed and c1ede5b, and in the two sweeps above the fastest or
-#: within 1% of it.
+#: The shipped configs. One row per program: gate/up streamed (asking for
+#: 396 programs: 374 runs of 3 blocks) of 8 pairs x 256 on 4 warps, 3
+#: stages (gate_up_swiglu_flat: 17.1 us on an H200, against 18.1 for the
+#: best one-block-per-program config and 19.2 for the previous 8 x 512 on
+#: 2 warps without stages; on an H100 2.7% slower than that sweep's best
+#: per-block config: bench/results/decode-sweep-quick-2026-12-05-0dc61d2
+#: .json and -7a60b0e.json, timed back to back in a CUDA graph); QKV 4 x
+#: 512 and the projections 4 x 1024 (one block per program), 3 stages,
+#: from the H200 sweep of cccb038 and the H100 ones of 98734ed and
+#: c1ede5b, and in the two sweeps above the fastest or within 1.2% of it.
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
                   gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
                   gate_up_stages=3, stages=3, gate_up_programs=396)
@@ -125,7 +125,7 @@ ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
 #: us for the down projection on an H100 at batch 1 and 19.6 at 16,
 #: against 27.5 and 27.2 for the previous 16 x 256 without:
 #: decode-sweep-mma-2026-12-05-3dea153.json); QKV and gate/up as they
-#: were, still the fastest there (stages made them slower).
+#: were (stages made QKV slower and gate/up no faster there).
 #: K is not shared yet (qkv_ksplit, ksplit 1): sharing it passes the
 #: interpreter's tests but has not run on a GPU.
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
@@ -136,9 +136,8 @@ INVARIANT_TILES = MMA_TILES
 #: Attention: the fixed split of deterministic mode, and its blocks.
 #: BLOCK_S, the splits attention_combine takes per iteration: 64, not 16,
 #: since the 256 splits of 32768 tokens took 16 dependent iterations of the
-#: 12 programs at batch 1 (19.5 against 23.4 us for attention at that
-#: length on an H100, the same splits: decode-sweep-quick-2026-12-05-
-#: eb862ef.json).
+#: 12 programs at batch 1 (attention at that length on an H100: 20.1 us at
+#: 33b0359 against 23.9 at 989c6c4, bench/results/decode-2026-12-05-*.json).
 SPLIT, BLOCK_L, BLOCK_S = 128, 64, 64
 #: Stages of attention_split's loop over a split (0: a plain range() loop):
 #: two were the fastest at SPLIT 128, BLOCK_L 64 on an H100 (same sweep;

@@ -40,7 +40,26 @@ bool tilec::mayWriteGlobalMemory(scf::ForOp loop) {
   return anyGlobalWrite(loop, [](Operation *) { return true; });
 }
 
+/// True for an atomic that acquires (acquire, acq_rel): the loads after it
+/// in program order must not be issued before it, whatever they read (a
+/// flag it waits on may guard them).
+static bool acquires(Operation *op) {
+  std::optional<tilec::tile::MemSemantic> sem;
+  if (auto rmw = dyn_cast<tilec::tile::AtomicRMWOp>(op))
+    sem = rmw.getSem();
+  else if (auto cas = dyn_cast<tilec::tile::AtomicCASOp>(op))
+    sem = cas.getSem();
+  return sem && (*sem == tilec::tile::MemSemantic::acquire || *sem == tilec::tile::MemSemantic::acq_rel);
+}
+
 bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) {
+  // A volatile load (a flag polled by hand) orders what follows it as an
+  // acquire would, though it writes nothing.
+  WalkResult polls = loop.getBody()->walk([](tile::LoadOp load) {
+    return load.getIsVolatile() ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (polls.wasInterrupted())
+    return true;
   if (!mayWriteGlobalMemory(loop))
     return false;
   auto func = loop->getParentOfType<func::FuncOp>();
@@ -56,6 +75,8 @@ bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) 
     read.insert(origin.getAsOpaquePointer());
   }
   return anyGlobalWrite(loop, [&](Operation *op) {
+    if (acquires(op))
+      return true;
     Value ptr;
     if (auto store = dyn_cast<tile::StoreOp>(op))
       ptr = store.getPtr();

@@ -15,11 +15,14 @@ namespace tilec {
 /// load moved ahead of it could read what it has not written yet.
 bool mayWriteGlobalMemory(mlir::scf::ForOp loop);
 
-/// True when a global write in `loop` may touch what `loads` (tile.loads)
-/// read: false only when every such write is a tile.store or atomic whose
-/// pointer derives from one kernel argument (PointerOriginAnalysis) from
-/// which no load's pointer derives. Distinct pointer arguments are taken
-/// not to overlap, the promise a loop makes when it asks for its own
+/// True when moving `loads` (tile.loads) ahead in `loop` could change what
+/// they read: a global write may touch it, or an acquiring atomic or a
+/// volatile load may order it. False only when no volatile load is in the
+/// loop and every global write is a tile.store, or an atomic that does not
+/// acquire, whose pointer derives from one kernel argument
+/// (PointerOriginAnalysis) from which no load's pointer derives: a write
+/// through one argument is taken not to overlap what the loads read
+/// through another, the promise a loop makes when it asks for its own
 /// stages (docs/language.md, tl.range).
 bool mayWriteWhatLoadsRead(mlir::scf::ForOp loop, llvm::ArrayRef<mlir::Operation *> loads);
 

@@ -209,8 +209,10 @@ def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels, tiles):
         assert (k_one.bits[0] == k_all.bits[b]).all()
 
 
-@pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
-                         ids=["rows", "mma"])
+@pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES,
+                                   dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4,
+                                                       ksplit=4)],
+                         ids=["rows", "mma", "mma-shared-k"])
 def test_decode_kernels_pass_the_deterministic_check(tiles):
     # Every kernel compiled for the GPU (sm_90a) with the shipped configs
     # and the Qwen2.5-1.5B constexprs: the check accepts them all.

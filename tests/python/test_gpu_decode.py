@@ -17,8 +17,12 @@ pytestmark = pytest.mark.gpu
 
 CFG = decode_step.Config()
 TOL = ref.TOL
-TILINGS = pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES],
-                                  ids=["rows", "mma"])
+#: The tensor-core tiling with each tile's K shared by 4 programs (not
+#: shipped yet: these tests are its first run on a GPU).
+SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4, ksplit=4)
+TILINGS = pytest.mark.parametrize(
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K],
+    ids=["rows", "mma", "mma-shared-k"])
 
 
 def bf16(torch, values):
@@ -197,9 +201,12 @@ def test_layer_against_float64(setup, batch, deterministic):
     assert_close(f64(out), want, 4 * TOL)
 
 
-def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup):
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K],
+                         ids=["shipped", "shared-k"])
+def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup, tiles):
     # Batch invariance: every kernel (through the layer's intermediates)
-    # and the layer's output, row by row.
+    # and the layer's output, row by row; one layer of each size stepped
+    # several times (the shared-K counters back at zero each time).
     torch, w, _ = setup
     batch, max_len = 64, 4096
     g = torch.Generator(device="cuda").manual_seed(8)
@@ -208,10 +215,11 @@ def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup):
                         dtype=torch.int32)
     kc, vc = caches(torch, batch, max_len, 9)
     k1, v1 = kc.clone(), vc.clone()
-    full = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    full = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
+                                    tiles=tiles)
     out = torch.empty_like(x)
     full.step(x, pos, kc, vc, out)
-    one = decode_step.DecoderLayer(CFG, w, 1, max_len, empty_like_layer(torch))
+    one = decode_step.DecoderLayer(CFG, w, 1, max_len, empty_like_layer(torch), tiles=tiles)
     for b in (0, 1, 31, 63):
         kb, vb = k1[b:b + 1].clone(), v1[b:b + 1].clone()
         alone = torch.empty_like(x[b:b + 1])
@@ -223,7 +231,9 @@ def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup):
         assert torch.equal(kb[0], kc[b]) and torch.equal(vb[0], vc[b]), b
 
 
-def test_cuda_graph_replays_what_eager_launches_compute(setup):
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K],
+                         ids=["shipped", "shared-k"])
+def test_cuda_graph_replays_what_eager_launches_compute(setup, tiles):
     torch, w, _ = setup
     batch, max_len = 4, 1024
     g = torch.Generator(device="cuda").manual_seed(10)
@@ -231,7 +241,8 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup):
     pos = torch.tensor([10, 200, 511, 1000], dtype=torch.int32, device="cuda")
     kc, vc = caches(torch, batch, max_len, 11)
     k_eager, v_eager = kc.clone(), vc.clone()
-    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    layer = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
+                                     tiles=tiles)
     out = torch.empty_like(x)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -241,7 +252,8 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         layer.step(x, pos, kc, vc, out)
-    eager = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch))
+    eager = decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
+                                     tiles=tiles)
     want = torch.empty_like(out)
     for step in range(3):
         pos_now = torch.tensor([10, 200, 511, 1000], dtype=torch.int32, device="cuda") + step

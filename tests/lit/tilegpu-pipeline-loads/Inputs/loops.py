@@ -228,3 +228,27 @@ def dot_loop_stored(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexp
             tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
             a_ptrs += BK
             b_ptrs += BK * BLOCK
+
+
+@tilec.jit
+def row_sums_synced(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr,
+                    STAGES: tl.constexpr, HOW: tl.constexpr = 0):
+    # An atomic through out_ptr in each iteration: a relaxed one (HOW 0)
+    # orders nothing, and the loop keeps its rings; an acquiring one (HOW 1,
+    # acq_rel) may guard the loads after it, as may a volatile load (HOW
+    # 2, a polled flag): those loops are left alone.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    acc = tl.zeros((BLOCK, BK), dtype=tl.float32)
+    for i in tl.range(0, K, BK, num_stages=STAGES):
+        if HOW == 0:
+            tl.atomic_add(out_ptr, 1.0, sem="relaxed")
+        elif HOW == 1:
+            tl.atomic_add(out_ptr, 1.0)
+        else:
+            acc += tl.load(out_ptr, volatile=True)
+        live = k < K - i
+        x = tl.load(x_ptr + r[:, None] * K + (i + k)[None, :], mask=live[None, :], other=0.0)
+        g = tl.load(g_ptr + i + k, mask=live, other=0.0)
+        acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
+    tl.store(out_ptr + r, tl.sum(acc, axis=1))
