@@ -132,8 +132,9 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
              STAGES: tl.constexpr):
     """[BLOCK_B, R] fp32: sum over k in [k_start, k_end) of x[b, k] (*
-    gamma[k]) * W[rows, k] (see _accumulate; W's rows n apart). PREFETCH loads the next W tile before the current one is
-    used, so that two tiles are in flight; STAGES > 0 instead gives the loop
+    gamma[k]) * W[rows, k] (see _accumulate; W's rows n apart). PREFETCH
+    loads the next W tile before the current one is used, so that two
+    tiles are in flight; STAGES > 0 instead gives the loop
     that many stages (tl.range: every tile through a cp.async ring, STAGES -
     1 iterations ahead). A row's sums do not depend on the other rows of its
     block."""

@@ -49,7 +49,8 @@ static bool acquires(Operation *op) {
     sem = rmw.getSem();
   else if (auto cas = dyn_cast<tilec::tile::AtomicCASOp>(op))
     sem = cas.getSem();
-  return sem && (*sem == tilec::tile::MemSemantic::acquire || *sem == tilec::tile::MemSemantic::acq_rel);
+  using tilec::tile::MemSemantic;
+  return sem && (*sem == MemSemantic::acquire || *sem == MemSemantic::acq_rel);
 }
 
 bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) {
