@@ -48,6 +48,23 @@ LogicalResult needsHopper(Operation *op, const LoweringContext &context) {
                            << context.target.chip;
 }
 
+/// Replaces `op` with `ptx` issued by one thread (electedThread, and where
+/// `pred` holds when given) on the mbarrier `barrier`: $0 is the
+/// predicate, $1 the barrier's shared address.
+LogicalResult lowerToElectedBarrierAsm(Operation *op, Value barrier, Value pred,
+                                       StringRef ptx, const LoweringContext &context,
+                                       ConversionPatternRewriter &rewriter) {
+  if (failed(needsHopper(op, context)))
+    return failure();
+  Location loc = op->getLoc();
+  orderedAsm(rewriter, loc, voidType(rewriter),
+             {electedThread(rewriter, loc, context, pred),
+              sharedAddress32(rewriter, loc, barrier)},
+             ptx, "b,r");
+  rewriter.eraseOp(op);
+  return success();
+}
+
 template <typename Op>
 struct TMAPattern : OpConversionPattern<Op> {
   TMAPattern(TileTypeConverter &converter, const LoweringContext &context)
@@ -59,18 +76,11 @@ struct InitBarrierLowering : TMAPattern<tilegpu::InitBarrierOp> {
   using TMAPattern::TMAPattern;
   LogicalResult matchAndRewrite(tilegpu::InitBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (failed(needsHopper(op, context)))
-      return failure();
-    Location loc = op.getLoc();
     std::string ptx = llvm::formatv("@$0 mbarrier.init.shared::cta.b64 [$1], {0};\n"
                                     "@$0 fence.mbarrier_init.release.cluster;",
                                     op.getCount());
-    orderedAsm(rewriter, loc, voidType(rewriter),
-               {electedThread(rewriter, loc, context),
-                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
-               ptx, "b,r");
-    rewriter.eraseOp(op);
-    return success();
+    return lowerToElectedBarrierAsm(op, adaptor.getBarrier(), Value(), ptx, context,
+                                    rewriter);
   }
 };
 
@@ -78,15 +88,9 @@ struct InvalBarrierLowering : TMAPattern<tilegpu::InvalBarrierOp> {
   using TMAPattern::TMAPattern;
   LogicalResult matchAndRewrite(tilegpu::InvalBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (failed(needsHopper(op, context)))
-      return failure();
-    Location loc = op.getLoc();
-    orderedAsm(rewriter, loc, voidType(rewriter),
-               {electedThread(rewriter, loc, context),
-                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
-               "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r");
-    rewriter.eraseOp(op);
-    return success();
+    return lowerToElectedBarrierAsm(op, adaptor.getBarrier(), Value(),
+                                    "@$0 mbarrier.inval.shared::cta.b64 [$1];", context,
+                                    rewriter);
   }
 };
 
@@ -94,17 +98,10 @@ struct BarrierExpectLowering : TMAPattern<tilegpu::BarrierExpectOp> {
   using TMAPattern::TMAPattern;
   LogicalResult matchAndRewrite(tilegpu::BarrierExpectOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (failed(needsHopper(op, context)))
-      return failure();
-    Location loc = op.getLoc();
     std::string ptx = llvm::formatv(
         "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {0};", op.getBytes());
-    orderedAsm(rewriter, loc, voidType(rewriter),
-               {electedThread(rewriter, loc, context, adaptor.getPred()),
-                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
-               ptx, "b,r");
-    rewriter.eraseOp(op);
-    return success();
+    return lowerToElectedBarrierAsm(op, adaptor.getBarrier(), adaptor.getPred(), ptx, context,
+                                    rewriter);
   }
 };
 
