@@ -259,8 +259,15 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   stages.tile = print(module);
   if (!collectTensorMaps(module, stages.tensorMaps))
     return false;
-  if (!run([&](PassManager &pm) { buildTileGPUPipeline(pm, options); }))
+  if (!run([&](PassManager &pm) { buildTileGPUPipeline(pm, options); })) {
+    // tilegpu-allocate-shared leaves a refused kernel's need on the module.
+    auto shared = module->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr);
+    if (shared && shared.getInt() > options.ptx.target.maxSharedBytesPerBlock) {
+      stages.sharedBytes = unsigned(shared.getInt());
+      stages.sharedBytesExceeded = true;
+    }
     return false;
+  }
   stages.tilegpu = print(module);
   stages.numWarps = options.numWarps;
   std::vector<std::string> cudaCallees;

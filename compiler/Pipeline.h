@@ -67,6 +67,10 @@ struct CompiledStages {
   std::string llir;    ///< optimised LLVM IR
   std::string ptx;
   unsigned sharedBytes = 0; ///< dynamic shared memory the kernel needs
+  /// Set when the compile failed because the kernel needs more shared
+  /// memory than the target allows one block (`sharedBytes` is then the
+  /// need): the autotuner drops such a config instead of failing it.
+  bool sharedBytesExceeded = false;
   unsigned numWarps = 0;
   /// The TMA tensor maps the kernel takes after its other parameters, in
   /// order (compiler/TensorMap.h); empty for most kernels.

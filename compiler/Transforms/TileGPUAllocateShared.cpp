@@ -15,8 +15,11 @@
 // Buffers are placed largest first, each at the lowest aligned offset that
 // overlaps no placed buffer alive at the same time: 16 bytes, or 1024 for
 // the #tilegpu.nvmma_shared layouts, whose swizzle the hardware computes
-// from address bits (the arena itself starts 1024-byte aligned). The total goes to the module's tilegpu.shared_bytes;
-// more than the target allows one block is an error naming the kernel.
+// from address bits (the arena itself starts 1024-byte aligned). The total
+// goes to the module's tilegpu.shared_bytes; more than the target allows
+// one block is an error naming the kernel, and the attribute then holds
+// that kernel's need (compileToPTX reports it, the autotuner drops the
+// config for it).
 #include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
@@ -166,6 +169,10 @@ struct TileGPUAllocateSharedPass
         return signalPassFailure();
       int64_t bytes = allocation.place();
       if (bytes > target->maxSharedBytesPerBlock) {
+        // The need stays on the module, so that the driver can report it
+        // (the autotuner drops such a config before LLVM and ptxas run).
+        module->setAttr(tilegpu::kSharedBytesAttr,
+                        IntegerAttr::get(IntegerType::get(&getContext(), 32), bytes));
         func.emitError() << "kernel '" << func.getName() << "' needs " << bytes
                          << " bytes of shared memory, more than the "
                          << target->maxSharedBytesPerBlock << " " << target->chip

@@ -688,9 +688,12 @@ struct TileGPUPipelineLoadsPass
         return;
       asyncDots = asynchronousDots(loop, loads);
     }
-    stages = std::min<int64_t>(stages, stagesThatFit(loads, !asyncDots.empty()));
-    if (stages < 2)
+    // (Signed: a single stage too big leaves fewer than none that fit,
+    // and then the loop is not pipelined.)
+    int64_t fit = std::min<int64_t>(stages, stagesThatFit(loads, !asyncDots.empty()));
+    if (fit < 2)
       return;
+    stages = unsigned(fit);
     LoopPipeliner(loop, std::move(loads), std::move(stage), stages,
                   std::move(asyncDots))
         .run(rewriter);

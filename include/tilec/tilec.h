@@ -507,6 +507,10 @@ struct TuneResult {
   Config config;
   bool ok = false;
   std::string error;        ///< why the config was skipped
+  /// The config needs more shared memory per block than the GPU holds
+  /// (`sharedBytes` is its need): dropped when the compiler's allocation
+  /// found it, before LLVM and ptxas ran, and never launched.
+  bool droppedForSharedMemory = false;
   double medianMs = 0, minMs = 0, maxMs = 0;
   double gbPerSecond = 0, tflops = 0;
   int registers = -1, sharedBytes = 0, spillBytes = -1;

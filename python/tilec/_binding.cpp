@@ -1583,7 +1583,8 @@ PYBIND11_MODULE(_tilec, m) {
               py::arg("gb_per_s") = x.gbPerSecond, py::arg("tflops") = x.tflops,
               py::arg("registers") = x.registers, py::arg("shared_bytes") = x.sharedBytes,
               py::arg("spill_bytes") = x.spillBytes,
-              py::arg("from_database") = x.fromDatabase));
+              py::arg("from_database") = x.fromDatabase,
+              py::arg("dropped_for_shared_memory") = x.droppedForSharedMemory));
         }
         return out;
       })

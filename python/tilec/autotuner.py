@@ -123,6 +123,11 @@ class Report:
         #: The target every config was compiled for: the GPU's ("sm_90a").
         self.target = native.target
         self.key = native.key
+        #: The configs dropped because they need more shared memory per
+        #: block than the GPU holds (never launched; their "shared_bytes"
+        #: in .results is the need).
+        self.dropped = [c for c, r in zip(configs, self.results)
+                        if r["dropped_for_shared_memory"]]
 
     def table(self):
         return self._native.table()

@@ -85,8 +85,11 @@ std::string serialize(const TuneResult &r) {
   std::string t = std::string(kTuneMagic) + "\n";
   t += "config\t" + r.config.str() + "\n";
   t += "ok\t" + std::to_string(r.ok) + "\n";
-  if (!r.ok)
+  if (!r.ok) {
+    if (r.droppedForSharedMemory)
+      t += "dropped\tshared\nshared\t" + std::to_string(r.sharedBytes) + "\n";
     return t + "error\t" + oneLine(r.error) + "\n";
+  }
   t += "median\t" + number(r.medianMs, 9) + "\nmin\t" + number(r.minMs, 9) + "\nmax\t" +
        number(r.maxMs, 9) + "\n";
   t += "registers\t" + std::to_string(r.registers) + "\nshared\t" +
@@ -111,6 +114,7 @@ bool deserialize(const std::string &text, TuneResult &r) {
       if (k == "config") sawConfig = v == r.config.str();
       else if (k == "ok") { r.ok = v == "1"; sawOk = true; }
       else if (k == "error") r.error = v;
+      else if (k == "dropped") r.droppedForSharedMemory = v == "shared";
       else if (k == "median") r.medianMs = std::stod(v);
       else if (k == "min") r.minMs = std::stod(v);
       else if (k == "max") r.maxMs = std::stod(v);
@@ -122,6 +126,22 @@ bool deserialize(const std::string &text, TuneResult &r) {
     }
   }
   return sawConfig && sawOk && (!r.ok || r.medianMs > 0);
+}
+
+/// Why a config has no time, as reports say it: "dropped: ..." for shared
+/// memory, "skipped: ..." for a failed compile or launch.
+std::string skipReason(const TuneResult &r) {
+  return (r.droppedForSharedMemory ? "" : "skipped: ") + oneLine(r.error);
+}
+
+/// Marks `r` dropped: it needs `needed` bytes of shared memory per block,
+/// more than the `limit` the GPU (or its target) holds.
+void dropForSharedMemory(TuneResult &r, unsigned needed, unsigned limit) {
+  r.ok = false;
+  r.droppedForSharedMemory = true;
+  r.sharedBytes = int(needed);
+  r.error = "dropped: needs " + std::to_string(needed) + " bytes of shared memory, the GPU holds " +
+            std::to_string(limit) + " per block";
 }
 
 void addRates(TuneResult &r, const TuneOptions &o) {
@@ -201,11 +221,13 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
   for (size_t i = 0; i < args.size(); ++i)
     report.signature += (i ? "," : "") + args[i].signature();
   // The GPU, and the target its launches compile for, before any compile.
+  unsigned deviceSharedBytes = 0;
   try {
     const runtime::Device &device = runtime::Device::current();
     // Memory this GPU cannot reach would fail every config the same way.
     jit::checkDevicePointers(name(), names, args.data(), args.size(), device.ordinal());
     report.gpu = device.name();
+    deviceSharedBytes = unsigned(device.maxSharedMemoryPerBlockOptin());
     std::string error;
     std::optional<TargetInfo> target =
         jit::targetForDevice(unsigned(device.computeCapability()), device.name(), error);
@@ -258,6 +280,12 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
                                        r.config.numStages, r.config.maxRegisters,
                                        options.debug, options.deterministic);
             r.sharedBytes = int(c.sharedBytes());
+            // The target's limit can exceed this GPU's (sm_86 runs sm_80 code).
+            if (c.sharedBytes() > deviceSharedBytes)
+              dropForSharedMemory(r, c.sharedBytes(), deviceSharedBytes);
+          } catch (const jit::SharedMemoryExceeded &e) {
+            // The allocation pass refused it: LLVM and ptxas never ran.
+            dropForSharedMemory(r, e.needed, std::min(e.limit, deviceSharedBytes));
           } catch (const std::exception &e) {
             r.error = std::string("compile failed: ") + e.what();
           }
@@ -361,6 +389,8 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
           r.minMs = ms.front();
           r.maxMs = ms.back();
           r.ok = true;
+        } catch (const jit::SharedMemoryExceeded &e) {
+          dropForSharedMemory(r, e.needed, e.limit); // refused at load, before any launch
         } catch (const std::exception &e) {
           r.error = std::string("launch failed: ") + e.what();
           try {
@@ -382,7 +412,7 @@ TuneReport Kernel::tune(const std::vector<Config> &configs, const std::vector<Gr
       if (options.progress) {
         std::string line = "tilec: tune " + name() + " [" + std::to_string(done) + "/" +
                            std::to_string(toTime.size()) + "] " + r.config.str() + ": ";
-        line += r.ok ? number(r.medianMs * 1e3) + " us" : "skipped (" + oneLine(r.error) + ")";
+        line += r.ok ? number(r.medianMs * 1e3) + " us" : skipReason(r);
         std::fprintf(stderr, "%s\n", line.c_str());
       }
     }
@@ -410,7 +440,7 @@ std::string TuneReport::table() const {
   os << line;
   for (size_t i = 0; i < results.size(); ++i) {
     const TuneResult &r = results[i];
-    std::string status = !r.ok ? "skipped: " + oneLine(r.error).substr(0, 80)
+    std::string status = !r.ok            ? skipReason(r).substr(0, 89)
                          : int(i) == best ? "best"
                                           : "";
     if (r.fromDatabase)
@@ -432,7 +462,7 @@ std::string TuneReport::table() const {
 std::string TuneReport::csv() const {
   std::ostringstream os;
   os << "index,config,ok,median_ms,min_ms,max_ms,gb_per_s,tflops,registers,shared_bytes,"
-        "spill_bytes,from_database,best,error\n";
+        "spill_bytes,from_database,best,dropped_for_shared_memory,error\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const TuneResult &r = results[i];
     std::string error = oneLine(r.error);
@@ -440,7 +470,8 @@ std::string TuneReport::csv() const {
     os << i << ",\"" << r.config.str() << "\"," << r.ok << "," << number(r.medianMs, 6) << ","
        << number(r.minMs, 6) << "," << number(r.maxMs, 6) << "," << number(r.gbPerSecond, 6)
        << "," << number(r.tflops, 6) << "," << r.registers << "," << r.sharedBytes << ","
-       << r.spillBytes << "," << r.fromDatabase << "," << (int(i) == best) << ",\"" << error
+       << r.spillBytes << "," << r.fromDatabase << "," << (int(i) == best) << ","
+       << r.droppedForSharedMemory << ",\"" << error
        << "\"\n";
   }
   return os.str();
@@ -473,6 +504,7 @@ std::string TuneReport::json() const {
        << number(r.tflops, 6) << ", \"registers\": " << r.registers
        << ", \"shared_bytes\": " << r.sharedBytes << ", \"spill_bytes\": " << r.spillBytes
        << ", \"from_database\": " << (r.fromDatabase ? "true" : "false")
+       << ", \"dropped_for_shared_memory\": " << (r.droppedForSharedMemory ? "true" : "false")
        << ", \"error\": \"" << jsonEscape(r.error) << "\"}"
        << (i + 1 < results.size() ? "," : "") << "\n";
   }
@@ -502,7 +534,7 @@ std::string TuneReport::svg() const {
     os << "<text x=\"8\" y=\"" << y + 15 << "\">" << xmlEscape(r.config.str()) << "</text>\n";
     if (!r.ok) {
       os << "<text x=\"" << labelWidth << "\" y=\"" << y + 15
-         << "\" fill=\"#b00\">skipped: " << xmlEscape(oneLine(r.error).substr(0, 60))
+         << "\" fill=\"#b00\">" << xmlEscape(skipReason(r).substr(0, 69))
          << "</text>\n";
       continue;
     }

@@ -139,6 +139,10 @@ CompileResult compile(const dsl::JitFunction &kernel,
     llvm::errs() << "\n";
   }
   if (!compileToPTX(*module, pipeline, compiled->stages, result.errors)) {
+    if (compiled->stages.sharedBytesExceeded) {
+      result.sharedBytesNeeded = compiled->stages.sharedBytes;
+      result.sharedBytesLimit = target->maxSharedBytesPerBlock;
+    }
     if (result.errors.empty())
       result.errors.push_back("error: compilation of '" + kernel.name() +
                               "' failed");

@@ -58,8 +58,13 @@ struct CompiledKernel {
 struct CompileResult {
   std::shared_ptr<CompiledKernel> kernel;
   std::vector<std::string> errors;
+  /// Non-zero when the compile failed because the kernel needs this many
+  /// bytes of shared memory, more than `sharedBytesLimit`, the target's
+  /// limit per block (found before LLVM and ptxas run).
+  unsigned sharedBytesNeeded = 0, sharedBytesLimit = 0;
   bool ok() const { return kernel != nullptr; }
 };
+
 
 /// A parsed source with its scope: a file of kernels, or one Python
 /// function with the globals Python gave. Parse errors are reported here.

@@ -17,6 +17,16 @@
 
 namespace tilec::jit {
 
+/// A compile or a load refused because the kernel needs more shared memory
+/// (`needed` bytes) than the target or the GPU holds per block (`limit`):
+/// the autotuner drops such a config instead of reporting it failed.
+class SharedMemoryExceeded : public Error {
+public:
+  SharedMemoryExceeded(const std::string &message, unsigned needed, unsigned limit)
+      : Error(message), needed(needed), limit(limit) {}
+  unsigned needed, limit;
+};
+
 /// The runtime (non-constexpr) parameters' names, in order.
 using ParamNames = std::vector<const std::string *>;
 

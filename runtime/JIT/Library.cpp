@@ -162,11 +162,12 @@ void loadModule(CacheEntry &entry, runtime::Device &device, const std::string &n
   if (entry.module)
     return;
   if (entry.sharedBytes > unsigned(device.maxSharedMemoryPerBlockOptin()))
-    throw Error("cannot launch kernel '" + name + "' [" + signature + "]: it needs " +
+    throw jit::SharedMemoryExceeded("cannot launch kernel '" + name + "' [" + signature + "]: it needs " +
                 std::to_string(entry.sharedBytes) + " bytes of shared memory, and " +
                 device.name() + " allows " +
                 std::to_string(device.maxSharedMemoryPerBlockOptin()) +
-                " per block (smaller tiles or fewer num_stages need less)");
+                " per block (smaller tiles or fewer num_stages need less)",
+        entry.sharedBytes, unsigned(device.maxSharedMemoryPerBlockOptin()));
   try {
     std::string arch = "sm_" + std::to_string(device.computeCapability());
     std::unique_ptr<runtime::Module> module;
@@ -718,8 +719,12 @@ struct Kernel::Impl {
     options.tensorMaps = knobs.tensorMaps;
     options.target = target;
     jit::CompileResult result = jit::compile(*function(), signature, values, options);
-    if (!result.ok())
+    if (!result.ok()) {
+      if (result.sharedBytesNeeded)
+        throw jit::SharedMemoryExceeded(joinErrors(result.errors), result.sharedBytesNeeded,
+                                        result.sharedBytesLimit);
       throw Error(joinErrors(result.errors));
+    }
     entry = newEntry();
     entry->compiled = result.kernel;
     entry->tensorMaps = tensorMapCacheFor(result.kernel->stages);

@@ -296,3 +296,53 @@ def test_maxnreg_config_takes_effect(torch_cuda):
     result = tuned.report.results[0]
     assert result["ok"] and result["maxnreg"] == 24 and 0 < result["registers"] <= 24
     assert "maxnreg=24" in result["config"]
+
+
+@tilec.jit
+def _square_matmul(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+        y = tl.load(b_ptr + (k + ks)[:, None] * BLOCK + rows[None, :])
+        acc += tl.dot(x, y)
+    tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
+
+
+def test_configs_too_big_for_shared_memory_are_dropped(torch_cuda, tmp_path, monkeypatch):
+    """A config whose tiles need more shared memory than the GPU holds per
+    block is dropped when the compiler allocates it (before LLVM and
+    ptxas), reported as dropped with its need, never launched; the others
+    are timed and the best one runs."""
+    torch = torch_cuda
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("the shared-memory sizes below are sm_90a's (227 KB per block)")
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "cache"))
+    # Two 256 x 256 fp16 tiles: 256 KB, even unpipelined. 256 x 64 fits.
+    configs = [tilec.Config({"BLOCK_K": 256}, num_warps=8),
+               tilec.Config({"BLOCK_K": 64}, num_warps=8)]
+    launches = []
+    tuned = tilec.autotune(configs, key=["K"], warmup=2, rep=5, cache_results=False,
+                           progress=False,
+                           pre_hook=lambda nargs: launches.append(nargs["BLOCK_K"]))(_square_matmul)
+    K = 512
+    a = torch.randn(256, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, 256, device="cuda", dtype=torch.float16)
+    c = torch.full((256, 256), float("nan"), device="cuda")
+    tuned[(1,)](a, b, c, K, BLOCK=256)
+    torch.cuda.synchronize()
+    report = tuned.report
+    dropped, kept = report.results
+    assert dropped["dropped_for_shared_memory"] and not dropped["ok"]
+    assert dropped["shared_bytes"] == 262144
+    assert dropped["error"].startswith("dropped: needs 262144 bytes of shared memory")
+    assert report.dropped == [configs[0]]
+    assert kept["ok"] and not kept["dropped_for_shared_memory"]
+    assert 0 < kept["shared_bytes"] <= 232448
+    assert report.best is configs[1] and tuned.best_config is configs[1]
+    assert 256 not in launches and 64 in launches
+    assert "dropped: needs 262144" in report.table()
+    assert json.loads(report.json())["results"][0]["dropped_for_shared_memory"] is True
+    ref = a.double() @ b.double()
+    torch.testing.assert_close(c.double(), ref, rtol=2e-2, atol=2e-2 * K ** 0.5)

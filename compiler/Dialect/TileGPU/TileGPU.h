@@ -38,7 +38,8 @@ constexpr const char *kNumWarpsAttr = "tilegpu.num_warps";
 /// Module attribute: the GPU target ("sm_90a"), see TargetInfo.
 constexpr const char *kTargetAttr = "tilegpu.target";
 /// Module attribute: bytes of shared memory the kernel needs (set by
-/// tilegpu-allocate-shared).
+/// tilegpu-allocate-shared, also when the need exceeds the target's limit
+/// and the pass fails).
 constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 /// Op attribute: byte offset of the op's buffer or scratch in the kernel's
 /// shared memory (set by tilegpu-allocate-shared).

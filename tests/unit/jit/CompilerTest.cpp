@@ -210,6 +210,52 @@ TEST(Compiler, EveryKnownTargetAssembles) {
   }
 }
 
+// A kernel that needs more shared memory than its target allows one block
+// fails at the allocation, before LLVM and ptxas, and the result says how
+// much it needed: what the autotuner drops a config for. On sm_90a, two
+// 256 x 256 fp16 tiles (256 KB) exceed the 227 KB a block may have, even
+// unpipelined; with 256 x 128 tiles the loop's stages fit.
+TEST(Compiler, SharedMemoryNeedIsReportedWhenOverTheLimit) {
+  const char *matmul = R"(
+import tilec.language as tl
+
+def mm(a, b, c, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(a + rows[:, None] * K + (k + ks)[None, :])
+        y = tl.load(b + (k + ks)[:, None] * BLOCK + rows[None, :])
+        acc += tl.dot(x, y)
+    tl.store(c + rows[:, None] * BLOCK + rows[None, :], acc)
+)";
+  jit::ParsedSource parsed = jit::parseSource("t.py", matmul);
+  ASSERT_TRUE(parsed.ok()) << parsed.errors[0];
+  auto compileFor = [&](int64_t blockK) {
+    jit::CompileOptions options;
+    options.numWarps = 8;
+    return jit::compile(*parsed.function("mm"), "*fp16:16,*fp16:16,*fp32:16,i32:16",
+                        {{"BLOCK", dsl::Value::ofInt(256)}, {"BLOCK_K", dsl::Value::ofInt(blockK)}},
+                        options);
+  };
+  jit::CompileResult big = compileFor(256);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.sharedBytesNeeded, 262144u);
+  EXPECT_EQ(big.sharedBytesLimit, 232448u);
+  ASSERT_FALSE(big.errors.empty());
+  EXPECT_NE(big.errors[0].find("needs 262144 bytes of shared memory"), std::string::npos)
+      << big.errors[0];
+  jit::CompileResult fits = compileFor(128);
+  ASSERT_TRUE(fits.ok()) << fits.errors[0];
+  EXPECT_EQ(fits.sharedBytesNeeded, 0u);
+  EXPECT_GT(fits.kernel->stages.sharedBytes, 0u);
+  EXPECT_LE(fits.kernel->stages.sharedBytes, 232448u);
+  // A compile that fails for another reason reports no need.
+  jit::CompileResult bad = compileFor(100);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.sharedBytesNeeded, 0u);
+}
+
 TEST(Compiler, TargetForDevice) {
   struct Case {
     unsigned cc;
