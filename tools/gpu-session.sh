@@ -149,6 +149,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step py-tests-launch python3 -m pytest -q -rs tests/python/test_gpu_launch_args.py \
       tests/python/test_gpu_autotune.py tests/python/test_options.py \
       tests/python/test_launch_args.py tests/python/test_gpu_shipped_kernels.py
+    # The autotuner alone (configs dropped for shared memory, hooks, reuse).
+    step py-tests-autotune python3 -m pytest -q -rs tests/python/test_gpu_autotune.py
     # Debugging (tl.device_print, tl.device_assert, bounds checks), then
     # every shipped kernel compiled with debug=True on good inputs: the
     # bounds checks must not fire on correct kernels.
