@@ -1,8 +1,10 @@
 """TMA against cp.async for the same matmul: kernels/matmul.py's
 `matmul_desc_kernel` (A and B read through tensor descriptors, which
 sm_90a copies by TMA into the buffers wgmma reads) against `matmul_kernel`
-(pointer loads copied by cp.async) and torch.matmul (cuBLAS), in one run,
-on the same random normal inputs, fp16 and bf16.
+(pointer loads copied by cp.async), `matmul_persistent_kernel` (the
+descriptor kernel on one program per SM, pipelined across its tiles) and
+torch.matmul (cuBLAS), in one run, on the same random normal inputs, fp16
+and bf16.
 
     python3 bench/matmul_tma.py [--commit SHA] [--out DIR] [--quick]
 
@@ -55,6 +57,18 @@ def launch_tma(a, b, c, cfg):
         num_warps=warps, num_stages=stages)
 
 
+def launch_persistent(a, b, c, cfg):
+    """matmul_persistent_kernel on min(SMs, tiles) programs."""
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    matmul.matmul_persistent_kernel[(min(sms, grid(M, N, cfg)[0]),)](
+        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+        STAGES=stages, num_warps=warps)
+
+
 def main():
     args = common.parse_args()
     shapes = QUICK if args.quick else SHAPES
@@ -70,14 +84,19 @@ def main():
             print(f"{dtype} {M}x{N}x{K}", flush=True)
             best_ptr = best_matmul_config(launch_pointers, a, b, ref, configs)
             best_tma = best_matmul_config(launch_tma, a, b, ref, configs)
+            best_persistent = best_matmul_config(launch_persistent, a, b, ref, configs)
             uses_tma = "cp.async.bulk.tensor" in matmul.matmul_desc_kernel.asm["ptx"]
             c_ptr = torch.empty_like(ref)
             c_tma = torch.empty_like(ref)
+            c_persistent = torch.empty_like(ref)
             runs = {"torch": lambda: torch.matmul(a, b)}
             if best_ptr:
                 runs["tilec cp.async"] = lambda: launch_pointers(a, b, c_ptr, best_ptr)
             if best_tma:
                 runs["tilec TMA"] = lambda: launch_tma(a, b, c_tma, best_tma)
+            if best_persistent:
+                runs["tilec TMA persistent"] = lambda: launch_persistent(
+                    a, b, c_persistent, best_persistent)
             times = common.timed(runs)
             errors = {"torch": matmul_error(torch.matmul(a, b).float(), ref, K)}
             if best_ptr:
@@ -86,9 +105,13 @@ def main():
             if best_tma:
                 launch_tma(a, b, c_tma, best_tma)
                 errors["tilec TMA"] = matmul_error(c_tma, ref, K)
+            if best_persistent:
+                launch_persistent(a, b, c_persistent, best_persistent)
+                errors["tilec TMA persistent"] = matmul_error(c_persistent, ref, K)
             flops = 2.0 * M * N * K
             entry = {"dtype": dtype, "M": M, "N": N, "K": K, "tma_in_ptx": uses_tma,
-                     "config_cp_async": best_ptr, "config_tma": best_tma}
+                     "config_cp_async": best_ptr, "config_tma": best_tma,
+                     "config_persistent": best_persistent}
             line = f"  {dtype:9s} {M:5d}x{N:5d}x{K:5d}"
             for impl, (ms, spread) in times.items():
                 tflops = flops / ms / 1e9

@@ -66,7 +66,14 @@ def gelu_tanh(x):
 def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """(pid_m, pid_n): this program's tile of C in grouped ordering, GROUP_M
     rows of tiles visited column by column."""
-    pid = tl.program_id(0)
+    return grouped_tile_of(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+
+
+@tilec.jit
+def grouped_tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    GROUP_M: tl.constexpr):
+    """(pid_m, pid_n): tile number `pid` of C in grouped ordering (tiles
+    close in number share rows of A and columns of B in the L2)."""
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     num_pid_in_group = GROUP_M * num_pid_n
@@ -221,6 +228,50 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
     rn = n + tl.arange(0, BLOCK_N)
     epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
                    ACTIVATION)
+
+
+@tilec.jit
+def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_bk,
+                             stride_cm, stride_cn,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                             HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                             STAGES: tl.constexpr = 3):
+    """matmul_desc_kernel's product on a persistent grid: each of the grid's
+    programs (one per SM, say) takes tiles pid, pid + programs, ... in
+    grouped order, and walks all of its (tile, K step) pairs in one flat
+    loop of STAGES stages. The pipeline does not stop at a tile's end: the
+    next tile's first blocks are in flight while this tile's epilogue
+    runs."""
+    a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
+    b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    mine = tl.cdiv(tiles - pid, programs)  # 0 for a program past the last tile
+    if c_ptr.dtype.element_ty == tl.int32:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for i in tl.range(0, mine * k_steps, num_stages=STAGES):
+        pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
+                                       BLOCK_M, BLOCK_N, GROUP_M)
+        m = pid_m * BLOCK_M
+        n = pid_n * BLOCK_N
+        k = (i % k_steps) * BLOCK_K
+        acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
+        if k + BLOCK_K >= K:  # the tile's last K step
+            epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
+                           m + tl.arange(0, BLOCK_M), n + tl.arange(0, BLOCK_N),
+                           HAS_BIAS, ACTIVATION)
+            acc = tl.zeros_like(acc)
+    if k_steps == 0:  # K = 0: C is the epilogue of zeros
+        for t in range(pid, tiles, programs):
+            pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
+                           pid_m * BLOCK_M + tl.arange(0, BLOCK_M),
+                           pid_n * BLOCK_N + tl.arange(0, BLOCK_N), HAS_BIAS, ACTIVATION)
 
 
 def matmul_configs(dtype="float16", aligned=True):

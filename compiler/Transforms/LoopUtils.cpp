@@ -4,7 +4,9 @@
 
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/TensorMap.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -53,6 +55,21 @@ static bool acquires(Operation *op) {
   return sem && (*sem == MemSemantic::acquire || *sem == MemSemantic::acq_rel);
 }
 
+/// The pointer argument a TMA load reads through: the base its tensor map's
+/// spec names (the launcher encodes the map from that argument); null when
+/// the map is not one of `func`'s arguments with a spec.
+static BlockArgument tensorMapBase(func::FuncOp func, tilec::tile::TensorMapLoadOp load) {
+  auto map = dyn_cast<BlockArgument>(load.getMap());
+  if (!map || map.getOwner()->getParentOp() != func)
+    return BlockArgument();
+  auto text = func.getArgAttrOfType<StringAttr>(map.getArgNumber(), tilec::tile::kTensorMapAttr);
+  tilec::TensorMapSpec spec;
+  if (!text || !tilec::TensorMapSpec::parse(text.str(), spec) || spec.base < 0 ||
+      unsigned(spec.base) >= func.getNumArguments())
+    return BlockArgument();
+  return func.getArgument(spec.base);
+}
+
 bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) {
   // A volatile load (a flag polled by hand) orders what follows it as an
   // acquire would, though it writes nothing.
@@ -69,8 +86,11 @@ bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) 
   PointerOriginAnalysis origins(func);
   llvm::SmallPtrSet<void *, 4> read;
   for (Operation *op : loads) {
-    auto load = dyn_cast<tile::LoadOp>(op);
-    BlockArgument origin = load ? origins.originOf(load.getPtr()) : BlockArgument();
+    BlockArgument origin;
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      origin = origins.originOf(load.getPtr());
+    else if (auto tma = dyn_cast<tile::TensorMapLoadOp>(op))
+      origin = tensorMapBase(func, tma);
     if (!origin)
       return true;
     read.insert(origin.getAsOpaquePointer());
@@ -155,6 +175,21 @@ bool tilec::isZeroFill(Value other) {
   return matchPattern(other, m_Zero()) || matchPattern(other, m_AnyZeroFloat());
 }
 
+/// The divisor of `op` when it is an integer division or remainder; null
+/// otherwise. Such an op may run ahead although dividing by zero is
+/// undefined: for an iteration that runs it computes what the iteration
+/// would, and for one past the end (whose loads are masked off)
+/// LoadAddressStage::clone keeps it defined. (A persistent kernel's flat
+/// loop finds its tile and K step by dividing the induction variable by
+/// tile counts known only at run time.)
+static Value integerDivisor(Operation *op) {
+  if (!isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op) ||
+      !isMemoryEffectFree(op))
+    return Value();
+  return op->getOperand(1);
+}
+
 bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<Operation *> loads) {
   SmallVector<Value> work;
   for (Operation *load : loads)
@@ -176,7 +211,8 @@ bool tilec::LoadAddressStage::collect(scf::ForOp loop, ArrayRef<Operation *> loa
       continue;
     }
     Operation *def = v.getDefiningOp();
-    if (def->getBlock() != body || !isPure(def) || def->getNumRegions())
+    if (def->getBlock() != body || def->getNumRegions() ||
+        !(isPure(def) || integerDivisor(def)))
       return false;
     if (ops.insert(def))
       llvm::append_range(work, def->getOperands());
@@ -212,7 +248,27 @@ bool tilec::LoadAddressStage::isSelfContained(scf::ForOp loop,
 
 void tilec::LoadAddressStage::clone(OpBuilder &b, scf::ForOp loop,
                                     IRMapping &mapping) const {
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (ops.contains(&op))
-      b.clone(op, mapping);
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (!ops.contains(&op))
+      continue;
+    // A division run ahead divides by 1 where its divisor is 0: the
+    // iteration it computes for may be past the end (a tile count or a
+    // group's size is 0 there, or the loop runs no iteration at all), and
+    // division by zero is undefined where a masked load is harmless. Where
+    // the divisor is not 0 the result is the one the iteration computes.
+    // (Signed INT_MIN / -1, the other undefined case, needs an index at
+    // the bottom of int32's range.)
+    Value safeDivisor;
+    if (Value divisor = integerDivisor(&op)) {
+      divisor = mapping.lookupOrDefault(divisor);
+      Location loc = op.getLoc();
+      Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(divisor.getType()));
+      Value one = b.create<arith::ConstantOp>(loc, b.getOneAttr(divisor.getType()));
+      Value isZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, divisor, zero);
+      safeDivisor = b.create<arith::SelectOp>(loc, isZero, one, divisor);
+    }
+    Operation *copy = b.clone(op, mapping);
+    if (safeDivisor)
+      copy->setOperand(1, safeDivisor);
+  }
 }

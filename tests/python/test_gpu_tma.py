@@ -185,3 +185,47 @@ def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
     else:
         want = a.double().cpu().numpy() @ b.double().cpu().numpy()
         np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
+@pytest.mark.parametrize("config_index", range(5))
+@pytest.mark.parametrize("programs", [1, 7, 132])
+def test_persistent_matmul_every_config(hopper, dtype, config_index, programs):
+    # kernels/matmul.py's matmul_persistent_kernel: one flat loop over each
+    # program's (tile, K step) pairs, pipelined across tiles, the epilogue
+    # of each tile (bias, GELU) inside it; a shape no tile divides, fewer
+    # programs than tiles (each walks several) and more than some configs'
+    # tiles (some walk none).
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    configs = matmul.matmul_configs(dtype, aligned=True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    bm, bn, bk, gm, warps, stages = configs[config_index]
+    m, n, kk = 333, 520, 712
+    rng = np.random.default_rng(config_index + programs)
+    bias = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).cuda()
+    if dtype == "int8":
+        a_np = rng.integers(-100, 100, (m, kk)).astype(np.int8)
+        b_np = rng.integers(-100, 100, (kk, n)).astype(np.int8)
+        a, b = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
+        c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
+    else:
+        a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
+        b = torch.from_numpy(rng.standard_normal((kk, n)).astype(np.float32)).cuda()
+        a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
+        c = torch.full((m, n), float("nan"), device="cuda")
+    floats = dtype != "int8"
+    matmul.matmul_persistent_kernel[(programs,)](
+        a, b, c, bias if floats else c, m, n, kk, a.stride(0), b.stride(0), c.stride(0),
+        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats,
+        ACTIVATION="gelu" if floats else "", STAGES=stages, num_warps=warps)
+    torch.cuda.synchronize()
+    assert uses_tma(matmul.matmul_persistent_kernel) == floats
+    if not floats:
+        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
+        np.testing.assert_array_equal(c.cpu().numpy(), want)
+        return
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(x, kk))

@@ -27,3 +27,41 @@ def test_desc_matmul_interpreted(m, n, k, activation):
     if activation == "relu":
         want = np.maximum(want, 0)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
+
+
+def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16):
+    rng = np.random.default_rng(m * n + k + programs)
+    if dtype == np.int8:
+        a = rng.integers(-100, 100, (m, k)).astype(np.int8)
+        b = rng.integers(-100, 100, (k, n)).astype(np.int8)
+        c = np.zeros((m, n), np.int32)
+    else:
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = rng.standard_normal((k, n)).astype(dtype)
+        c = np.full((m, n), np.nan, np.float32)
+    bias_values = rng.standard_normal(n).astype(np.float32)
+    kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
+    kernel[(programs,)](
+        a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16,
+        BLOCK_K=16, GROUP_M=2, HAS_BIAS=bias, ACTIVATION=activation)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    if bias:
+        want = want + bias_values
+    if activation == "relu":
+        want = np.maximum(want, 0)
+    return c, want
+
+
+# Programs: one, a few (each walks several tiles, the last ones fewer),
+# exactly the tiles, more than the tiles (some get none). K below one
+# block, cut by the block, and 0 (C is the epilogue of zeros).
+@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16), (16, 16, 8), (20, 40, 0)])
+@pytest.mark.parametrize("programs", [1, 3, 6, 11])
+def test_persistent_matmul_interpreted(m, n, k, programs):
+    c, want = _persistent_interpreted(m, n, k, programs, activation="relu")
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+def test_persistent_matmul_int8_interpreted_is_exact():
+    c, want = _persistent_interpreted(45, 37, 70, 4, bias=False, dtype=np.int8)
+    np.testing.assert_array_equal(c, want.astype(np.int64))

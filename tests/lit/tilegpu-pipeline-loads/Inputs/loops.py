@@ -252,3 +252,37 @@ def row_sums_synced(x_ptr, g_ptr, out_ptr, K, BLOCK: tl.constexpr, BK: tl.conste
         g = tl.load(g_ptr + i + k, mask=live, other=0.0)
         acc += x.to(tl.float32) * g.to(tl.float32)[None, :]
     tl.store(out_ptr + r, tl.sum(acc, axis=1))
+
+
+@tilec.jit
+def flat_tiles(a_ptr, b_ptr, c_ptr, K, TILES, BLOCK: tl.constexpr, BK: tl.constexpr):
+    # One loop over (tile, K step) pairs, each tile of A's rows found by
+    # dividing the induction variable by a step count known at run time.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    steps = K // BK
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in tl.range(0, TILES * steps, num_stages=3):
+        rows = (i // steps) * BLOCK + r
+        kk = (i % steps) * BK + k
+        a = tl.load(a_ptr + rows[:, None] * K + kk[None, :])
+        b = tl.load(b_ptr + kk[:, None] * BLOCK + r[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+
+
+@tilec.jit
+def tma_loop_storing(a_ptr, b_ptr, c_ptr, K, OUT_IS_A: tl.constexpr):
+    # Blocks of A and B through tensor maps, each iteration's product stored
+    # through c_ptr, or through a_ptr, which A's map reads: then a copy
+    # issued ahead could read what an earlier iteration has not yet stored.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, num_stages=3):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        if OUT_IS_A:
+            tl.store(a_ptr + r[:, None] * K + r[None, :], acc.to(tl.float16))
+        else:
+            tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc.to(tl.float16))
