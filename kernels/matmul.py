@@ -242,7 +242,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     grouped order, and walks all of its (tile, K step) pairs in one flat
     loop of STAGES stages. The pipeline does not stop at a tile's end: the
     next tile's first blocks are in flight while this tile's epilogue
-    runs."""
+    runs, and on sm_90a the dot stays in flight except in a tile's last
+    iteration, whose epilogue waits for it (docs/pipeline.md)."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
     pid = tl.program_id(0)

@@ -40,7 +40,10 @@
 // warpgroup has finished reading iteration i-2's buffer before iteration
 // i's barrier, after which the copies refill it. A
 // tilegpu.warp_group_dot_wait {pending = 0} after the loop ends the last
-// dot's instructions.
+// dot's instructions. A dot whose result an scf.if of the body also reads
+// (an epilogue, with the accumulator reset under the same condition or
+// not) stays in flight too: the if is rewritten to wait for it inside and
+// to yield what the next iteration accumulates into (waitInEpilogue).
 //
 // TMA reads (tile.tensormap_load, tile-lower-descriptors' reads of dot
 // operands on sm_90) join the dots' loads: their local_alloc has the
@@ -259,16 +262,69 @@ std::optional<PipelinedLoad> asPlainPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, tilegpu::LocalAllocOp(), bufferType, Value()};
 }
 
+/// A warp_group_dot left in flight across iterations, and the epilogue
+/// that reads its result in some iterations (a persistent matmul's tile
+/// store): an scf.if after it, and the select that resets the
+/// accumulator when that if runs.
+struct AsyncDot {
+  tilegpu::WarpGroupDotOp dot;
+  scf::IfOp epilogue;     ///< null: only the next iteration reads the result
+  arith::SelectOp reset;  ///< null: the epilogue leaves the accumulator as it is
+};
+
+/// The epilogue of `dot`, whose result the loop carries as iteration
+/// argument `index`, when every use of the result but the carrying one is
+/// inside one scf.if of the loop's body after the dot (no results, no
+/// else), and what is carried is the result itself or a select of zeros
+/// under the if's condition and the result (the accumulator reset when a
+/// tile ends). Then only that if needs the dot's instructions done, and
+/// LoopPipeliner waits for them inside it.
+std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp dot,
+                                     unsigned index) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value carried = yield.getOperand(index);
+  AsyncDot found{dot, scf::IfOp(), carried.getDefiningOp<arith::SelectOp>()};
+  if (found.reset &&
+      (found.reset.getFalseValue() != dot.getD() || !isZeroFill(found.reset.getTrueValue()) ||
+       !found.reset->hasOneUse() || found.reset->getBlock() != loop.getBody()))
+    return std::nullopt;
+  if (!found.reset && carried != dot.getD())
+    return std::nullopt;
+  for (OpOperand &use : dot.getD().getUses()) {
+    Operation *user = use.getOwner();
+    if (user == yield.getOperation() || user == found.reset.getOperation())
+      continue;
+    Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
+    auto epilogue = dyn_cast_or_null<scf::IfOp>(top);
+    if (!epilogue || (found.epilogue && epilogue != found.epilogue))
+      return std::nullopt;
+    found.epilogue = epilogue;
+  }
+  if (!found.epilogue)
+    return found.reset ? std::nullopt : std::optional<AsyncDot>(found);
+  scf::IfOp epilogue = found.epilogue;
+  if (epilogue->getNumResults() || !epilogue.getElseRegion().empty() ||
+      !dot->isBeforeInBlock(epilogue) ||
+      (found.reset && found.reset.getCondition() != epilogue.getCondition()))
+    return std::nullopt;
+  // (Another dot inside would find the tensor cores busy with this one's
+  // instructions in the other iterations too: left synchronous.)
+  if (epilogue->walk([](tilegpu::WarpGroupDotOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return std::nullopt;
+  return found;
+}
+
 /// The warp_group_dots of `loop` that may leave their instructions in
 /// flight across iterations (pending = 1): each reads only the rings'
 /// buffers or buffers written before the loop (a buffer written in the body
 /// would be overwritten while the tensor cores still read it), accumulates
 /// into an iteration argument used by nothing else, and yields its result
-/// back to that argument and to nothing else. Empty unless every dot
-/// reading a ring is one of them: a ring some reader still needs at the
-/// end of its iteration keeps the synchronous schedule.
-SmallVector<tilegpu::WarpGroupDotOp>
-asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
+/// back to that argument, used by nothing else but an epilogue
+/// (withEpilogue). Empty unless every dot reading a ring is one of them: a
+/// ring some reader still needs at the end of its iteration keeps the
+/// synchronous schedule.
+SmallVector<AsyncDot> asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   SmallVector<tilegpu::WarpGroupDotOp> dots;
   for (const PipelinedLoad &p : loads) {
     // (A plain load's buffer is read back into registers in its own
@@ -289,7 +345,7 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
       return !p.isPlain() && buffer.getDefiningOp() == p.buffer.getOperation();
     });
   };
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  SmallVector<AsyncDot> async;
   for (tilegpu::WarpGroupDotOp dot : dots) {
     // (A in registers: the instructions read them until the wait. A dot
     // adding fp8 runs in f32 waits for them itself: nothing stays in
@@ -300,14 +356,53 @@ asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
       if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))
         return {};
     auto acc = dyn_cast<BlockArgument>(dot.getC());
-    if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse() ||
-        !dot->hasOneUse() || *dot->getUsers().begin() != yield.getOperation())
+    if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse())
       return {};
-    unsigned index = acc.getArgNumber() - loop.getNumInductionVars();
-    if (yield.getOperand(index) != dot.getD())
+    std::optional<AsyncDot> inFlight =
+        withEpilogue(loop, dot, acc.getArgNumber() - loop.getNumInductionVars());
+    if (!inFlight)
       return {};
+    async.push_back(*inFlight);
   }
-  return dots;
+  return async;
+}
+
+/// Rewrites the epilogue of an in-flight dot (withEpilogue) into
+///   %r = scf.if %cond { %w = warp_group_dot_wait %d; <epilogue on %w>;
+///                       yield %zeros (reset) or %w }
+///        else { yield %d }
+/// carried instead of the dot's result (or the reset select): only the
+/// iterations that run the epilogue wait for the dot, the others leave it
+/// in flight into the next iteration's dot.
+void waitInEpilogue(RewriterBase &rewriter, scf::ForOp loop, AsyncDot async) {
+  scf::IfOp epilogue = async.epilogue;
+  Value d = async.dot.getD();
+  Location loc = epilogue.getLoc();
+  rewriter.setInsertionPoint(epilogue);
+  auto waited = rewriter.create<scf::IfOp>(loc, TypeRange{d.getType()},
+                                           epilogue.getCondition(), /*withElse=*/true);
+  Block *then = waited.thenBlock();
+  rewriter.setInsertionPointToStart(then);
+  auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, d.getType(), d, 0);
+  Block *body = epilogue.thenBlock();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, then, then->end());
+  rewriter.replaceUsesWithIf(d, wait.getResult(), [&](OpOperand &use) {
+    return use.getOwner() != wait.getOperation() && waited->isAncestor(use.getOwner());
+  });
+  rewriter.setInsertionPointToEnd(then);
+  rewriter.create<scf::YieldOp>(
+      loc, async.reset ? async.reset.getTrueValue() : Value(wait.getResult()));
+  rewriter.setInsertionPointToStart(waited.elseBlock());
+  rewriter.create<scf::YieldOp>(loc, d);
+  rewriter.eraseOp(epilogue);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value carried = async.reset ? async.reset.getResult() : d;
+  for (OpOperand &operand : yield->getOpOperands())
+    if (operand.get() == carried)
+      rewriter.modifyOpInPlace(yield, [&] { operand.set(waited.getResult(0)); });
+  if (async.reset)
+    rewriter.eraseOp(async.reset);
 }
 
 class LoopPipeliner {
@@ -315,8 +410,7 @@ public:
   /// `asyncDots` (from asynchronousDots) get pending = 1, and then each
   /// ring a spare buffer beyond `numStages`.
   LoopPipeliner(scf::ForOp loop, SmallVector<PipelinedLoad> loads,
-                LoadAddressStage stage, unsigned numStages,
-                SmallVector<tilegpu::WarpGroupDotOp> asyncDots)
+                LoadAddressStage stage, unsigned numStages, SmallVector<AsyncDot> asyncDots)
       : loop_(loop), loads_(std::move(loads)), stage_(std::move(stage)),
         numStages_(numStages), ringSize_(numStages + (asyncDots.empty() ? 0 : 1)),
         asyncDots_(std::move(asyncDots)),
@@ -354,8 +448,13 @@ public:
     // The last asynchronous dots' instructions end here, before anything
     // reads their accumulators or reuses the rings.
     auto newLoop = cast<scf::ForOp>(rebuilt->getOperation());
-    for (tilegpu::WarpGroupDotOp dot : asyncDots_) {
+    for (const AsyncDot &async : asyncDots_) {
+      tilegpu::WarpGroupDotOp dot = async.dot;
       dot.setPending(1);
+      if (async.epilogue) {
+        waitInEpilogue(rewriter, newLoop, async);
+        rewriter.setInsertionPointAfter(newLoop);
+      }
       unsigned index =
           cast<BlockArgument>(dot.getC()).getArgNumber() - newLoop.getNumInductionVars();
       Value result = newLoop.getResult(index);
@@ -577,7 +676,7 @@ private:
   LoadAddressStage stage_;
   unsigned numStages_;
   unsigned ringSize_;
-  SmallVector<tilegpu::WarpGroupDotOp> asyncDots_;
+  SmallVector<AsyncDot> asyncDots_;
   bool hasAsyncCopies_; ///< some load is copied by cp.async
   bool hasTMACopies_;   ///< some load is copied by TMA
   /// The slots' mbarriers (a ring of i64), when some load is a TMA copy.
@@ -679,7 +778,7 @@ struct TileGPUPipelineLoadsPass
         perStage += 8;
       return int64_t(target.maxSharedBytesPerBlock) / perStage - (asyncDots ? 1 : 0);
     };
-    SmallVector<tilegpu::WarpGroupDotOp> asyncDots = asynchronousDots(loop, loads);
+    SmallVector<AsyncDot> asyncDots = asynchronousDots(loop, loads);
     bool anyPlain = llvm::any_of(loads, [](const PipelinedLoad &p) { return p.isPlain(); });
     if (anyPlain && !dotLoads.empty() &&
         stagesThatFit(loads, !asyncDots.empty()) < int64_t(stages)) {

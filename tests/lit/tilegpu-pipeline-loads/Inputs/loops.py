@@ -286,3 +286,17 @@ def tma_loop_storing(a_ptr, b_ptr, c_ptr, K, OUT_IS_A: tl.constexpr):
             tl.store(a_ptr + r[:, None] * K + r[None, :], acc.to(tl.float16))
         else:
             tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc.to(tl.float16))
+
+
+@tilec.jit
+def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, K):
+    # The running product stored now and then (every fourth K step), never
+    # reset: the dot stays in flight except in the iterations that store.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, num_stages=3):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        if k % 256 == 192:
+            tl.store(c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :], acc)
