@@ -14,13 +14,15 @@ import triton
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def parse_args():
+def parse_args(extra=None):
     """--commit (default: the checkout's short hash, or "unknown"), --out
-    (default bench/results), --quick."""
+    (default bench/results), --quick, and what `extra(parser)` adds."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--commit", default=None)
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--quick", action="store_true")
+    if extra:
+        extra(ap)
     args = ap.parse_args()
     if args.commit is None:
         try:
@@ -121,21 +123,33 @@ def matmul_error(c, ref, k):
     return (c.double() - ref.double()).abs().max().item() / k ** 0.5
 
 
-def best_matmul_config(launch, a, b, ref, candidates):
+def matmul_tolerance(ref, k, dtype=None):
+    """The bound matmul_error must stay under: 1e-3, plus, for an output
+    of a 16-bit `dtype`, the rounding of the largest |C| to it (one ulp)."""
+    import torch  # the benchmarks' own dependency, not this module's
+    bound = 1e-3
+    if dtype is not None and dtype != torch.float32:
+        bound += ref.abs().max().item() * torch.finfo(dtype).eps / k ** 0.5
+    return bound
+
+
+def best_matmul_config(launch, a, b, ref, candidates, out_dtype=None):
     """The fastest of `candidates` for launch(a, b, c, cfg) into an output
-    like `ref`, among those that compile and are right (matmul_error below
-    1e-3; K is a.shape[1]); None when none is."""
+    of ref's shape (of `out_dtype`, ref's by default), among those that
+    compile and are right (matmul_error within matmul_tolerance; K is
+    a.shape[1]); None when none is."""
     import torch  # the benchmarks' own dependency, not this module's
     found = None
     for cfg in candidates:
-        c = torch.full_like(ref, float("nan"))
+        c = torch.full(ref.shape, float("nan"), device=ref.device,
+                       dtype=out_dtype or ref.dtype)
         try:
             launch(a, b, c, cfg)
             torch.cuda.synchronize()
         except Exception as e:  # a config a compiler refuses
             print(f"  {cfg}: {str(e).splitlines()[0][:100]}", flush=True)
             continue
-        if not matmul_error(c, ref, a.shape[1]) < 1e-3:
+        if not matmul_error(c, ref, a.shape[1]) < matmul_tolerance(ref, a.shape[1], c.dtype):
             print(f"  {cfg} wrong", flush=True)
             continue
         t = bench(lambda: launch(a, b, c, cfg))

@@ -1,21 +1,28 @@
 """Matrix multiplication C = A @ B: tilec's kernels/matmul.py against
-torch.matmul (cuBLAS) and Triton's tutorial matmul kernel, in one run, on
-the same random normal inputs (never zeros: tensor cores draw less power
-on zeros and run faster).
+torch.matmul (cuBLAS) and two Triton kernels, its tutorial matmul (03:
+pointer loads) and a persistent one reading through TMA descriptors (as
+its tutorial 09), in one run, on the same random normal inputs (never
+zeros: tensor cores draw less power on zeros and run faster).
 
-    python3 bench/matmul.py [--commit SHA] [--out DIR] [--quick]
+    python3 bench/matmul.py [--commit SHA] [--out DIR] [--quick] [--fp32-out]
 
-Both tilec and Triton run the best of the same tile candidates (timed in
-this run); torch uses cuBLAS's own choice. Each output is checked against
-a float64 product of the same inputs (max |difference| / sqrt(K) below
-1e-3; torch's fp16/bf16 output carries its own rounding, reported as its
-error). Each time is the median of three interleaved rounds of
-triton.testing.do_bench (median, warmup 25 ms, rep 100 ms); the spread of
-the three is reported as run-to-run noise. TFLOP/s = 2 M N K / time.
-Results: bench/results/matmul-DATE.json.
+C is stored in the inputs' type, as torch.matmul and Triton's tutorials
+store it (--fp32-out: tilec and Triton store fp32, torch still its own).
+tilec runs three kernels, each at the best of its shipped configs
+(matmul_configs(), timed in this run): `matmul_kernel` (pointer loads,
+cp.async rings), `matmul_desc_kernel` (tensor descriptors: TMA on sm_90a)
+and `matmul_persistent_kernel` (the descriptor kernel on one program per
+SM, pipelined across its tiles); "tilec" is the fastest of the three,
+each also reported alone. Triton runs each kernel at the best of its
+candidates below; torch uses cuBLAS's own choice. Each output is checked
+against a float64 product of the same inputs (max |difference| / sqrt(K)
+below 1e-3 plus the rounding of C to a 16-bit type). Each time is the
+median of three interleaved rounds of triton.testing.do_bench (median,
+warmup 25 ms, rep 100 ms); the spread of the three is reported as
+run-to-run noise. TFLOP/s = 2 M N K / time. Results:
+bench/results/matmul-DATE.json.
 """
 import pathlib
-import statistics
 import sys
 
 import torch
@@ -26,24 +33,29 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
-from common import bench, best_matmul_config, matmul_error  # noqa: E402
+from common import best_matmul_config, matmul_error  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
+
+
+@triton.jit
+def triton_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                GROUP_M: tl.constexpr):
+    # Grouped ordering: GROUP_M rows of tiles, visited column by column.
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (tile // per_group) * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    return first_m + (tile % per_group) % rows, (tile % per_group) // rows
 
 
 @triton.jit
 def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
                   stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
                   BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    # Triton's tutorial 03 kernel (grouped ordering, masked K tail).
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    # Triton's tutorial 03 kernel (grouped ordering, masked K tail); the
+    # store converts to C's type.
+    pid_m, pid_n = triton_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
     offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
@@ -59,7 +71,28 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    tl.store(c_ptrs, acc, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def triton_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                          GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr):
+    # The kind of kernel Triton's tutorial 09 ends with: PROGRAMS programs
+    # (one per SM) striding over the tiles in grouped order, A and B read
+    # and C written through host tensor descriptors (TMA), the tile loop
+    # flattened with the K loop so that Triton's pipeliner runs across
+    # tiles.
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=True):
+        pid_m, pid_n = triton_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        m = pid_m * BLOCK_M
+        n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            acc = tl.dot(a_desc.load([m, k]), b_desc.load([k, n]), acc)
+        c_desc.store([m, n], acc.to(c_desc.dtype))
 
 
 # Triton's (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages): the
@@ -71,83 +104,143 @@ TRITON_CANDIDATES = [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 3),
                      (128, 64, 32, 8, 4, 4), (64, 64, 32, 8, 4, 4)]
 
 
+def _sms(t):
+    return torch.cuda.get_device_properties(t.device).multi_processor_count
+
+
+def _tiles(M, N, cfg):
+    return triton.cdiv(M, cfg[0]) * triton.cdiv(N, cfg[1])
+
+
 def launch_tilec(a, b, c, cfg):
     matmul.matmul(a, b, c, config=cfg)
+
+
+def launch_tilec_desc(a, b, c, cfg):
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    matmul.matmul_desc_kernel[(_tiles(M, N, cfg),)](
+        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+        num_warps=warps, num_stages=stages)
+
+
+def launch_tilec_persistent(a, b, c, cfg):
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    matmul.matmul_persistent_kernel[(min(_sms(a), _tiles(M, N, cfg)),)](
+        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+        STAGES=stages, num_warps=warps)
 
 
 def launch_triton(a, b, c, cfg):
     bm, bn, bk, gm, warps, stages = cfg
     M, K = a.shape
     N = b.shape[1]
-    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
-    triton_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
-                        b.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn,
-                        BLOCK_K=bk, GROUP_M=gm, num_warps=warps, num_stages=stages)
+    triton_matmul[(_tiles(M, N, cfg),)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, num_warps=warps,
+        num_stages=stages)
+
+
+_descriptors = {}
+
+
+def launch_triton_persistent(a, b, c, cfg):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    bm, bn, bk, gm, warps, stages = cfg
+    M, K = a.shape
+    N = b.shape[1]
+    # (Made once per tensors and blocks, as a caller holding them would.)
+    key = (a.data_ptr(), b.data_ptr(), c.data_ptr(), c.dtype, bm, bn, bk)
+    if key not in _descriptors:
+        _descriptors[key] = (TensorDescriptor.from_tensor(a, [bm, bk]),
+                             TensorDescriptor.from_tensor(b, [bk, bn]),
+                             TensorDescriptor.from_tensor(c, [bm, bn]))
+    da, db, dc = _descriptors[key]
+    programs = min(_sms(a), _tiles(M, N, cfg))
+    triton_persistent_tma[(programs,)](
+        da, db, dc, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+        PROGRAMS=programs, num_warps=warps, num_stages=stages)
+
+
+TILEC = {"tilec pointers": launch_tilec, "tilec descriptors": launch_tilec_desc,
+         "tilec persistent": launch_tilec_persistent}
+TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 
 def main():
-    args = common.parse_args()
-    commit = args.commit
+    args = common.parse_args(lambda ap: ap.add_argument(
+        "--fp32-out", action="store_true",
+        help="tilec and Triton store C in fp32 (torch stores the inputs' type)"))
     shapes = [(1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3,
               (3000, 5000, 1000), (4096, 4096, 512), (8192, 1024, 8192)]
     if args.quick:
         shapes = [(1024,) * 3, (4096,) * 3]
     rows = []
     for dtype in (torch.float16, torch.bfloat16):
+        out_dtype = torch.float32 if args.fp32_out else dtype
         for m, n, k in shapes:
             torch.manual_seed(m + n + k)
             a = torch.randn(m, k, device="cuda").to(dtype)
             b = torch.randn(k, n, device="cuda").to(dtype)
             ref = (a.double() @ b.double()).float()  # exact products, f64 sums
-            entry = {"dtype": str(dtype).replace("torch.", ""), "M": m, "N": n, "K": k}
+            entry = {"dtype": str(dtype).replace("torch.", ""), "M": m, "N": n, "K": k,
+                     "c_dtype": str(out_dtype).replace("torch.", "")}
             mine = matmul.matmul_configs(entry["dtype"], matmul.rows_aligned(a, b))
             theirs = TRITON_CANDIDATES
             if args.quick:
                 mine, theirs = mine[:2], theirs[:2]
-            cfgs = {"tilec": best_matmul_config(launch_tilec, a, b, ref, mine),
-                    "triton": best_matmul_config(launch_triton, a, b, ref, theirs)}
-            outs = {name: torch.empty_like(ref) for name in ("tilec", "triton")}
-            ref = ref.float()
+            print(f"{entry['dtype']} {m}x{n}x{k}", flush=True)
+            launches = {**TILEC, **TRITON}
+            cfgs = {name: best_matmul_config(fn, a, b, ref, mine if name in TILEC else theirs,
+                                             out_dtype)
+                    for name, fn in launches.items()}
+            outs = {name: torch.empty(m, n, device="cuda", dtype=out_dtype)
+                    for name in launches}
             outs["torch"] = torch.empty_like(a @ b)
-            runs = {
-                "tilec": lambda: launch_tilec(a, b, outs["tilec"], cfgs["tilec"]),
-                "triton": lambda: launch_triton(a, b, outs["triton"], cfgs["triton"]),
-                "torch": lambda: torch.matmul(a, b, out=outs["torch"]),
-            }
-            times = {name: [] for name in runs}
-            for _ in range(3):  # interleaved rounds
-                for name, fn in runs.items():
-                    if name != "torch" and cfgs[name] is None:
-                        continue
-                    times[name].append(bench(fn))
+            runs = {name: (lambda fn=fn, name=name: fn(a, b, outs[name], cfgs[name]))
+                    for name, fn in launches.items() if cfgs[name] is not None}
+            runs["torch"] = lambda: torch.matmul(a, b, out=outs["torch"])
+            times = common.timed(runs)
             flops = 2.0 * m * n * k
-            for name in runs:
+            for name, (ms, spread) in times.items():
+                runs[name]()
                 torch.cuda.synchronize()
-                ms = statistics.median(times[name]) if times[name] else float("nan")
-                entry[name] = {
-                    "ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
-                    "error": matmul_error(outs[name], ref, k) if times[name] else None,
-                    "rounds_ms": times[name],
-                    "spread": (max(times[name]) - min(times[name])) / ms if times[name] else None}
-                if name in cfgs and cfgs[name]:
+                entry[name] = {"ms": ms, "TFLOP/s": flops / (ms * 1e-3) / 1e12,
+                               "error": matmul_error(outs[name], ref, k), "spread": spread}
+                if cfgs.get(name):
                     entry[name]["config"] = dict(zip(
                         ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
                          "num_stages"), cfgs[name]))
+            for side, names in (("tilec", TILEC), ("triton best", TRITON)):
+                timed_names = [x for x in names if x in times]
+                if timed_names:
+                    best = min(timed_names, key=lambda x: times[x][0])
+                    entry[side] = dict(entry[best], kernel=best)
             rows.append(entry)
-            print(f"{entry['dtype']:>8} {m}x{n}x{k}: " + "  ".join(
-                f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in runs), flush=True)
-    path = common.write_record("matmul", commit, rows, args.out)
-    print("\n| dtype | M x N x K | tilec TFLOP/s | Triton TFLOP/s | cuBLAS TFLOP/s | "
-          "tilec/Triton | tilec/cuBLAS | spread | tilec config |")
+            print(f"  {entry['dtype']:>8} {m}x{n}x{k}: " + "  ".join(
+                f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in times), flush=True)
+    path = common.write_record("matmul", args.commit, rows, args.out)
+    print("\n| dtype | M x N x K | tilec TFLOP/s (kernel) | Triton TFLOP/s (kernel) | "
+          "cuBLAS TFLOP/s | tilec/Triton | tilec/cuBLAS | spread | tilec config |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        c = r["tilec"].get("config") or {}
-        spreads = [r[k]["spread"] for k in ("tilec", "triton", "torch") if r[k]["spread"]]
-        print(f"| {r['dtype']} | {r['M']}x{r['N']}x{r['K']} | {r['tilec']['TFLOP/s']:.0f} | "
-              f"{r['triton']['TFLOP/s']:.0f} | {r['torch']['TFLOP/s']:.0f} | "
-              f"{r['tilec']['TFLOP/s'] / r['triton']['TFLOP/s']:.2f} | "
-              f"{r['tilec']['TFLOP/s'] / r['torch']['TFLOP/s']:.2f} | "
-              f"{100 * max(spreads or [0]):.1f}% | "
+        if "tilec" not in r or "triton best" not in r:
+            print(f"| {r['dtype']} | {r['M']}x{r['N']}x{r['K']} | a side had no right config |")
+            continue
+        mine, theirs, cublas = r["tilec"], r["triton best"], r["torch"]
+        c = mine.get("config") or {}
+        spreads = [r[x]["spread"] for x in list(TILEC) + list(TRITON) + ["torch"] if x in r]
+        print(f"| {r['dtype']} | {r['M']}x{r['N']}x{r['K']} | {mine['TFLOP/s']:.0f} "
+              f"({mine['kernel'].replace('tilec ', '')}) | {theirs['TFLOP/s']:.0f} "
+              f"({theirs['kernel']}) | {cublas['TFLOP/s']:.0f} | "
+              f"{mine['TFLOP/s'] / theirs['TFLOP/s']:.2f} | "
+              f"{mine['TFLOP/s'] / cublas['TFLOP/s']:.2f} | "
+              f"{100 * max(spreads):.1f}% | "
               f"{c.get('BLOCK_M', '-')}x{c.get('BLOCK_N', '-')}x{c.get('BLOCK_K', '-')} "
               f"w{c.get('num_warps', '-')} s{c.get('num_stages', '-')} |")
     print(f"wrote {path}")

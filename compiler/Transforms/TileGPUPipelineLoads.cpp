@@ -74,6 +74,7 @@
 // each thread's elements come in vectors of at least 4 bytes in both
 // memories. Loops that do not qualify are left alone.
 #include "compiler/Analysis/AccessWidth.h"
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
@@ -764,19 +765,37 @@ struct TileGPUPipelineLoadsPass
         return;
       }
     }
-    // Fewer stages where the rings alone would not fit. Other buffers alive
-    // during the loop (an outer loop's rings, conversions in the body) are
-    // not counted: with them the allocator may still report the kernel too
-    // big for the target. Plain loads' rings go first: they are not to
-    // cost the dots' operands their stages.
+    // Fewer stages where the rings would not fit beside what the body
+    // itself needs in shared memory: the buffers it allocates, all alive at
+    // once, and the largest scratch of its ops (a layout conversion's, a
+    // reduction's: one at a time). A persistent matmul's epilogue converts
+    // its tile in the loop. Buffers alive around the loop (an outer loop's
+    // rings) are not counted: with them the allocator may still report the
+    // kernel too big for the target. Plain loads' rings go first: they are
+    // not to cost the dots' operands their stages.
     auto stagesThatFit = [&](ArrayRef<PipelinedLoad> chosen, bool asyncDots) {
+      int64_t bodyBytes = 0, scratchBytes = 0;
+      loop.getBody()->walk([&](Operation *op) {
+        auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op);
+        if (!alloc) {
+          scratchBytes = std::max(scratchBytes, getScratchBytes(op));
+          return;
+        }
+        bool becomesRing = llvm::any_of(chosen, [&](PipelinedLoad p) {
+          return p.buffer && p.buffer.getOperation() == op;
+        });
+        if (!becomesRing)
+          bodyBytes += alloc.getType().getSizeInBytes();
+      });
+      int64_t available =
+          int64_t(target.maxSharedBytesPerBlock) - bodyBytes - scratchBytes;
       int64_t perStage = 0;
       for (const PipelinedLoad &p : chosen)
         perStage += p.bufferType.getSizeInBytes();
       // (A slot of TMA copies also has its 8-byte mbarrier.)
       if (llvm::any_of(chosen, [](const PipelinedLoad &p) { return p.isTMA(); }))
         perStage += 8;
-      return int64_t(target.maxSharedBytesPerBlock) / perStage - (asyncDots ? 1 : 0);
+      return available / perStage - (asyncDots ? 1 : 0);
     };
     SmallVector<AsyncDot> asyncDots = asynchronousDots(loop, loads);
     bool anyPlain = llvm::any_of(loads, [](const PipelinedLoad &p) { return p.isPlain(); });
