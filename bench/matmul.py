@@ -117,23 +117,11 @@ def launch_tilec(a, b, c, cfg):
 
 
 def launch_tilec_desc(a, b, c, cfg):
-    bm, bn, bk, gm, warps, stages = cfg
-    M, K = a.shape
-    N = b.shape[1]
-    matmul.matmul_desc_kernel[(_tiles(M, N, cfg),)](
-        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-        num_warps=warps, num_stages=stages)
+    matmul.matmul_tma(a, b, c, cfg)
 
 
 def launch_tilec_persistent(a, b, c, cfg):
-    bm, bn, bk, gm, warps, stages = cfg
-    M, K = a.shape
-    N = b.shape[1]
-    matmul.matmul_persistent_kernel[(min(_sms(a), _tiles(M, N, cfg)),)](
-        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-        STAGES=stages, num_warps=warps)
+    matmul.matmul_tma(a, b, c, cfg, programs=min(_sms(a), _tiles(a.shape[0], b.shape[1], cfg)))
 
 
 def launch_triton(a, b, c, cfg):

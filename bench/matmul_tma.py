@@ -48,25 +48,13 @@ def launch_pointers(a, b, c, cfg):
 
 
 def launch_tma(a, b, c, cfg):
-    bm, bn, bk, gm, warps, stages = cfg
-    M, K = a.shape
-    N = b.shape[1]
-    matmul.matmul_desc_kernel[grid(M, N, cfg)](
-        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-        num_warps=warps, num_stages=stages)
+    matmul.matmul_tma(a, b, c, cfg)
 
 
 def launch_persistent(a, b, c, cfg):
     """matmul_persistent_kernel on min(SMs, tiles) programs."""
-    bm, bn, bk, gm, warps, stages = cfg
-    M, K = a.shape
-    N = b.shape[1]
     sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    matmul.matmul_persistent_kernel[(min(sms, grid(M, N, cfg)[0]),)](
-        a, b, c, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-        STAGES=stages, num_warps=warps)
+    matmul.matmul_tma(a, b, c, cfg, programs=min(sms, grid(a.shape[0], b.shape[1], cfg)[0]))
 
 
 def main():

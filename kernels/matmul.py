@@ -474,3 +474,30 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
                         INPUT_PRECISION=input_precision, MAX_IMPRECISE_ACC=imprecise,
                         num_warps=warps, num_stages=stages)
     return c
+
+
+def matmul_tma(a, b, c, config, bias=None, activation="", programs=None):
+    """C = act(A @ B + bias) with A and B read through tensor descriptors
+    (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
+    `programs`, matmul_persistent_kernel on that many (one per SM, say),
+    each walking several tiles. `config` is one of matmul_configs(); A and
+    B are contiguous along K and N (their last stride 1)."""
+    bm, bn, bk, gm, warps, stages = config
+    M, K = a.shape
+    K2, N = b.shape
+    assert K == K2, "inner dimensions differ"
+    s = _stride
+    assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
+    bias_ptr = bias if bias is not None else c
+    if programs is None:
+        grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
+        matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0),
+                                 s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                                 HAS_BIAS=bias is not None, ACTIVATION=activation,
+                                 num_warps=warps, num_stages=stages)
+    else:
+        matmul_persistent_kernel[(programs,)](
+            a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
+            BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
+            ACTIVATION=activation, STAGES=stages, num_warps=warps)
+    return c

@@ -148,6 +148,29 @@ def test_a_new_tensor_gets_its_own_map(hopper):
     assert not torch.equal(outs[0], outs[1])
 
 
+def _shipped_case(torch, dtype, config_index, seed, c_dtype=None):
+    """A shipped config of matmul_configs(dtype) (skips past the last) and
+    operands of 333 x 712 by 712 x 520, a shape no tile divides: random
+    integers for int8 (C int32, zeros), normal floats otherwise (C NaN, of
+    `c_dtype` or fp32)."""
+    import matmul  # kernels/matmul.py
+    configs = matmul.matmul_configs(dtype, aligned=True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    m, n, kk = 333, 520, 712
+    rng = np.random.default_rng(seed)
+    if dtype == "int8":
+        a = torch.from_numpy(rng.integers(-100, 100, (m, kk)).astype(np.int8)).cuda()
+        b = torch.from_numpy(rng.integers(-100, 100, (kk, n)).astype(np.int8)).cuda()
+        return configs[config_index], a, b, torch.zeros((m, n), device="cuda",
+                                                        dtype=torch.int32)
+    a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
+    b = torch.from_numpy(rng.standard_normal((kk, n)).astype(np.float32)).cuda()
+    a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=c_dtype or torch.float32)
+    return configs[config_index], a, b, c
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
 @pytest.mark.parametrize("config_index", range(5))
 def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
@@ -156,27 +179,8 @@ def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
     # row-major, which 8-bit wgmma cannot read, through pointers.
     import matmul  # kernels/matmul.py
     torch = hopper
-    configs = matmul.matmul_configs(dtype, aligned=True)
-    if config_index >= len(configs):
-        pytest.skip("fewer configs")
-    bm, bn, bk, gm, warps, stages = configs[config_index]
-    m, n, kk = 333, 520, 712
-    rng = np.random.default_rng(config_index)
-    if dtype == "int8":
-        a_np = rng.integers(-100, 100, (m, kk)).astype(np.int8)
-        b_np = rng.integers(-100, 100, (kk, n)).astype(np.int8)
-        a, b = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
-        c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
-    else:
-        a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
-        b = torch.from_numpy(rng.standard_normal((kk, n)).astype(np.float32)).cuda()
-        a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
-        c = torch.full((m, n), float("nan"), device="cuda")
-    grid = (tilec.cdiv(m, bm) * tilec.cdiv(n, bn),)
-    matmul.matmul_desc_kernel[grid](
-        a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), c.stride(1),
-        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-        num_warps=warps, num_stages=stages)
+    config, a, b, c = _shipped_case(torch, dtype, config_index, config_index)
+    matmul.matmul_tma(a, b, c, config)
     torch.cuda.synchronize()
     assert uses_tma(matmul.matmul_desc_kernel) == (dtype != "int8")
     if dtype == "int8":
@@ -184,7 +188,8 @@ def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
         np.testing.assert_array_equal(c.cpu().numpy(), want)
     else:
         want = a.double().cpu().numpy() @ b.double().cpu().numpy()
-        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0, atol=tolerance(want, kk))
+        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
+                                   atol=tolerance(want, a.shape[1]))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
@@ -200,31 +205,16 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
     # epilogue converts the tile through shared memory inside the loop).
     import matmul  # kernels/matmul.py
     torch = hopper
-    configs = matmul.matmul_configs(dtype, aligned=True)
-    if config_index >= len(configs):
-        pytest.skip("fewer configs")
-    bm, bn, bk, gm, warps, stages = configs[config_index]
-    m, n, kk = 333, 520, 712
-    rng = np.random.default_rng(config_index + programs)
-    bias = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).cuda()
-    if dtype == "int8":
-        a_np = rng.integers(-100, 100, (m, kk)).astype(np.int8)
-        b_np = rng.integers(-100, 100, (kk, n)).astype(np.int8)
-        a, b = torch.from_numpy(a_np).cuda(), torch.from_numpy(b_np).cuda()
-        c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
-    else:
-        a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
-        b = torch.from_numpy(rng.standard_normal((kk, n)).astype(np.float32)).cuda()
-        a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
-        c = torch.full((m, n), float("nan"), device="cuda",
-                       dtype=torch.float32 if c_type == "fp32" else a.dtype)
     floats = dtype != "int8"
     if not floats and c_type != "fp32":
         pytest.skip("int8 products are stored as int32")
-    matmul.matmul_persistent_kernel[(programs,)](
-        a, b, c, bias if floats else c, m, n, kk, a.stride(0), b.stride(0), c.stride(0),
-        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats,
-        ACTIVATION="gelu" if floats else "", STAGES=stages, num_warps=warps)
+    c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
+    config, a, b, c = _shipped_case(torch, dtype, config_index, config_index + programs,
+                                    c_dtype)
+    kk = a.shape[1]
+    bias = torch.randn(c.shape[1], device="cuda") if floats else None
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu" if floats else "",
+                      programs=programs)
     torch.cuda.synchronize()
     assert uses_tma(matmul.matmul_persistent_kernel) == floats
     if not floats:
