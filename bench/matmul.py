@@ -142,8 +142,10 @@ def launch_triton_persistent(a, b, c, cfg):
     bm, bn, bk, gm, warps, stages = cfg
     M, K = a.shape
     N = b.shape[1]
-    # (Made once per tensors and blocks, as a caller holding them would.)
-    key = (a.data_ptr(), b.data_ptr(), c.data_ptr(), c.dtype, bm, bn, bk)
+    # (Made once per tensors and blocks, as a caller holding them would; an
+    # address the allocator reuses for another shape gets its own.)
+    key = tuple((t.data_ptr(), t.dtype, tuple(t.shape), tuple(t.stride())) for t in (a, b, c))
+    key += (bm, bn, bk)
     if key not in _descriptors:
         _descriptors[key] = (TensorDescriptor.from_tensor(a, [bm, bk]),
                              TensorDescriptor.from_tensor(b, [bk, bn]),

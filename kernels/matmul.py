@@ -481,11 +481,18 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None):
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
     each walking several tiles. `config` is one of matmul_configs(); A and
-    B are contiguous along K and N (their last stride 1)."""
+    B are contiguous along K and N (their last stride 1). An empty C is
+    left alone, and with K = 0 (no tensor map describes an empty tensor)
+    C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
+    assert programs is None or programs >= 1, "programs must be at least 1"
+    if M == 0 or N == 0:
+        return c
+    if K == 0:
+        return matmul(a, b, c, bias=bias, activation=activation, config=config)
     s = _stride
     assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
     bias_ptr = bias if bias is not None else c

@@ -252,8 +252,9 @@ void tilec::LoadAddressStage::clone(OpBuilder &b, scf::ForOp loop,
     if (!ops.contains(&op))
       continue;
     // A division run ahead divides by 1 where its divisor is 0: the
-    // iteration it computes for may be past the end (a tile count or a
-    // group's size is 0 there, or the loop runs no iteration at all), and
+    // iteration it computes for may be past the end (a grouped order's
+    // group size is 0 or negative there, or the loop runs no iteration at
+    // all and a tile count is 0), and
     // division by zero is undefined where a masked load is harmless. Where
     // the divisor is not 0 the result is the one the iteration computes.
     // (Signed INT_MIN / -1, the other undefined case, needs an index at

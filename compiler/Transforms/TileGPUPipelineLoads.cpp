@@ -291,9 +291,15 @@ std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp do
     return std::nullopt;
   if (!found.reset && carried != dot.getD())
     return std::nullopt;
+  // The value carried must be the only one: a second iteration argument
+  // (or a second use by the reset) would take the result still in flight.
+  Value whole = found.reset ? found.reset.getResult() : dot.getD();
+  if (llvm::count(yield->getOperands(), whole) != 1)
+    return std::nullopt;
   for (OpOperand &use : dot.getD().getUses()) {
     Operation *user = use.getOwner();
-    if (user == yield.getOperation() || user == found.reset.getOperation())
+    if ((!found.reset && user == yield.getOperation()) ||
+        (found.reset && user == found.reset.getOperation() && use.getOperandNumber() == 2))
       continue;
     Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
     auto epilogue = dyn_cast_or_null<scf::IfOp>(top);
@@ -308,6 +314,14 @@ std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp do
       !dot->isBeforeInBlock(epilogue) ||
       (found.reset && found.reset.getCondition() != epilogue.getCondition()))
     return std::nullopt;
+  // (The rewritten if yields the reset's zeros where the epilogue was.)
+  if (found.reset) {
+    Value zeros = found.reset.getTrueValue();
+    Operation *def = zeros.getDefiningOp();
+    if (!loop.isDefinedOutsideOfLoop(zeros) &&
+        !(def && def->getBlock() == loop.getBody() && def->isBeforeInBlock(epilogue)))
+      return std::nullopt;
+  }
   // (Another dot inside would find the tensor cores busy with this one's
   // instructions in the other iterations too: left synchronous.)
   if (epilogue->walk([](tilegpu::WarpGroupDotOp) { return WalkResult::interrupt(); })
@@ -362,6 +376,12 @@ SmallVector<AsyncDot> asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> 
     std::optional<AsyncDot> inFlight =
         withEpilogue(loop, dot, acc.getArgNumber() - loop.getNumInductionVars());
     if (!inFlight)
+      return {};
+    // (Two dots read by one epilogue would need one rewrite of it for
+    // both: left synchronous.)
+    if (inFlight->epilogue && llvm::any_of(async, [&](const AsyncDot &other) {
+          return other.epilogue == inFlight->epilogue;
+        }))
       return {};
     async.push_back(*inFlight);
   }

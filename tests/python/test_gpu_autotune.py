@@ -346,3 +346,16 @@ def test_configs_too_big_for_shared_memory_are_dropped(torch_cuda, tmp_path, mon
     assert json.loads(report.json())["results"][0]["dropped_for_shared_memory"] is True
     ref = a.double() @ b.double()
     torch.testing.assert_close(c.double(), ref, rtol=2e-2, atol=2e-2 * K ** 0.5)
+    # Stored in the tuning database and read back by another tuner (the
+    # first may find it stored already, by an earlier run): still dropped,
+    # with its need, and not compiled or timed again.
+    stored = [tilec.autotune(configs, key=["K"], warmup=2, rep=5, progress=False)(_square_matmul)
+              for _ in range(2)]
+    for tuner in stored:
+        tuner[(1,)](a, b, c, K, BLOCK=256)
+    torch.cuda.synchronize()
+    first, again = (t.report.results[0] for t in stored)
+    assert first["dropped_for_shared_memory"]
+    assert again["dropped_for_shared_memory"] and again["from_database"]
+    assert again["shared_bytes"] == 262144 and again["error"] == first["error"]
+    assert stored[1].report.reused

@@ -227,3 +227,22 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
     rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
     np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
                                atol=tolerance(x, kk) + rounding)
+
+
+@pytest.mark.parametrize("programs", [None, 5])
+def test_matmul_tma_empty_shapes(hopper, programs):
+    # No tensor map describes an empty tensor: K = 0 gives C = act(bias)
+    # through matmul(), an empty C is left alone.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    config = matmul.matmul_configs("float16")[0]
+    a = torch.empty((70, 0), device="cuda", dtype=torch.float16)
+    b = torch.empty((0, 40), device="cuda", dtype=torch.float16)
+    bias = torch.randn(40, device="cuda")
+    c = torch.full((70, 40), float("nan"), device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="relu", programs=programs)
+    torch.testing.assert_close(c, torch.relu(bias).expand(70, 40))
+    empty = torch.empty((0, 40), device="cuda")
+    matmul.matmul_tma(torch.empty((0, 64), device="cuda", dtype=torch.float16),
+                      torch.randn((64, 40), device="cuda").half(), empty, config,
+                      programs=programs)

@@ -228,3 +228,41 @@ def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config,
         assert "wgmma.mma_async" in ptx
         assert "cp.async.cg" not in ptx
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+# The descriptor kernels' signature: A, B, C, bias, then M, N, K,
+# stride_am, stride_bk, stride_cm and stride_cn (1).
+DESC_TYPES = [("fp16", "fp32"), ("fp16", "fp16"), ("bf16", "fp32"), ("bf16", "bf16"),
+              ("i8", "i32")]
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("kernel", ["matmul_desc_kernel", "matmul_persistent_kernel"])
+@pytest.mark.parametrize("operand,output", DESC_TYPES)
+@pytest.mark.parametrize("config_index", range(5))
+def test_descriptor_configs_assemble_without_spills(tmp_path, kernel, operand, output,
+                                                    config_index):
+    # Every shipped config through tensor descriptors on sm_90a: the 16-bit
+    # operands copied by TMA into the buffers wgmma reads (int8, whose B is
+    # row-major, runs on mma.sync); C in fp32 with bias and GELU, or in
+    # the inputs' type, whose epilogue the persistent kernel runs inside its
+    # pipelined loop (converting the tile through shared memory beside the
+    # rings). No spills, and no wgmma ptxas serialises.
+    configs = matmul.matmul_configs(DTYPE[operand], True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    bm, bn, bk, gm, warps, stages = configs[config_index]
+    floats = output == "fp32"
+    extra = {"STAGES": stages} if kernel == "matmul_persistent_kernel" else {}
+    k = getattr(matmul, kernel).compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
+        + ",".join(["i32:16"] * 6 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        **extra)
+    ptx = k.asm["ptx"]
+    # (8-bit wgmma reads B K-major only: int8's row-major B takes mma.sync.)
+    assert ("wgmma.mma_async" in ptx) == (operand != "i8")
+    if operand != "i8":
+        assert "cp.async.bulk.tensor" in ptx
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

@@ -300,3 +300,32 @@ def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, K):
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
         if k % 256 == 192:
             tl.store(c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def tma_epilogue_cases(a_ptr, b_ptr, c_ptr, K, CASE: tl.constexpr):
+    # Loops whose dot stays synchronous although an epilogue reads it:
+    # "two": two accumulators stored by one if; "twice": the product also
+    # carried in a second iteration argument; "else": the if has an else.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    out = c_ptr + r[:, None] * 64 + r[None, :]
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    other = tl.zeros((64, 64), dtype=tl.float32) + 1.0
+    for k in tl.range(0, K, 64, num_stages=3):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        if CASE == "two":
+            other = tl.dot(a.load([0, k]), b.load([k, 0]), other)
+            if k % 256 == 192:
+                tl.store(out, acc + other)
+        elif CASE == "twice":
+            other = acc
+            if k % 256 == 192:
+                tl.store(out, acc)
+        else:
+            if k % 256 == 192:
+                tl.store(out, acc)
+            else:
+                tl.store(out + 4096, acc)
+    tl.store(out + 8192, acc + other)
