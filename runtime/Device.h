@@ -245,10 +245,16 @@ private:
 /// into a CUDA graph; false when the driver cannot tell.
 bool streamIsCapturing(void *stream);
 
-/// Enqueues, on `stream`, a write of `bytes` bytes over a scratch buffer of
-/// twice the L2 size (allocated once), so that the next launch finds no
-/// data of earlier ones in L2.
+/// Enqueues, on `stream`, a read of a scratch buffer of twice the L2 size
+/// (allocated once), so that the next launch finds no data of earlier ones
+/// in L2, and no dirty lines either: after a write (a memset) the L2 is
+/// full of lines the timed kernel would pay to write back as it evicts
+/// them (docs/autotune.md). Writes instead where the reading kernel cannot
+/// be loaded (said once on stderr).
 void flushL2(void *stream);
+/// The PTX of flushL2's reading kernel (tilec_read_l2: src, vectors), for
+/// the tests.
+const char *readL2KernelPTX();
 
 /// True when ptr is an address of device (or managed) memory known to the
 /// driver. False, without throwing, when no driver is available.

@@ -2,6 +2,7 @@
 // and no crash on any of a corpus of kernels, good or bad. The PTX these
 // tests make is assembled with ptxas; where there is no ptxas, a test checks
 // what it can without it and then reports itself skipped, with the reason.
+#include "runtime/Device.h"
 #include "runtime/JIT/Compiler.h"
 
 #include <gtest/gtest.h>
@@ -254,6 +255,14 @@ def mm(a, b, c, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
   jit::CompileResult bad = compileFor(100);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.sharedBytesNeeded, 0u);
+}
+
+// The autotuner's L2 flush kernel (hand-written PTX in runtime/Device.cpp)
+// assembles for the oldest and the newest targets tilec runs on.
+TEST(Compiler, L2FlushKernelAssembles) {
+  SKIP_WITHOUT_PTXAS();
+  EXPECT_TRUE(ptxasAccepts(runtime::readL2KernelPTX(), "sm_80"));
+  EXPECT_TRUE(ptxasAccepts(runtime::readL2KernelPTX(), "sm_90a"));
 }
 
 TEST(Compiler, TargetForDevice) {

@@ -293,6 +293,18 @@ TEST(GpuDevice, ReportsProperties) {
                        "does not exist"));
 }
 
+// The autotuner's L2 flush reads a scratch buffer (its kernel loads from
+// PTX for any GPU tilec runs on) and leaves the stream usable.
+TEST(GpuModule, L2FlushReadsThroughItsKernel) {
+  REQUIRE_GPU();
+  auto module = Module::loadPTX(readL2KernelPTX(), "tilec_read_l2");
+  EXPECT_NE(module->function(), nullptr);
+  EXPECT_EQ(module->localBytesPerThread(), 0);
+  for (int i = 0; i < 3; ++i)
+    flushL2(nullptr);
+  synchronize();
+}
+
 TEST(GpuModule, LoadsPTXAndReadsMetadata) {
   REQUIRE_GPU();
   auto module = Module::loadPTX(kFill42PTX, "fill42");
