@@ -210,11 +210,21 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       }
       sanitize_tma() { # tool: TMA copies, mbarrier rings and waits
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
-          tests/python/test_gpu_tma.py -k "not 1000 and not 1024 and not 512"
+          tests/python/test_gpu_tma.py -k "not 1000 and not 1024 and not 512 and not persistent"
       }
-      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined sanitize_tma
+      # The persistent matmul: every config on 7 programs (each walking
+      # several tiles, the epilogue inside the pipelined loop), and with C
+      # in the inputs' type (the epilogue's conversion beside the rings).
+      sanitize_persistent() { # tool
+        compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
+          tests/python/test_gpu_tma.py -k "persistent and (7 or inputs)"
+      }
+      export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined sanitize_tma \
+        sanitize_persistent
       step sanitize-tma-racecheck sanitize_tma racecheck
       step sanitize-tma-memcheck sanitize_tma memcheck
+      step sanitize-persistent-racecheck sanitize_persistent racecheck
+      step sanitize-persistent-memcheck sanitize_persistent memcheck
       step sanitize-pipelined-racecheck sanitize_pipelined racecheck
       step sanitize-pipelined-memcheck sanitize_pipelined memcheck
       step sanitize-wgmma-8bit-racecheck sanitize_wgmma_8bit racecheck
