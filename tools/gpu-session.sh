@@ -262,6 +262,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul_tma.py ]; then
     step bench-matmul-tma python3 bench/matmul_tma.py --commit "$commit" --out "$out"
+    # The fused bias + GELU epilogue against the plain product (issue 14: at
+    # most 3% slower), each tilec kernel at its best config.
+    step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
+      --out "$out"
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
