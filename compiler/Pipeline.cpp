@@ -71,6 +71,9 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileGPUDecomposeConversions());
+  TileGPUWarpSpecializeOptions specialize;
+  specialize.numStages = options.numStages;
+  pm.addPass(createTileGPUWarpSpecialize(specialize));
   TileGPUPipelineLoadsOptions pipeline;
   pipeline.numStages = options.numStages;
   pm.addPass(createTileGPUPipelineLoads(pipeline));
@@ -269,7 +272,10 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     return false;
   }
   stages.tilegpu = print(module);
+  // (A warp-specialised kernel launches its producer warp beside them.)
   stages.numWarps = options.numWarps;
+  if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr))
+    stages.numWarps += unsigned(producers.getInt());
   std::vector<std::string> cudaCallees;
   std::string cudaFunctions;
   std::optional<Location> firstCudaCall;

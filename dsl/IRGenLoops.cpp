@@ -168,9 +168,21 @@ void Generator::genFor(const ForStmt &stmt) {
   if (call->args.empty() || call->args.size() > 3)
     fail(call->loc, "range takes 1 to 3 arguments");
   std::optional<int64_t> numStages;
+  bool warpSpecialize = false;
   for (const Keyword &k : call->keywords) {
-    if (k.name != "num_stages" && k.name != "loop_unroll_factor")
+    if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
+        k.name != "warp_specialize")
       fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
+    if (k.name == "warp_specialize") {
+      if (callee.text != "tl.range")
+        fail(k.loc, "warp_specialize is a tl.range argument");
+      Value on = gen(*k.value);
+      if (on.kind != Value::Kind::Bool && on.kind != Value::Kind::Int)
+        fail(k.value->loc, "warp_specialize must be a compile-time bool, got " +
+                               on.describe());
+      warpSpecialize = on.kind == Value::Kind::Bool ? on.boolValue : on.intValue != 0;
+      continue;
+    }
     if (k.name != "num_stages")
       continue;
     if (callee.text != "tl.range")
@@ -256,6 +268,8 @@ void Generator::genFor(const ForStmt &stmt) {
                                            carried.initValues());
   if (numStages)
     forOp->setAttr(tile::kNumStagesAttr, b_.getI32IntegerAttr(int32_t(*numStages)));
+  if (warpSpecialize)
+    forOp->setAttr(tile::kWarpSpecializeAttr, b_.getUnitAttr());
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     mlir::Block *body = forOp.getBody();

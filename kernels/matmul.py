@@ -212,7 +212,11 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
                        stride_cm, stride_cn,
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                       HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+                       HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                       WARP_SPECIALIZE: tl.constexpr = False):
+    # WARP_SPECIALIZE: on sm_90a a producer warp issues the TMA copies of
+    # A's and B's blocks ahead of the num_warps that multiply them
+    # (docs/pipeline.md, "Warp specialisation").
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
@@ -222,7 +226,7 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=WARP_SPECIALIZE):
         acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
     rm = m + tl.arange(0, BLOCK_M)
     rn = n + tl.arange(0, BLOCK_N)
@@ -236,14 +240,16 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                             STAGES: tl.constexpr = 3):
+                             STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
     loop of STAGES stages. The pipeline does not stop at a tile's end: the
     next tile's first blocks are in flight while this tile's epilogue
     runs, and on sm_90a the dot stays in flight except in a tile's last
-    iteration, whose epilogue waits for it (docs/pipeline.md)."""
+    iteration, whose epilogue waits for it (docs/pipeline.md). With
+    WARP_SPECIALIZE a producer warp issues the copies instead, running up
+    to STAGES iterations ahead of the warps that multiply."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
     pid = tl.program_id(0)
@@ -255,7 +261,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for i in tl.range(0, mine * k_steps, num_stages=STAGES):
+    for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
                                        BLOCK_M, BLOCK_N, GROUP_M)
         m = pid_m * BLOCK_M
@@ -476,11 +482,13 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     return c
 
 
-def matmul_tma(a, b, c, config, bias=None, activation="", programs=None):
+def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
+               warp_specialize=False):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
-    each walking several tiles. `config` is one of matmul_configs(); A and
+    each walking several tiles; `warp_specialize` gives either a producer
+    warp issuing the copies (sm_90a). `config` is one of matmul_configs(); A and
     B are contiguous along K and N (their last stride 1). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
@@ -501,10 +509,12 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None):
         matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0),
                                  s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                                  HAS_BIAS=bias is not None, ACTIVATION=activation,
-                                 num_warps=warps, num_stages=stages)
+                                 WARP_SPECIALIZE=warp_specialize, num_warps=warps,
+                                 num_stages=stages)
     else:
         matmul_persistent_kernel[(programs,)](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
-            ACTIVATION=activation, STAGES=stages, num_warps=warps)
+            ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
+            num_warps=warps)
     return c

@@ -214,10 +214,13 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       }
       # The persistent matmul: every config on 7 programs (each walking
       # several tiles, the epilogue inside the pipelined loop), and with C
-      # in the inputs' type (the epilogue's conversion beside the rings).
+      # in the inputs' type (the epilogue's conversion beside the rings);
+      # and warp-specialised, on 7 programs (the producer warp and the
+      # consumers' full/empty mbarriers).
       sanitize_persistent() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
-          tests/python/test_gpu_tma.py -k "persistent and (7 or inputs)"
+          tests/python/test_gpu_tma.py \
+          -k "persistent and (7 or inputs) or warp_specialized and 7"
       }
       export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined sanitize_tma \
         sanitize_persistent

@@ -245,6 +245,32 @@ def TileGPUDecomposeConversions
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUWarpSpecialize : Pass<"tilegpu-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "A producer warp issuing a marked loop's TMA loads ahead of the compute warps";
+  let description = [{
+    For the `scf.for` marked `tile.warp_specialize` (`tl.range(...,
+    warp_specialize=True)`, one per kernel, at its top level) whose dot
+    operands are `tile.tensormap_load`s, on sm_90a: rings of S buffers
+    (`tile.num_stages`, else `num-stages`; fewer where they would not fit)
+    and full/empty mbarriers allocated and initialised at the kernel's
+    entry; the kernel split by `tilegpu.warp_id` into an `scf.if` marked
+    `tilegpu.warp_roles`, whose then-region is one producer warp (the pure
+    ops the coordinates need, then a loop that waits for a slot to be
+    free, announces its bytes and issues the TMA copies, from lane 0) and
+    whose else-region is the kernel's own code for the num_warps
+    consumers, the loop waiting on each slot's full barrier, its dots
+    reading the slot, and one `arrive_barrier` per warp freeing it. Sets
+    the module's `tilegpu.producer_warps`. Before sm_90a the mark is
+    dropped; on sm_90a a marked loop it cannot specialise is an error.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "3",
+           "Stages of loops without a tile.num_stages attribute">,
+  ];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TileGPUPipelineLoads : Pass<"tilegpu-pipeline-loads", "mlir::ModuleOp"> {
   let summary = "Software-pipeline a loop's dot operand loads through cp.async and a ring of buffers";
   let description = [{

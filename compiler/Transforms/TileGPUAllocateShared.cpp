@@ -86,7 +86,8 @@ public:
                    tilegpu::MemDescTransOp, tilegpu::AsyncCopyGlobalToLocalOp,
                    tilegpu::WarpGroupDotOp, tilegpu::AsyncTMACopyGlobalToLocalOp,
                    tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp,
-                   tilegpu::BarrierExpectOp, tilegpu::WaitBarrierOp>(user)) {
+                   tilegpu::BarrierExpectOp, tilegpu::WaitBarrierOp,
+                   tilegpu::ArriveBarrierOp>(user)) {
             user->emitError("a shared buffer can only be used by local_load, "
                             "local_store, local_dealloc, memdesc_index, "
                             "memdesc_trans, async_copy_global_to_local, "

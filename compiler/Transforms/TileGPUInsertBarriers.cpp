@@ -158,6 +158,15 @@ public:
         state = exit;
         continue;
       }
+      if (op.hasAttr(tilegpu::kWarpRolesAttr)) {
+        // A warp-specialised kernel's split (tilegpu-warp-specialize): the
+        // producer warp (then) touches shared memory only through TMA
+        // copies and mbarriers, which order themselves; the consumers
+        // (else) are walked as the kernel, their barriers theirs alone.
+        auto roles = cast<scf::IfOp>(op);
+        state = walk(*roles.elseBlock(), state, place);
+        continue;
+      }
       if (op.getNumRegions() > 0) {
         // scf.if, scf.execute_region, scf.index_switch, a reduction's
         // combiner: each region may run (or not) from the state before the
@@ -252,7 +261,7 @@ private:
       a.barrierWrites.push_back(bufferRange(op.getOperand(0)));
     } else if (auto wait = dyn_cast<tilegpu::WaitBarrierOp>(op)) {
       a.reads.push_back(bufferRange(wait.getBarrier()));
-    } else if (isa<tilegpu::BarrierExpectOp>(op)) {
+    } else if (isa<tilegpu::BarrierExpectOp, tilegpu::ArriveBarrierOp>(op)) {
       // An arrival: an atomic update of the barrier, by the thread that
       // initialised it (in program order after the init). Re-arming a
       // barrier other threads may still be waiting on would race (a slow
@@ -260,7 +269,9 @@ private:
       // into a buffer the previous phase's readers read, and those copies
       // wait for a barrier that follows every such wait: the expect's phase
       // cannot complete before it, so recording nothing here adds no
-      // barrier and loses no order.
+      // barrier and loses no order. A consumer warp's arrival (freeing a
+      // slot for the producer warp) is an atomic update that orders itself
+      // the same way.
     } else if (isa<tilegpu::AsyncCommitGroupOp, tilegpu::WarpGroupDotWaitOp>(op)) {
       // (A wait ends reads already counted at the dots that issued them.)
     } else if (int64_t bytes = getScratchBytes(&op)) {
@@ -303,6 +314,17 @@ struct TileGPUInsertBarriersPass
     for (auto func : module.getOps<func::FuncOp>())
       for (Block &block : func.getBody())
         placement.walk(block, PendingAccesses(), /*place=*/true);
+    // The consumers of a warp-specialised kernel meet without the producer
+    // warp, which may have left: named barriers of their threads.
+    unsigned threads = tilegpu::getNumWarps(module) * 32;
+    module.walk([&](scf::IfOp roles) {
+      if (!roles->hasAttr(tilegpu::kWarpRolesAttr))
+        return;
+      roles.getElseRegion().walk([&](tilegpu::BarrierOp barrier) {
+        barrier->setAttr(tilegpu::kBarrierThreadsAttr,
+                         IntegerAttr::get(IntegerType::get(&getContext(), 32), threads));
+      });
+    });
   }
 };
 } // namespace

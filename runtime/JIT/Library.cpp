@@ -82,6 +82,9 @@ struct CacheEntry {
   std::vector<std::string> runtimeNames;
   jit::ParamNames runtimeNameRefs;
   unsigned sharedBytes = 0;
+  /// The warps of a launch's block: num_warps, and a warp-specialised
+  /// kernel's producer warp (CompiledStages::numWarps).
+  unsigned blockWarps = 0;
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
   bool debug = false;        ///< compiled with debug=True
@@ -685,6 +688,7 @@ struct Kernel::Impl {
       entry->compiled = compiled;
       entry->tensorMaps = tensorMapCacheFor(compiled->stages);
       entry->sharedBytes = compiled->stages.sharedBytes;
+      entry->blockWarps = compiled->stages.numWarps;
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
       entry->debug = knobs.debug;
@@ -729,6 +733,7 @@ struct Kernel::Impl {
     entry->compiled = result.kernel;
     entry->tensorMaps = tensorMapCacheFor(result.kernel->stages);
     entry->sharedBytes = result.kernel->stages.sharedBytes;
+    entry->blockWarps = result.kernel->stages.numWarps;
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
     entry->debug = knobs.debug;
@@ -905,7 +910,7 @@ struct Kernel::Impl {
 
     jit::checkDevicePointers(name, runtimeNames, args, numArgs,
                              entry->module->device().ordinal());
-    launchEntry(*entry, grid, args, numArgs, options.numWarps, options.stream);
+    launchEntry(*entry, grid, args, numArgs, entry->blockWarps, options.stream);
   }
 };
 

@@ -79,18 +79,24 @@ def fp8_wgmma_bound(k, run=None):
     return 2.0 ** -9 * run / max(k, 1)
 
 
+def assert_assembles(ptx, target, tmp_path):
+    """ptxas accepts `ptx` for `target` (spills allowed); its -v report."""
+    path = tmp_path / "k.ptx"
+    path.write_text(ptx)
+    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
+                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stderr
+
+
 def assert_assembles_without_spills(ptx, target, tmp_path):
     """ptxas accepts `ptx` for `target` and reports no spill stores or loads,
     no wgmma it had to fence again (C7519: a register the instruction
     reads was written after the kernel's wgmma.fence) and none it had to
     serialise (C7514: an instruction other than a wgmma touches an
     accumulator while the wgmma may still be writing it)."""
-    path = tmp_path / "k.ptx"
-    path.write_text(ptx)
-    out = subprocess.run([PTXAS, f"-arch={target}", "-v", str(path), "-o",
-                          str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", out.stderr)
-    assert spills and all(s == "0" and l == "0" for s, l in spills), out.stderr
-    assert "C7519" not in out.stderr, out.stderr
-    assert "C7514" not in out.stderr, out.stderr
+    report = assert_assembles(ptx, target, tmp_path)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert spills and all(s == "0" and l == "0" for s, l in spills), report
+    assert "C7519" not in report, report
+    assert "C7514" not in report, report

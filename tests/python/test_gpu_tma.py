@@ -246,3 +246,27 @@ def test_matmul_tma_empty_shapes(hopper, programs):
     matmul.matmul_tma(torch.empty((0, 64), device="cuda", dtype=torch.float16),
                       torch.randn((64, 40), device="cuda").half(), empty, config,
                       programs=programs)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("config_index", range(5))
+@pytest.mark.parametrize("programs", [None, 7, 132])
+def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, programs):
+    # WARP_SPECIALIZE: a producer warp issues the TMA copies into rings
+    # guarded by full/empty mbarriers, the num_warps consumers multiply
+    # (tilegpu-warp-specialize); the descriptor kernel (programs None) and
+    # the persistent one, whose producer runs ahead across tiles and the
+    # consumers' epilogue (bias, GELU), at a shape no tile divides.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    config, a, b, c = _shipped_case(torch, dtype, config_index, 40 + config_index)
+    bias = torch.randn(c.shape[1], device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
+                      warp_specialize=True)
+    torch.cuda.synchronize()
+    kernel = matmul.matmul_desc_kernel if programs is None else matmul.matmul_persistent_kernel
+    assert "mbarrier.arrive.shared::cta.b64" in kernel.asm["ptx"]
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
+                               atol=tolerance(x, a.shape[1]))

@@ -266,3 +266,37 @@ def test_descriptor_configs_assemble_without_spills(tmp_path, kernel, operand, o
     if operand != "i8":
         assert "cp.async.bulk.tensor" in ptx
     ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("kernel", ["matmul_desc_kernel", "matmul_persistent_kernel"])
+@pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("bf16", "bf16")])
+@pytest.mark.parametrize("config_index", range(5))
+def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, config_index):
+    # WARP_SPECIALIZE on sm_90a: a block of num_warps + 1 warps, the
+    # consumers' named barrier and their arrivals on the empty barriers;
+    # ptxas accepts every config. The extra warp lowers each thread's
+    # share of the registers to 168, which the 128 x 256 tiles outgrow (a
+    # producer warpgroup with setmaxnreg is the next step): those may
+    # spill, the others must not.
+    configs = matmul.matmul_configs(DTYPE[operand], True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    bm, bn, bk, gm, warps, stages = configs[config_index]
+    floats = output == "fp32"
+    extra = {"STAGES": stages} if kernel == "matmul_persistent_kernel" else {}
+    k = getattr(matmul, kernel).compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
+        + ",".join(["i32:16"] * 6 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        WARP_SPECIALIZE=True, **extra)
+    ptx = k.asm["ptx"]
+    assert f".reqntid {32 * (warps + 1)}, 1, 1" in ptx
+    assert f"bar.sync 1, {32 * warps};" in ptx or "bar.sync 1" not in ptx
+    assert "mbarrier.arrive.shared::cta.b64" in ptx
+    assert "cp.async.bulk.tensor" in ptx
+    if bm * bn <= 128 * 128:
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+    else:
+        ref.assert_assembles(ptx, "sm_90a", tmp_path)

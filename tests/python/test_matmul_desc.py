@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tilec
+import tilec.language as tl
 
 import matmul  # kernels/matmul.py
 
@@ -65,3 +66,44 @@ def test_persistent_matmul_interpreted(m, n, k, programs):
 def test_persistent_matmul_int8_interpreted_is_exact():
     c, want = _persistent_interpreted(45, 37, 70, 4, bias=False, dtype=np.int8)
     np.testing.assert_array_equal(c, want.astype(np.int64))
+
+
+def test_warp_specialize_changes_no_result_in_the_interpreter():
+    # The interpreter runs the loop as written: a producer warp is a
+    # schedule, not a meaning.
+    rng = np.random.default_rng(5)
+    m, n, k = 40, 24, 50
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    results = []
+    for ws in (False, True):
+        c = np.full((m, n), np.nan, np.float32)
+        kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
+        kernel[(3,)](a, b, c, c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,
+                     GROUP_M=2, HAS_BIAS=False, ACTIVATION="", WARP_SPECIALIZE=ws)
+        results.append(c)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_allclose(results[1], a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=0, atol=1e-3 * np.sqrt(k))
+
+
+@tilec.jit
+def _python_range_specialized(x_ptr, n):
+    for i in range(0, n, warp_specialize=True):
+        tl.store(x_ptr + i, 0.0)
+
+
+@tilec.jit
+def _runtime_specialized(x_ptr, n):
+    for i in tl.range(0, n, warp_specialize=n):
+        tl.store(x_ptr + i, 0.0)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (_python_range_specialized, "warp_specialize is a tl.range argument"),
+    (_runtime_specialized, "warp_specialize must be a compile-time bool"),
+])
+def test_warp_specialize_mistakes_are_located_errors(kernel, message):
+    with pytest.raises(tilec.Error, match=message) as e:
+        kernel.compile("*fp32:16,i32")
+    assert "test_matmul_desc.py:" in str(e.value)

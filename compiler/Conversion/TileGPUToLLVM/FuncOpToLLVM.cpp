@@ -39,7 +39,7 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
                     rewriter.getUnitAttr());
     kernel->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     rewriter.getDenseI32ArrayAttr(
-                        {int32_t(context.numThreads()), 1, 1}));
+                        {int32_t(context.blockThreads()), 1, 1}));
     if (context.maxRegisters)
       kernel->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                       rewriter.getI32IntegerAttr(int32_t(context.maxRegisters)));

@@ -135,6 +135,14 @@ struct BarrierOpLowering : OpConversionPattern<tilegpu::BarrierOp> {
   LogicalResult
   matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // A warp-specialised kernel's consumers meet on named barrier 1, their
+    // threads alone (the producer warp may have left).
+    if (auto threads = op->getAttrOfType<IntegerAttr>(tilegpu::kBarrierThreadsAttr)) {
+      orderedAsm(rewriter, op.getLoc(), LLVM::LLVMVoidType::get(rewriter.getContext()), {},
+                 "bar.sync 1, " + std::to_string(threads.getInt()) + ";", "");
+      rewriter.eraseOp(op);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }

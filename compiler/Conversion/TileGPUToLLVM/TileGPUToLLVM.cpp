@@ -33,6 +33,8 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     MLIRContext *ctx = &getContext();
     LoweringContext context;
     context.numWarps = tilegpu::getNumWarps(module);
+    if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr))
+      context.producerWarps = unsigned(producers.getInt());
     context.maxRegisters = maxRegisters;
     if (context.numWarps == 0) {
       module.emitError("tilegpu-to-llvm needs a module that went through "

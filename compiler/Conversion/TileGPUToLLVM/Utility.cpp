@@ -90,7 +90,7 @@ Value tilec::lowering::pack(OpBuilder &b, Location loc, Type packedType,
 Value tilec::lowering::threadId(OpBuilder &b, Location loc,
                                 const LoweringContext &context) {
   auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,
-                                            context.numThreads());
+                                            context.blockThreads());
   return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
 }
 

@@ -25,7 +25,15 @@ struct LoweringContext {
   /// through the async proxy: the writers of what it may read (cp.async
   /// waits) fence before the barrier that publishes it.
   bool asyncProxyReadsShared = false;
+  /// Warps launched beside numWarps in a warp-specialised kernel (its
+  /// producer warp: tilegpu.producer_warps), which no layout spans.
+  unsigned producerWarps = 0;
+  /// The threads the layouts span.
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
+  /// The threads of the block (nvvm.reqntid), producer warps included.
+  unsigned blockThreads() const {
+    return (numWarps + producerWarps) * tilegpu::kThreadsPerWarp;
+  }
 };
 
 /// LLVM types for tile values: `!tile.ptr<T>` → `!llvm.ptr<1>`, a tensor

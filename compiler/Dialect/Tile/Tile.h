@@ -33,6 +33,10 @@ constexpr const char *kDivisibilityAttr = "tile.divisibility";
 /// On an scf.for: how many stages deep to software-pipeline its loads
 /// (`tl.range(..., num_stages=N)`), overriding the compilation's default.
 constexpr const char *kNumStagesAttr = "tile.num_stages";
+/// scf.for attribute: tl.range(..., warp_specialize=True), a producer warp
+/// issuing the loop's TMA loads ahead of the warps that compute
+/// (tilegpu-warp-specialize; ignored where it does not apply).
+constexpr const char *kWarpSpecializeAttr = "tile.warp_specialize";
 /// Argument attribute of a debug compile: the parameter's name in the
 /// source, for the messages of its bounds checks.
 constexpr const char *kArgNameAttr = "tile.arg_name";

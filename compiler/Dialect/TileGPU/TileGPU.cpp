@@ -233,6 +233,36 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << error;
     return success();
   }
+  if (name == kProducerWarpsAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() < 0 ||
+        getNumWarps(cast<ModuleOp>(op)) + value.getInt() > 32)
+      return op->emitError() << name
+                             << " must be an integer on a module, at most 32 warps "
+                                "with num_warps";
+    return success();
+  }
+  if (name == kWarpRolesAttr) {
+    if (!isa<scf::IfOp>(op) || !isa<UnitAttr>(attr.getValue()) ||
+        cast<scf::IfOp>(op).getElseRegion().empty())
+      return op->emitError() << name << " must be a unit attribute of an scf.if with an else";
+    return success();
+  }
+  if (name == kLaneZeroAttr) {
+    if (!isa<BarrierExpectOp, AsyncTMACopyGlobalToLocalOp>(op) ||
+        !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << name
+                             << " must be a unit attribute of barrier_expect or "
+                                "async_tma_copy_global_to_local";
+    return success();
+  }
+  if (name == kBarrierThreadsAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<BarrierOp>(op) || !value || value.getInt() <= 0 || value.getInt() % 32)
+      return op->emitError() << name
+                             << " must be a positive multiple of 32 on tilegpu.barrier";
+    return success();
+  }
   if (name == kSharedBytesAttr || name == kSharedOffsetAttr) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 0)
@@ -670,6 +700,8 @@ LogicalResult BarrierExpectOp::verify() {
 }
 
 LogicalResult WaitBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
+
+LogicalResult ArriveBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
 
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   if (failed(verifyBarrier(*this, getBarrier().getType())))

@@ -41,6 +41,21 @@ constexpr const char *kTargetAttr = "tilegpu.target";
 /// tilegpu-allocate-shared, also when the need exceeds the target's limit
 /// and the pass fails).
 constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
+/// Module attribute: warps a warp-specialised kernel launches beside its
+/// num_warps (tilegpu-warp-specialize's producer warp); the block is
+/// num_warps + producer_warps warps. Absent: none.
+constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
+/// scf.if attribute (tilegpu-warp-specialize): its then-region is the
+/// producer warp's code (one warp, its TMA issued by lane 0, ordered by
+/// mbarriers alone) and its else-region the consumers' (num_warps warps,
+/// whose CTA barriers become named barriers of those warps alone).
+constexpr const char *kWarpRolesAttr = "tilegpu.warp_roles";
+/// barrier_expect / async_tma_copy_global_to_local attribute: issued by
+/// lane 0 of the warp that reaches it (a producer warp), not by thread 0.
+constexpr const char *kLaneZeroAttr = "tilegpu.lane_zero";
+/// tilegpu.barrier attribute: only the first N threads synchronise, on
+/// named barrier 1 (a warp-specialised kernel's consumers).
+constexpr const char *kBarrierThreadsAttr = "tilegpu.barrier_threads";
 /// Op attribute: byte offset of the op's buffer or scratch in the kernel's
 /// shared memory (set by tilegpu-allocate-shared).
 constexpr const char *kSharedOffsetAttr = "tilegpu.shared_offset";

@@ -378,6 +378,39 @@ def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
   let hasVerifier = 1;
 }
 
+def TileGPU_ArriveBarrierOp : TileGPU_Op<"arrive_barrier", [
+    MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Arrive on an mbarrier, once per warp";
+  let description = [{
+    `mbarrier.arrive` by lane 0 of every warp that reaches it: one arrival
+    per warp, with release semantics, so that a barrier initialised with
+    the count of the warps that arrive completes its phase once all have.
+    A warp-specialised loop's consumers release a ring slot with it after
+    the dot that read the slot has finished.
+
+    ```mlir
+    tilegpu.arrive_barrier %bar : !tilegpu.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpIdOp : TileGPU_Op<"warp_id", [Pure]> {
+  let summary = "The index of the executing warp in the CTA";
+  let description = [{
+    The thread index divided by 32: the same for every thread of a warp.
+    A warp-specialised kernel chooses each warp's role with it.
+
+    ```mlir
+    %w = tilegpu.warp_id : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier", [
     MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
   let summary = "Wait until an mbarrier's phase of parity `phase` completes";

@@ -7,9 +7,12 @@
 //   async_tma_copy   thread 0 (and pred): fence.proxy.async, then one
 //                    cp.async.bulk.tensor per column of the buffer's
 //                    swizzle, each completing on the barrier
+//   arrive_barrier   lane 0 of each warp: mbarrier.arrive
+//   warp_id          the thread index >> 5
 //
 // One thread issues what acts once for the CTA; the barrier's phase is what
-// every thread then waits on. The map is a grid-constant kernel parameter
+// every thread then waits on. In a warp-specialised kernel's producer warp
+// (tilegpu.lane_zero on the op) the issuing thread is lane 0 of that warp. The map is a grid-constant kernel parameter
 // (its generic address, cvta.param); coordinates go to TMA innermost first,
 // as the map lists its dimensions. A swizzled buffer holds the block as
 // columns of `swizzleBytes`, each `rows` long, one after the other
@@ -32,11 +35,22 @@ Value sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
   return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), ptr);
 }
 
-/// True on thread 0 of the CTA (and where `pred` holds, when given).
-Value electedThread(OpBuilder &b, Location loc, const LoweringContext &context,
-                    Value pred = Value()) {
-  Value first = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                       threadId(b, loc, context), i32Constant(b, loc, 0));
+/// True on lane 0 of the executing warp.
+Value laneZero(OpBuilder &b, Location loc, const LoweringContext &context) {
+  Value lane = b.create<LLVM::AndOp>(loc, threadId(b, loc, context), i32Constant(b, loc, 31));
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lane, i32Constant(b, loc, 0));
+}
+
+/// True on thread 0 of the CTA, or for an op marked tilegpu.lane_zero (a
+/// producer warp's, which thread 0 never reaches) on lane 0 of its warp;
+/// and where `pred` holds, when given.
+Value electedThread(Operation *op, OpBuilder &b, Location loc,
+                    const LoweringContext &context, Value pred = Value()) {
+  Value first = op->hasAttr(tilegpu::kLaneZeroAttr)
+                    ? laneZero(b, loc, context)
+                    : b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                             threadId(b, loc, context), i32Constant(b, loc, 0))
+                          .getResult();
   return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
 }
 
@@ -58,7 +72,7 @@ LogicalResult lowerToElectedBarrierAsm(Operation *op, Value barrier, Value pred,
     return failure();
   Location loc = op->getLoc();
   orderedAsm(rewriter, loc, voidType(rewriter),
-             {electedThread(rewriter, loc, context, pred),
+             {electedThread(op, rewriter, loc, context, pred),
               sharedAddress32(rewriter, loc, barrier)},
              ptx, "b,r");
   rewriter.eraseOp(op);
@@ -105,6 +119,35 @@ struct BarrierExpectLowering : TMAPattern<tilegpu::BarrierExpectOp> {
   }
 };
 
+struct ArriveBarrierLowering : TMAPattern<tilegpu::ArriveBarrierOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::ArriveBarrierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    // One arrival per warp (the barrier counts warps), with release
+    // semantics: the warp's reads of the slot (waited for) come before.
+    Location loc = op.getLoc();
+    orderedAsm(rewriter, loc, voidType(rewriter),
+               {laneZero(rewriter, loc, context),
+                sharedAddress32(rewriter, loc, adaptor.getBarrier())},
+               "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];", "b,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WarpIdLowering : TMAPattern<tilegpu::WarpIdOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::WarpIdOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<LLVM::LShrOp>(op, threadId(rewriter, loc, context),
+                                              i32Constant(rewriter, loc, 5));
+    return success();
+  }
+};
+
 struct WaitBarrierLowering : TMAPattern<tilegpu::WaitBarrierOp> {
   using TMAPattern::TMAPattern;
   LogicalResult matchAndRewrite(tilegpu::WaitBarrierOp op, OpAdaptor adaptor,
@@ -139,7 +182,7 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
     // (The verifier checked that TMA copies the block.)
     TMABlockLayout layout =
         *tilegpu::getTMABlockLayout(buffer.getShape(), buffer.getElementType());
-    Value issue = electedThread(rewriter, loc, context, adaptor.getPred());
+    Value issue = electedThread(op, rewriter, loc, context, adaptor.getPred());
     Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
     Value dst = sharedAddress32(rewriter, loc, adaptor.getResult());
     Value barrier = sharedAddress32(rewriter, loc, adaptor.getBarrier());
@@ -175,5 +218,6 @@ void tilec::lowering::populateTMAToLLVMPatterns(TileTypeConverter &converter,
                                                 const LoweringContext &context,
                                                 RewritePatternSet &patterns) {
   patterns.add<InitBarrierLowering, InvalBarrierLowering, BarrierExpectLowering,
-               WaitBarrierLowering, AsyncTMACopyLowering>(converter, context);
+               WaitBarrierLowering, AsyncTMACopyLowering, ArriveBarrierLowering,
+               WarpIdLowering>(converter, context);
 }

@@ -1,0 +1,395 @@
+// tilegpu-warp-specialize: a loop marked tl.range(..., warp_specialize=True)
+// (tile.warp_specialize) whose dot operands are TMA reads gets a producer
+// warp of its own, as CUTLASS and Triton build Hopper matmuls:
+//
+//   rings (S buffers per operand), full[S] and empty[S] mbarriers, all
+//   initialised at the kernel's entry (full: 1 arrival, the expect;
+//   empty: one per consumer warp), then a CTA barrier
+//   scf.if (warp_id >= num_warps) {            // the producer warp
+//     <the pure ops the loop's bounds and the blocks' coordinates need>
+//     for i (slot, phase):
+//       <the coordinates of iteration i>
+//       wait_barrier empty[slot], phase ^ 1    // the consumers freed it
+//       barrier_expect full[slot], bytes        // lane 0
+//       async_tma_copy ... -> ring[slot], full[slot] (lane 0)
+//   } else {                                   // the num_warps consumers
+//     <the kernel as it was, the loop's TMA reads replaced:>
+//     for i (slot, phase):
+//       wait_barrier full[slot], phase         // the blocks landed
+//       ... dots read ring[slot] ...
+//       arrive_barrier empty[slot]              // once per warp, after them
+//     inval the barriers
+//   }
+//
+// The producer runs up to S iterations ahead, across anything the
+// consumers do between the dots (a persistent kernel's epilogue), and the
+// consumers no longer compute addresses or meet at a CTA barrier per
+// iteration: the mbarriers order everything. The scf.if carries
+// tilegpu.warp_roles: tilegpu-insert-barriers leaves the producer alone
+// and makes the consumers' barriers named barriers of their threads. The
+// module's tilegpu.producer_warps (1) grows the block by one warp.
+//
+// Where it does not apply (before sm_90a; a loop whose dot operands are not
+// all TMA reads: pointer loads, or descriptors a debug compile or `tilec
+// aot` reads through pointers) the attribute is dropped and the loop
+// pipelines as any other. A marked loop of TMA reads that cannot be
+// specialised (coordinates that need a load or a store, a loop inside
+// another, a store through what the descriptors read) is a located error:
+// the flag is a request for this schedule.
+#include "compiler/Dialect/Tile/Tile.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
+#include "compiler/Target/TargetInfo.h"
+#include "compiler/TensorMap.h"
+#include "compiler/Transforms/LoopUtils.h"
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_TILEGPUWARPSPECIALIZE
+#include "compiler/Transforms/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// A TMA read of a dot operand and the buffer it fills, which becomes a
+/// ring.
+struct ProducedLoad {
+  tile::TensorMapLoadOp load;
+  tilegpu::LocalAllocOp buffer;
+  Value ring;
+};
+
+/// The buffer `load` fills when wgmma reads it as TMA writes it: its one
+/// user, a local_alloc in its block in TMA's layout, read only by
+/// warp_group_dots (directly or through memdesc_trans).
+tilegpu::LocalAllocOp dotBufferOf(tile::TensorMapLoadOp load) {
+  if (!load->hasOneUse())
+    return {};
+  auto buffer = dyn_cast<tilegpu::LocalAllocOp>(*load->getUsers().begin());
+  if (!buffer || buffer->getBlock() != load->getBlock())
+    return {};
+  RankedTensorType type = load.getResult().getType();
+  std::optional<TMABlockLayout> layout =
+      tilegpu::getTMABlockLayout(type.getShape(), type.getElementType());
+  if (!layout ||
+      buffer.getType().getEncoding() !=
+          tilegpu::getTMABufferEncoding(load.getContext(), *layout, type.getElementType()))
+    return {};
+  for (Operation *user : buffer->getUsers()) {
+    if (auto view = dyn_cast<tilegpu::MemDescTransOp>(user)) {
+      if (!llvm::all_of(view->getUsers(),
+                        [](Operation *op) { return isa<tilegpu::WarpGroupDotOp>(op); }))
+        return {};
+    } else if (!isa<tilegpu::WarpGroupDotOp>(user)) {
+      return {};
+    }
+  }
+  return buffer;
+}
+
+Value constant(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+}
+
+/// Buffer `slot` of a ring (of blocks or of barriers).
+Value slotOf(OpBuilder &b, Location loc, Value ring, Value slot) {
+  auto type = cast<tilegpu::MemDescType>(ring.getType());
+  auto one = tilegpu::MemDescType::get(b.getContext(), type.getBufferShape(), type.getElementType(),
+                                       type.getEncoding(),
+                                       /*mutableMemory=*/true);
+  return b.create<tilegpu::MemDescIndexOp>(loc, one, ring, slot);
+}
+
+/// The slot after `slot` in a ring of `size`, and the phase parity after
+/// `phase` (flipped where the ring wraps).
+std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value phase,
+                                unsigned size) {
+  Value next = b.create<arith::AddIOp>(loc, slot, constant(b, loc, 1));
+  Value wraps =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, constant(b, loc, size));
+  Value nextSlot = b.create<arith::SelectOp>(loc, wraps, constant(b, loc, 0), next);
+  Value flipped = b.create<arith::XOrIOp>(loc, phase, constant(b, loc, 1));
+  return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
+}
+
+/// A located error (reported as the diagnostic goes out of scope).
+FailureOr<bool> refuse(InFlightDiagnostic &&) { return failure(); }
+
+struct TileGPUWarpSpecializePass
+    : tilec::impl::TileGPUWarpSpecializeBase<TileGPUWarpSpecializePass> {
+  using TileGPUWarpSpecializeBase::TileGPUWarpSpecializeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<scf::ForOp> marked;
+    module.walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(tile::kWarpSpecializeAttr))
+        marked.push_back(loop);
+    });
+    if (marked.empty())
+      return;
+    std::optional<TargetInfo> target = getModuleTarget(module, "tilegpu-warp-specialize");
+    if (!target)
+      return signalPassFailure();
+    if (!target->hasWgmma()) {
+      for (scf::ForOp loop : marked)
+        loop->removeAttr(tile::kWarpSpecializeAttr);
+      return;
+    }
+    llvm::SmallPtrSet<Operation *, 2> kernels;
+    for (scf::ForOp loop : marked) {
+      auto kernel = loop->getParentOfType<func::FuncOp>();
+      if (kernels.contains(kernel)) {
+        loop.emitError("warp_specialize: one loop per kernel can have a producer warp");
+        return signalPassFailure();
+      }
+      FailureOr<bool> specialized = specialize(loop, kernel, *target);
+      if (failed(specialized))
+        return signalPassFailure();
+      if (*specialized)
+        kernels.insert(kernel);
+    }
+    if (!kernels.empty())
+      module->setAttr(tilegpu::kProducerWarpsAttr,
+                      IntegerAttr::get(IntegerType::get(&getContext(), 32), 1));
+  }
+
+  /// Specialises `loop`; false where it does not apply (the mark dropped).
+  FailureOr<bool> specialize(scf::ForOp loop, func::FuncOp kernel, const TargetInfo &target) {
+    Block *entry = &kernel.getBody().front();
+    if (loop->getBlock() != entry)
+      return refuse(loop.emitError("warp_specialize: the loop must be at the kernel's top level, "
+                                   "not inside another loop or an if"));
+    SmallVector<ProducedLoad> loads;
+    SmallVector<Operation *> loadOps;
+    bool pointerOperand = false;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (auto tma = dyn_cast<tile::TensorMapLoadOp>(op)) {
+        if (tilegpu::LocalAllocOp buffer = dotBufferOf(tma)) {
+          loads.push_back({tma, buffer, Value()});
+          loadOps.push_back(tma);
+        }
+      } else if (auto plain = dyn_cast<tile::LoadOp>(op)) {
+        pointerOperand |= llvm::any_of(
+            plain->getUsers(), [](Operation *user) { return isa<tilegpu::LocalAllocOp>(user); });
+      }
+    }
+    // Without TMA reads of every dot operand (pointer loads, or descriptors
+    // read through pointers: a debug compile, `tilec aot`) there is nothing
+    // for a producer warp to issue: the loop pipelines as any other.
+    if (loads.empty() || pointerOperand) {
+      loop->removeAttr(tile::kWarpSpecializeAttr);
+      return false;
+    }
+    LoadAddressStage stage;
+    if (!stage.collect(loop, loadOps) || !stage.isSelfContained(loop, loadOps))
+      return refuse(loop.emitError("warp_specialize: the blocks' coordinates must be computed "
+                                   "from the loop's index and values before the loop, by "
+                                   "arithmetic alone"));
+    if (mayWriteWhatLoadsRead(loop, loadOps))
+      return refuse(loop.emitError("warp_specialize: the loop may write what its descriptors "
+                                   "read (a store through the same tensor, or an acquiring "
+                                   "atomic), which a producer running ahead would miss"));
+    // The values the producer repeats: the loop's bounds and what the
+    // coordinates take from before the loop.
+    llvm::SetVector<Operation *> slice;
+    SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    for (Operation *op : stage.ops)
+      llvm::append_range(work, op->getOperands());
+    for (unsigned index : stage.carried)
+      work.push_back(loop.getInitArgs()[index]);
+    for (ProducedLoad &p : loads)
+      llvm::append_range(work, p.load->getOperands());
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || loop->isAncestor(def))
+        continue; // an argument of the kernel, or computed in the loop
+      if (def->getBlock() != entry)
+        return refuse(loop.emitError("warp_specialize: the blocks' coordinates use a value "
+                                     "computed inside an if or a loop before this loop"));
+      if (!isMemoryEffectFree(def) || def->getNumRegions())
+        return refuse(def->emitError("warp_specialize: the blocks' coordinates depend on this, "
+                                     "which the producer warp cannot repeat"));
+      if (slice.insert(def))
+        llvm::append_range(work, def->getOperands());
+    }
+
+    // Stages: the loop's, fewer where the rings would not fit.
+    unsigned stages = getNumStages(loop, numStages);
+    int64_t perStage = 16; // the slot's two mbarriers
+    for (ProducedLoad &p : loads)
+      perStage += p.buffer.getType().getSizeInBytes();
+    stages = unsigned(std::clamp<int64_t>(int64_t(target.maxSharedBytesPerBlock) / perStage, 1,
+                                          std::max(2u, stages)));
+    if (stages < 2)
+      return refuse(loop.emitError("warp_specialize: not even two stages of the loop's blocks (")
+                    << perStage << " bytes each) fit the " << target.maxSharedBytesPerBlock
+                    << " bytes of shared memory a block may have");
+
+    unsigned warps = tilegpu::getNumWarps(loop->getParentOfType<ModuleOp>());
+    Location loc = loop.getLoc();
+    MLIRContext *ctx = loop.getContext();
+    IRRewriter b(ctx);
+
+    // The rings and barriers, before both roles.
+    b.setInsertionPointToStart(entry);
+    for (ProducedLoad &p : loads) {
+      tilegpu::MemDescType one = p.buffer.getType();
+      SmallVector<int64_t> shape{int64_t(stages)};
+      llvm::append_range(shape, one.getShape());
+      p.ring = b.create<tilegpu::LocalAllocOp>(
+          loc,
+          tilegpu::MemDescType::get(ctx, shape, one.getElementType(), one.getEncoding(),
+                                    /*mutableMemory=*/true),
+          Value());
+    }
+    Value full =
+        b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx, stages), Value());
+    Value empty =
+        b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx, stages), Value());
+    for (unsigned s = 0; s < stages; ++s) {
+      b.create<tilegpu::InitBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)), 1);
+      b.create<tilegpu::InitBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)), warps);
+    }
+    b.create<tilegpu::BarrierOp>(loc);
+    Value warp = b.create<tilegpu::WarpIdOp>(loc, b.getI32Type());
+    Value isProducer =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, warp, constant(b, loc, warps));
+    auto roles = b.create<scf::IfOp>(loc, isProducer, /*withElseRegion=*/true);
+    roles->setAttr(tilegpu::kWarpRolesAttr, b.getUnitAttr());
+
+    // The consumers: everything the kernel did, from after the split to
+    // its return.
+    Block *consumer = roles.elseBlock();
+    Operation *consumerEnd = consumer->getTerminator();
+    for (Operation &op : llvm::make_early_inc_range(
+             llvm::make_range(std::next(roles->getIterator()), entry->end())))
+      if (!op.hasTrait<OpTrait::IsTerminator>())
+        op.moveBefore(consumerEnd);
+
+    int64_t bytes = 0;
+    for (ProducedLoad &p : loads)
+      bytes += p.buffer.getType().getSizeInBytes();
+
+    // The producer: the slice, then a loop of the same iterations issuing
+    // the copies into the slots the consumers have freed.
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    IRMapping mapping;
+    for (Operation &op : *consumer)
+      if (slice.contains(&op))
+        b.clone(op, mapping);
+    SmallVector<Value> inits{constant(b, loc, 0), constant(b, loc, 0)};
+    for (unsigned index : stage.carried)
+      inits.push_back(mapping.lookupOrDefault(loop.getInitArgs()[index]));
+    auto produce = b.create<scf::ForOp>(loc, mapping.lookupOrDefault(loop.getLowerBound()),
+                                        mapping.lookupOrDefault(loop.getUpperBound()),
+                                        mapping.lookupOrDefault(loop.getStep()), inits);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(produce.getBody());
+      Value slot = produce.getRegionIterArgs()[0], phase = produce.getRegionIterArgs()[1];
+      mapping.map(loop.getInductionVar(), produce.getInductionVar());
+      for (auto [k, index] : llvm::enumerate(stage.carried))
+        mapping.map(loop.getRegionIterArgs()[index], produce.getRegionIterArgs()[2 + k]);
+      stage.clone(b, loop, mapping);
+      Value freed = b.create<arith::XOrIOp>(loc, phase, constant(b, loc, 1));
+      b.create<tilegpu::WaitBarrierOp>(loc, slotOf(b, loc, empty, slot), freed);
+      Value on = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+      Value barrier = slotOf(b, loc, full, slot);
+      auto expect = b.create<tilegpu::BarrierExpectOp>(loc, barrier, int32_t(bytes), on);
+      expect->setAttr(tilegpu::kLaneZeroAttr, b.getUnitAttr());
+      for (ProducedLoad &p : loads) {
+        SmallVector<Value> coords;
+        for (Value offset : p.load.getOffsets())
+          coords.push_back(mapping.lookupOrDefault(offset));
+        auto copy = b.create<tilegpu::AsyncTMACopyGlobalToLocalOp>(
+            loc, mapping.lookupOrDefault(p.load.getMap()), coords, slotOf(b, loc, p.ring, slot),
+            barrier, on);
+        copy->setAttr(tilegpu::kLaneZeroAttr, b.getUnitAttr());
+      }
+      auto [nextSlot, nextPhase] = advance(b, loc, slot, phase, stages);
+      SmallVector<Value> yields{nextSlot, nextPhase};
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (unsigned index : stage.carried)
+        yields.push_back(mapping.lookupOrDefault(yield.getOperand(index)));
+      b.create<scf::YieldOp>(loc, yields);
+    }
+
+    // The consumers' loop: wait for the slot's blocks, read them where
+    // they landed, free the slot after the last dot reading it.
+    Operation *lastReader = nullptr;
+    auto consider = [&](Operation *user) {
+      Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
+      if (top && (!lastReader || lastReader->isBeforeInBlock(top)))
+        lastReader = top;
+    };
+    for (ProducedLoad &p : loads)
+      for (Operation *user : p.buffer->getUsers()) {
+        consider(user);
+        if (isa<tilegpu::MemDescTransOp>(user))
+          for (Operation *dot : user->getUsers())
+            consider(dot);
+      }
+    b.setInsertionPoint(loop);
+    SmallVector<Value> zeros{constant(b, loc, 0), constant(b, loc, 0)};
+    Operation *releaseAfter = lastReader;
+    auto rebuilt =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(
+                b, zeros, /*replaceInitOperandUsesInLoop=*/false,
+                [&](OpBuilder &ib, Location l, ArrayRef<BlockArgument> args) -> SmallVector<Value> {
+                  Value slot = args[0], phase = args[1];
+                  Block *body = args[0].getOwner();
+                  ib.setInsertionPointToStart(body);
+                  ib.create<tilegpu::WaitBarrierOp>(l, slotOf(ib, l, full, slot), phase);
+                  for (ProducedLoad &p : loads) {
+                    ib.setInsertionPoint(p.buffer);
+                    tilegpu::replaceBuffer(p.buffer.getResult(), slotOf(ib, l, p.ring, slot));
+                  }
+                  ib.setInsertionPointAfter(releaseAfter);
+                  ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, slot));
+                  ib.setInsertionPoint(body->getTerminator());
+                  auto [nextSlot, nextPhase] = advance(ib, l, slot, phase, stages);
+                  return {nextSlot, nextPhase};
+                });
+    if (failed(rebuilt)) {
+      loop.emitError("warp_specialize: the loop could not take its slot and phase");
+      return failure();
+    }
+    auto consumerLoop = cast<scf::ForOp>(rebuilt->getOperation());
+    for (ProducedLoad &p : loads) {
+      p.buffer.erase();
+      p.load.erase();
+    }
+    consumerLoop->removeAttr(tile::kWarpSpecializeAttr);
+    consumerLoop->removeAttr(tile::kNumStagesAttr);
+    // The address stage's ops that only the copies read.
+    SmallVector<Operation *> stageOps;
+    for (Operation &op : consumerLoop.getBody()->without_terminator())
+      if (stage.ops.contains(&op))
+        stageOps.push_back(&op);
+    for (Operation *op : llvm::reverse(stageOps))
+      if (op->use_empty())
+        op->erase();
+    // Every copy has landed and been waited for once the loop ends.
+    b.setInsertionPointAfter(consumerLoop);
+    for (unsigned s = 0; s < stages; ++s) {
+      b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)));
+      b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)));
+    }
+    return true;
+  }
+};
+
+} // namespace

@@ -1,0 +1,45 @@
+# Loops for tilegpu-warp-specialize (warp-specialize.test): which it
+# specialises, which it leaves alone, which it refuses.
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def in_an_if(a_ptr, b_ptr, c_ptr, K, FLAG):
+    # The marked loop inside an if: the producer warp could not repeat the
+    # kernel's path to it.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    if FLAG > 0:
+        for k in tl.range(0, K, 64, warp_specialize=True):
+            acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def loaded_offset(a_ptr, b_ptr, c_ptr, offsets_ptr, K):
+    # The blocks' row comes from memory: a value the producer warp cannot
+    # compute by arithmetic.
+    a = tl.make_tensor_descriptor(a_ptr, [1024, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    row = tl.load(offsets_ptr)
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([row, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def pointer_operands(a_ptr, b_ptr, c_ptr, K):
+    # Dot operands read through pointers: nothing for a producer warp to
+    # copy, the mark is dropped and the loop pipelines as any other.
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        a = tl.load(a_ptr + r[:, None] * K + (k + r)[None, :])
+        b = tl.load(b_ptr + (k + r)[:, None] * 64 + r[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
