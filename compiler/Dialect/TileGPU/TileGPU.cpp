@@ -703,6 +703,12 @@ LogicalResult WaitBarrierOp::verify() { return verifyBarrier(*this, getBarrier()
 
 LogicalResult ArriveBarrierOp::verify() { return verifyBarrier(*this, getBarrier().getType()); }
 
+LogicalResult SetMaxRegistersOp::verify() {
+  if (getCount() % 8)
+    return emitOpError("gives a multiple of 8 registers, not ") << getCount();
+  return success();
+}
+
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   if (failed(verifyBarrier(*this, getBarrier().getType())))
     return failure();

@@ -397,6 +397,24 @@ def TileGPU_ArriveBarrierOp : TileGPU_Op<"arrive_barrier", [
   let hasVerifier = 1;
 }
 
+def TileGPU_SetMaxRegistersOp : TileGPU_Op<"set_max_registers"> {
+  let summary = "Give the executing warpgroup's threads `count` registers each";
+  let description = [{
+    `setmaxnreg.inc` (`increase`) or `setmaxnreg.dec`, by every thread of
+    a warpgroup (four warps) together (sm_90a): a warp-specialised
+    kernel's producer warpgroup gives up registers it does not need, and
+    its consumers take them. `count` is a multiple of 8 from 24 to 256.
+
+    ```mlir
+    tilegpu.set_max_registers 232 {increase}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>:$count,
+                       UnitAttr:$increase);
+  let assemblyFormat = "$count attr-dict";
+  let hasVerifier = 1;
+}
+
 def TileGPU_WarpIdOp : TileGPU_Op<"warp_id", [Pure]> {
   let summary = "The index of the executing warp in the CTA";
   let description = [{
