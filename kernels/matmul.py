@@ -214,8 +214,8 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                        WARP_SPECIALIZE: tl.constexpr = False):
-    # WARP_SPECIALIZE: on sm_90a a producer warp issues the TMA copies of
-    # A's and B's blocks ahead of the num_warps that multiply them
+    # WARP_SPECIALIZE: on sm_90a a producer warpgroup issues the TMA copies
+    # of A's and B's blocks ahead of the num_warps that multiply them
     # (docs/pipeline.md, "Warp specialisation").
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
@@ -248,8 +248,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     next tile's first blocks are in flight while this tile's epilogue
     runs, and on sm_90a the dot stays in flight except in a tile's last
     iteration, whose epilogue waits for it (docs/pipeline.md). With
-    WARP_SPECIALIZE a producer warp issues the copies instead, running up
-    to STAGES iterations ahead of the warps that multiply."""
+    WARP_SPECIALIZE a producer warpgroup issues the copies instead, running
+    up to STAGES iterations ahead of the warps that multiply."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
     pid = tl.program_id(0)
@@ -488,7 +488,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
     each walking several tiles; `warp_specialize` gives either a producer
-    warp issuing the copies (sm_90a). `config` is one of matmul_configs(); A and
+    warpgroup issuing the copies (sm_90a). `config` is one of matmul_configs(); A and
     B are contiguous along K and N (their last stride 1). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""

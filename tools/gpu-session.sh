@@ -215,7 +215,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       # The persistent matmul: every config on 7 programs (each walking
       # several tiles, the epilogue inside the pipelined loop), and with C
       # in the inputs' type (the epilogue's conversion beside the rings);
-      # and warp-specialised, on 7 programs (the producer warp and the
+      # and warp-specialised, on 7 programs (the producer warpgroup and the
       # consumers' full/empty mbarriers).
       sanitize_persistent() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \

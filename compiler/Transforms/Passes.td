@@ -246,7 +246,7 @@ def TileGPUDecomposeConversions
 }
 
 def TileGPUWarpSpecialize : Pass<"tilegpu-warp-specialize", "mlir::ModuleOp"> {
-  let summary = "A producer warp issuing a marked loop's TMA loads ahead of the compute warps";
+  let summary = "A producer warpgroup issuing a marked loop's TMA loads ahead of the compute warps";
   let description = [{
     For the `scf.for` marked `tile.warp_specialize` (`tl.range(...,
     warp_specialize=True)`, one per kernel, at its top level) whose dot
@@ -254,14 +254,17 @@ def TileGPUWarpSpecialize : Pass<"tilegpu-warp-specialize", "mlir::ModuleOp"> {
     (`tile.num_stages`, else `num-stages`; fewer where they would not fit)
     and full/empty mbarriers allocated and initialised at the kernel's
     entry; the kernel split by `tilegpu.warp_id` into an `scf.if` marked
-    `tilegpu.warp_roles`, whose then-region is one producer warp (the pure
-    ops the coordinates need, then a loop that waits for a slot to be
-    free, announces its bytes and issues the TMA copies, from lane 0) and
-    whose else-region is the kernel's own code for the num_warps
-    consumers, the loop waiting on each slot's full barrier, its dots
-    reading the slot, and one `arrive_barrier` per warp freeing it. Sets
-    the module's `tilegpu.producer_warps`. Before sm_90a the mark is
-    dropped; on sm_90a a marked loop it cannot specialise is an error.
+    `tilegpu.warp_roles`. Its then-region is a producer warpgroup that
+    gives registers back (`set_max_registers` 40) and whose first warp
+    repeats the pure ops the coordinates need, then loops: wait for a free
+    slot, announce its bytes, issue the TMA copies, from lane 0. Its
+    else-region is the kernel's own code for the num_warps consumers,
+    which take the registers, the loop waiting on each slot's full
+    barrier, its dots reading the slot, and one `arrive_barrier` per warp
+    freeing it. Sets the module's `tilegpu.producer_warps` (4). Before
+    sm_90a, or where the operands are not all TMA reads, the mark is
+    dropped; on sm_90a a marked loop of TMA reads it cannot specialise is
+    an error.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",

@@ -1,18 +1,22 @@
 // tilegpu-warp-specialize: a loop marked tl.range(..., warp_specialize=True)
 // (tile.warp_specialize) whose dot operands are TMA reads gets a producer
-// warp of its own, as CUTLASS and Triton build Hopper matmuls:
+// warpgroup of its own, as CUTLASS and Triton build Hopper matmuls:
 //
 //   rings (S buffers per operand), full[S] and empty[S] mbarriers, all
 //   initialised at the kernel's entry (full: 1 arrival, the expect;
 //   empty: one per consumer warp), then a CTA barrier
-//   scf.if (warp_id >= num_warps) {            // the producer warp
-//     <the pure ops the loop's bounds and the blocks' coordinates need>
-//     for i (slot, phase):
-//       <the coordinates of iteration i>
-//       wait_barrier empty[slot], phase ^ 1    // the consumers freed it
-//       barrier_expect full[slot], bytes        // lane 0
-//       async_tma_copy ... -> ring[slot], full[slot] (lane 0)
+//   scf.if (warp_id >= num_warps) {            // the producer warpgroup
+//     set_max_registers 40                      // gives its registers back
+//     scf.if (warp_id == num_warps) {           // its first warp
+//       <the pure ops the loop's bounds and the blocks' coordinates need>
+//       for i (slot, phase):
+//         <the coordinates of iteration i>
+//         wait_barrier empty[slot], phase ^ 1  // the consumers freed it
+//         barrier_expect full[slot], bytes      // lane 0
+//         async_tma_copy ... -> ring[slot], full[slot] (lane 0)
+//     }
 //   } else {                                   // the num_warps consumers
+//     set_max_registers N {increase}            // take them
 //     <the kernel as it was, the loop's TMA reads replaced:>
 //     for i (slot, phase):
 //       wait_barrier full[slot], phase         // the blocks landed
@@ -21,21 +25,24 @@
 //     inval the barriers
 //   }
 //
-// The producer runs up to S iterations ahead, across anything the
-// consumers do between the dots (a persistent kernel's epilogue), and the
-// consumers no longer compute addresses or meet at a CTA barrier per
-// iteration: the mbarriers order everything. The scf.if carries
+// The producer runs up to S iterations ahead of the consumers, across
+// anything they do between the dots (a persistent kernel's epilogue), and
+// the consumers no longer compute addresses or meet at a CTA barrier per
+// iteration: the mbarriers order everything. The block starts with the
+// whole register file (.maxnreg, warpSpecializedRegisters); the producer
+// keeps 40 per thread and the consumers take the rest (232 for 8 warps),
+// which a 128 x 256 tile needs. The outer scf.if carries
 // tilegpu.warp_roles: tilegpu-insert-barriers leaves the producer alone
 // and makes the consumers' barriers named barriers of their threads. The
-// module's tilegpu.producer_warps (1) grows the block by one warp.
+// module's tilegpu.producer_warps (4) grows the block by one warpgroup.
 //
 // Where it does not apply (before sm_90a; a loop whose dot operands are not
 // all TMA reads: pointer loads, or descriptors a debug compile or `tilec
 // aot` reads through pointers) the attribute is dropped and the loop
 // pipelines as any other. A marked loop of TMA reads that cannot be
 // specialised (coordinates that need a load or a store, a loop inside
-// another, a store through what the descriptors read) is a located error:
-// the flag is a request for this schedule.
+// another, a store through what the descriptors read, num_warps not whole
+// warpgroups) is a located error: the flag is a request for this schedule.
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
@@ -60,6 +67,9 @@ using namespace mlir;
 using namespace tilec;
 
 namespace {
+
+/// The producer is a whole warpgroup, as setmaxnreg needs.
+constexpr unsigned kWarpsPerGroup = 4;
 
 /// A TMA read of a dot operand and the buffer it fills, which becomes a
 /// ring.
@@ -161,7 +171,7 @@ struct TileGPUWarpSpecializePass
     }
     if (!kernels.empty())
       module->setAttr(tilegpu::kProducerWarpsAttr,
-                      IntegerAttr::get(IntegerType::get(&getContext(), 32), 1));
+                      IntegerAttr::get(IntegerType::get(&getContext(), 32), kWarpsPerGroup));
   }
 
   /// Specialises `loop`; false where it does not apply (the mark dropped).
@@ -238,6 +248,17 @@ struct TileGPUWarpSpecializePass
                     << " bytes of shared memory a block may have");
 
     unsigned warps = tilegpu::getNumWarps(loop->getParentOfType<ModuleOp>());
+    if (warps % kWarpsPerGroup)
+      return refuse(loop.emitError("warp_specialize: num_warps must be whole warpgroups "
+                                   "(a multiple of 4), not ")
+                    << warps);
+    // The registers: the block starts with the whole file; the producer
+    // warpgroup gives all but a few back, the consumers take them.
+    unsigned blockThreads = (warps + kWarpsPerGroup) * 32;
+    int64_t pool = int64_t(tilegpu::warpSpecializedRegisters(blockThreads)) * blockThreads;
+    unsigned consumerRegisters = unsigned(std::min<int64_t>(
+        240, (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) /
+                 (warps * 32) / 8 * 8));
     Location loc = loop.getLoc();
     MLIRContext *ctx = loop.getContext();
     IRRewriter b(ctx);
@@ -282,9 +303,19 @@ struct TileGPUWarpSpecializePass
     for (ProducedLoad &p : loads)
       bytes += p.buffer.getType().getSizeInBytes();
 
-    // The producer: the slice, then a loop of the same iterations issuing
-    // the copies into the slots the consumers have freed.
+    // The consumers take the registers the producer gives back.
+    b.setInsertionPointToStart(consumer);
+    b.create<tilegpu::SetMaxRegistersOp>(loc, consumerRegisters, /*increase=*/true);
+
+    // The producer warpgroup gives its registers back; its first warp
+    // repeats the slice, then a loop of the same iterations issuing the
+    // copies into the slots the consumers have freed.
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    b.create<tilegpu::SetMaxRegistersOp>(loc, tilegpu::kProducerRegisters, /*increase=*/false);
+    Value firstWarp =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warp, constant(b, loc, warps));
+    auto issuer = b.create<scf::IfOp>(loc, firstWarp, /*withElseRegion=*/false);
+    b.setInsertionPoint(issuer.thenBlock()->getTerminator());
     IRMapping mapping;
     for (Operation &op : *consumer)
       if (slice.contains(&op))

@@ -252,7 +252,7 @@ def test_matmul_tma_empty_shapes(hopper, programs):
 @pytest.mark.parametrize("config_index", range(5))
 @pytest.mark.parametrize("programs", [None, 7, 132])
 def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, programs):
-    # WARP_SPECIALIZE: a producer warp issues the TMA copies into rings
+    # WARP_SPECIALIZE: a producer warpgroup issues the TMA copies into rings
     # guarded by full/empty mbarriers, the num_warps consumers multiply
     # (tilegpu-warp-specialize); the descriptor kernel (programs None) and
     # the persistent one, whose producer runs ahead across tiles and the

@@ -33,9 +33,14 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     MLIRContext *ctx = &getContext();
     LoweringContext context;
     context.numWarps = tilegpu::getNumWarps(module);
-    if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr))
-      context.producerWarps = unsigned(producers.getInt());
     context.maxRegisters = maxRegisters;
+    if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr)) {
+      context.producerWarps = unsigned(producers.getInt());
+      // Launched with the whole register file, which setmaxnreg splits
+      // between the producer and the consumers (a maxnreg of the
+      // launch would not leave the consumers theirs).
+      context.maxRegisters = tilegpu::warpSpecializedRegisters(context.blockThreads());
+    }
     if (context.numWarps == 0) {
       module.emitError("tilegpu-to-llvm needs a module that went through "
                        "tile-to-tilegpu (no tilegpu.num_warps attribute)");

@@ -45,6 +45,15 @@ constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 /// num_warps (tilegpu-warp-specialize's producer warp); the block is
 /// num_warps + producer_warps warps. Absent: none.
 constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
+/// The registers each thread of a warp-specialised kernel's block of
+/// `threads` is launched with (its .maxnreg): the whole register file,
+/// which the warpgroups then split with setmaxnreg (producer 40).
+inline unsigned warpSpecializedRegisters(unsigned threads) {
+  unsigned share = 65536 / threads / 8 * 8;
+  return share < 248 ? share : 248;
+}
+/// The registers a warp-specialised kernel's producer warpgroup keeps.
+constexpr unsigned kProducerRegisters = 40;
 /// scf.if attribute (tilegpu-warp-specialize): its then-region is the
 /// producer warp's code (one warp, its TMA issued by lane 0, ordered by
 /// mbarriers alone) and its else-region the consumers' (num_warps warps,

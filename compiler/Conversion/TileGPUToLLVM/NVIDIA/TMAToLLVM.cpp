@@ -9,6 +9,7 @@
 //                    swizzle, each completing on the barrier
 //   arrive_barrier   lane 0 of each warp: mbarrier.arrive
 //   warp_id          the thread index >> 5
+//   set_max_registers  every thread of the warpgroup: setmaxnreg.inc/dec
 //
 // One thread issues what acts once for the CTA; the barrier's phase is what
 // every thread then waits on. In a warp-specialised kernel's producer warp
@@ -137,6 +138,22 @@ struct ArriveBarrierLowering : TMAPattern<tilegpu::ArriveBarrierOp> {
   }
 };
 
+struct SetMaxRegistersLowering : TMAPattern<tilegpu::SetMaxRegistersOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::SetMaxRegistersOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    orderedAsm(rewriter, op.getLoc(), voidType(rewriter), {},
+               llvm::formatv("setmaxnreg.{0}.sync.aligned.u32 {1};",
+                             op.getIncrease() ? "inc" : "dec", op.getCount())
+                   .str(),
+               "");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct WarpIdLowering : TMAPattern<tilegpu::WarpIdOp> {
   using TMAPattern::TMAPattern;
   LogicalResult matchAndRewrite(tilegpu::WarpIdOp op, OpAdaptor,
@@ -219,5 +236,5 @@ void tilec::lowering::populateTMAToLLVMPatterns(TileTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<InitBarrierLowering, InvalBarrierLowering, BarrierExpectLowering,
                WaitBarrierLowering, AsyncTMACopyLowering, ArriveBarrierLowering,
-               WarpIdLowering>(converter, context);
+               WarpIdLowering, SetMaxRegistersLowering>(converter, context);
 }
