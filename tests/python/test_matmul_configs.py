@@ -232,6 +232,26 @@ def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config,
 
 # The descriptor kernels' signature: A, B, C, bias, then M, N, K,
 # stride_am, stride_bk, stride_cm and stride_cn (1).
+
+
+def _descriptor_kernel_ptx(kernel, operand, output, config_index, **constexprs):
+    """The sm_90a PTX of kernels/matmul.py's `kernel` (a descriptor kernel)
+    at shipped config `config_index` (skips past the last): C of `output`,
+    with bias and GELU when it is fp32."""
+    configs = matmul.matmul_configs(DTYPE[operand], True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    bm, bn, bk, gm, warps, stages = configs[config_index]
+    floats = output == "fp32"
+    if kernel == "matmul_persistent_kernel":
+        constexprs["STAGES"] = stages
+    k = getattr(matmul, kernel).compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
+        + ",".join(["i32:16"] * 6 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        **constexprs)
+    return k.asm["ptx"]
 DESC_TYPES = [("fp16", "fp32"), ("fp16", "fp16"), ("bf16", "fp32"), ("bf16", "bf16"),
               ("i8", "i32")]
 
@@ -248,27 +268,12 @@ def test_descriptor_configs_assemble_without_spills(tmp_path, kernel, operand, o
     # the inputs' type, whose epilogue the persistent kernel runs inside its
     # pipelined loop (converting the tile through shared memory beside the
     # rings). No spills, and no wgmma ptxas serialises.
-    configs = matmul.matmul_configs(DTYPE[operand], True)
-    if config_index >= len(configs):
-        pytest.skip("fewer configs")
-    bm, bn, bk, gm, warps, stages = configs[config_index]
-    floats = output == "fp32"
-    extra = {"STAGES": stages} if kernel == "matmul_persistent_kernel" else {}
-    k = getattr(matmul, kernel).compile(
-        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
-        + ",".join(["i32:16"] * 6 + ["i32:1"]),
-        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
-        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
-        **extra)
-    ptx = k.asm["ptx"]
+    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index)
     # (8-bit wgmma reads B K-major only: int8's row-major B takes mma.sync.)
     assert ("wgmma.mma_async" in ptx) == (operand != "i8")
     if operand != "i8":
         assert "cp.async.bulk.tensor" in ptx
-    if kernel == "matmul_persistent_kernel" and bm * bn > 128 * 128:
-        ref.assert_assembles(ptx, "sm_90a", tmp_path)
-    else:
-        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+    ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
@@ -283,19 +288,8 @@ def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, co
     # persistent kernel's 128 x 256 tiles, whose consumers' 232 registers
     # fall short of the epilogue in their loop (ptxas 13.0: 128 bytes with
     # the fp32 bias + GELU epilogue, 4 with a bf16 C).
-    configs = matmul.matmul_configs(DTYPE[operand], True)
-    if config_index >= len(configs):
-        pytest.skip("fewer configs")
-    bm, bn, bk, gm, warps, stages = configs[config_index]
-    floats = output == "fp32"
-    extra = {"STAGES": stages} if kernel == "matmul_persistent_kernel" else {}
-    k = getattr(matmul, kernel).compile(
-        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
-        + ",".join(["i32:16"] * 6 + ["i32:1"]),
-        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
-        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
-        WARP_SPECIALIZE=True, **extra)
-    ptx = k.asm["ptx"]
+    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, WARP_SPECIALIZE=True)
+    bm, bn, bk, gm, warps, stages = matmul.matmul_configs(DTYPE[operand], True)[config_index]
     assert f".reqntid {32 * (warps + 4)}, 1, 1" in ptx
     assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx
     assert "setmaxnreg.inc.sync.aligned.u32" in ptx
