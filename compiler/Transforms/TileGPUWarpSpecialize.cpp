@@ -31,18 +31,25 @@
 // iteration: the mbarriers order everything. The block starts with the
 // whole register file (.maxnreg, warpSpecializedRegisters); the producer
 // keeps 40 per thread and the consumers take the rest (232 for 8 warps),
-// which a 128 x 256 tile needs. The outer scf.if carries
+// which a 128 x 256 tile needs.
+//
+// The producer repeats scalar arithmetic only (a tensor op's lowering may
+// need a barrier of the consumers), and starts copying as soon as the warps
+// split: a store, atomic or volatile load before the loop is refused, as
+// the copies would no longer wait for it. The outer scf.if carries
 // tilegpu.warp_roles: tilegpu-insert-barriers leaves the producer alone
 // and makes the consumers' barriers named barriers of their threads. The
 // module's tilegpu.producer_warps (4) grows the block by one warpgroup.
 //
 // Where it does not apply (before sm_90a; a loop whose dot operands are not
-// all TMA reads: pointer loads, or descriptors a debug compile or `tilec
-// aot` reads through pointers) the attribute is dropped and the loop
+// all TMA reads wgmma reads: pointer loads, descriptors a debug compile or
+// `tilec aot` reads through pointers, dots on mma.sync) the attribute is
+// dropped and the loop
 // pipelines as any other. A marked loop of TMA reads that cannot be
 // specialised (coordinates that need a load or a store, a loop inside
 // another, a store through what the descriptors read, num_warps not whole
 // warpgroups) is a located error: the flag is a request for this schedule.
+#include "compiler/Analysis/SharedScratch.h"
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
@@ -206,6 +213,27 @@ struct TileGPUWarpSpecializePass
       return refuse(loop.emitError("warp_specialize: the blocks' coordinates must be computed "
                                    "from the loop's index and values before the loop, by "
                                    "arithmetic alone"));
+    // The producer starts its copies as soon as the warps split: nothing
+    // the kernel does before the loop may order memory before them.
+    for (Operation &op : *entry) {
+      if (&op == loop.getOperation())
+        break;
+      WalkResult ordered = op.walk([](Operation *inner) {
+        auto load = dyn_cast<tile::LoadOp>(inner);
+        return isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(inner) ||
+                       (load && load.getIsVolatile())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (ordered.wasInterrupted())
+        return refuse(op.emitError("warp_specialize: the producer warpgroup would copy the "
+                                   "loop's blocks before this store, atomic or volatile load "
+                                   "finishes; move it after the loop"));
+    }
+    for (Operation *op : stage.ops)
+      if (llvm::any_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+        return refuse(op->emitError("warp_specialize: the blocks' coordinates must be scalar "
+                                    "arithmetic"));
     if (mayWriteWhatLoadsRead(loop, loadOps))
       return refuse(loop.emitError("warp_specialize: the loop may write what its descriptors "
                                    "read (a store through the same tensor, or an acquiring "
@@ -216,8 +244,11 @@ struct TileGPUWarpSpecializePass
     SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
     for (Operation *op : stage.ops)
       llvm::append_range(work, op->getOperands());
-    for (unsigned index : stage.carried)
+    auto loopYield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (unsigned index : stage.carried) {
       work.push_back(loop.getInitArgs()[index]);
+      work.push_back(loopYield.getOperand(index)); // (one defined before the loop)
+    }
     for (ProducedLoad &p : loads)
       llvm::append_range(work, p.load->getOperands());
     while (!work.empty()) {
@@ -228,20 +259,36 @@ struct TileGPUWarpSpecializePass
       if (def->getBlock() != entry)
         return refuse(loop.emitError("warp_specialize: the blocks' coordinates use a value "
                                      "computed inside an if or a loop before this loop"));
-      if (!isMemoryEffectFree(def) || def->getNumRegions())
-        return refuse(def->emitError("warp_specialize: the blocks' coordinates depend on this, "
-                                     "which the producer warp cannot repeat"));
+      // (Scalars only: a tensor op's lowering may need the consumers' own
+      // barriers.)
+      if (!isMemoryEffectFree(def) || def->getNumRegions() ||
+          llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+        return refuse(def->emitError("warp_specialize: the loop's bounds or the blocks' "
+                                     "coordinates depend on this, which the producer "
+                                     "warpgroup cannot repeat (scalar arithmetic only)"));
       if (slice.insert(def))
         llvm::append_range(work, def->getOperands());
     }
 
-    // Stages: the loop's, fewer where the rings would not fit.
+    // Stages: the loop's, fewer where the rings would not fit beside the
+    // kernel's other buffers and its largest scratch (the rings live
+    // through all of it).
     unsigned stages = getNumStages(loop, numStages);
     int64_t perStage = 16; // the slot's two mbarriers
     for (ProducedLoad &p : loads)
       perStage += p.buffer.getType().getSizeInBytes();
-    stages = unsigned(std::clamp<int64_t>(int64_t(target.maxSharedBytesPerBlock) / perStage, 1,
-                                          std::max(2u, stages)));
+    int64_t otherBytes = 0, scratchBytes = 0;
+    kernel.walk([&](Operation *op) {
+      auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op);
+      if (!alloc) {
+        scratchBytes = std::max(scratchBytes, getScratchBytes(op));
+        return;
+      }
+      if (llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == alloc; }))
+        otherBytes += alloc.getType().getSizeInBytes();
+    });
+    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes - scratchBytes;
+    stages = unsigned(std::clamp<int64_t>(available / perStage, 1, std::max(2u, stages)));
     if (stages < 2)
       return refuse(loop.emitError("warp_specialize: not even two stages of the loop's blocks (")
                     << perStage << " bytes each) fit the " << target.maxSharedBytesPerBlock
@@ -256,9 +303,12 @@ struct TileGPUWarpSpecializePass
     // warpgroup gives all but a few back, the consumers take them.
     unsigned blockThreads = (warps + kWarpsPerGroup) * 32;
     int64_t pool = int64_t(tilegpu::warpSpecializedRegisters(blockThreads)) * blockThreads;
-    unsigned consumerRegisters = unsigned(std::min<int64_t>(
-        240, (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) /
-                 (warps * 32) / 8 * 8));
+    // (Never fewer than the launch gave: setmaxnreg.inc may only grow.)
+    unsigned launched = tilegpu::warpSpecializedRegisters(blockThreads);
+    int64_t share =
+        (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) / (warps * 32);
+    unsigned consumerRegisters =
+        unsigned(std::max<int64_t>(launched, std::min<int64_t>(248, share / 8 * 8)));
     Location loc = loop.getLoc();
     MLIRContext *ctx = loop.getContext();
     IRRewriter b(ctx);

@@ -355,7 +355,7 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
     bool releases = info.sem == Sem::release || info.sem == Sem::acq_rel;
     bool acquires = info.sem == Sem::acquire || info.sem == Sem::acq_rel;
     if (!tensorType && releases)
-      rewriter.create<NVVM::Barrier0Op>(loc);
+      ctaBarrier(rewriter, loc, context);
     unsigned vector = 1;
     if (info.maxVector > 1 && tensorType)
       vector = std::min(info.maxVector,
@@ -387,7 +387,7 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
     }
     bool shared = getAtomicScratchBytes(op) != 0; // (ends with a barrier)
     if (!tensorType && acquires && !shared)
-      rewriter.create<NVVM::Barrier0Op>(loc);
+      ctaBarrier(rewriter, loc, context);
     if (op.getResult().use_empty()) {
       rewriter.eraseOp(op);
       return success();
@@ -420,7 +420,7 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
       // Thread 0 performed it: it alone stores, everyone loads.
       emitPredicatedStore(rewriter, loc, AccessShape(info.element, 1), base, owner,
                           results, "st.shared");
-      rewriter.create<NVVM::Barrier0Op>(loc);
+      ctaBarrier(rewriter, loc, context);
       return {rewriter.create<LLVM::LoadOp>(loc, info.element, base).getResult()};
     }
     auto type = cast<RankedTensorType>(op.getType());
@@ -434,7 +434,7 @@ struct AtomicOpLowering : OpConversionPattern<Op> {
                                             /*mutableMemory=*/true);
     tilegpu::LinearLayout shared = tilegpu::toLinearLayout(buffer);
     storeToShared(rewriter, loc, *layout, shared, base, info.element, results, context);
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    ctaBarrier(rewriter, loc, context);
     return loadFromShared(rewriter, loc, *layout, shared, base, info.element, context);
   }
 

@@ -42,7 +42,7 @@ struct GatherOpLowering : OpConversionPattern<tile::GatherOp> {
     storeToShared(rewriter, loc, tilegpu::toLinearLayout(srcType),
                   tilegpu::toLinearLayout(buffer), base, element,
                   unpack(rewriter, loc, adaptor.getSrc()), context);
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    ctaBarrier(rewriter, loc, context);
 
     // Each register of the result: its coordinates, the axis's replaced.
     unsigned axis = op.getAxis();

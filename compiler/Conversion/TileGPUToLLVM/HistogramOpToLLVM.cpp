@@ -55,7 +55,7 @@ struct HistogramOpLowering : OpConversionPattern<tile::HistogramOp> {
       emitPredicatedStore(rewriter, loc, AccessShape(i32, 1), binAddress(clamped), inside,
                           {zero}, "st.shared");
     }
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    ctaBarrier(rewriter, loc, context);
 
     // Count: each element once, by its owner.
     tilegpu::LinearLayout layout = tilegpu::toLinearLayout(inputType);
@@ -78,7 +78,7 @@ struct HistogramOpLowering : OpConversionPattern<tile::HistogramOp> {
       rewriter.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, binAddress(bin), count,
                                          LLVM::AtomicOrdering::monotonic);
     }
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    ctaBarrier(rewriter, loc, context);
 
     // Each register of the result: its bin.
     SmallVector<Value> results;

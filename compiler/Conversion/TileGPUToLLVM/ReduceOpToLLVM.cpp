@@ -142,7 +142,7 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
           rewriter.create<LLVM::StoreOp>(loc, v, slot(k, warpPos, index));
         }
       }
-      rewriter.create<NVVM::Barrier0Op>(loc);
+      ctaBarrier(rewriter, loc, context);
       int64_t warps = int64_t(1) << llvm::popcount(uint32_t(bits->warps));
       for (auto &[key, values] : partial) {
         auto load = [&](int64_t w) {

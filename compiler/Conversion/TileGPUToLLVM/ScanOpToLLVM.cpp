@@ -210,7 +210,7 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
               v = rewriter.create<LLVM::ZExtOp>(loc, memoryTypes[k], v);
             rewriter.create<LLVM::StoreOp>(loc, v, slot(k, slotIndex(key, rep, warpPos)));
           }
-      rewriter.create<NVVM::Barrier0Op>(loc);
+      ctaBarrier(rewriter, loc, context);
       for (auto &[key, line] : lines)
         for (int64_t rep = 0; rep < reps; ++rep) {
           auto load = [&](int64_t w) {

@@ -87,6 +87,15 @@ Value tilec::lowering::pack(OpBuilder &b, Location loc, Type packedType,
   return result;
 }
 
+void tilec::lowering::ctaBarrier(OpBuilder &b, Location loc, const LoweringContext &context) {
+  if (!context.producerWarps) {
+    b.create<NVVM::Barrier0Op>(loc);
+    return;
+  }
+  orderedAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
+             "bar.sync 1, " + std::to_string(context.numThreads()) + ";", "");
+}
+
 Value tilec::lowering::threadId(OpBuilder &b, Location loc,
                                 const LoweringContext &context) {
   auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,

@@ -88,6 +88,11 @@ mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type packedType,
                  mlir::ValueRange registers);
 
 /// This thread's index in the CTA (i32).
+/// A barrier of the threads the layouts span: bar.sync 0, or in a
+/// warp-specialised kernel (whose producer warpgroup never reaches the
+/// consumers' code) named barrier 1 of the num_warps consumers' threads.
+void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
+
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc,
                      const LoweringContext &context);
 

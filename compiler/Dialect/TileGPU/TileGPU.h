@@ -42,7 +42,7 @@ constexpr const char *kTargetAttr = "tilegpu.target";
 /// and the pass fails).
 constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 /// Module attribute: warps a warp-specialised kernel launches beside its
-/// num_warps (tilegpu-warp-specialize's producer warp); the block is
+/// num_warps (tilegpu-warp-specialize's producer warpgroup); the block is
 /// num_warps + producer_warps warps. Absent: none.
 constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
 /// The registers each thread of a warp-specialised kernel's block of
@@ -55,12 +55,13 @@ inline unsigned warpSpecializedRegisters(unsigned threads) {
 /// The registers a warp-specialised kernel's producer warpgroup keeps.
 constexpr unsigned kProducerRegisters = 40;
 /// scf.if attribute (tilegpu-warp-specialize): its then-region is the
-/// producer warp's code (one warp, its TMA issued by lane 0, ordered by
-/// mbarriers alone) and its else-region the consumers' (num_warps warps,
-/// whose CTA barriers become named barriers of those warps alone).
+/// producer warpgroup's code (four warps, whose first issues the TMA
+/// copies from lane 0, ordered by mbarriers alone) and its else-region the
+/// consumers' (num_warps warps, whose CTA barriers become named barriers
+/// of those warps alone).
 constexpr const char *kWarpRolesAttr = "tilegpu.warp_roles";
 /// barrier_expect / async_tma_copy_global_to_local attribute: issued by
-/// lane 0 of the warp that reaches it (a producer warp), not by thread 0.
+/// lane 0 of the warp that reaches it (the producer's), not by thread 0.
 constexpr const char *kLaneZeroAttr = "tilegpu.lane_zero";
 /// tilegpu.barrier attribute: only the first N threads synchronise, on
 /// named barrier 1 (a warp-specialised kernel's consumers).

@@ -378,19 +378,21 @@ struct AssertOpLowering : OpConversionPattern<tile::AssertOp> {
 };
 
 struct DebugBarrierOpLowering : OpConversionPattern<tile::DebugBarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DebugBarrierOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
   LogicalResult
   matchAndRewrite(tile::DebugBarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    ctaBarrier(rewriter, op.getLoc(), context);
+    rewriter.eraseOp(op);
     return success();
   }
+  const LoweringContext &context;
 };
 } // namespace
 
 void tilec::lowering::populateDebugOpToLLVMPatterns(TileTypeConverter &converter,
                                                     const LoweringContext &context,
                                                     RewritePatternSet &patterns) {
-  patterns.add<PrintOpLowering, AssertOpLowering>(converter, context);
-  patterns.add<DebugBarrierOpLowering>(converter, &converter.getContext());
+  patterns.add<PrintOpLowering, AssertOpLowering, DebugBarrierOpLowering>(converter, context);
 }

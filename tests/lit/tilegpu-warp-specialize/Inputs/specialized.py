@@ -43,3 +43,46 @@ def pointer_operands(a_ptr, b_ptr, c_ptr, K):
         b = tl.load(b_ptr + (k + r)[:, None] * 64 + r[None, :])
         acc = tl.dot(a, b, acc)
     tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def spin_before(a_ptr, b_ptr, c_ptr, flag, K):
+    # A flag polled before the loop: the copies must not start before it.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    while tl.atomic_cas(flag, 1, 1) != 1:
+        pass
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def reduced(a_ptr, b_ptr, c_ptr, K):
+    # A reduction across warps in the consumers' loop.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    total = tl.zeros((64,), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        total += tl.sum(acc, axis=0)
+    tl.store(c_ptr + r, total)
+
+
+@tilec.jit
+def yielded(a_ptr, b_ptr, c_ptr, K):
+    # A coordinate carried from a value computed before the loop.
+    a = tl.make_tensor_descriptor(a_ptr, [1024, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    base = tl.program_id(0) * 64
+    off = 0
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([off, k]), b.load([k, 0]), acc)
+        off = base
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
