@@ -624,7 +624,9 @@ const char *readL2KernelPTX() { return kReadL2PTX; }
 
 void flushL2(void *stream) {
   static std::mutex mutex;
-  // Leaked: they live as long as the context.
+  // The scratch is leaked (it lives as long as the context); the reading
+  // kernel is unloaded at exit, which Module's destructor allows after the
+  // driver has shut down.
   static DeviceBuffer *scratch = nullptr;
   static std::unique_ptr<Module> reader;
   static bool readerFailed = false;
