@@ -79,6 +79,7 @@
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
+#include "compiler/Transforms/AsyncDots.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -263,82 +264,8 @@ std::optional<PipelinedLoad> asPlainPipelinedLoad(tile::LoadOp load,
   return PipelinedLoad{load, tilegpu::LocalAllocOp(), bufferType, Value()};
 }
 
-/// A warp_group_dot left in flight across iterations, and the epilogue
-/// that reads its result in some iterations (a persistent matmul's tile
-/// store): an scf.if after it, and the select that resets the
-/// accumulator when that if runs.
-struct AsyncDot {
-  tilegpu::WarpGroupDotOp dot;
-  scf::IfOp epilogue;     ///< null: only the next iteration reads the result
-  arith::SelectOp reset;  ///< null: the epilogue leaves the accumulator as it is
-};
-
-/// The epilogue of `dot`, whose result the loop carries as iteration
-/// argument `index`, when every use of the result but the carrying one is
-/// inside one scf.if of the loop's body after the dot (no results, no
-/// else), and what is carried is the result itself or a select of zeros
-/// under the if's condition and the result (the accumulator reset when a
-/// tile ends). Then only that if needs the dot's instructions done, and
-/// LoopPipeliner waits for them inside it.
-std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp dot,
-                                     unsigned index) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Value carried = yield.getOperand(index);
-  AsyncDot found{dot, scf::IfOp(), carried.getDefiningOp<arith::SelectOp>()};
-  if (found.reset &&
-      (found.reset.getFalseValue() != dot.getD() || !isZeroFill(found.reset.getTrueValue()) ||
-       !found.reset->hasOneUse() || found.reset->getBlock() != loop.getBody()))
-    return std::nullopt;
-  if (!found.reset && carried != dot.getD())
-    return std::nullopt;
-  // The value carried must be the only one: a second iteration argument
-  // (or a second use by the reset) would take the result still in flight.
-  Value whole = found.reset ? found.reset.getResult() : dot.getD();
-  if (llvm::count(yield->getOperands(), whole) != 1)
-    return std::nullopt;
-  for (OpOperand &use : dot.getD().getUses()) {
-    Operation *user = use.getOwner();
-    if ((!found.reset && user == yield.getOperation()) ||
-        (found.reset && user == found.reset.getOperation() && use.getOperandNumber() == 2))
-      continue;
-    Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
-    auto epilogue = dyn_cast_or_null<scf::IfOp>(top);
-    if (!epilogue || (found.epilogue && epilogue != found.epilogue))
-      return std::nullopt;
-    found.epilogue = epilogue;
-  }
-  if (!found.epilogue)
-    return found.reset ? std::nullopt : std::optional<AsyncDot>(found);
-  scf::IfOp epilogue = found.epilogue;
-  if (epilogue->getNumResults() || !epilogue.getElseRegion().empty() ||
-      !dot->isBeforeInBlock(epilogue) ||
-      (found.reset && found.reset.getCondition() != epilogue.getCondition()))
-    return std::nullopt;
-  // (The rewritten if yields the reset's zeros where the epilogue was.)
-  if (found.reset) {
-    Value zeros = found.reset.getTrueValue();
-    Operation *def = zeros.getDefiningOp();
-    if (!loop.isDefinedOutsideOfLoop(zeros) &&
-        !(def && def->getBlock() == loop.getBody() && def->isBeforeInBlock(epilogue)))
-      return std::nullopt;
-  }
-  // (Another dot inside would find the tensor cores busy with this one's
-  // instructions in the other iterations too: left synchronous.)
-  if (epilogue->walk([](tilegpu::WarpGroupDotOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    return std::nullopt;
-  return found;
-}
-
-/// The warp_group_dots of `loop` that may leave their instructions in
-/// flight across iterations (pending = 1): each reads only the rings'
-/// buffers or buffers written before the loop (a buffer written in the body
-/// would be overwritten while the tensor cores still read it), accumulates
-/// into an iteration argument used by nothing else, and yields its result
-/// back to that argument, used by nothing else but an epilogue
-/// (withEpilogue). Empty unless every dot reading a ring is one of them: a
-/// ring some reader still needs at the end of its iteration keeps the
-/// synchronous schedule.
+/// The dots reading `loads`' rings that may stay in flight across
+/// iterations (asynchronousDots): every reader of a ring must qualify.
 SmallVector<AsyncDot> asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> loads) {
   SmallVector<tilegpu::WarpGroupDotOp> dots;
   for (const PipelinedLoad &p : loads) {
@@ -353,77 +280,11 @@ SmallVector<AsyncDot> asynchronousDots(scf::ForOp loop, ArrayRef<PipelinedLoad> 
       if (!llvm::is_contained(dots, dot))
         dots.push_back(dot);
   }
-  auto isRing = [&](Value buffer) {
-    if (auto view = buffer.getDefiningOp<tilegpu::MemDescTransOp>())
-      buffer = view.getSrc();
+  return tilec::asynchronousDots(loop, dots, [&](Value buffer) {
     return llvm::any_of(loads, [&](PipelinedLoad p) {
       return !p.isPlain() && buffer.getDefiningOp() == p.buffer.getOperation();
     });
-  };
-  SmallVector<AsyncDot> async;
-  for (tilegpu::WarpGroupDotOp dot : dots) {
-    // (A in registers: the instructions read them until the wait. A dot
-    // adding fp8 runs in f32 waits for them itself: nothing stays in
-    // flight, and a spare ring buffer would only cost shared memory.)
-    if (!isa<tilegpu::MemDescType>(dot.getA().getType()) || dot.addsRunsInF32())
-      return {};
-    for (Value buffer : std::initializer_list<Value>{dot.getA(), dot.getB()})
-      if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))
-        return {};
-    auto acc = dyn_cast<BlockArgument>(dot.getC());
-    if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse())
-      return {};
-    std::optional<AsyncDot> inFlight =
-        withEpilogue(loop, dot, acc.getArgNumber() - loop.getNumInductionVars());
-    if (!inFlight)
-      return {};
-    // (Two dots read by one epilogue would need one rewrite of it for
-    // both: left synchronous.)
-    if (inFlight->epilogue && llvm::any_of(async, [&](const AsyncDot &other) {
-          return other.epilogue == inFlight->epilogue;
-        }))
-      return {};
-    async.push_back(*inFlight);
-  }
-  return async;
-}
-
-/// Rewrites the epilogue of an in-flight dot (withEpilogue) into
-///   %r = scf.if %cond { %w = warp_group_dot_wait %d; <epilogue on %w>;
-///                       yield %zeros (reset) or %w }
-///        else { yield %d }
-/// carried instead of the dot's result (or the reset select): only the
-/// iterations that run the epilogue wait for the dot, the others leave it
-/// in flight into the next iteration's dot.
-void waitInEpilogue(RewriterBase &rewriter, scf::ForOp loop, AsyncDot async) {
-  scf::IfOp epilogue = async.epilogue;
-  Value d = async.dot.getD();
-  Location loc = epilogue.getLoc();
-  rewriter.setInsertionPoint(epilogue);
-  auto waited = rewriter.create<scf::IfOp>(loc, TypeRange{d.getType()},
-                                           epilogue.getCondition(), /*withElse=*/true);
-  Block *then = waited.thenBlock();
-  rewriter.setInsertionPointToStart(then);
-  auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, d.getType(), d, 0);
-  Block *body = epilogue.thenBlock();
-  rewriter.eraseOp(body->getTerminator());
-  rewriter.inlineBlockBefore(body, then, then->end());
-  rewriter.replaceUsesWithIf(d, wait.getResult(), [&](OpOperand &use) {
-    return use.getOwner() != wait.getOperation() && waited->isAncestor(use.getOwner());
   });
-  rewriter.setInsertionPointToEnd(then);
-  rewriter.create<scf::YieldOp>(
-      loc, async.reset ? async.reset.getTrueValue() : Value(wait.getResult()));
-  rewriter.setInsertionPointToStart(waited.elseBlock());
-  rewriter.create<scf::YieldOp>(loc, d);
-  rewriter.eraseOp(epilogue);
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Value carried = async.reset ? async.reset.getResult() : d;
-  for (OpOperand &operand : yield->getOpOperands())
-    if (operand.get() == carried)
-      rewriter.modifyOpInPlace(yield, [&] { operand.set(waited.getResult(0)); });
-  if (async.reset)
-    rewriter.eraseOp(async.reset);
 }
 
 class LoopPipeliner {
@@ -468,21 +329,7 @@ public:
       rewriter.create<tilegpu::AsyncWaitOp>(loc, 0);
     // The last asynchronous dots' instructions end here, before anything
     // reads their accumulators or reuses the rings.
-    auto newLoop = cast<scf::ForOp>(rebuilt->getOperation());
-    for (const AsyncDot &async : asyncDots_) {
-      tilegpu::WarpGroupDotOp dot = async.dot;
-      dot.setPending(1);
-      if (async.epilogue) {
-        waitInEpilogue(rewriter, newLoop, async);
-        rewriter.setInsertionPointAfter(newLoop);
-      }
-      unsigned index =
-          cast<BlockArgument>(dot.getC()).getArgNumber() - newLoop.getNumInductionVars();
-      Value result = newLoop.getResult(index);
-      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(),
-                                                               result, 0);
-      result.replaceAllUsesExcept(wait.getResult(), wait);
-    }
+    leaveDotsInFlight(rewriter, cast<scf::ForOp>(rebuilt->getOperation()), asyncDots_);
     // After every thread's last wait (tilegpu-insert-barriers orders it).
     if (barriers_)
       for (unsigned r = 0; r < ringSize_; ++r)

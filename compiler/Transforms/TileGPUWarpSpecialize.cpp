@@ -20,10 +20,20 @@
 //     <the kernel as it was, the loop's TMA reads replaced:>
 //     for i (slot, phase):
 //       wait_barrier full[slot], phase         // the blocks landed
-//       ... dots read ring[slot] ...
-//       arrive_barrier empty[slot]              // once per warp, after them
+//       ... dots read ring[slot] (pending = 1) ...
+//       if (i != first)                         // once per warp, after them:
+//         arrive_barrier empty[slot - 1]        //   iteration i-1's dots are done
+//     warp_group_dot_wait {pending = 0}
 //     inval the barriers
 //   }
+//
+// The dots stay in flight into the next iteration (AsyncDots.h) where
+// nothing but the next iteration and an epilogue reads their result, as
+// in tilegpu-pipeline-loads: each waits for the previous iteration's
+// instructions, not its own, and then frees the slot those read. The
+// rings get a slot more than the loop's stages for the blocks the dots in
+// flight still read. Otherwise (A in registers, fp8 adding in f32) each
+// iteration frees its own slot after its dots.
 //
 // The producer runs up to S iterations ahead of the consumers, across
 // anything they do between the dots (a persistent kernel's epilogue), and
@@ -54,6 +64,7 @@
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/TensorMap.h"
+#include "compiler/Transforms/AsyncDots.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -270,8 +281,26 @@ struct TileGPUWarpSpecializePass
         llvm::append_range(work, def->getOperands());
     }
 
-    // Stages: the loop's, fewer where the rings would not fit beside the
-    // kernel's other buffers and its largest scratch (the rings live
+    // The dots may stay in flight into the next iteration (pending = 1)
+    // where nothing else needs their result in their own: each iteration
+    // then frees the slot the previous one read, once its dots are done.
+    SmallVector<tilegpu::WarpGroupDotOp> dots;
+    for (ProducedLoad &p : loads)
+      for (Operation *user : p.buffer->getUsers()) {
+        SmallVector<Operation *> readers{user};
+        if (isa<tilegpu::MemDescTransOp>(user))
+          readers.assign(user->getUsers().begin(), user->getUsers().end());
+        for (Operation *reader : readers)
+          if (!llvm::is_contained(dots, reader))
+            dots.push_back(cast<tilegpu::WarpGroupDotOp>(reader));
+      }
+    SmallVector<AsyncDot> async = asynchronousDots(loop, dots, [&](Value buffer) {
+      return llvm::any_of(loads, [&](ProducedLoad &p) { return buffer == p.buffer.getResult(); });
+    });
+
+    // Stages: the loop's (and, with the dots in flight, a slot for the
+    // blocks they still read), fewer where the rings would not fit beside
+    // the kernel's other buffers and its largest scratch (the rings live
     // through all of it).
     unsigned stages = getNumStages(loop, numStages);
     int64_t perStage = 16; // the slot's two mbarriers
@@ -288,7 +317,12 @@ struct TileGPUWarpSpecializePass
         otherBytes += alloc.getType().getSizeInBytes();
     });
     int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes - scratchBytes;
-    stages = unsigned(std::clamp<int64_t>(available / perStage, 1, std::max(2u, stages)));
+    unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);
+    stages = unsigned(std::clamp<int64_t>(available / perStage, 1, wanted));
+    // (Two slots with a dot in flight would leave the producer nothing to
+    // copy ahead: the dots wait for their own instructions instead.)
+    if (stages < 3)
+      async.clear();
     if (stages < 2)
       return refuse(loop.emitError("warp_specialize: not even two stages of the loop's blocks (")
                     << perStage << " bytes each) fit the " << target.maxSharedBytesPerBlock
@@ -439,7 +473,24 @@ struct TileGPUWarpSpecializePass
                     tilegpu::replaceBuffer(p.buffer.getResult(), slotOf(ib, l, p.ring, slot));
                   }
                   ib.setInsertionPointAfter(releaseAfter);
-                  ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, slot));
+                  if (async.empty()) {
+                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, slot));
+                  } else {
+                    // The dots wait for the previous iteration's
+                    // instructions: its slot is free from here (the first
+                    // iteration has none to free).
+                    Value later = ib.create<arith::CmpIOp>(l, arith::CmpIPredicate::ne,
+                                                           body->getArgument(0),
+                                                           loop.getLowerBound());
+                    Value atStart = ib.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, slot,
+                                                             constant(ib, l, 0));
+                    Value previous = ib.create<arith::SelectOp>(
+                        l, atStart, constant(ib, l, stages - 1),
+                        ib.create<arith::SubIOp>(l, slot, constant(ib, l, 1)));
+                    auto release = ib.create<scf::IfOp>(l, later, /*withElseRegion=*/false);
+                    ib.setInsertionPoint(release.thenBlock()->getTerminator());
+                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, previous));
+                  }
                   ib.setInsertionPoint(body->getTerminator());
                   auto [nextSlot, nextPhase] = advance(ib, l, slot, phase, stages);
                   return {nextSlot, nextPhase};
@@ -463,8 +514,11 @@ struct TileGPUWarpSpecializePass
     for (Operation *op : llvm::reverse(stageOps))
       if (op->use_empty())
         op->erase();
-    // Every copy has landed and been waited for once the loop ends.
+    // The last dots' instructions end after the loop, before anything
+    // reads their accumulators.
     b.setInsertionPointAfter(consumerLoop);
+    leaveDotsInFlight(b, consumerLoop, async);
+    // Every copy has landed and been waited for once the loop ends.
     for (unsigned s = 0; s < stages; ++s) {
       b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)));
       b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)));

@@ -1,0 +1,158 @@
+#include "compiler/Transforms/AsyncDots.h"
+
+#include "compiler/Transforms/LoopUtils.h"
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+/// The epilogue of `dot`, whose result the loop carries as iteration
+/// argument `index`, when every use of the result but the carrying one is
+/// inside one scf.if of the loop's body after the dot (no results, no
+/// else), and what is carried is the result itself or a select of zeros
+/// under the if's condition and the result (the accumulator reset when a
+/// tile ends). Then only that if needs the dot's instructions done, and
+/// leaveDotsInFlight waits for them inside it.
+std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp dot,
+                                     unsigned index) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value carried = yield.getOperand(index);
+  AsyncDot found{dot, scf::IfOp(), carried.getDefiningOp<arith::SelectOp>()};
+  if (found.reset &&
+      (found.reset.getFalseValue() != dot.getD() || !isZeroFill(found.reset.getTrueValue()) ||
+       !found.reset->hasOneUse() || found.reset->getBlock() != loop.getBody()))
+    return std::nullopt;
+  if (!found.reset && carried != dot.getD())
+    return std::nullopt;
+  // The value carried must be the only one: a second iteration argument
+  // (or a second use by the reset) would take the result still in flight.
+  Value whole = found.reset ? found.reset.getResult() : dot.getD();
+  if (llvm::count(yield->getOperands(), whole) != 1)
+    return std::nullopt;
+  for (OpOperand &use : dot.getD().getUses()) {
+    Operation *user = use.getOwner();
+    if ((!found.reset && user == yield.getOperation()) ||
+        (found.reset && user == found.reset.getOperation() && use.getOperandNumber() == 2))
+      continue;
+    Operation *top = loop.getBody()->findAncestorOpInBlock(*user);
+    auto epilogue = dyn_cast_or_null<scf::IfOp>(top);
+    if (!epilogue || (found.epilogue && epilogue != found.epilogue))
+      return std::nullopt;
+    found.epilogue = epilogue;
+  }
+  if (!found.epilogue)
+    return found.reset ? std::nullopt : std::optional<AsyncDot>(found);
+  scf::IfOp epilogue = found.epilogue;
+  if (epilogue->getNumResults() || !epilogue.getElseRegion().empty() ||
+      !dot->isBeforeInBlock(epilogue) ||
+      (found.reset && found.reset.getCondition() != epilogue.getCondition()))
+    return std::nullopt;
+  // (The rewritten if yields the reset's zeros where the epilogue was.)
+  if (found.reset) {
+    Value zeros = found.reset.getTrueValue();
+    Operation *def = zeros.getDefiningOp();
+    if (!loop.isDefinedOutsideOfLoop(zeros) &&
+        !(def && def->getBlock() == loop.getBody() && def->isBeforeInBlock(epilogue)))
+      return std::nullopt;
+  }
+  // (Another dot inside would find the tensor cores busy with this one's
+  // instructions in the other iterations too: left synchronous.)
+  if (epilogue->walk([](tilegpu::WarpGroupDotOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return std::nullopt;
+  return found;
+}
+
+/// Rewrites the epilogue of an in-flight dot (withEpilogue) into
+///   %r = scf.if %cond { %w = warp_group_dot_wait %d; <epilogue on %w>;
+///                       yield %zeros (reset) or %w }
+///        else { yield %d }
+/// carried instead of the dot's result (or the reset select): only the
+/// iterations that run the epilogue wait for the dot, the others leave it
+/// in flight into the next iteration's dot.
+void waitInEpilogue(RewriterBase &rewriter, scf::ForOp loop, AsyncDot async) {
+  scf::IfOp epilogue = async.epilogue;
+  Value d = async.dot.getD();
+  Location loc = epilogue.getLoc();
+  rewriter.setInsertionPoint(epilogue);
+  auto waited = rewriter.create<scf::IfOp>(loc, TypeRange{d.getType()},
+                                           epilogue.getCondition(), /*withElse=*/true);
+  Block *then = waited.thenBlock();
+  rewriter.setInsertionPointToStart(then);
+  auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, d.getType(), d, 0);
+  Block *body = epilogue.thenBlock();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, then, then->end());
+  rewriter.replaceUsesWithIf(d, wait.getResult(), [&](OpOperand &use) {
+    return use.getOwner() != wait.getOperation() && waited->isAncestor(use.getOwner());
+  });
+  rewriter.setInsertionPointToEnd(then);
+  rewriter.create<scf::YieldOp>(
+      loc, async.reset ? async.reset.getTrueValue() : Value(wait.getResult()));
+  rewriter.setInsertionPointToStart(waited.elseBlock());
+  rewriter.create<scf::YieldOp>(loc, d);
+  rewriter.eraseOp(epilogue);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value carried = async.reset ? async.reset.getResult() : d;
+  for (OpOperand &operand : yield->getOpOperands())
+    if (operand.get() == carried)
+      rewriter.modifyOpInPlace(yield, [&] { operand.set(waited.getResult(0)); });
+  if (async.reset)
+    rewriter.eraseOp(async.reset);
+}
+
+} // namespace
+
+SmallVector<AsyncDot> tilec::asynchronousDots(scf::ForOp loop,
+                                              ArrayRef<tilegpu::WarpGroupDotOp> dots,
+                                              function_ref<bool(Value)> isRingBuffer) {
+  auto isRing = [&](Value buffer) {
+    if (auto view = buffer.getDefiningOp<tilegpu::MemDescTransOp>())
+      buffer = view.getSrc();
+    return isRingBuffer(buffer);
+  };
+  SmallVector<AsyncDot> async;
+  for (tilegpu::WarpGroupDotOp dot : dots) {
+    // (A in registers: the instructions read them until the wait. A dot
+    // adding fp8 runs in f32 waits for them itself: nothing stays in
+    // flight, and a spare ring buffer would only cost shared memory.)
+    if (!isa<tilegpu::MemDescType>(dot.getA().getType()) || dot.addsRunsInF32())
+      return {};
+    for (Value buffer : std::initializer_list<Value>{dot.getA(), dot.getB()})
+      if (!isRing(buffer) && !loop.isDefinedOutsideOfLoop(buffer))
+        return {};
+    auto acc = dyn_cast<BlockArgument>(dot.getC());
+    if (!acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse())
+      return {};
+    std::optional<AsyncDot> inFlight =
+        withEpilogue(loop, dot, acc.getArgNumber() - loop.getNumInductionVars());
+    if (!inFlight)
+      return {};
+    // (Two dots read by one epilogue would need one rewrite of it for
+    // both: left synchronous.)
+    if (inFlight->epilogue && llvm::any_of(async, [&](const AsyncDot &other) {
+          return other.epilogue == inFlight->epilogue;
+        }))
+      return {};
+    async.push_back(*inFlight);
+  }
+  return async;
+}
+
+void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
+                              ArrayRef<AsyncDot> async) {
+  Location loc = loop.getLoc();
+  for (const AsyncDot &inFlight : async) {
+    tilegpu::WarpGroupDotOp dot = inFlight.dot;
+    dot.setPending(1);
+    if (inFlight.epilogue) {
+      waitInEpilogue(rewriter, loop, inFlight);
+      rewriter.setInsertionPointAfter(loop);
+    }
+    unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - loop.getNumInductionVars();
+    Value result = loop.getResult(index);
+    auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
+    result.replaceAllUsesExcept(wait.getResult(), wait);
+  }
+}
