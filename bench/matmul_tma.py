@@ -2,9 +2,10 @@
 `matmul_desc_kernel` (A and B read through tensor descriptors, which
 sm_90a copies by TMA into the buffers wgmma reads) against `matmul_kernel`
 (pointer loads copied by cp.async), `matmul_persistent_kernel` (the
-descriptor kernel on one program per SM, pipelined across its tiles) and
-torch.matmul (cuBLAS), in one run, on the same random normal inputs, fp16
-and bf16.
+descriptor kernel on one program per SM, pipelined across its tiles), both
+descriptor kernels warp-specialised and with C written by TMA (VARIANTS),
+and torch.matmul (cuBLAS), in one run, on the same random normal inputs,
+fp16 and bf16.
 
     python3 bench/matmul_tma.py [--commit SHA] [--out DIR] [--quick]
 
@@ -47,14 +48,31 @@ def launch_pointers(a, b, c, cfg):
         num_stages=stages)
 
 
-def launch_tma(a, b, c, cfg):
-    matmul.matmul_tma(a, b, c, cfg)
+def launch_tma(a, b, c, cfg, **options):
+    matmul.matmul_tma(a, b, c, cfg, **options)
 
 
-def launch_persistent(a, b, c, cfg):
+def launch_persistent(a, b, c, cfg, **options):
     """matmul_persistent_kernel on min(SMs, tiles) programs."""
     sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    matmul.matmul_tma(a, b, c, cfg, programs=min(sms, grid(a.shape[0], b.shape[1], cfg)[0]))
+    matmul.matmul_tma(a, b, c, cfg, programs=min(sms, grid(a.shape[0], b.shape[1], cfg)[0]),
+                      **options)
+
+
+# Each tilec variant: how it launches. "WS": a producer warpgroup
+# (warp_specialize); "TMA store": C written by TMA (tma_store).
+VARIANTS = {
+    "tilec cp.async": launch_pointers,
+    "tilec TMA": launch_tma,
+    "tilec TMA WS": lambda a, b, c, cfg: launch_tma(a, b, c, cfg, warp_specialize=True),
+    "tilec TMA WS + TMA store": lambda a, b, c, cfg: launch_tma(
+        a, b, c, cfg, warp_specialize=True, tma_store=True),
+    "tilec TMA persistent": launch_persistent,
+    "tilec TMA persistent WS": lambda a, b, c, cfg: launch_persistent(
+        a, b, c, cfg, warp_specialize=True),
+    "tilec TMA persistent WS + TMA store": lambda a, b, c, cfg: launch_persistent(
+        a, b, c, cfg, warp_specialize=True, tma_store=True),
+}
 
 
 def main():
@@ -70,42 +88,31 @@ def main():
             ref = (a.double() @ b.double()).float()
             configs = matmul.matmul_configs(dtype, aligned=True)
             print(f"{dtype} {M}x{N}x{K}", flush=True)
-            best_ptr = best_matmul_config(launch_pointers, a, b, ref, configs)
-            best_tma = best_matmul_config(launch_tma, a, b, ref, configs)
-            best_persistent = best_matmul_config(launch_persistent, a, b, ref, configs)
+            best = {name: best_matmul_config(launch, a, b, ref, configs)
+                    for name, launch in VARIANTS.items()}
             uses_tma = "cp.async.bulk.tensor" in matmul.matmul_desc_kernel.asm["ptx"]
-            c_ptr = torch.empty_like(ref)
-            c_tma = torch.empty_like(ref)
-            c_persistent = torch.empty_like(ref)
+            outputs = {name: torch.empty_like(ref) for name in VARIANTS}
             runs = {"torch": lambda: torch.matmul(a, b)}
-            if best_ptr:
-                runs["tilec cp.async"] = lambda: launch_pointers(a, b, c_ptr, best_ptr)
-            if best_tma:
-                runs["tilec TMA"] = lambda: launch_tma(a, b, c_tma, best_tma)
-            if best_persistent:
-                runs["tilec TMA persistent"] = lambda: launch_persistent(
-                    a, b, c_persistent, best_persistent)
+            for name, launch in VARIANTS.items():
+                if best[name]:
+                    runs[name] = (lambda launch=launch, c=outputs[name], cfg=best[name]:
+                                  launch(a, b, c, cfg))
             times = common.timed(runs)
             errors = {"torch": matmul_error(torch.matmul(a, b).float(), ref, K)}
-            if best_ptr:
-                launch_pointers(a, b, c_ptr, best_ptr)
-                errors["tilec cp.async"] = matmul_error(c_ptr, ref, K)
-            if best_tma:
-                launch_tma(a, b, c_tma, best_tma)
-                errors["tilec TMA"] = matmul_error(c_tma, ref, K)
-            if best_persistent:
-                launch_persistent(a, b, c_persistent, best_persistent)
-                errors["tilec TMA persistent"] = matmul_error(c_persistent, ref, K)
+            for name, launch in VARIANTS.items():
+                if best[name]:
+                    outputs[name].fill_(float("nan"))
+                    launch(a, b, outputs[name], best[name])
+                    errors[name] = matmul_error(outputs[name], ref, K)
             flops = 2.0 * M * N * K
             entry = {"dtype": dtype, "M": M, "N": N, "K": K, "tma_in_ptx": uses_tma,
-                     "config_cp_async": best_ptr, "config_tma": best_tma,
-                     "config_persistent": best_persistent}
+                     "configs": best}
             line = f"  {dtype:9s} {M:5d}x{N:5d}x{K:5d}"
             for impl, (ms, spread) in times.items():
                 tflops = flops / ms / 1e9
                 entry[impl] = {"ms": ms, "tflops": tflops, "spread": spread,
                                "error": errors[impl]}
-                line += f"  {impl} {tflops:6.1f} TFLOP/s (±{100 * spread:.1f}%)"
+                line += f"\n    {impl:36s} {tflops:6.1f} TFLOP/s (±{100 * spread:.1f}%)"
             print(line, flush=True)
             rows.append(entry)
     print(common.write_record("matmul_tma", args.commit, rows, args.out))

@@ -71,6 +71,7 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileGPUDecomposeConversions());
+  pm.addPass(createTileGPULowerTensorMapStores());
   TileGPUWarpSpecializeOptions specialize;
   specialize.numStages = options.numStages;
   pm.addPass(createTileGPUWarpSpecialize(specialize));

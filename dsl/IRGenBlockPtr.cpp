@@ -235,24 +235,38 @@ const Value &descriptorArgument(const BuiltinArguments &args, const std::string 
   return desc;
 }
 
+/// The operands of a descriptor's block access at the call's `offsets`:
+/// the tensor's sizes and strides and the block's offsets, one per
+/// dimension.
+struct DescriptorOperands {
+  std::vector<mlir::Value> shape, strides, offsets;
+};
+
+DescriptorOperands descriptorOperands(Generator &g, const Value &desc,
+                                      const BuiltinArguments &args) {
+  size_t rank = desc.blockShape.size();
+  std::vector<Value> starts = integerTuple(g, args, "offsets", rank, kI32);
+  DescriptorOperands operands;
+  for (size_t d = 0; d < rank; ++d) {
+    operands.shape.push_back(desc.blockDimShape(d).ir);
+    operands.strides.push_back(desc.blockStride(d).ir);
+    operands.offsets.push_back(starts[d].ir);
+  }
+  return operands;
+}
+
 Value loadTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &desc = descriptorArgument(args, "desc");
-  size_t rank = desc.blockShape.size();
   // One op that keeps the descriptor's structure (the form TMA reads
   // blocks in); tile-lower-descriptors expands it into the access above.
-  std::vector<Value> starts = integerTuple(g, args, "offsets", rank, kI32);
-  std::vector<mlir::Value> shape, strides, offsets;
-  for (size_t d = 0; d < rank; ++d) {
-    shape.push_back(desc.blockDimShape(d).ir);
-    strides.push_back(desc.blockStride(d).ir);
-    offsets.push_back(starts[d].ir);
-  }
+  DescriptorOperands operands = descriptorOperands(g, desc, args);
   DType element = desc.blockBase().type.element.pointee();
   ValueType resultType{element, desc.blockShape};
   mlir::OpBuilder &b = g.builder();
   auto op = b.create<tile::DescriptorLoadOp>(g.loc(at), resultType.toMLIR(b.getContext()),
-                                             desc.blockBase().ir, shape, strides, offsets,
+                                             desc.blockBase().ir, operands.shape,
+                                             operands.strides, operands.offsets,
                                              desc.text == "nan");
   return Value::ofIR(op, resultType);
 }
@@ -274,11 +288,12 @@ Value blockValue(Generator &g, const Value &desc, const Value &value, SourceLoc 
 Value storeTensorDescriptor(Generator &g, const BuiltinArguments &args) {
   SourceLoc at = args.at();
   const Value &desc = descriptorArgument(args, "desc");
-  BlockAccess access = descriptorAccess(g, desc, args);
-  DType element = access.pointers.type.element.pointee();
+  // One op, as for a load: TMA may write the block (tile-lower-descriptors).
+  DescriptorOperands operands = descriptorOperands(g, desc, args);
+  DType element = desc.blockBase().type.element.pointee();
   Value value = blockValue(g, desc, args["value"], args.loc("value"), element, args.function());
-  g.builder().create<tile::StoreOp>(g.loc(at), access.pointers.ir, value.ir, access.mask.ir,
-                                    tile::CacheModifier::none, tile::EvictionPolicy::normal);
+  g.builder().create<tile::DescriptorStoreOp>(g.loc(at), desc.blockBase().ir, operands.shape,
+                                              operands.strides, operands.offsets, value.ir);
   return Value::none();
 }
 

@@ -119,10 +119,8 @@ def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, 
 
 
 @tilec.jit
-def epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn,
-                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
-    """bias, activation and the cast to C's type on the accumulator in its
-    registers, then the one store of the tile."""
+def epilogue(acc, bias_ptr, N, rn, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """bias and activation on the accumulator in its registers."""
     if HAS_BIAS:
         bias = tl.load(bias_ptr + rn, mask=rn < N, other=0)
         acc = acc + bias[None, :]
@@ -130,8 +128,34 @@ def epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn,
         acc = relu(acc)
     elif ACTIVATION == "gelu":
         acc = gelu_tanh(acc)
+    return acc
+
+
+@tilec.jit
+def epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn,
+                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """bias, activation and the cast to C's type on the accumulator in its
+    registers, then the one store of the tile."""
+    acc = epilogue(acc, bias_ptr, N, rn, HAS_BIAS, ACTIVATION)
     c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@tilec.jit
+def epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                        TMA_STORE: tl.constexpr):
+    """The epilogue of the tile at (m, n): stored through pointers, or with
+    TMA_STORE through C's descriptor (on sm_90a one thread's TMA copies from
+    a shared buffer; elsewhere the same masked store)."""
+    if TMA_STORE:
+        acc = epilogue(acc, bias_ptr, N, n + tl.arange(0, BLOCK_N), HAS_BIAS, ACTIVATION)
+        c_desc.store([m, n], acc)
+    else:
+        epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
+                       m + tl.arange(0, BLOCK_M), n + tl.arange(0, BLOCK_N), HAS_BIAS,
+                       ACTIVATION)
 
 
 @tilec.jit
@@ -213,13 +237,15 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                       WARP_SPECIALIZE: tl.constexpr = False):
+                       WARP_SPECIALIZE: tl.constexpr = False, TMA_STORE: tl.constexpr = False):
     # WARP_SPECIALIZE: on sm_90a a producer warpgroup issues the TMA copies
     # of A's and B's blocks ahead of the num_warps that multiply them
-    # (docs/pipeline.md, "Warp specialisation").
+    # (docs/pipeline.md, "Warp specialisation"). TMA_STORE: C (its last
+    # stride 1) is written through a descriptor, by TMA on sm_90a.
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BLOCK_M, BLOCK_N])
     m = pid_m * BLOCK_M
     n = pid_n * BLOCK_N
     if c_ptr.dtype.element_ty == tl.int32:
@@ -228,10 +254,8 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in tl.range(0, K, BLOCK_K, warp_specialize=WARP_SPECIALIZE):
         acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
-    rm = m + tl.arange(0, BLOCK_M)
-    rn = n + tl.arange(0, BLOCK_N)
-    epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn, HAS_BIAS,
-                   ACTIVATION)
+    epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                        BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
 
 
 @tilec.jit
@@ -240,7 +264,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                             STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False):
+                             STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
+                             TMA_STORE: tl.constexpr = False):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -249,9 +274,11 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     runs, and on sm_90a the dot stays in flight except in a tile's last
     iteration, whose epilogue waits for it (docs/pipeline.md). With
     WARP_SPECIALIZE a producer warpgroup issues the copies instead, running
-    up to STAGES iterations ahead of the warps that multiply."""
+    up to STAGES iterations ahead of the warps that multiply. With TMA_STORE
+    each tile goes out through C's descriptor (TMA on sm_90a)."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BLOCK_M, BLOCK_N])
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
@@ -269,16 +296,15 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         k = (i % k_steps) * BLOCK_K
         acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
         if k + BLOCK_K >= K:  # the tile's last K step
-            epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
-                           m + tl.arange(0, BLOCK_M), n + tl.arange(0, BLOCK_N),
-                           HAS_BIAS, ACTIVATION)
+            epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                                BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
             acc = tl.zeros_like(acc)
     if k_steps == 0:  # K = 0: C is the epilogue of zeros
         for t in range(pid, tiles, programs):
             pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
-                           pid_m * BLOCK_M + tl.arange(0, BLOCK_M),
-                           pid_n * BLOCK_N + tl.arange(0, BLOCK_N), HAS_BIAS, ACTIVATION)
+            epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
+                                pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N,
+                                HAS_BIAS, ACTIVATION, TMA_STORE)
 
 
 def matmul_configs(dtype="float16", aligned=True):
@@ -483,13 +509,15 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
 
 
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
-               warp_specialize=False):
+               warp_specialize=False, tma_store=False):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
     each walking several tiles; `warp_specialize` gives either a producer
-    warpgroup issuing the copies (sm_90a). `config` is one of matmul_configs(); A and
-    B are contiguous along K and N (their last stride 1). An empty C is
+    warpgroup issuing the copies (sm_90a); `tma_store` writes C through a
+    descriptor too (TMA on sm_90a; C contiguous along N). `config` is one of
+    matmul_configs(); A and B are contiguous along K and N (their last
+    stride 1). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -503,18 +531,19 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
         return matmul(a, b, c, bias=bias, activation=activation, config=config)
     s = _stride
     assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
+    assert not tma_store or s(c, 1) == 1, "tma_store needs C contiguous along its rows"
     bias_ptr = bias if bias is not None else c
     if programs is None:
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
         matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0),
                                  s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                                  HAS_BIAS=bias is not None, ACTIVATION=activation,
-                                 WARP_SPECIALIZE=warp_specialize, num_warps=warps,
-                                 num_stages=stages)
+                                 WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
+                                 num_warps=warps, num_stages=stages)
     else:
         matmul_persistent_kernel[(programs,)](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
-            num_warps=warps)
+            TMA_STORE=tma_store, num_warps=warps)
     return c

@@ -265,6 +265,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul_tma.py ]; then
     step bench-matmul-tma python3 bench/matmul_tma.py --commit "$commit" --out "$out"
+    # The same, three shapes (every variant: warp-specialised, TMA store).
+    step bench-matmul-tma-quick python3 bench/matmul_tma.py --quick --commit "$commit" \
+      --out "$out"
     # The fused bias + GELU epilogue against the plain product (issue 14: at
     # most 3% slower), each tilec kernel at its best config.
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
@@ -371,7 +374,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -55,11 +55,12 @@ static bool acquires(Operation *op) {
   return sem && (*sem == MemSemantic::acquire || *sem == MemSemantic::acq_rel);
 }
 
-/// The pointer argument a TMA load reads through: the base its tensor map's
-/// spec names (the launcher encodes the map from that argument); null when
-/// the map is not one of `func`'s arguments with a spec.
-static BlockArgument tensorMapBase(func::FuncOp func, tilec::tile::TensorMapLoadOp load) {
-  auto map = dyn_cast<BlockArgument>(load.getMap());
+/// The pointer argument a TMA copy reads or writes through: the base its
+/// tensor map's spec names (the launcher encodes the map from that
+/// argument); null when the map is not one of `func`'s arguments with a
+/// spec.
+static BlockArgument tensorMapBase(func::FuncOp func, Value mapValue) {
+  auto map = dyn_cast<BlockArgument>(mapValue);
   if (!map || map.getOwner()->getParentOp() != func)
     return BlockArgument();
   auto text = func.getArgAttrOfType<StringAttr>(map.getArgNumber(), tilec::tile::kTensorMapAttr);
@@ -90,7 +91,7 @@ bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) 
     if (auto load = dyn_cast<tile::LoadOp>(op))
       origin = origins.originOf(load.getPtr());
     else if (auto tma = dyn_cast<tile::TensorMapLoadOp>(op))
-      origin = tensorMapBase(func, tma);
+      origin = tensorMapBase(func, tma.getMap());
     if (!origin)
       return true;
     read.insert(origin.getAsOpaquePointer());
@@ -106,6 +107,11 @@ bool tilec::mayWriteWhatLoadsRead(scf::ForOp loop, ArrayRef<Operation *> loads) 
     else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
       ptr = cas.getPtr();
     BlockArgument origin = ptr ? origins.originOf(ptr) : BlockArgument();
+    // (A TMA store writes through its map's base.)
+    if (auto tma = dyn_cast<tile::TensorMapStoreOp>(op))
+      origin = tensorMapBase(func, tma.getMap());
+    else if (auto tma = dyn_cast<tilegpu::TMAStoreOp>(op))
+      origin = tensorMapBase(func, tma.getMap());
     return !origin || read.contains(origin.getAsOpaquePointer());
   });
 }

@@ -19,7 +19,8 @@ bool mayWriteGlobalMemory(mlir::scf::ForOp loop);
 /// they read: a global write may touch it, or an acquiring atomic or a
 /// volatile load may order it. False only when no volatile load is in the
 /// loop and every global write is a tile.store, or an atomic that does not
-/// acquire, whose pointer derives from one kernel argument
+/// acquire, whose pointer derives from one kernel argument (a TMA store: its
+/// map's base)
 /// (PointerOriginAnalysis) from which no load's pointer derives: a write
 /// through one argument is taken not to overlap what the loads read
 /// through another, the promise a loop makes when it asks for its own

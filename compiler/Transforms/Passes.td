@@ -300,6 +300,20 @@ def TileGPUPipelineLoads : Pass<"tilegpu-pipeline-loads", "mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPULowerTensorMapStores
+    : Pass<"tilegpu-lower-tensormap-stores", "mlir::ModuleOp"> {
+  let summary = "TMA stores of the tensormap_stores, through swizzled shared buffers";
+  let description = [{
+    Each `tile.tensormap_store` becomes a `local_alloc` of its value in the
+    layout TMA reads (getTMABufferEncoding: 2-D, swizzled) and a
+    `tilegpu.tma_store` of that buffer; tilegpu-insert-barriers orders the
+    threads' writes before the copies and the copies' reads before the
+    bytes are written again. Runs before the passes that size loops' rings
+    (warp specialisation, pipelining), so that they count the buffer.
+  }];
+  let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
+}
+
 def TileGPULowerTensorMapLoads
     : Pass<"tilegpu-lower-tensormap-loads", "mlir::ModuleOp"> {
   let summary = "TMA copies for the tensormap_loads no pipeline took";

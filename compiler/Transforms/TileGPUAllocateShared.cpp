@@ -87,7 +87,7 @@ public:
                    tilegpu::WarpGroupDotOp, tilegpu::AsyncTMACopyGlobalToLocalOp,
                    tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp,
                    tilegpu::BarrierExpectOp, tilegpu::WaitBarrierOp,
-                   tilegpu::ArriveBarrierOp>(user)) {
+                   tilegpu::ArriveBarrierOp, tilegpu::TMAStoreOp>(user)) {
             user->emitError("a shared buffer can only be used by local_load, "
                             "local_store, local_dealloc, memdesc_index, "
                             "memdesc_trans, async_copy_global_to_local, "

@@ -30,6 +30,10 @@
 // write at the next async_wait, not at the copy. A barrier does not end a
 // copy in flight.
 //
+// A TMA store (tma_store) reads its buffer at the op: the thread that
+// issues its copies waits for them to have read the buffer, so a barrier
+// after it (before the bytes are written again) ends the read for all.
+//
 // TMA copies (async_tma_copy_global_to_local) also wait for a barrier like
 // a write before they start, but complete on an mbarrier that every thread
 // waits on itself, so their writes never need one after. An mbarrier's
@@ -255,6 +259,10 @@ private:
       if (isa<tilegpu::MemDescType>(dot.getA().getType())) // (not in registers)
         a.reads.push_back(bufferRange(dot.getA()));
       a.reads.push_back(bufferRange(dot.getB()));
+    } else if (auto store = dyn_cast<tilegpu::TMAStoreOp>(op)) {
+      // One thread's copies read the buffer, and it waits for them to have
+      // read it before going on: a read at the op, as a dot's.
+      a.reads.push_back(bufferRange(store.getBuffer()));
     } else if (isa<tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp>(op)) {
       // One thread writes the barrier's word: others wait on it only after
       // a barrier, and it ends only after everyone's last wait.

@@ -239,9 +239,11 @@ LogicalResult LayoutGroups::collect() {
         slices_.push_back({sliced.front(), full.front(), slice.getSliceDim()});
       return WalkResult::advance();
     }
-    if (isa<tile::PrintOp>(op)) {
-      // Printing reads each operand in whatever layout it has; the operands
-      // need not share one.
+    if (isa<tile::PrintOp, tile::TensorMapStoreOp>(op)) {
+      // Printing reads each operand in whatever layout it has, and a TMA
+      // store's block goes into a shared buffer from any layout (the
+      // producer's, then: no conversion before it); the operands need not
+      // share one.
       for (Value v : op->getOperands())
         tie(v);
       return WalkResult::advance();

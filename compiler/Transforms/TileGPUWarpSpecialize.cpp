@@ -150,6 +150,36 @@ std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value ph
   return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
 }
 
+/// The most bytes of the buffers `counted` accepts that are alive at once
+/// in the kernel whose body is `entry`, as tilegpu-allocate-shared sees
+/// their lifetimes: a buffer allocated at the top level lives from its
+/// local_alloc to the top-level op holding its last use (through its
+/// views), one nested in an op during that op. (The rings live through
+/// the whole kernel: these are what they share it with.)
+int64_t peakBufferBytes(Block *entry, function_ref<bool(tilegpu::LocalAllocOp)> counted) {
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(*entry))
+    position[&op] = unsigned(i);
+  SmallVector<int64_t> live(entry->getOperations().size(), 0);
+  entry->walk([&](tilegpu::LocalAllocOp alloc) {
+    if (!counted(alloc))
+      return;
+    unsigned start = position[entry->findAncestorOpInBlock(*alloc)], end = start;
+    if (alloc->getBlock() == entry) {
+      SmallVector<Value> names{alloc.getResult()};
+      while (!names.empty())
+        for (Operation *user : names.pop_back_val().getUsers()) {
+          end = std::max(end, position[entry->findAncestorOpInBlock(*user)]);
+          if (isa<tilegpu::MemDescTransOp, tilegpu::MemDescIndexOp>(user))
+            names.push_back(user->getResult(0));
+        }
+    }
+    for (unsigned i = start; i <= end; ++i)
+      live[i] += alloc.getType().getSizeInBytes();
+  });
+  return live.empty() ? 0 : *llvm::max_element(live);
+}
+
 /// A located error (reported as the diagnostic goes out of scope).
 FailureOr<bool> refuse(InFlightDiagnostic &&) { return failure(); }
 
@@ -231,7 +261,8 @@ struct TileGPUWarpSpecializePass
         break;
       WalkResult ordered = op.walk([](Operation *inner) {
         auto load = dyn_cast<tile::LoadOp>(inner);
-        return isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(inner) ||
+        return isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp, tilegpu::TMAStoreOp>(
+                   inner) ||
                        (load && load.getIsVolatile())
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
@@ -306,15 +337,10 @@ struct TileGPUWarpSpecializePass
     int64_t perStage = 16; // the slot's two mbarriers
     for (ProducedLoad &p : loads)
       perStage += p.buffer.getType().getSizeInBytes();
-    int64_t otherBytes = 0, scratchBytes = 0;
-    kernel.walk([&](Operation *op) {
-      auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op);
-      if (!alloc) {
-        scratchBytes = std::max(scratchBytes, getScratchBytes(op));
-        return;
-      }
-      if (llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == alloc; }))
-        otherBytes += alloc.getType().getSizeInBytes();
+    int64_t scratchBytes = 0;
+    kernel.walk([&](Operation *op) { scratchBytes = std::max(scratchBytes, getScratchBytes(op)); });
+    int64_t otherBytes = peakBufferBytes(entry, [&](tilegpu::LocalAllocOp alloc) {
+      return llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == alloc; });
     });
     int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes - scratchBytes;
     unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);

@@ -1,6 +1,7 @@
 // tile-lower-descriptors: a tensor descriptor's block read
-// (tile.descriptor_load) through TMA where that pays, else as the masked
-// pointer load of its elements.
+// (tile.descriptor_load) or written (tile.descriptor_store) through TMA
+// where that pays, else as the masked pointer load or store of its
+// elements.
 //
 // The front end keeps `desc.load(offsets)` as one op, with the
 // descriptor's base, sizes and strides as operands, because that is the
@@ -29,6 +30,13 @@
 // A stride of 1 (the last, always) adds no multiplication, so that the axis
 // analysis sees the block's rows contiguous and the loads stay vectorised
 // (and loops feeding a dot pipeline them through cp.async).
+//
+// A block written (2-D, rows of 32 bytes or more, so that the shared
+// buffer it passes through is swizzled) becomes a tile.tensormap_store of
+// a map of its own when TMA can write every block of its tensor, and no
+// op but those stores uses the tensor's base (TMA's writes are not
+// ordered with the kernel's own reads of them); the rest become
+// `tile.store pointers, value, mask`.
 #include "compiler/Analysis/Wgmma.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/TensorMap.h"
@@ -38,6 +46,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <limits>
 
@@ -92,10 +101,11 @@ Value paddingOf(OpBuilder &b, Location loc, RankedTensorType type, bool nan) {
   return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, value));
 }
 
-void lower(tile::DescriptorLoadOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  RankedTensorType type = op.getResult().getType();
+/// The pointers and the in-bounds mask of the block of `type` at
+/// `offsets` in the tensor of `shape` and `strides` at `base`.
+std::pair<Value, Value> blockAccess(OpBuilder &b, Location loc, RankedTensorType type,
+                                    Value base, ValueRange shape, ValueRange strides,
+                                    ValueRange offsetsAlong) {
   ArrayRef<int64_t> block = type.getShape();
   unsigned rank = unsigned(block.size());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -104,12 +114,12 @@ void lower(tile::DescriptorLoadOp op) {
     auto range = b.create<tile::MakeRangeOp>(
         loc, RankedTensorType::get({block[d]}, i32), b.getI32IntegerAttr(0),
         b.getI32IntegerAttr(int32_t(block[d])));
-    Value offset = splatLike(b, loc, op.getOffsets()[d], range);
+    Value offset = splatLike(b, loc, offsetsAlong[d], range);
     Value index = b.create<arith::AddIOp>(loc, range, offset);
     index = alongDimension(b, loc, index, d, rank);
     auto indexType = cast<RankedTensorType>(index.getType());
     Value wide = b.create<arith::ExtSIOp>(loc, indexType.clone(i64), index);
-    Value stride = op.getStrides()[d];
+    Value stride = strides[d];
     Value term = wide;
     if (!matchPattern(stride, m_One())) {
       Value strides = splatLike(b, loc, stride, wide);
@@ -121,20 +131,37 @@ void lower(tile::DescriptorLoadOp op) {
         loc, DenseElementsAttr::get(indexType, b.getI32IntegerAttr(0)));
     // (One statement each: the IR's order must not be the C++ compiler's.)
     Value notBelow = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, index, zero);
-    Value size = splatLike(b, loc, op.getShape()[d], wide);
+    Value size = splatLike(b, loc, shape[d], wide);
     Value below = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, wide, size);
     Value inside = b.create<arith::AndIOp>(loc, notBelow, below);
     inside = broadcastTo(b, loc, inside, block);
     mask = mask ? b.create<arith::AndIOp>(loc, mask, inside).getResult() : inside;
   }
-  auto pointerType = RankedTensorType::get(block, op.getBase().getType());
-  Value base = b.create<tile::SplatOp>(loc, pointerType, op.getBase());
-  Value pointers = b.create<tile::AddPtrOp>(loc, pointerType, base, offsets);
+  auto pointerType = RankedTensorType::get(block, base.getType());
+  Value bases = b.create<tile::SplatOp>(loc, pointerType, base);
+  return {b.create<tile::AddPtrOp>(loc, pointerType, bases, offsets), mask};
+}
+
+void lower(tile::DescriptorLoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getResult().getType();
+  auto [pointers, mask] = blockAccess(b, loc, type, op.getBase(), op.getShape(),
+                                      op.getStrides(), op.getOffsets());
   Value padding = paddingOf(b, loc, type, op.getNanPadding());
   auto load = b.create<tile::LoadOp>(loc, type, pointers, mask, padding,
                                      tile::CacheModifier::none,
                                      tile::EvictionPolicy::normal, false);
   op.getResult().replaceAllUsesWith(load.getResult());
+  op.erase();
+}
+
+void lower(tile::DescriptorStoreOp op) {
+  OpBuilder b(op);
+  auto [pointers, mask] = blockAccess(b, op.getLoc(), op.getValue().getType(), op.getBase(),
+                                      op.getShape(), op.getStrides(), op.getOffsets());
+  b.create<tile::StoreOp>(op.getLoc(), pointers, op.getValue(), mask, tile::CacheModifier::none,
+                          tile::EvictionPolicy::normal);
   op.erase();
 }
 
@@ -200,37 +227,35 @@ bool feedsWgmmaDot(Value v, unsigned numWarps, bool transposed = false) {
   return false;
 }
 
-/// The tensor map `op` can read its block through, or nullopt.
-std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp kernel,
-                                         unsigned numWarps) {
-  RankedTensorType type = op.getResult().getType();
-  Type element = type.getElementType();
+/// The tensor map of the tensor of `shape` and `strides` at `base`, moving
+/// blocks of `block` (2-D, in TMA's layout `layout`) of `element`: nullopt
+/// unless the launcher can encode it from the launch's arguments (the base
+/// an argument known 16-byte aligned, each size an argument or a constant,
+/// each stride but the last, 1, one whose bytes are known multiples of 16).
+std::optional<TensorMapSpec> tensorMapOf(Value base, ValueRange shape, ValueRange strides,
+                                         Type element, const TMABlockLayout &layout,
+                                         func::FuncOp kernel) {
   std::optional<unsigned> dataType = tensorMapDataType(element);
-  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
-  // (wgmma reads swizzled buffers only: rows of 32 bytes or more.)
-  if (!dataType || !layout || !layout->swizzleBytes)
-    return std::nullopt;
-  // TMA fills with NaN only the float types it knows as floats.
-  if (op.getNanPadding() && !(element.isF16() || element.isBF16() || element.isF32()))
+  if (!dataType)
     return std::nullopt;
   unsigned bytes = element.getIntOrFloatBitWidth() / 8;
   TensorMapSpec spec;
-  auto base = dyn_cast<BlockArgument>(op.getBase());
-  if (!base || base.getOwner() != &kernel.getBody().front() ||
-      divisibilityOf(kernel, base.getArgNumber()) % 16)
+  auto baseArg = dyn_cast<BlockArgument>(base);
+  if (!baseArg || baseArg.getOwner() != &kernel.getBody().front() ||
+      divisibilityOf(kernel, baseArg.getArgNumber()) % 16)
     return std::nullopt;
-  spec.base = int(base.getArgNumber());
-  for (Value size : op.getShape()) {
+  spec.base = int(baseArg.getArgNumber());
+  for (Value size : shape) {
     std::optional<TensorMapSpec::Operand> operand = mapOperand(size, kernel);
     if (!operand)
       return std::nullopt;
     spec.sizes.push_back(*operand);
   }
-  for (auto [d, stride] : llvm::enumerate(op.getStrides())) {
+  for (auto [d, stride] : llvm::enumerate(strides)) {
     std::optional<TensorMapSpec::Operand> operand = mapOperand(stride, kernel);
     if (!operand)
       return std::nullopt;
-    bool last = d + 1 == op.getStrides().size();
+    bool last = d + 1 == strides.size();
     if (last ? operand->arg >= 0 || operand->value != 1
              : operand->arg >= 0
                    ? (divisibilityOf(kernel, unsigned(operand->arg)) * bytes) % 16 != 0
@@ -238,30 +263,90 @@ std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp
       return std::nullopt;
     spec.strides.push_back(*operand);
   }
-  if (!feedsWgmmaDot(op.getResult(), numWarps))
-    return std::nullopt;
-  spec.box = {layout->boxRows, layout->boxCols};
+  spec.box = {layout.boxRows, layout.boxCols};
   spec.dataType = *dataType;
   spec.elementBytes = bytes;
-  spec.swizzleBytes = layout->swizzleBytes;
-  spec.nanFill = op.getNanPadding();
+  spec.swizzleBytes = layout.swizzleBytes;
   return spec;
+}
+
+/// The tensor map `op` can read its block through, or nullopt.
+std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp kernel,
+                                         unsigned numWarps) {
+  RankedTensorType type = op.getResult().getType();
+  Type element = type.getElementType();
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
+  // (wgmma reads swizzled buffers only: rows of 32 bytes or more.)
+  if (!layout || !layout->swizzleBytes)
+    return std::nullopt;
+  // TMA fills with NaN only the float types it knows as floats.
+  if (op.getNanPadding() && !(element.isF16() || element.isBF16() || element.isF32()))
+    return std::nullopt;
+  if (!feedsWgmmaDot(op.getResult(), numWarps))
+    return std::nullopt;
+  std::optional<TensorMapSpec> spec =
+      tensorMapOf(op.getBase(), op.getShape(), op.getStrides(), element, *layout, kernel);
+  if (spec)
+    spec->nanFill = op.getNanPadding();
+  return spec;
+}
+
+/// The tensor map TMA can write `op`'s block through, or nullopt. The
+/// block goes through a swizzled shared buffer (rows of 32 bytes or more:
+/// its writes then fence the async proxy, and the threads' 16-byte chunks
+/// spread over the banks). TMA's writes are not ordered with the kernel's
+/// own later reads of them, so every use of the base argument must be a
+/// descriptor store: a kernel that also reads the tensor writes it
+/// through pointers.
+std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorStoreOp op, func::FuncOp kernel) {
+  RankedTensorType type = op.getValue().getType();
+  Type element = type.getElementType();
+  std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
+  if (!layout || !layout->swizzleBytes)
+    return std::nullopt;
+  if (!llvm::all_of(op.getBase().getUsers(), [&](Operation *user) {
+        auto store = dyn_cast<tile::DescriptorStoreOp>(user);
+        return store && store.getBase() == op.getBase() &&
+               llvm::none_of(store->getOperands().drop_front(),
+                             [&](Value v) { return v == op.getBase(); });
+      }))
+    return std::nullopt;
+  return tensorMapOf(op.getBase(), op.getShape(), op.getStrides(), element, *layout, kernel);
+}
+
+/// A new last argument of `kernel`: the map `spec` describes. (Each access
+/// gets its own, even where two would be equal: two reads of one block
+/// through one map would be merged by CSE into a read whose tile has two
+/// users, which no pipeline takes.)
+Value addTensorMapArgument(func::FuncOp kernel, const TensorMapSpec &spec, Location loc) {
+  MLIRContext *ctx = kernel.getContext();
+  unsigned index = kernel.getNumArguments();
+  NamedAttribute attr(StringAttr::get(ctx, tile::kTensorMapAttr),
+                      StringAttr::get(ctx, spec.str()));
+  (void)kernel.insertArgument(index, tile::TensorMapType::get(ctx),
+                              DictionaryAttr::get(ctx, {attr}), loc);
+  return kernel.getArgument(index);
 }
 
 /// `op` as a tile.tensormap_load of a new last argument of `kernel`, the
 /// map `spec` describes.
 void readThroughTensorMap(tile::DescriptorLoadOp op, func::FuncOp kernel,
                           const TensorMapSpec &spec) {
-  MLIRContext *ctx = op.getContext();
-  unsigned index = kernel.getNumArguments();
-  NamedAttribute attr(StringAttr::get(ctx, tile::kTensorMapAttr),
-                      StringAttr::get(ctx, spec.str()));
-  (void)kernel.insertArgument(index, tile::TensorMapType::get(ctx),
-                              DictionaryAttr::get(ctx, {attr}), op.getLoc());
+  Value map = addTensorMapArgument(kernel, spec, op.getLoc());
   OpBuilder b(op);
-  auto load = b.create<tile::TensorMapLoadOp>(op.getLoc(), op.getResult().getType(),
-                                              kernel.getArgument(index), op.getOffsets());
+  auto load = b.create<tile::TensorMapLoadOp>(op.getLoc(), op.getResult().getType(), map,
+                                              op.getOffsets());
   op.getResult().replaceAllUsesWith(load.getResult());
+  op.erase();
+}
+
+/// `op` as a tile.tensormap_store through a new last argument of
+/// `kernel`, the map `spec` describes.
+void writeThroughTensorMap(tile::DescriptorStoreOp op, func::FuncOp kernel,
+                           const TensorMapSpec &spec) {
+  Value map = addTensorMapArgument(kernel, spec, op.getLoc());
+  OpBuilder b(op);
+  b.create<tile::TensorMapStoreOp>(op.getLoc(), map, op.getOffsets(), op.getValue());
   op.erase();
 }
 
@@ -271,14 +356,32 @@ struct TileLowerDescriptorsPass
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
+      bool maps = tensorMaps && !kernel.isPrivate();
+      // The stores' maps first, while every read of their tensors is still
+      // a descriptor_load of its base (tensorMapOf's test). A tensor is
+      // written through TMA only where all its stores can be: TMA's writes
+      // and ordinary ones to one tensor would not be ordered.
+      SmallVector<std::pair<tile::DescriptorStoreOp, std::optional<TensorMapSpec>>> stores;
+      llvm::DenseSet<Value> pointerWritten;
+      kernel.walk([&](tile::DescriptorStoreOp op) {
+        stores.push_back({op, maps ? tensorMapOf(op, kernel) : std::nullopt});
+        if (!stores.back().second)
+          pointerWritten.insert(op.getBase());
+      });
       SmallVector<tile::DescriptorLoadOp> loads;
       kernel.walk([&](tile::DescriptorLoadOp op) { loads.push_back(op); });
       for (tile::DescriptorLoadOp op : loads) {
         std::optional<TensorMapSpec> spec;
-        if (tensorMaps && !kernel.isPrivate())
+        if (maps)
           spec = tensorMapOf(op, kernel, numWarps);
         if (spec)
           readThroughTensorMap(op, kernel, *spec);
+        else
+          lower(op);
+      }
+      for (auto &[op, spec] : stores) {
+        if (spec && !pointerWritten.contains(op.getBase()))
+          writeThroughTensorMap(op, kernel, *spec);
         else
           lower(op);
       }

@@ -215,6 +215,9 @@ std::string summarizePTX(const std::string &ptx) {
   os << "shuffles:          " << count(R"(shfl\.sync)") << "\n";
   os << "tensor-core ops:   " << count(R"(mma\.sync|wgmma)") << "\n";
   os << "local memory:      " << count(R"((ld|st)\.local)") << " accesses\n";
+  os << "TMA copies:        " << count(R"(cp\.async\.bulk\.tensor\.\w+\.shared::cluster\.global)")
+     << " into shared memory, " << count(R"(cp\.async\.bulk\.tensor\.\w+\.global\.shared)")
+     << " out to global memory\n";
   return os.str();
 }
 

@@ -249,6 +249,38 @@ def test_matmul_tma_empty_shapes(hopper, programs):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("c_type", ["float32", "inputs"])
+@pytest.mark.parametrize("config_index", range(5))
+@pytest.mark.parametrize("programs", [None, 7])
+@pytest.mark.parametrize("ws", [False, True])
+def test_tma_store_matmul_every_config(hopper, dtype, c_type, config_index, programs, ws):
+    # TMA_STORE: C leaves each tile's swizzled shared buffer through one
+    # thread's bulk copies (tilegpu-lower-tensormap-stores). C is a view
+    # inside a larger NaN-filled tensor: the copies clip the edge tiles to
+    # C's map, so nothing beside C is written.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    c_dtype = torch.float32 if c_type == "float32" else getattr(torch, dtype)
+    config, a, b, c = _shipped_case(torch, dtype, config_index, 60 + config_index, c_dtype)
+    m, n = c.shape
+    whole = torch.full((m + 5, n + 8), float("nan"), device="cuda", dtype=c_dtype)
+    c = whole[:m, :n]
+    bias = torch.randn(n, device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
+                      warp_specialize=ws, tma_store=True)
+    torch.cuda.synchronize()
+    kernel = matmul.matmul_desc_kernel if programs is None else matmul.matmul_persistent_kernel
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in kernel.asm["ptx"]
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    got = whole.double().cpu().numpy()
+    rounding = 0 if c_type == "float32" else np.abs(want) * (2.0 ** -8)
+    np.testing.assert_allclose(got[:m, :n], want, rtol=0,
+                               atol=tolerance(x, a.shape[1]) + rounding)
+    assert np.isnan(got[m:, :]).all() and np.isnan(got[:, n:]).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("config_index", range(5))
 @pytest.mark.parametrize("programs", [None, 7, 132])
 def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, programs):

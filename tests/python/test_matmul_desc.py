@@ -87,6 +87,34 @@ def test_warp_specialize_changes_no_result_in_the_interpreter():
                                rtol=0, atol=1e-3 * np.sqrt(k))
 
 
+@pytest.mark.parametrize("persistent", [False, True])
+def test_tma_store_changes_no_result_in_the_interpreter(persistent):
+    # TMA_STORE writes C through its descriptor, the same masked store where
+    # TMA does not apply (the interpreter, before sm_90a): equal results,
+    # and nothing written past the edge tiles.
+    rng = np.random.default_rng(6)
+    m, n, k = 40, 24, 50
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    fn = matmul.matmul_persistent_kernel if persistent else matmul.matmul_desc_kernel
+    grid = (3,) if persistent else (tilec.cdiv(m, 16) * tilec.cdiv(n, 16),)
+    results = []
+    for tma_store in (False, True):
+        whole = np.full((m + 3, n + 8), np.nan, np.float32)
+        c = whole[:m, :n]
+        kernel = tilec.JITFunction(fn.fn, interpret=True)
+        kernel[grid](a, b, c, bias, m, n, k, k, n, n + 8, 1, BLOCK_M=16, BLOCK_N=16,
+                     BLOCK_K=16, GROUP_M=2, HAS_BIAS=True, ACTIVATION="gelu",
+                     TMA_STORE=tma_store)
+        assert np.isnan(whole[m:]).all() and np.isnan(whole[:, n:]).all()
+        results.append(c.copy())
+    np.testing.assert_array_equal(results[0], results[1])
+    x = a.astype(np.float64) @ b.astype(np.float64) + bias
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    np.testing.assert_allclose(results[1], want, rtol=0, atol=1e-3 * np.sqrt(k))
+
+
 @tilec.jit
 def _python_range_specialized(x_ptr, n):
     for i in range(0, n, warp_specialize=True):

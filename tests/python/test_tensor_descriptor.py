@@ -151,12 +151,17 @@ def test_matmul_through_descriptors(gpu, torch_or_none):
 def test_ptx_loads_with_vectors_and_pipelines_the_dot(tmp_path):
     # The row strides and the last dimension's size multiples of 16 (so the
     # bounds mask is constant over 16 elements) and the last stride the
-    # constant 1: 128-bit accesses, as a block pointer's. Without N's `:16`
-    # the mask varies element by element and the accesses are scalar.
-    ptx = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32:16,i32:16,i32:16", BM=16,
-                               BN=64).asm["ptx"]
+    # constant 1: 128-bit accesses, as a block pointer's (before sm_90a; on
+    # sm_90a the store is TMA's). Without N's `:16` the mask varies element
+    # by element and the accesses are scalar.
+    signature = "*fp32:16,*fp32:16,i32,i32:16,i32:16,i32:16"
+    ptx = k.scale_copy.compile(signature, target="sm_89", BM=16, BN=64).asm["ptx"]
     assert re.search(r"ld\.global\.v4\.(b|f)32", ptx), ptx
     assert re.search(r"st\.global\.v4\.(b|f)32", ptx)
+    hopper = k.scale_copy.compile(signature, target="sm_90a", BM=16, BN=64).asm["ptx"]
+    assert re.search(r"ld\.global\.v4\.(b|f)32", hopper), hopper
+    assert "st.global" not in hopper
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in hopper
     scalar = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32,i32:16,i32:16", BM=16,
                                   BN=64).asm["ptx"]
     assert not re.search(r"ld\.global\.v4", scalar)

@@ -282,8 +282,8 @@ void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
 /// mbarriers and TMA copies (sm_90, NVIDIA/TMAToLLVM.cpp): init_barrier,
-/// inval_barrier, barrier_expect, wait_barrier,
-/// async_tma_copy_global_to_local.
+/// inval_barrier, barrier_expect, wait_barrier, arrive_barrier,
+/// async_tma_copy_global_to_local, tma_store.
 void populateTMAToLLVMPatterns(TileTypeConverter &converter, const LoweringContext &context,
                                mlir::RewritePatternSet &patterns);
 /// cp.async copies, commits and waits (NVIDIA/AsyncCopyToLLVM.cpp).

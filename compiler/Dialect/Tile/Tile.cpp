@@ -462,19 +462,31 @@ LogicalResult LoadOp::verify() {
 // descriptor_load, tensormap_load
 //===----------------------------------------------------------------------===//
 
-LogicalResult DescriptorLoadOp::verify() {
-  RankedTensorType type = getResult().getType();
+/// A descriptor's block access (`verb`: reads, writes): 1 to 5
+/// dimensions, one size, stride and offset per dimension, the block of the
+/// base's element type (`holder` names what holds the block).
+static LogicalResult verifyDescriptorAccess(Operation *op, StringRef verb, StringRef holder,
+                                            RankedTensorType type, Value base, size_t sizes,
+                                            size_t strides, size_t offsets) {
   size_t rank = size_t(type.getRank());
   if (rank < 1 || rank > 5)
-    return emitOpError("reads blocks of 1 to 5 dimensions, got ") << rank;
-  if (getShape().size() != rank || getStrides().size() != rank || getOffsets().size() != rank)
-    return emitOpError("needs one size, stride and offset per dimension of the block (")
-           << rank << "), got " << getShape().size() << ", " << getStrides().size() << " and "
-           << getOffsets().size();
-  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
+    return op->emitOpError() << verb << " blocks of 1 to 5 dimensions, got " << rank;
+  if (sizes != rank || strides != rank || offsets != rank)
+    return op->emitOpError("needs one size, stride and offset per dimension of the block (")
+           << rank << "), got " << sizes << ", " << strides << " and " << offsets;
+  Type pointee = cast<PointerType>(base.getType()).getPointeeType();
   if (pointee != type.getElementType())
-    return emitOpError("reads ") << pointee << " but its result holds "
-                                 << type.getElementType();
+    return op->emitOpError() << verb << " " << pointee << " but its " << holder << " holds "
+                             << type.getElementType();
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  if (failed(verifyDescriptorAccess(*this, "reads", "result", getResult().getType(), getBase(),
+                                    getShape().size(), getStrides().size(),
+                                    getOffsets().size())))
+    return failure();
+  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
   if (getNanPadding() && !isa<FloatType>(pointee))
     return emitOpError("pads with NaN, which needs floats, not ") << pointee;
   return success();
@@ -484,6 +496,21 @@ LogicalResult TensorMapLoadOp::verify() {
   int64_t rank = getResult().getType().getRank();
   if (rank < 1 || rank > 5)
     return emitOpError("reads blocks of 1 to 5 dimensions, got ") << rank;
+  if (int64_t(getOffsets().size()) != rank)
+    return emitOpError("needs one offset per dimension of the block (")
+           << rank << "), got " << getOffsets().size();
+  return success();
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyDescriptorAccess(*this, "writes", "value", getValue().getType(), getBase(),
+                                getShape().size(), getStrides().size(), getOffsets().size());
+}
+
+LogicalResult TensorMapStoreOp::verify() {
+  int64_t rank = getValue().getType().getRank();
+  if (rank < 1 || rank > 5)
+    return emitOpError("writes blocks of 1 to 5 dimensions, got ") << rank;
   if (int64_t(getOffsets().size()) != rank)
     return emitOpError("needs one offset per dimension of the block (")
            << rank << "), got " << getOffsets().size();

@@ -337,6 +337,56 @@ def Tile_TensorMapLoadOp : Tile_Op<"tensormap_load", [
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
+    AttrSizedOperandSegments, MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Write one block of a tensor descriptor";
+  let description = [{
+    `desc.store(offsets, value)` of a `tl.make_tensor_descriptor(base,
+    shape, strides, block_shape)`: writes `value`, a tensor of the block's
+    shape, as the block whose first element is at `offsets` in the tensor
+    of `shape` and `strides` (elements, outermost first; the last stride
+    is 1) at `base`. Elements outside the tensor are not written. As
+    `tile.descriptor_load`, the op keeps the descriptor's structure up to
+    `tile-lower-descriptors`, which turns it into a `tile.tensormap_store`
+    where TMA stores the block and into the masked `tile.store` of its
+    elements everywhere else.
+
+    ```mlir
+    tile.descriptor_store %base[%i, %j] shape(%m, %n) strides(%sm, %c1), %v : !tile.ptr<f16>, tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I64>:$shape, Variadic<I64>:$strides,
+                       Variadic<I32>:$offsets, RankedTensorOf<[AnyType]>:$value);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` `(` $shape `)` `strides` `(` $strides `)` `,` $value
+    attr-dict `:` type($base) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TensorMapStoreOp : Tile_Op<"tensormap_store", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Write one block through a TMA tensor map";
+  let description = [{
+    Writes `value` as the block whose first element is at `offsets`
+    (elements, outermost first) in the tensor `map` describes; elements
+    outside the tensor are not written. `map` is a kernel argument whose
+    `tile.tensormap` attribute gives the tensor and the box each copy
+    moves (`tile-lower-descriptors` makes both from a
+    `tile.descriptor_store`). On the GPU the block goes to a shared
+    buffer, from which one thread's `cp.async.bulk.tensor` copies write it
+    (`tilegpu-lower-tensormap-stores`).
+
+    ```mlir
+    tile.tensormap_store %map[%i, %j], %v : tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
+                       RankedTensorOf<[AnyType]>:$value);
+  let assemblyFormat = "$map `[` $offsets `]` `,` $value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
 def Tile_StoreOp : Tile_Op<"store", [Tile_SameOperandsAndResultEncoding,
     MemoryEffects<[MemWrite<DefaultResource>]>,
     TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",

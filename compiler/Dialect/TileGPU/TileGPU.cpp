@@ -709,26 +709,44 @@ LogicalResult SetMaxRegistersOp::verify() {
   return success();
 }
 
+/// A TMA copy's buffer and coordinates: one buffer, one coordinate per
+/// dimension, a 2-D block TMA moves, in the layout of its map's swizzle.
+static LogicalResult verifyTMABuffer(Operation *op, tilec::tilegpu::MemDescType buffer, size_t coords) {
+  if (buffer.isRing())
+    return op->emitOpError() << "copies one buffer, not a ring: " << buffer;
+  ArrayRef<int64_t> shape = buffer.getShape();
+  if (coords != shape.size())
+    return op->emitOpError() << "needs one coordinate per dimension of the buffer ("
+                             << shape.size() << "), got " << coords;
+  std::optional<tilec::TMABlockLayout> layout = tilec::tilegpu::getTMABlockLayout(shape, buffer.getElementType());
+  if (!layout)
+    return op->emitOpError() << "copies 2-D blocks TMA can move (rows of whole 16 bytes, at "
+                                "most 256 of them), not "
+                             << buffer;
+  Attribute moved = tilec::tilegpu::getTMABufferEncoding(op->getContext(), *layout, buffer.getElementType());
+  if (buffer.getEncoding() != moved)
+    return op->emitOpError() << "moves the layout of its map's swizzle (" << moved << "), not "
+                             << buffer.getEncoding();
+  return success();
+}
+
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   if (failed(verifyBarrier(*this, getBarrier().getType())))
     return failure();
   MemDescType buffer = getResult().getType();
-  if (buffer.isRing() || !buffer.getMutableMemory())
-    return emitOpError() << "fills one mutable buffer, not " << buffer;
-  ArrayRef<int64_t> shape = buffer.getShape();
-  if (getCoords().size() != shape.size())
-    return emitOpError() << "needs one coordinate per dimension of the buffer ("
-                         << shape.size() << "), got " << getCoords().size();
-  std::optional<TMABlockLayout> layout = getTMABlockLayout(shape, buffer.getElementType());
-  if (!layout)
-    return emitOpError() << "copies 2-D blocks TMA can move (rows of whole 16 bytes, at "
-                            "most 256 of them), not "
+  if (!buffer.getMutableMemory())
+    return emitOpError() << "fills a mutable buffer, not " << buffer;
+  return verifyTMABuffer(*this, buffer, getCoords().size());
+}
+
+LogicalResult TMAStoreOp::verify() {
+  MemDescType buffer = getBuffer().getType();
+  // (The issuing thread's fence needs the writers' own: swizzled buffers'.)
+  if (!isa<NVMMASharedEncodingAttr>(buffer.getEncoding()))
+    return emitOpError() << "writes blocks of rows of 32 bytes or more (a swizzled buffer), "
+                            "not "
                          << buffer;
-  Attribute written = getTMABufferEncoding(getContext(), *layout, buffer.getElementType());
-  if (buffer.getEncoding() != written)
-    return emitOpError() << "writes the layout of its map's swizzle (" << written << "), not "
-                         << buffer.getEncoding();
-  return success();
+  return verifyTMABuffer(*this, buffer, getCoords().size());
 }
 
 std::optional<tilec::TMABlockLayout> tilec::tilegpu::getTMABlockLayout(ArrayRef<int64_t> shape,

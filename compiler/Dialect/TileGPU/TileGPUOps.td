@@ -474,4 +474,34 @@ def TileGPU_AsyncTMACopyGlobalToLocalOp : TileGPU_Op<"async_tma_copy_global_to_l
   let hasVerifier = 1;
 }
 
+def TileGPU_TMAStoreOp : TileGPU_Op<"tma_store", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<DefaultResource>]>]> {
+  let summary = "Write a shared buffer's block through a TMA tensor map";
+  let description = [{
+    One thread (thread 0 of the CTA, or lane 0 of its warp with
+    `tilegpu.lane_zero`) issues the `cp.async.bulk.tensor` copies that
+    write the 2-D block in `buffer` (laid out as TMA reads it: the
+    `#tilegpu.nvmma_shared` swizzle of its map, one copy per column of it)
+    to `coords` (elements, outermost first) in the tensor `map` describes;
+    elements outside the tensor are not written. The thread waits until
+    TMA has read the buffer (`cp.async.bulk.wait_group.read`), so the
+    buffer may be written again once a CTA barrier follows the op. The
+    buffer's writers must have fenced the async proxy and met the issuing
+    thread at a barrier before (a `local_alloc` into an
+    `#tilegpu.nvmma_shared` buffer fences after its stores). The writes to
+    global memory complete asynchronously: they are visible to later
+    kernels, not to this kernel's own reads.
+
+    ```mlir
+    tilegpu.tma_store %map[%i, %j] %buf : !tilegpu.memdesc<128x64xf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$coords,
+                       TileGPU_MemDescType:$buffer);
+  let assemblyFormat = [{
+    $map `[` $coords `]` $buffer attr-dict `:` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TILEC_TILEGPU_OPS

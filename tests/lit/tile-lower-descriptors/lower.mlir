@@ -40,3 +40,22 @@ func.func @nan_row(%base: !tile.ptr<f32>, %n: i64, %i: i32) -> tensor<128xf32> {
   %t = tile.descriptor_load %base[%i] shape(%n) strides(%one) {nanPadding} : !tile.ptr<f32> -> tensor<128xf32>
   return %t : tensor<128xf32>
 }
+
+// -----
+
+// A block written: the same pointers and bounds as a read, the value
+// stored under the mask (elements outside the tensor are not written).
+// Without tensor maps (the default) even an aligned block goes this way.
+// CHECK-LABEL: func.func @written
+// CHECK: %[[ROWOK:.*]] = arith.andi {{.*}} : tensor<64x1xi1>
+// CHECK: %[[COLOK:.*]] = arith.andi {{.*}} : tensor<1x64xi1>
+// CHECK: %[[MASK:.*]] = arith.andi {{.*}} : tensor<64x64xi1>
+// CHECK: %[[PTRS:.*]] = tile.addptr
+// CHECK: tile.store %[[PTRS]], %arg6, %[[MASK]] : tensor<64x64x!tile.ptr<f16>>
+// CHECK-NOT: tile.descriptor_store
+func.func @written(%base: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i64, %n: i64,
+                   %s: i64 {tile.divisibility = 16 : i64}, %i: i32, %j: i32, %v: tensor<64x64xf16>) {
+  %one = arith.constant 1 : i64
+  tile.descriptor_store %base[%i, %j] shape(%m, %n) strides(%s, %one), %v : !tile.ptr<f16>, tensor<64x64xf16>
+  return
+}

@@ -62,3 +62,53 @@ func.func @pointer_loads(%a: !tile.ptr<f16>, %b: !tile.ptr<f16> {tile.divisibili
   %d3 = tile.dot %small, %w, %acc16 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+// A block written through a descriptor whose tensor nothing else touches:
+// a tensor-map argument of its own (no NaN fill: stores have none), the
+// store a tile.tensormap_store of it. 64 f16 (128 bytes) per row: one
+// 128-byte swizzle column, the box the whole block.
+// CHECK-LABEL: func.func @stored
+// CHECK-SAME: %[[CMAP:[a-z0-9]+]]: !tile.tensormap {tile.tensormap = "base=0 sizes=[a1,a2] strides=[a3,1] box=[128,64] type=6 bytes=2 swizzle=128 fill=zero"}
+// CHECK: tile.tensormap_store %[[CMAP]][%arg4, %arg4], %{{.*}} : tensor<128x64xf16>
+// CHECK-NOT: tile.descriptor_store
+// CHECK-NOT: tile.store
+func.func @stored(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32,
+                  %s: i32 {tile.divisibility = 16 : i64}, %i: i32) {
+  %one = arith.constant 1 : i64
+  %m64 = arith.extsi %m : i32 to i64
+  %n64 = arith.extsi %n : i32 to i64
+  %s64 = arith.extsi %s : i32 to i64
+  %v = arith.constant dense<1.0> : tensor<128x64xf16>
+  tile.descriptor_store %c[%i, %i] shape(%m64, %n64) strides(%s64, %one), %v : !tile.ptr<f16>, tensor<128x64xf16>
+  return
+}
+
+// -----
+
+// Stores TMA does not take: rows of 16 bytes (an unswizzled buffer); a
+// tensor also read (through a descriptor: TMA's writes would not be
+// ordered with the read), whose two stores then both go through pointers
+// (one tensor is never written both ways); a base not known aligned; a
+// three-dimensional block.
+// CHECK-LABEL: func.func @pointer_stores
+// CHECK-NOT: tile.tensormap
+// CHECK-COUNT-5: tile.store
+// CHECK-NOT: tile.tensormap
+func.func @pointer_stores(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                          %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                          %u: !tile.ptr<f16>, %m: i64, %s16: i64 {tile.divisibility = 16 : i64},
+                          %i: i32) {
+  %one = arith.constant 1 : i64
+  %narrow = arith.constant dense<1.0> : tensor<64x8xf16>
+  tile.descriptor_store %a[%i, %i] shape(%m, %m) strides(%s16, %one), %narrow : !tile.ptr<f16>, tensor<64x8xf16>
+  %read = tile.descriptor_load %b[%i, %i] shape(%m, %m) strides(%s16, %one) : !tile.ptr<f16> -> tensor<64x64xf16>
+  tile.descriptor_store %b[%i, %i] shape(%m, %m) strides(%s16, %one), %read : !tile.ptr<f16>, tensor<64x64xf16>
+  tile.descriptor_store %b[%i, %i] shape(%m, %m) strides(%s16, %one), %read : !tile.ptr<f16>, tensor<64x64xf16>
+  %w = arith.constant dense<1.0> : tensor<64x64xf16>
+  tile.descriptor_store %u[%i, %i] shape(%m, %m) strides(%s16, %one), %w : !tile.ptr<f16>, tensor<64x64xf16>
+  %cube = arith.constant dense<1.0> : tensor<4x8x64xf16>
+  tile.descriptor_store %a[%i, %i, %i] shape(%m, %m, %m) strides(%s16, %s16, %one), %cube : !tile.ptr<f16>, tensor<4x8x64xf16>
+  return
+}

@@ -7,6 +7,9 @@
 //   async_tma_copy   thread 0 (and pred): fence.proxy.async, then one
 //                    cp.async.bulk.tensor per column of the buffer's
 //                    swizzle, each completing on the barrier
+//   tma_store        thread 0: fence.proxy.async, one cp.async.bulk.tensor
+//                    per column from the buffer to global memory, one
+//                    bulk group, waited for until TMA has read the buffer
 //   arrive_barrier   lane 0 of each warp: mbarrier.arrive
 //   warp_id          the thread index >> 5
 //   set_max_registers  every thread of the warpgroup: setmaxnreg.inc/dec
@@ -53,6 +56,25 @@ Value electedThread(Operation *op, OpBuilder &b, Location loc,
                                              threadId(b, loc, context), i32Constant(b, loc, 0))
                           .getResult();
   return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
+}
+
+/// Calls `copy(at, inner)` for each copy of a block in TMA's layout: the
+/// shared address of its column of the buffer at `buffer` and its first
+/// column in the tensor, `column` plus the box widths before it. (An
+/// unswizzled block is one copy: no second column.)
+void forEachColumn(OpBuilder &b, Location loc, const TMABlockLayout &layout, Value buffer,
+                   Value column, function_ref<void(Value, Value)> copy) {
+  int64_t columnBytes = int64_t(layout.boxRows) * layout.swizzleBytes;
+  for (unsigned k = 0; k < layout.copies; ++k) {
+    Value at =
+        k ? b.create<LLVM::AddOp>(loc, buffer, i32Constant(b, loc, k * columnBytes)).getResult()
+          : buffer;
+    Value inner =
+        k ? b.create<LLVM::AddOp>(loc, column, i32Constant(b, loc, k * layout.boxCols))
+                .getResult()
+          : column;
+    copy(at, inner);
+  }
 }
 
 /// Every op here needs sm_90's mbarrier transactions and TMA.
@@ -208,22 +230,49 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
     // ordered by a CTA barrier) must be ordered before the copies'.
     orderedAsm(rewriter, loc, voidType(rewriter), {issue},
                "@$0 fence.proxy.async.shared::cta;", "b");
-    // (An unswizzled block is one copy: no second column.)
-    int64_t columnBytes = int64_t(layout.boxRows) * layout.swizzleBytes;
-    for (unsigned k = 0; k < layout.copies; ++k) {
-      Value at = k ? rewriter.create<LLVM::AddOp>(loc, dst,
-                                                  i32Constant(rewriter, loc, k * columnBytes))
-                         .getResult()
-                   : dst;
-      Value inner = k ? rewriter.create<LLVM::AddOp>(
-                            loc, column, i32Constant(rewriter, loc, k * layout.boxCols))
-                            .getResult()
-                      : column;
+    forEachColumn(rewriter, loc, layout, dst, column, [&](Value at, Value inner) {
       orderedAsm(rewriter, loc, voidType(rewriter), {issue, at, map, inner, row, barrier},
                  "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
                  "::bytes [$1], [$2, {$3, $4}], [$5];",
                  "b,r,l,r,r,r");
-    }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::TMAStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    Location loc = op.getLoc();
+    tilegpu::MemDescType buffer = op.getBuffer().getType();
+    // (The verifier checked that TMA copies the block.)
+    TMABlockLayout layout =
+        *tilegpu::getTMABlockLayout(buffer.getShape(), buffer.getElementType());
+    Value issue = electedThread(op, rewriter, loc, context);
+    Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
+    Value src = sharedAddress32(rewriter, loc, adaptor.getBuffer());
+    Value row = adaptor.getCoords()[0], column = adaptor.getCoords()[1];
+    // Every writer fenced after its stores (local_alloc into the swizzled
+    // buffer) and a CTA barrier came since; the issuing thread's fence
+    // orders what it saw before its copies read.
+    orderedAsm(rewriter, loc, voidType(rewriter), {issue},
+               "@$0 fence.proxy.async.shared::cta;", "b");
+    forEachColumn(rewriter, loc, layout, src, column, [&](Value at, Value inner) {
+      orderedAsm(rewriter, loc, voidType(rewriter), {issue, map, inner, row, at},
+                 "@$0 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+                 " [$1, {$2, $3}], [$4];",
+                 "b,l,r,r,r");
+    });
+    // The buffer may be written again once TMA has read it; the writes to
+    // global memory complete on their own.
+    orderedAsm(rewriter, loc, voidType(rewriter), {issue},
+               "@$0 cp.async.bulk.commit_group;\n"
+               "@$0 cp.async.bulk.wait_group.read 0;",
+               "b");
     rewriter.eraseOp(op);
     return success();
   }
@@ -236,5 +285,5 @@ void tilec::lowering::populateTMAToLLVMPatterns(TileTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<InitBarrierLowering, InvalBarrierLowering, BarrierExpectLowering,
                WaitBarrierLowering, AsyncTMACopyLowering, ArriveBarrierLowering,
-               WarpIdLowering, SetMaxRegistersLowering>(converter, context);
+               WarpIdLowering, SetMaxRegistersLowering, TMAStoreLowering>(converter, context);
 }
