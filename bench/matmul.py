@@ -12,8 +12,9 @@ tilec runs three kernels, each at the best of its shipped configs
 (matmul_configs(), timed in this run): `matmul_kernel` (pointer loads,
 cp.async rings), `matmul_desc_kernel` (tensor descriptors: TMA on sm_90a)
 and `matmul_persistent_kernel` (the descriptor kernel on one program per
-SM, pipelined across its tiles); "tilec" is the fastest of the three,
-each also reported alone. Triton runs each kernel at the best of its
+SM, pipelined across its tiles), the last two also warp-specialised and
+with C written by TMA (TILEC below); "tilec" is the fastest of them, each
+also reported alone. Triton runs each kernel at the best of its
 candidates below; torch uses cuBLAS's own choice. Each output is checked
 against a float64 product of the same inputs (max |difference| / sqrt(K)
 below 1e-3 plus the rounding of C to a 16-bit type). Each time is the
@@ -116,12 +117,17 @@ def launch_tilec(a, b, c, cfg):
     matmul.matmul(a, b, c, config=cfg)
 
 
-def launch_tilec_desc(a, b, c, cfg):
-    matmul.matmul_tma(a, b, c, cfg)
+def launch_tilec_desc(a, b, c, cfg, **options):
+    matmul.matmul_tma(a, b, c, cfg, **options)
 
 
-def launch_tilec_persistent(a, b, c, cfg):
-    matmul.matmul_tma(a, b, c, cfg, programs=min(_sms(a), _tiles(a.shape[0], b.shape[1], cfg)))
+def launch_tilec_persistent(a, b, c, cfg, **options):
+    matmul.matmul_tma(a, b, c, cfg, programs=min(_sms(a), _tiles(a.shape[0], b.shape[1], cfg)),
+                      **options)
+
+
+def _with(launch, **options):
+    return lambda a, b, c, cfg: launch(a, b, c, cfg, **options)
 
 
 def launch_triton(a, b, c, cfg):
@@ -157,8 +163,15 @@ def launch_triton_persistent(a, b, c, cfg):
         PROGRAMS=programs, num_warps=warps, num_stages=stages)
 
 
+# "WS": a producer warpgroup issues the TMA copies (warp_specialize); "TMA
+# store": C leaves through TMA (tma_store).
 TILEC = {"tilec pointers": launch_tilec, "tilec descriptors": launch_tilec_desc,
-         "tilec persistent": launch_tilec_persistent}
+         "tilec descriptors WS": _with(launch_tilec_desc, warp_specialize=True),
+         "tilec descriptors TMA store": _with(launch_tilec_desc, tma_store=True),
+         "tilec persistent": launch_tilec_persistent,
+         "tilec persistent WS": _with(launch_tilec_persistent, warp_specialize=True),
+         "tilec persistent WS + TMA store": _with(launch_tilec_persistent,
+                                                  warp_specialize=True, tma_store=True)}
 TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 
