@@ -10,7 +10,8 @@
 // (memdesc_index, memdesc_trans) names its whole buffer. (With pending = 1 the tensor cores
 // read on until the next dot's wait; tilegpu-pipeline-loads, which sets
 // it, only refills a buffer two iterations after its dot, past that wait
-// and a barrier.) Walking the kernel in order,
+// and a barrier, and tilegpu-warp-specialize's producer only once every
+// consumer warp has arrived on the slot's empty barrier after that wait.) Walking the kernel in order,
 // the analysis keeps the ranges read and written since the last barrier; an
 // op that writes a range read or written since, or reads a range written
 // since, gets a barrier before it, which empties both sets.

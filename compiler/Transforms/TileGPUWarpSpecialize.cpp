@@ -35,7 +35,8 @@
 // flight still read. Otherwise (A in registers, fp8 adding in f32) each
 // iteration frees its own slot after its dots.
 //
-// The producer runs up to S iterations ahead of the consumers, across
+// The producer runs up to S iterations ahead of the consumers (S - 1 with
+// the dots in flight, one slot being theirs), across
 // anything they do between the dots (a persistent kernel's epilogue), and
 // the consumers no longer compute addresses or meet at a CTA barrier per
 // iteration: the mbarriers order everything. The block starts with the
@@ -75,6 +76,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace tilec {
 #define GEN_PASS_DEF_TILEGPUWARPSPECIALIZE
@@ -174,8 +176,13 @@ int64_t peakBufferBytes(Block *entry, function_ref<bool(tilegpu::LocalAllocOp)> 
             names.push_back(user->getResult(0));
         }
     }
+    // (A swizzled buffer sits at a 1024-byte boundary: count the padding
+    // the allocator may leave before it.)
+    int64_t bytes = alloc.getType().getSizeInBytes();
+    if (isa<tilegpu::NVMMASharedEncodingAttr>(alloc.getType().getEncoding()))
+      bytes = llvm::alignTo(bytes, 1024) + 1024;
     for (unsigned i = start; i <= end; ++i)
-      live[i] += alloc.getType().getSizeInBytes();
+      live[i] += bytes;
   });
   return live.empty() ? 0 : *llvm::max_element(live);
 }

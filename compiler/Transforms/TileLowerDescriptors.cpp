@@ -35,7 +35,9 @@
 // buffer it passes through is swizzled) becomes a tile.tensormap_store of
 // a map of its own when TMA can write every block of its tensor, and no
 // op but those stores uses the tensor's base (TMA's writes are not
-// ordered with the kernel's own reads of them); the rest become
+// ordered with the kernel's own reads of them) and the kernel has no
+// atomic or volatile load (which could publish the data before it lands);
+// the rest become
 // `tile.store pointers, value, mask`.
 #include "compiler/Analysis/Wgmma.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
@@ -296,13 +298,25 @@ std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorLoadOp op, func::FuncOp
 /// its writes then fence the async proxy, and the threads' 16-byte chunks
 /// spread over the banks). TMA's writes are not ordered with the kernel's
 /// own later reads of them, so every use of the base argument must be a
-/// descriptor store: a kernel that also reads the tensor writes it
-/// through pointers.
+/// descriptor store (a kernel that also reads the tensor writes it through
+/// pointers), and the kernel must have no atomic or volatile load, which
+/// could tell another program the data is there before it is.
 std::optional<TensorMapSpec> tensorMapOf(tile::DescriptorStoreOp op, func::FuncOp kernel) {
   RankedTensorType type = op.getValue().getType();
   Type element = type.getElementType();
   std::optional<TMABlockLayout> layout = tilegpu::getTMABlockLayout(type.getShape(), element);
   if (!layout || !layout->swizzleBytes)
+    return std::nullopt;
+  // (An atomic or a volatile load may publish what the kernel wrote to
+  // other programs: TMA's writes, still in flight, would not be ordered
+  // before it.)
+  WalkResult publishes = kernel.walk([](Operation *inner) {
+    auto load = dyn_cast<tile::LoadOp>(inner);
+    return isa<tile::AtomicRMWOp, tile::AtomicCASOp>(inner) || (load && load.getIsVolatile())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (publishes.wasInterrupted())
     return std::nullopt;
   if (!llvm::all_of(op.getBase().getUsers(), [&](Operation *user) {
         auto store = dyn_cast<tile::DescriptorStoreOp>(user);

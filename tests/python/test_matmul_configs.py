@@ -288,8 +288,8 @@ def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, co
     # consumers, their named barrier and their arrivals on the empty
     # barriers; ptxas accepts every config, without spilling but for the
     # persistent kernel's 128 x 256 tiles, whose consumers' 232 registers
-    # fall short of the epilogue in their loop (ptxas 13.0: 128 bytes with
-    # the fp32 bias + GELU epilogue, 4 with a bf16 C).
+    # fall short of the epilogue in their loop (ptxas 13.0: 112 bytes with
+    # the fp32 bias + GELU epilogue, none with a bf16 C).
     ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, WARP_SPECIALIZE=True)
     bm, bn, bk, gm, warps, stages = matmul.matmul_configs(DTYPE[operand], True)[config_index]
     assert f".reqntid {32 * (warps + 4)}, 1, 1" in ptx

@@ -490,7 +490,9 @@ def TileGPU_TMAStoreOp : TileGPU_Op<"tma_store", [
     thread at a barrier before (a `local_alloc` into an
     `#tilegpu.nvmma_shared` buffer fences after its stores). The writes to
     global memory complete asynchronously: they are visible to later
-    kernels, not to this kernel's own reads.
+    kernels, not to this kernel's own reads; the issuing thread's next
+    `tma_store` first waits for them, so stores of one block land in
+    program order.
 
     ```mlir
     tilegpu.tma_store %map[%i, %j] %buf : !tilegpu.memdesc<128x64xf16, #nvmma>

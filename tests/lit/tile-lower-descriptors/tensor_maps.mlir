@@ -112,3 +112,21 @@ func.func @pointer_stores(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
   tile.descriptor_store %a[%i, %i, %i] shape(%m, %m, %m) strides(%s16, %s16, %one), %cube : !tile.ptr<f16>, tensor<4x8x64xf16>
   return
 }
+
+// -----
+
+// A kernel with an atomic could publish the block before TMA's writes
+// land (another program polling a flag): its stores go through pointers.
+// CHECK-LABEL: func.func @publishing
+// CHECK-NOT: tile.tensormap
+// CHECK: tile.store
+// CHECK: tile.atomic_rmw add
+func.func @publishing(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %flag: !tile.ptr<i32>,
+                      %m: i64, %s: i64 {tile.divisibility = 16 : i64}, %i: i32) {
+  %one = arith.constant 1 : i64
+  %v = arith.constant dense<1.0> : tensor<64x64xf16>
+  tile.descriptor_store %c[%i, %i] shape(%m, %m) strides(%s, %one), %v : !tile.ptr<f16>, tensor<64x64xf16>
+  %x = arith.constant 1 : i32
+  %old = tile.atomic_rmw add, %flag, %x : !tile.ptr<i32>
+  return
+}

@@ -7,9 +7,10 @@
 //   async_tma_copy   thread 0 (and pred): fence.proxy.async, then one
 //                    cp.async.bulk.tensor per column of the buffer's
 //                    swizzle, each completing on the barrier
-//   tma_store        thread 0: fence.proxy.async, one cp.async.bulk.tensor
-//                    per column from the buffer to global memory, one
-//                    bulk group, waited for until TMA has read the buffer
+//   tma_store        thread 0: waits for its earlier stores to complete,
+//                    fence.proxy.async, one cp.async.bulk.tensor per
+//                    column from the buffer to global memory, one bulk
+//                    group, waited for until TMA has read the buffer
 //   arrive_barrier   lane 0 of each warp: mbarrier.arrive
 //   warp_id          the thread index >> 5
 //   set_max_registers  every thread of the warpgroup: setmaxnreg.inc/dec
@@ -256,11 +257,15 @@ struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
     Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
     Value src = sharedAddress32(rewriter, loc, adaptor.getBuffer());
     Value row = adaptor.getCoords()[0], column = adaptor.getCoords()[1];
-    // Every writer fenced after its stores (local_alloc into the swizzled
-    // buffer) and a CTA barrier came since; the issuing thread's fence
-    // orders what it saw before its copies read.
+    // The thread's earlier stores must have reached global memory first
+    // (a block stored twice keeps the later value): mostly long done, a
+    // tile's loop having run since. Every writer fenced after its stores
+    // (local_alloc into the swizzled buffer) and a CTA barrier came since;
+    // the issuing thread's fence orders what it saw before its copies read.
     orderedAsm(rewriter, loc, voidType(rewriter), {issue},
-               "@$0 fence.proxy.async.shared::cta;", "b");
+               "@$0 cp.async.bulk.wait_group 0;\n"
+               "@$0 fence.proxy.async.shared::cta;",
+               "b");
     forEachColumn(rewriter, loc, layout, src, column, [&](Value at, Value inner) {
       orderedAsm(rewriter, loc, voidType(rewriter), {issue, map, inner, row, at},
                  "@$0 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
