@@ -220,7 +220,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       sanitize_persistent() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
           tests/python/test_gpu_tma.py \
-          -k "persistent and (7 or inputs) or warp_specialized and 7"
+          -k "persistent and (7 or inputs) or warp_specialized and 7 or tma_store and 7"
       }
       export -f sanitize_fp8 sanitize_lang sanitize_wgmma_8bit sanitize_pipelined sanitize_tma \
         sanitize_persistent
