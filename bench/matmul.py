@@ -34,7 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
-from common import best_matmul_config, matmul_error  # noqa: E402
+from common import best_matmul_config, matmul_error, persistent_programs  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 
@@ -105,14 +105,6 @@ TRITON_CANDIDATES = [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 3),
                      (128, 64, 32, 8, 4, 4), (64, 64, 32, 8, 4, 4)]
 
 
-def _sms(t):
-    return torch.cuda.get_device_properties(t.device).multi_processor_count
-
-
-def _tiles(M, N, cfg):
-    return triton.cdiv(M, cfg[0]) * triton.cdiv(N, cfg[1])
-
-
 def launch_tilec(a, b, c, cfg):
     matmul.matmul(a, b, c, config=cfg)
 
@@ -122,8 +114,7 @@ def launch_tilec_desc(a, b, c, cfg, **options):
 
 
 def launch_tilec_persistent(a, b, c, cfg, **options):
-    matmul.matmul_tma(a, b, c, cfg, programs=min(_sms(a), _tiles(a.shape[0], b.shape[1], cfg)),
-                      **options)
+    matmul.matmul_tma(a, b, c, cfg, programs=persistent_programs(a, b, cfg), **options)
 
 
 def _with(launch, **options):
@@ -134,7 +125,7 @@ def launch_triton(a, b, c, cfg):
     bm, bn, bk, gm, warps, stages = cfg
     M, K = a.shape
     N = b.shape[1]
-    triton_matmul[(_tiles(M, N, cfg),)](
+    triton_matmul[(triton.cdiv(M, bm) * triton.cdiv(N, bn),)](
         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
         c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, num_warps=warps,
         num_stages=stages)
@@ -157,7 +148,7 @@ def launch_triton_persistent(a, b, c, cfg):
                              TensorDescriptor.from_tensor(b, [bk, bn]),
                              TensorDescriptor.from_tensor(c, [bm, bn]))
     da, db, dc = _descriptors[key]
-    programs = min(_sms(a), _tiles(M, N, cfg))
+    programs = persistent_programs(a, b, cfg)
     triton_persistent_tma[(programs,)](
         da, db, dc, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
         PROGRAMS=programs, num_warps=warps, num_stages=stages)

@@ -1,7 +1,8 @@
 """What the fused bias + GELU epilogue costs a matmul (issue 14: at most 3%
 slower than the plain product): each of tilec's kernels (kernels/matmul.py:
 `matmul_kernel` through pointers, `matmul_desc_kernel` and
-`matmul_persistent_kernel` through descriptors) at its best shipped config
+`matmul_persistent_kernel` through descriptors, the latter also
+warp-specialised with C written by TMA) at its best shipped config
 for the plain product, then that config with HAS_BIAS and ACTIVATION="gelu";
 beside torch's unfused matmul, bias add and GELU (tanh) for reference.
 
@@ -21,16 +22,12 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import common  # noqa: E402  bench/common.py
-from common import best_matmul_config, matmul_error, matmul_tolerance  # noqa: E402
+from common import (best_matmul_config, matmul_error, matmul_tolerance,  # noqa: E402
+                    persistent_programs)
 import matmul  # noqa: E402  kernels/matmul.py
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 1000)]
 QUICK = [(4096, 4096, 4096)]
-
-
-def _programs(a, b, cfg):
-    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    return min(sms, -(-a.shape[0] // cfg[0]) * -(-b.shape[1] // cfg[1]))
 
 
 # name: launch(a, b, c, cfg, bias, activation)
@@ -40,7 +37,10 @@ KERNELS = {
     "descriptors": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
         a, b, c, cfg, bias=bias, activation=act),
     "persistent": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
-        a, b, c, cfg, bias=bias, activation=act, programs=_programs(a, b, cfg)),
+        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg)),
+    "persistent WS + TMA store": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
+        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
+        warp_specialize=True, tma_store=True),
 }
 
 

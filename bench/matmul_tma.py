@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import tilec  # noqa: E402
 import common  # noqa: E402  bench/common.py
-from common import best_matmul_config, matmul_error  # noqa: E402
+from common import best_matmul_config, matmul_error, persistent_programs  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 SHAPES = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
@@ -54,9 +54,7 @@ def launch_tma(a, b, c, cfg, **options):
 
 def launch_persistent(a, b, c, cfg, **options):
     """matmul_persistent_kernel on min(SMs, tiles) programs."""
-    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    matmul.matmul_tma(a, b, c, cfg, programs=min(sms, grid(a.shape[0], b.shape[1], cfg)[0]),
-                      **options)
+    matmul.matmul_tma(a, b, c, cfg, programs=persistent_programs(a, b, cfg), **options)
 
 
 # Each tilec variant: how it launches. "WS": a producer warpgroup
