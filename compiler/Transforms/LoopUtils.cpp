@@ -252,6 +252,16 @@ bool tilec::LoadAddressStage::isSelfContained(scf::ForOp loop,
   return true;
 }
 
+void tilec::LoadAddressStage::eraseUnused(Block *body) const {
+  SmallVector<Operation *> inBody;
+  for (Operation &op : body->without_terminator())
+    if (ops.contains(&op))
+      inBody.push_back(&op);
+  for (Operation *op : llvm::reverse(inBody))
+    if (op->use_empty())
+      op->erase();
+}
+
 void tilec::LoadAddressStage::clone(OpBuilder &b, scf::ForOp loop,
                                     IRMapping &mapping) const {
   for (Operation &op : loop.getBody()->without_terminator()) {

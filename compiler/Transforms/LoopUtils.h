@@ -76,6 +76,10 @@ struct LoadAddressStage {
   bool isSelfContained(mlir::scf::ForOp loop,
                        llvm::ArrayRef<mlir::Operation *> loads) const;
 
+  /// Erases the stage's ops in `body` that nothing reads any more (once
+  /// their clones computing ahead have taken over), last first.
+  void eraseUnused(mlir::Block *body) const;
+
   /// Clones the stage at the builder, with `mapping` giving the induction
   /// variable and iteration arguments of the iteration it computes.
   void clone(mlir::OpBuilder &b, mlir::scf::ForOp loop,

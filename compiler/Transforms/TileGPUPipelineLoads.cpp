@@ -516,13 +516,7 @@ private:
     for (unsigned index : stage_.carried)
       yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));
     // The originals of the stage that nothing reads any more.
-    SmallVector<Operation *> originals;
-    for (Operation &op : body->without_terminator())
-      if (stage_.ops.contains(&op))
-        originals.push_back(&op);
-    for (Operation *op : llvm::reverse(originals))
-      if (op->use_empty())
-        op->erase();
+    stage_.eraseUnused(body);
 
     b.setInsertionPoint(yield);
     Value next = b.create<arith::AddIOp>(loc, slot, b.create<arith::ConstantIntOp>(loc, i32, 1));

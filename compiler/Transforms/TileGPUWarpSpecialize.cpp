@@ -540,13 +540,7 @@ struct TileGPUWarpSpecializePass
     consumerLoop->removeAttr(tile::kWarpSpecializeAttr);
     consumerLoop->removeAttr(tile::kNumStagesAttr);
     // The address stage's ops that only the copies read.
-    SmallVector<Operation *> stageOps;
-    for (Operation &op : consumerLoop.getBody()->without_terminator())
-      if (stage.ops.contains(&op))
-        stageOps.push_back(&op);
-    for (Operation *op : llvm::reverse(stageOps))
-      if (op->use_empty())
-        op->erase();
+    stage.eraseUnused(consumerLoop.getBody());
     // The last dots' instructions end after the loop, before anything
     // reads their accumulators.
     b.setInsertionPointAfter(consumerLoop);

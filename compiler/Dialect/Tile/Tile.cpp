@@ -492,14 +492,21 @@ LogicalResult DescriptorLoadOp::verify() {
   return success();
 }
 
-LogicalResult TensorMapLoadOp::verify() {
-  int64_t rank = getResult().getType().getRank();
+/// A block access through a TMA tensor map (`verb`: reads, writes): 1 to
+/// 5 dimensions, one offset per dimension.
+static LogicalResult verifyTensorMapAccess(Operation *op, StringRef verb, RankedTensorType type,
+                                           size_t offsets) {
+  int64_t rank = type.getRank();
   if (rank < 1 || rank > 5)
-    return emitOpError("reads blocks of 1 to 5 dimensions, got ") << rank;
-  if (int64_t(getOffsets().size()) != rank)
-    return emitOpError("needs one offset per dimension of the block (")
-           << rank << "), got " << getOffsets().size();
+    return op->emitOpError() << verb << " blocks of 1 to 5 dimensions, got " << rank;
+  if (int64_t(offsets) != rank)
+    return op->emitOpError("needs one offset per dimension of the block (")
+           << rank << "), got " << offsets;
   return success();
+}
+
+LogicalResult TensorMapLoadOp::verify() {
+  return verifyTensorMapAccess(*this, "reads", getResult().getType(), getOffsets().size());
 }
 
 LogicalResult DescriptorStoreOp::verify() {
@@ -508,13 +515,7 @@ LogicalResult DescriptorStoreOp::verify() {
 }
 
 LogicalResult TensorMapStoreOp::verify() {
-  int64_t rank = getValue().getType().getRank();
-  if (rank < 1 || rank > 5)
-    return emitOpError("writes blocks of 1 to 5 dimensions, got ") << rank;
-  if (int64_t(getOffsets().size()) != rank)
-    return emitOpError("needs one offset per dimension of the block (")
-           << rank << "), got " << getOffsets().size();
-  return success();
+  return verifyTensorMapAccess(*this, "writes", getValue().getType(), getOffsets().size());
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,9 +17,10 @@
 //
 // One thread issues what acts once for the CTA; the barrier's phase is what
 // every thread then waits on. In a warp-specialised kernel's producer warp
-// (tilegpu.lane_zero on the op) the issuing thread is lane 0 of that warp. The map is a grid-constant kernel parameter
-// (its generic address, cvta.param); coordinates go to TMA innermost first,
-// as the map lists its dimensions. A swizzled buffer holds the block as
+// (tilegpu.lane_zero on the op) the issuing thread is lane 0 of that warp.
+// The map is a grid-constant kernel parameter (its generic address,
+// cvta.param); coordinates go to TMA innermost first, as the map lists its
+// dimensions. A swizzled buffer holds the block as
 // columns of `swizzleBytes`, each `rows` long, one after the other
 // (#tilegpu.nvmma_shared): column k is copied from k box widths further
 // along the row into k column sizes further into the buffer.
@@ -59,24 +60,38 @@ Value electedThread(Operation *op, OpBuilder &b, Location loc,
   return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
 }
 
-/// Calls `copy(at, inner)` for each copy of a block in TMA's layout: the
-/// shared address of its column of the buffer at `buffer` and its first
-/// column in the tensor, `column` plus the box widths before it. (An
-/// unswizzled block is one copy: no second column.)
-void forEachColumn(OpBuilder &b, Location loc, const TMABlockLayout &layout, Value buffer,
-                   Value column, function_ref<void(Value, Value)> copy) {
-  int64_t columnBytes = int64_t(layout.boxRows) * layout.swizzleBytes;
-  for (unsigned k = 0; k < layout.copies; ++k) {
-    Value at =
-        k ? b.create<LLVM::AddOp>(loc, buffer, i32Constant(b, loc, k * columnBytes)).getResult()
-          : buffer;
-    Value inner =
-        k ? b.create<LLVM::AddOp>(loc, column, i32Constant(b, loc, k * layout.boxCols))
-                .getResult()
-          : column;
-    copy(at, inner);
+/// What a TMA copy of a 2-D block moves, either way: the buffer's layout
+/// (the verifier checked that TMA copies the block), the map's generic
+/// address, the buffer's shared address, and the block's first row and
+/// column in the tensor.
+struct TMACopy {
+  TMABlockLayout layout;
+  Value map, buffer, row, column;
+
+  TMACopy(OpBuilder &b, Location loc, tilegpu::MemDescType type, Value mapParam, Value bufferPtr,
+          ValueRange coords)
+      : layout(*tilegpu::getTMABlockLayout(type.getShape(), type.getElementType())),
+        map(b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), mapParam)),
+        buffer(sharedAddress32(b, loc, bufferPtr)), row(coords[0]), column(coords[1]) {}
+
+  /// Calls `copy(at, inner)` for each copy: the shared address of its
+  /// column of the buffer and its first column in the tensor, `column`
+  /// plus the box widths before it. (An unswizzled block is one copy: no
+  /// second column.)
+  void forEachColumn(OpBuilder &b, Location loc, function_ref<void(Value, Value)> copy) const {
+    int64_t columnBytes = int64_t(layout.boxRows) * layout.swizzleBytes;
+    for (unsigned k = 0; k < layout.copies; ++k) {
+      Value at =
+          k ? b.create<LLVM::AddOp>(loc, buffer, i32Constant(b, loc, k * columnBytes)).getResult()
+            : buffer;
+      Value inner =
+          k ? b.create<LLVM::AddOp>(loc, column, i32Constant(b, loc, k * layout.boxCols))
+                  .getResult()
+            : column;
+      copy(at, inner);
+    }
   }
-}
+};
 
 /// Every op here needs sm_90's mbarrier transactions and TMA.
 LogicalResult needsHopper(Operation *op, const LoweringContext &context) {
@@ -218,21 +233,16 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
     if (failed(needsHopper(op, context)))
       return failure();
     Location loc = op.getLoc();
-    tilegpu::MemDescType buffer = op.getResult().getType();
-    // (The verifier checked that TMA copies the block.)
-    TMABlockLayout layout =
-        *tilegpu::getTMABlockLayout(buffer.getShape(), buffer.getElementType());
     Value issue = electedThread(op, rewriter, loc, context, adaptor.getPred());
-    Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
-    Value dst = sharedAddress32(rewriter, loc, adaptor.getResult());
+    TMACopy copy(rewriter, loc, op.getResult().getType(), adaptor.getMap(),
+                 adaptor.getResult(), adaptor.getCoords());
     Value barrier = sharedAddress32(rewriter, loc, adaptor.getBarrier());
-    Value row = adaptor.getCoords()[0], column = adaptor.getCoords()[1];
     // Shared-memory writes of the generic proxy before this (by any thread,
     // ordered by a CTA barrier) must be ordered before the copies'.
     orderedAsm(rewriter, loc, voidType(rewriter), {issue},
                "@$0 fence.proxy.async.shared::cta;", "b");
-    forEachColumn(rewriter, loc, layout, dst, column, [&](Value at, Value inner) {
-      orderedAsm(rewriter, loc, voidType(rewriter), {issue, at, map, inner, row, barrier},
+    copy.forEachColumn(rewriter, loc, [&](Value at, Value inner) {
+      orderedAsm(rewriter, loc, voidType(rewriter), {issue, at, copy.map, inner, copy.row, barrier},
                  "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
                  "::bytes [$1], [$2, {$3, $4}], [$5];",
                  "b,r,l,r,r,r");
@@ -249,14 +259,9 @@ struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
     if (failed(needsHopper(op, context)))
       return failure();
     Location loc = op.getLoc();
-    tilegpu::MemDescType buffer = op.getBuffer().getType();
-    // (The verifier checked that TMA copies the block.)
-    TMABlockLayout layout =
-        *tilegpu::getTMABlockLayout(buffer.getShape(), buffer.getElementType());
     Value issue = electedThread(op, rewriter, loc, context);
-    Value map = rewriter.create<LLVM::PtrToIntOp>(loc, rewriter.getI64Type(), adaptor.getMap());
-    Value src = sharedAddress32(rewriter, loc, adaptor.getBuffer());
-    Value row = adaptor.getCoords()[0], column = adaptor.getCoords()[1];
+    TMACopy copy(rewriter, loc, op.getBuffer().getType(), adaptor.getMap(), adaptor.getBuffer(),
+                 adaptor.getCoords());
     // The thread's earlier stores must have reached global memory first
     // (a block stored twice keeps the later value): mostly long done, a
     // tile's loop having run since. Every writer fenced after its stores
@@ -266,8 +271,8 @@ struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
                "@$0 cp.async.bulk.wait_group 0;\n"
                "@$0 fence.proxy.async.shared::cta;",
                "b");
-    forEachColumn(rewriter, loc, layout, src, column, [&](Value at, Value inner) {
-      orderedAsm(rewriter, loc, voidType(rewriter), {issue, map, inner, row, at},
+    copy.forEachColumn(rewriter, loc, [&](Value at, Value inner) {
+      orderedAsm(rewriter, loc, voidType(rewriter), {issue, copy.map, inner, copy.row, at},
                  "@$0 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
                  " [$1, {$2, $3}], [$4];",
                  "b,l,r,r,r");
