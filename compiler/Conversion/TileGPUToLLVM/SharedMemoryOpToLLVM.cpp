@@ -1,9 +1,9 @@
 // Shared-memory buffers: local_alloc becomes the address
 // tilegpu-allocate-shared gave it, local_load / local_store move registers
 // through the composition of the tensor's layout with the inverse of the
-// buffer's (as wide as both allow), memdesc_index offsets into a ring, and
+// buffer's (ldmatrix / stmatrix where it fits, else as wide as both allow), memdesc_index offsets into a ring, and
 // tilegpu.barrier is bar.sync 0.
-#include "compiler/Conversion/TileGPUToLLVM/LdMatrix.h"
+#include "compiler/Conversion/TileGPUToLLVM/MatrixMoves.h"
 #include "compiler/Conversion/TileGPUToLLVM/Utility.h"
 
 using namespace mlir;
@@ -18,10 +18,12 @@ void storeTensor(ConversionPatternRewriter &rewriter, Location loc,
                  const TypeConverter &converter, RankedTensorType tensor,
                  Value packed, tilegpu::MemDescType buffer, Value base,
                  const LoweringContext &context) {
-  storeToShared(rewriter, loc, tilegpu::toLinearLayout(tensor),
-                tilegpu::toLinearLayout(buffer), base,
-                converter.convertType(tensor.getElementType()),
-                unpack(rewriter, loc, packed), context);
+  LinearLayout regs = tilegpu::toLinearLayout(tensor);
+  LinearLayout shared = tilegpu::toLinearLayout(buffer);
+  Type element = converter.convertType(tensor.getElementType());
+  SmallVector<Value> values = unpack(rewriter, loc, packed);
+  if (!storeWithStMatrix(rewriter, loc, regs, shared, base, element, values, context))
+    storeToShared(rewriter, loc, regs, shared, base, element, values, context);
   // wgmma reads these buffers through the async proxy.
   if (isa<tilegpu::NVMMASharedEncodingAttr>(buffer.getEncoding()))
     fenceProxyAsyncShared(rewriter, loc);

@@ -293,4 +293,67 @@ LinearLayout conflictFreeSharedLayout(const LinearLayout &src,
   return *best;
 }
 
+
+namespace {
+/// The offset (in elements) that input bit `bit` of `dim` reaches.
+int32_t offsetOf(const LinearLayout &map, StringRef dim, unsigned bit) {
+  ArrayRef<LinearLayout::Image> bases = map.getBases(dim);
+  return bit < bases.size() ? bases[bit][0] : -1;
+}
+
+std::optional<LinearLayout> matrixAddresses(const LinearLayout &map, bool trans) {
+  if (map.getInDimSizeLog2(kRegister) < 3 || map.getInDimSizeLog2(kLane) != 5)
+    return std::nullopt;
+  using Bit = std::pair<const char *, unsigned>;
+  SmallVector<Bit> along = {{kRegister, 0}, {kLane, 0}, {kLane, 1}};
+  SmallVector<Bit> rows = {{kLane, 2}, {kLane, 3}, {kLane, 4}};
+  if (trans)
+    std::swap(along, rows);
+  // One row: 8 consecutive elements.
+  for (auto [i, bit] : llvm::enumerate(along))
+    if (offsetOf(map, bit.first, bit.second) != int32_t(1) << i)
+      return std::nullopt;
+  // Every other bit moves whole 16-byte rows. The address layout's lanes:
+  // 0-2 the row within a matrix, 3-4 the matrix (fragment registers 1-2).
+  auto aligned = [](int32_t offset) { return offset % 8 == 0; };
+  SmallVector<LinearLayout::Image> laneBases, registerBases, warpBases;
+  for (auto [dim, bit] : rows) {
+    int32_t offset = offsetOf(map, dim, bit);
+    if (!aligned(offset))
+      return std::nullopt;
+    laneBases.push_back({offset});
+  }
+  ArrayRef<LinearLayout::Image> regs = map.getBases(kRegister);
+  for (unsigned bit = 1; bit < regs.size(); ++bit) {
+    if (!aligned(regs[bit][0]))
+      return std::nullopt;
+    (bit < 3 ? laneBases : registerBases).push_back(regs[bit]);
+  }
+  for (const LinearLayout::Image &image : map.getBases(kWarp)) {
+    if (!aligned(image[0]))
+      return std::nullopt;
+    warpBases.push_back(image);
+  }
+  return LinearLayout({{kRegister, registerBases}, {kLane, laneBases}, {kWarp, warpBases}},
+                      SmallVector<LinearLayout::OutDim>(map.getOutDims()));
+}
+} // namespace
+
+std::optional<MatrixMove> matrixMove(const LinearLayout &toOffset) {
+  for (bool trans : {false, true})
+    if (std::optional<LinearLayout> addresses = matrixAddresses(toOffset, trans))
+      return MatrixMove{std::move(*addresses), trans};
+  return std::nullopt;
+}
+
+bool isConflictFree(const MatrixMove &move) {
+  // The 16-byte slot of 128 (offset bits 3-5 of 16-bit elements) that
+  // each of lanes 1, 2, 4 XORs into the row address: the eight rows are
+  // in different slots exactly when the three are independent.
+  ArrayRef<LinearLayout::Image> lanes = move.addresses.getBases(kLane);
+  auto slot = [&](unsigned bit) { return (uint32_t(lanes[bit][0]) >> 3) & 7; };
+  uint32_t a = slot(0), b = slot(1), c = slot(2);
+  return a && b && c && a != b && c != a && c != b && c != (a ^ b);
+}
+
 } // namespace tilec::tilegpu

@@ -11,6 +11,8 @@
 
 #include "compiler/Dialect/TileGPU/LinearLayout.h"
 
+#include <optional>
+
 namespace tilec::tilegpu {
 
 /// Elements one thread moves with one shared-memory instruction when its
@@ -38,5 +40,26 @@ LinearLayout conflictFreeSharedLayout(const LinearLayout &src,
                                       const LinearLayout &dst,
                                       unsigned elementBytes,
                                       bool keepSourceVector = false);
+
+/// How ldmatrix / stmatrix .x4 (four 8x8 matrices of 16-bit elements per
+/// warp) move a tensor whose registers reach buffer offsets by `toOffset`.
+struct MatrixMove {
+  /// The row address each lane gives: inputs register (one per group of 8
+  /// registers, one instruction each), lane, warp; output the offset.
+  LinearLayout addresses;
+  /// The instruction's .trans form (rows of the buffer are columns of the
+  /// fragment).
+  bool transposed;
+};
+
+/// Whether the instructions move exactly `toOffset`'s registers (fragment
+/// register bit 0 and lane bits 0, 1 along a 16-byte row, lane bits 2-4
+/// across rows, or the reverse with .trans; every other bit whole rows);
+/// if so, how. Without .trans first.
+std::optional<MatrixMove> matrixMove(const LinearLayout &toOffset);
+
+/// Whether each of a matrix move's four 8x8 matrices takes one wavefront:
+/// its eight 16-byte rows fall in different quarters of 128 bytes.
+bool isConflictFree(const MatrixMove &move);
 
 } // namespace tilec::tilegpu

@@ -90,3 +90,83 @@ TEST_F(SharedLayoutsTest, PointersMoveOneAtATime) {
   EXPECT_EQ(access(byCols, shared, 0).first, 1u);
   EXPECT_EQ(access(byRows, shared, 0).first, 1u);
 }
+
+namespace {
+/// Where ldmatrix / stmatrix .x4 put each register of each thread,
+/// following the PTX ISA's description of the instructions rather than
+/// the layouts: lane l's word j holds elements (l / 4, 2 (l % 4) + i) of
+/// matrix j, i = 0, 1 (transposed: (2 (l % 4) + i, l / 4)), and lane
+/// 8j + r gives the address of matrix j's row r. Returns, per (warp, lane,
+/// register), the offset reached; `move` gives the row addresses.
+std::vector<int32_t> emulateMatrixMove(const MatrixMove &move, int32_t registers,
+                                       int32_t warps) {
+  std::vector<int32_t> offsets;
+  for (int32_t warp = 0; warp < warps; ++warp)
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t reg = 0; reg < registers; ++reg) {
+        int32_t group = reg / 8, word = (reg % 8) / 2, half = reg % 2;
+        int32_t row = lane / 4, column = 2 * (lane % 4) + half;
+        if (move.transposed)
+          std::swap(row, column);
+        int32_t rowAddress = move.addresses.apply({{kRegister, group},
+                                                   {kLane, 8 * word + row},
+                                                   {kWarp, warp}})[0];
+        EXPECT_EQ(rowAddress % 8, 0);
+        offsets.push_back(rowAddress + column);
+      }
+  return offsets;
+}
+
+/// The offsets `toOffset` gives each (warp, lane, register), in the order
+/// of emulateMatrixMove.
+std::vector<int32_t> expectedOffsets(const LinearLayout &toOffset) {
+  std::vector<int32_t> offsets;
+  for (int32_t warp = 0; warp < toOffset.getInDimSize(kWarp); ++warp)
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t reg = 0; reg < toOffset.getInDimSize(kRegister); ++reg)
+        offsets.push_back(
+            toOffset.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}})[0]);
+  return offsets;
+}
+} // namespace
+
+TEST_F(SharedLayoutsTest, WgmmaAccumulatorMovesAsMatricesIntoTheTMABuffer) {
+  // A 128 x 256 accumulator of two warpgroups (fp16 once narrowed), written
+  // into the 128-byte-swizzled buffer a TMA store reads: every register
+  // lands where the layouts say, each matrix's rows in different banks.
+  auto mma = MmaEncodingAttr::get(&ctx, 3, {8, 1}, {64, 256});
+  LinearLayout regs = mma.toLinearLayout({128, 256});
+  LinearLayout buffer = NVMMASharedEncodingAttr::get(&ctx, 128, 16, {1, 0})
+                            .toLinearLayout({128, 256});
+  LinearLayout toOffset = *buffer.invertAndCompose(regs);
+  std::optional<MatrixMove> move = matrixMove(toOffset);
+  ASSERT_TRUE(move);
+  EXPECT_FALSE(move->transposed);
+  EXPECT_TRUE(isConflictFree(*move));
+  EXPECT_EQ(emulateMatrixMove(*move, toOffset.getInDimSize(kRegister), 8),
+            expectedOffsets(toOffset));
+  // The buffer stored with the other dimension contiguous: .trans.
+  LinearLayout columns = NVMMASharedEncodingAttr::get(&ctx, 128, 16, {0, 1})
+                             .toLinearLayout({128, 256});
+  LinearLayout toColumns = *columns.invertAndCompose(regs);
+  std::optional<MatrixMove> transposed = matrixMove(toColumns);
+  ASSERT_TRUE(transposed);
+  EXPECT_TRUE(transposed->transposed);
+  EXPECT_TRUE(isConflictFree(*transposed));
+  EXPECT_EQ(emulateMatrixMove(*transposed, toColumns.getInDimSize(kRegister), 8),
+            expectedOffsets(toColumns));
+}
+
+TEST_F(SharedLayoutsTest, MatrixMovesNeedRowsOfEightAndSeparateBanks) {
+  auto mma = MmaEncodingAttr::get(&ctx, 3, {4, 1}, {64, 64});
+  LinearLayout regs = mma.toLinearLayout({64, 64});
+  // Unswizzled rows of 128 bytes: a matrix's eight rows share a bank
+  // quarter, so the move fits but conflicts.
+  LinearLayout plain = SwizzledSharedEncodingAttr::get(&ctx, 1, 1, 1, {1, 0})
+                           .toLinearLayout({64, 64});
+  std::optional<MatrixMove> move = matrixMove(*plain.invertAndCompose(regs));
+  ASSERT_TRUE(move);
+  EXPECT_FALSE(isConflictFree(*move));
+  // A blocked layout whose threads hold one element each does not fit.
+  EXPECT_FALSE(matrixMove(*plain.invertAndCompose(layout({64, 64}, {1, 1}, {1, 0}))));
+}
