@@ -10,11 +10,14 @@ fp16 and bf16.
     python3 bench/matmul_tma.py [--commit SHA] [--out DIR] [--quick]
 
 Each tilec kernel runs the best of matmul_configs(dtype) (timed in this
-run; num_stages as each config says); torch uses cuBLAS's own choice.
+run; num_stages as each config says; --quick: the first three) and
+stores C in the inputs' type, as torch does; torch uses cuBLAS's own
+choice. Each variant's record says what its PTX does (TMA loads, TMA
+stores, a producer warpgroup), so that a fallback shows.
 Every output is checked against float64 before it is timed (max |error| /
 sqrt(K) below 1e-3). Times as bench/matmul.py: the median of three
 interleaved rounds of do_bench medians, the spread of the three reported.
-Results: bench/results/matmul_tma-DATE.json.
+Results: bench/results/matmul_tma-DATE.json (--quick: matmul_tma_quick-DATE.json).
 """
 import pathlib
 import sys
@@ -73,6 +76,22 @@ VARIANTS = {
 }
 
 
+def kernel_of(name):
+    """The kernel a variant launches (its .asm is the last launch's)."""
+    if name == "tilec cp.async":
+        return matmul.matmul_kernel
+    return matmul.matmul_persistent_kernel if "persistent" in name else matmul.matmul_desc_kernel
+
+
+def what_ran(name):
+    """What the PTX of the variant's last launch does, so that a fallback
+    (pointers instead of TMA, no producer warpgroup) shows in the record."""
+    ptx = kernel_of(name).asm["ptx"]
+    return {"tma_loads": "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx,
+            "tma_stores": "cp.async.bulk.tensor.2d.global.shared::cta" in ptx,
+            "producer_warpgroup": "setmaxnreg" in ptx}
+
+
 def main():
     args = common.parse_args()
     shapes = QUICK if args.quick else SHAPES
@@ -85,11 +104,14 @@ def main():
             b = torch.randn((K, N), device="cuda", generator=gen).to(tdtype)
             ref = (a.double() @ b.double()).float()
             configs = matmul.matmul_configs(dtype, aligned=True)
+            if args.quick:  # the large tiles, which the large products take
+                configs = configs[:3]
             print(f"{dtype} {M}x{N}x{K}", flush=True)
-            best = {name: best_matmul_config(launch, a, b, ref, configs)
+            # C in the inputs' type, as torch.matmul stores it.
+            best = {name: best_matmul_config(launch, a, b, ref, configs, out_dtype=tdtype)
                     for name, launch in VARIANTS.items()}
-            uses_tma = "cp.async.bulk.tensor" in matmul.matmul_desc_kernel.asm["ptx"]
-            outputs = {name: torch.empty_like(ref) for name in VARIANTS}
+            outputs = {name: torch.empty((M, N), device="cuda", dtype=tdtype)
+                       for name in VARIANTS}
             runs = {"torch": lambda: torch.matmul(a, b)}
             for name, launch in VARIANTS.items():
                 if best[name]:
@@ -97,23 +119,27 @@ def main():
                                   launch(a, b, c, cfg))
             times = common.timed(runs)
             errors = {"torch": matmul_error(torch.matmul(a, b).float(), ref, K)}
+            ran = {}
             for name, launch in VARIANTS.items():
                 if best[name]:
                     outputs[name].fill_(float("nan"))
                     launch(a, b, outputs[name], best[name])
                     errors[name] = matmul_error(outputs[name], ref, K)
+                    ran[name] = what_ran(name)
             flops = 2.0 * M * N * K
-            entry = {"dtype": dtype, "M": M, "N": N, "K": K, "tma_in_ptx": uses_tma,
-                     "configs": best}
+            entry = {"dtype": dtype, "M": M, "N": N, "K": K, "ptx": ran, "configs": best}
             line = f"  {dtype:9s} {M:5d}x{N:5d}x{K:5d}"
             for impl, (ms, spread) in times.items():
                 tflops = flops / ms / 1e9
                 entry[impl] = {"ms": ms, "tflops": tflops, "spread": spread,
                                "error": errors[impl]}
                 line += f"\n    {impl:36s} {tflops:6.1f} TFLOP/s (±{100 * spread:.1f}%)"
+                if impl in ran:
+                    line += " " + " ".join(k for k, on in ran[impl].items() if on)
             print(line, flush=True)
             rows.append(entry)
-    print(common.write_record("matmul_tma", args.commit, rows, args.out))
+    name = "matmul_tma_quick" if args.quick else "matmul_tma"
+    print(common.write_record(name, args.commit, rows, args.out))
 
 
 if __name__ == "__main__":

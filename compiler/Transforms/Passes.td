@@ -307,8 +307,8 @@ def TileGPULowerTensorMapStores
     Each `tile.tensormap_store` becomes a `local_alloc` of its value in the
     layout TMA reads (getTMABufferEncoding: 2-D, swizzled) and a
     `tilegpu.tma_store` of that buffer; tilegpu-insert-barriers orders the
-    threads' writes before the copies and the copies' reads before the
-    bytes are written again. Runs before the passes that size loops' rings
+    threads' writes before the copies and waits for the copies' reads
+    before the bytes are written again (tilegpu.tma_store_wait). Runs before the passes that size loops' rings
     (warp specialisation, pipelining), so that they count the buffer.
   }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
@@ -348,7 +348,9 @@ def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
     Tracks the byte ranges read and written since the last barrier through
     the kernel (both arms of an scf.if, loops to a fixpoint) and inserts a
     `tilegpu.barrier` before an access that would race with one of them
-    (read after write, write after read or write).
+    (read after write, write after read or write). A TMA store's buffer is
+    read until a `tilegpu.tma_store_wait`, which the pass puts before the
+    barrier that precedes the bytes' next write, and at the kernel's end.
   }];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect"];
 }

@@ -31,9 +31,17 @@
 // write at the next async_wait, not at the copy. A barrier does not end a
 // copy in flight.
 //
-// A TMA store (tma_store) reads its buffer at the op: the thread that
-// issues its copies waits for them to have read the buffer, so a barrier
-// after it (before the bytes are written again) ends the read for all.
+// A TMA store (tma_store) reads its buffer at the op (a barrier between
+// the threads' writes and the issuing thread's copies) and then goes on
+// reading it asynchronously, which neither a barrier nor the end of the
+// issuing thread's program order ends: only that thread's tma_store_wait
+// does. Before an op that writes those bytes (or copies into them) the
+// pass puts a tma_store_wait, which makes TMA's reads ordinary reads of
+// the issuing thread, and then the barrier any read before a write needs.
+// So the wait comes as late as it can: a persistent kernel's TMA-stored
+// tile is read out while the next tile's loop runs, and waited for at the
+// next epilogue's write. A kernel that ends with reads in flight waits
+// for them before it returns (its shared memory must outlive them).
 //
 // TMA copies (async_tma_copy_global_to_local) also wait for a barrier like
 // a write before they start, but complete on an mbarrier that every thread
@@ -74,6 +82,9 @@ struct Range {
 struct PendingAccesses {
   SmallVector<Range> reads, writes;
   SmallVector<Range> inFlight; ///< not ended by a barrier: by async_wait
+  /// Buffers TMA stores may still be reading: not ended by a barrier, by
+  /// the issuing thread's tma_store_wait.
+  SmallVector<Range> tmaReads;
   /// Writes of mbarrier words by the one thread that initialises and ends
   /// them (init_barrier, inval_barrier): ordered with each other by that
   /// thread's program order, with everyone else's accesses by a barrier.
@@ -107,6 +118,22 @@ struct PendingAccesses {
     for (const Range &r : other.barrierWrites)
       if (!llvm::is_contained(barrierWrites, r))
         barrierWrites.push_back(r);
+    for (const Range &r : other.tmaReads)
+      if (!llvm::is_contained(tmaReads, r))
+        tmaReads.push_back(r);
+  }
+  /// True when an op with these accesses overwrites what TMA stores may
+  /// still be reading.
+  bool overwritesTMAReads(const PendingAccesses &op) const {
+    return anyOverlap(op.writes, tmaReads) || anyOverlap(op.inFlight, tmaReads);
+  }
+  /// After a tma_store_wait: TMA's reads are done in the issuing thread's
+  /// program order, reads of that thread for everyone else.
+  void endTMAReads() {
+    for (const Range &r : tmaReads)
+      if (!llvm::is_contained(reads, r))
+        reads.push_back(r);
+    tmaReads.clear();
   }
   /// A barrier orders what threads did, not copies still in flight.
   void clear() {
@@ -119,8 +146,8 @@ struct PendingAccesses {
       return a.size() == b.size() &&
              llvm::all_of(a, [&](const Range &r) { return llvm::is_contained(b, r); });
     };
-    return same(reads, o.reads) && same(writes, o.writes) &&
-           same(inFlight, o.inFlight) && same(barrierWrites, o.barrierWrites);
+    return same(reads, o.reads) && same(writes, o.writes) && same(inFlight, o.inFlight) &&
+           same(barrierWrites, o.barrierWrites) && same(tmaReads, o.tmaReads);
   }
 };
 
@@ -182,6 +209,10 @@ public:
             after.add(walk(body, state, place));
         state = after;
       }
+      if (isa<tilegpu::TMAStoreWaitOp>(op)) {
+        state.endTMAReads();
+        continue;
+      }
       if (auto wait = dyn_cast<tilegpu::AsyncWaitOp>(op)) {
         // The copies the wait completes write their buffers now (as far as
         // other threads can tell). Which of the groups in flight these are
@@ -200,6 +231,7 @@ public:
         // them visible to it, so its write is never pending for others.
         PendingAccesses accesses;
         accesses.inFlight.push_back(bufferRange(copy.getResult()));
+        waitForTMAReads(op, accesses, state, place);
         if (state.conflicts(accesses)) {
           if (place) {
             OpBuilder builder(&op);
@@ -210,9 +242,10 @@ public:
         continue;
       }
       PendingAccesses accesses = accessesOf(op);
-      if (accesses.reads.empty() && accesses.writes.empty() &&
-          accesses.inFlight.empty() && accesses.barrierWrites.empty())
+      if (accesses.reads.empty() && accesses.writes.empty() && accesses.inFlight.empty() &&
+          accesses.barrierWrites.empty() && accesses.tmaReads.empty())
         continue;
+      waitForTMAReads(op, accesses, state, place);
       if (state.conflicts(accesses)) {
         if (place) {
           OpBuilder builder(&op);
@@ -226,6 +259,19 @@ public:
   }
 
 private:
+  /// Before `op`, when it overwrites what TMA stores may still read: a
+  /// tma_store_wait (the barrier a read before a write needs follows).
+  static void waitForTMAReads(Operation &op, const PendingAccesses &accesses,
+                              PendingAccesses &state, bool place) {
+    if (!state.overwritesTMAReads(accesses))
+      return;
+    if (place) {
+      OpBuilder builder(&op);
+      builder.create<tilegpu::TMAStoreWaitOp>(op.getLoc());
+    }
+    state.endTMAReads();
+  }
+
   /// The range of the buffer `memdesc` names (the whole ring for one of
   /// its buffers, whose index is not known here; the whole buffer for a
   /// transposed view of it).
@@ -261,9 +307,11 @@ private:
         a.reads.push_back(bufferRange(dot.getA()));
       a.reads.push_back(bufferRange(dot.getB()));
     } else if (auto store = dyn_cast<tilegpu::TMAStoreOp>(op)) {
-      // One thread's copies read the buffer, and it waits for them to have
-      // read it before going on: a read at the op, as a dot's.
-      a.reads.push_back(bufferRange(store.getBuffer()));
+      // One thread's copies read the buffer from the op on: they must see
+      // every thread's writes, and they end at a tma_store_wait.
+      Range buffer = bufferRange(store.getBuffer());
+      a.reads.push_back(buffer);
+      a.tmaReads.push_back(buffer);
     } else if (isa<tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp>(op)) {
       // One thread writes the barrier's word: others wait on it only after
       // a barrier, and it ends only after everyone's last wait.
@@ -321,8 +369,14 @@ struct TileGPUInsertBarriersPass
     }
     BarrierPlacement placement(bytes.getInt());
     for (auto func : module.getOps<func::FuncOp>())
-      for (Block &block : func.getBody())
-        placement.walk(block, PendingAccesses(), /*place=*/true);
+      for (Block &block : func.getBody()) {
+        PendingAccesses end = placement.walk(block, PendingAccesses(), /*place=*/true);
+        // The CTA's shared memory must outlive TMA's reads of it.
+        if (!end.tmaReads.empty()) {
+          OpBuilder builder(block.getTerminator());
+          builder.create<tilegpu::TMAStoreWaitOp>(block.getTerminator()->getLoc());
+        }
+      }
     // The consumers of a warp-specialised kernel meet without the producer
     // warp, which may have left: named barriers of their threads.
     unsigned threads = tilegpu::getNumWarps(module) * 32;

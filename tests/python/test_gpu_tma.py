@@ -274,9 +274,11 @@ def test_tma_store_matmul_every_config(hopper, dtype, c_type, config_index, prog
     x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
     want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
     got = whole.double().cpu().numpy()
-    rounding = 0 if c_type == "float32" else np.abs(want) * (2.0 ** -8)
-    np.testing.assert_allclose(got[:m, :n], want, rtol=0,
-                               atol=tolerance(x, a.shape[1]) + rounding)
+    # Each element may also be off by its own rounding to the 16-bit C.
+    rounding = 0.0 if c_type == "float32" else np.abs(want) * (2.0 ** -8)
+    excess = np.abs(got[:m, :n] - want) - (tolerance(x, a.shape[1]) + rounding)
+    assert not np.isnan(excess).any(), "C has elements TMA never wrote"
+    assert (excess <= 0).all(), f"max error beyond the tolerance: {excess.max():.3g}"
     assert np.isnan(got[m:, :]).all() and np.isnan(got[:, n:]).all()
 
 

@@ -483,9 +483,10 @@ def TileGPU_TMAStoreOp : TileGPU_Op<"tma_store", [
     write the 2-D block in `buffer` (laid out as TMA reads it: the
     `#tilegpu.nvmma_shared` swizzle of its map, one copy per column of it)
     to `coords` (elements, outermost first) in the tensor `map` describes;
-    elements outside the tensor are not written. The thread waits until
-    TMA has read the buffer (`cp.async.bulk.wait_group.read`), so the
-    buffer may be written again once a CTA barrier follows the op. The
+    elements outside the tensor are not written. TMA reads the buffer
+    after the op, asynchronously: it may be written again only after a
+    `tilegpu.tma_store_wait` and then a CTA barrier (both placed by
+    `tilegpu-insert-barriers`, before the next write of those bytes). The
     buffer's writers must have fenced the async proxy and met the issuing
     thread at a barrier before (a `local_alloc` into an
     `#tilegpu.nvmma_shared` buffer fences after its stores). The writes to
@@ -504,6 +505,25 @@ def TileGPU_TMAStoreOp : TileGPU_Op<"tma_store", [
     $map `[` $coords `]` $buffer attr-dict `:` qualified(type($buffer))
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_TMAStoreWaitOp : TileGPU_Op<"tma_store_wait", [
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+  let summary = "Wait until TMA has read the buffers of this thread's stores";
+  let description = [{
+    `cp.async.bulk.wait_group.read 0` in every thread: the thread that
+    issued `tilegpu.tma_store`s waits until TMA has read all their
+    buffers; the others have none to wait for. With a CTA barrier after
+    it, every thread may write those buffers again. `tilegpu-insert-barriers`
+    places it before the barrier that precedes such a write, and at the
+    kernel's end (the CTA's shared memory must outlive the reads), so that
+    the read overlaps whatever the kernel does in between.
+
+    ```mlir
+    tilegpu.tma_store_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // TILEC_TILEGPU_OPS

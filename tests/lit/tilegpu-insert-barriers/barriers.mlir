@@ -187,3 +187,43 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A TMA store's buffer is read by TMA until a tma_store_wait: the wait
+// comes before the barrier that precedes the buffer's next write, in the
+// next iteration after the read of another buffer; the barrier at the
+// start of the iteration (for that read) does not end TMA's read. A read
+// of the buffer after the loop needs neither, and the kernel waits before
+// it returns.
+#rows = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @tma_store_reads
+  // CHECK: scf.for
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.tma_store_wait
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.local_store
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.tma_store {{.*}}mutable>{{$}}
+  // CHECK-NEXT: }
+  // CHECK-NEXT: tilegpu.local_load
+  // CHECK-NEXT: tilegpu.tma_store_wait
+  // CHECK-NEXT: return
+  func.func @tma_store_reads(%map: !tile.tensormap, %x: tensor<64x64xf16, #rows>, %n: i32) {
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xf16, #nvmma, mutable>
+    %in = tilegpu.local_alloc %x : (tensor<64x64xf16, #rows>) -> !tilegpu.memdesc<64x64xf16, #shared>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %v = tilegpu.local_load %in : !tilegpu.memdesc<64x64xf16, #shared> -> tensor<64x64xf16, #rows>
+      tilegpu.local_store %v, %buf : tensor<64x64xf16, #rows> -> !tilegpu.memdesc<64x64xf16, #nvmma, mutable>
+      tilegpu.tma_store %map[%i, %i] %buf : !tilegpu.memdesc<64x64xf16, #nvmma, mutable>
+    }
+    %last = tilegpu.local_load %buf : !tilegpu.memdesc<64x64xf16, #nvmma, mutable> -> tensor<64x64xf16, #rows>
+    return
+  }
+}

@@ -10,7 +10,9 @@
 //   tma_store        thread 0: waits for its earlier stores to complete,
 //                    fence.proxy.async, one cp.async.bulk.tensor per
 //                    column from the buffer to global memory, one bulk
-//                    group, waited for until TMA has read the buffer
+//                    group
+//   tma_store_wait   every thread: cp.async.bulk.wait_group.read 0 (only
+//                    the issuing thread has groups to wait for)
 //   arrive_barrier   lane 0 of each warp: mbarrier.arrive
 //   warp_id          the thread index >> 5
 //   set_max_registers  every thread of the warpgroup: setmaxnreg.inc/dec
@@ -277,12 +279,23 @@ struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
                  " [$1, {$2, $3}], [$4];",
                  "b,l,r,r,r");
     });
-    // The buffer may be written again once TMA has read it; the writes to
-    // global memory complete on their own.
-    orderedAsm(rewriter, loc, voidType(rewriter), {issue},
-               "@$0 cp.async.bulk.commit_group;\n"
-               "@$0 cp.async.bulk.wait_group.read 0;",
+    // TMA reads the buffer from here on, until a tma_store_wait; the
+    // writes to global memory complete on their own.
+    orderedAsm(rewriter, loc, voidType(rewriter), {issue}, "@$0 cp.async.bulk.commit_group;",
                "b");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TMAStoreWaitLowering : TMAPattern<tilegpu::TMAStoreWaitOp> {
+  using TMAPattern::TMAPattern;
+  LogicalResult matchAndRewrite(tilegpu::TMAStoreWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(needsHopper(op, context)))
+      return failure();
+    orderedAsm(rewriter, op.getLoc(), voidType(rewriter), {}, "cp.async.bulk.wait_group.read 0;",
+               "");
     rewriter.eraseOp(op);
     return success();
   }
@@ -295,5 +308,6 @@ void tilec::lowering::populateTMAToLLVMPatterns(TileTypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   patterns.add<InitBarrierLowering, InvalBarrierLowering, BarrierExpectLowering,
                WaitBarrierLowering, AsyncTMACopyLowering, ArriveBarrierLowering,
-               WarpIdLowering, SetMaxRegistersLowering, TMAStoreLowering>(converter, context);
+               WarpIdLowering, SetMaxRegistersLowering, TMAStoreLowering,
+               TMAStoreWaitLowering>(converter, context);
 }
