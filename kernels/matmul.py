@@ -447,11 +447,15 @@ def _tuned_grid(META):
 
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
            config=None, autotune=False, scale_a=None, scale_b=None,
-           max_num_imprecise_acc=None):
+           max_num_imprecise_acc=None, tuned=True):
     """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides).
-    `config` is one of matmul_configs(), by default the first for the
-    operands' type and alignment; with `autotune` the fastest of those
-    for this M, N and K (autotuned_kernel()) instead. With `scale_a` and
+    `config` is one of matmul_configs(); with `autotune` the fastest of
+    those for this M, N and K (autotuned_kernel()) instead. Given neither,
+    a 16-bit product of torch tensors on a GPU the shipped table covers
+    (kernels/matmul_tuned.py, `tuned`) runs the kernel and config measured
+    fastest at the nearest shape there (a descriptor or persistent kernel
+    where the operands allow it); anything else the first config for the
+    operands' type and alignment. With `scale_a` and
     `scale_b` (fp32, fp8 operands): C = act((A @ B) * scale_a * scale_b +
     bias), the scales one value each or one per row of A (M) and one per
     column of B (N), as torch._scaled_mm (scaled_matmul_kernel).
@@ -492,6 +496,19 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
             ROWWISE=rowwise, HAS_BIAS=bias is not None, ACTIVATION=activation,
             MAX_IMPRECISE_ACC=imprecise, num_warps=warps, num_stages=stages)
         return c
+    if config is None and not autotune and tuned and imprecise < 0:
+        import matmul_tuned  # kernels/matmul_tuned.py: host-side Python
+        picked = matmul_tuned.pick(a, b, c, aligned)
+        if picked is not None:
+            kind, options, config = picked
+            if kind != "pointers" and M > 0 and N > 0 and K > 0:
+                grid_size = None
+                if kind == "persistent":
+                    grid_size = matmul_tuned.programs(a, b, config)
+                return matmul_tma(a, b, c, config, bias=bias, activation=activation,
+                                  programs=grid_size,
+                                  warp_specialize=options.get("warp_specialize", False),
+                                  tma_store=options.get("tma_store", False))
     if autotune:
         autotuned_kernel(_dtype_name(a), aligned, False, variant)[_tuned_grid](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),

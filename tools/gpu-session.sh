@@ -263,6 +263,12 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul.py ]; then
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
+    # The shipped tuning (kernels/matmul_tuned.py) from that run, to commit.
+    if [ -f tools/matmul-tuned-table.py ]; then
+      step matmul-tuned-table bash -c 'cp kernels/matmul_tuned.json "$1" 2>/dev/null;
+        python3 tools/matmul-tuned-table.py "$(ls -t "$2"/matmul-2*.json | head -1)" --out "$1"' \
+        _ "$out/matmul_tuned.json" "$out"
+    fi
   fi
   if [ -f bench/matmul_tma.py ]; then
     step bench-matmul-tma python3 bench/matmul_tma.py --commit "$commit" --out "$out"

@@ -304,3 +304,49 @@ def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, progr
     want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
     np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
                                atol=tolerance(x, a.shape[1]))
+
+
+@pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
+                                    "tilec descriptors WS", "tilec descriptors TMA store",
+                                    "tilec persistent", "tilec persistent WS",
+                                    "tilec persistent WS + TMA store"])
+@pytest.mark.parametrize("c_rows", [True, False])
+def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, monkeypatch):
+    # matmul() without a config launches the kernel the shipped table
+    # (kernels/matmul_tuned.py) measured fastest at the nearest shape, here
+    # a table of one entry naming `kernel`: the descriptor and persistent
+    # ones through matmul_tma, with a C that is not contiguous along its
+    # rows stored through pointers; the result as the pointer kernel's.
+    import matmul  # kernels/matmul.py
+    import matmul_tuned  # kernels/matmul_tuned.py
+    torch = hopper
+    config, a, b, _ = _shipped_case(torch, "float16", 2, 70)
+    m, n = a.shape[0], b.shape[1]
+    table = {torch.cuda.get_device_name(): [{
+        "dtype": "float16", "c_dtype": "float16", "M": 4096, "N": 4096, "K": 4096,
+        "kernel": kernel, "config": dict(zip(matmul_tuned.CONFIG_KEYS, config))}]}
+    monkeypatch.setattr(matmul_tuned, "load", lambda path=None: table)
+    calls = []
+    launch = matmul.matmul_tma
+    monkeypatch.setattr(matmul, "matmul_tma", lambda *args, **kw: calls.append(kw) or
+                        launch(*args, **kw))
+    if c_rows:
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    else:  # C column-major
+        c = torch.full((n, m), float("nan"), device="cuda", dtype=torch.float16).T
+    bias = torch.randn(n, device="cuda")
+    matmul.matmul(a, b, c, bias=bias, activation="relu")
+    torch.cuda.synchronize()
+    kind, options = matmul_tuned.KERNELS[kernel]
+    if kind == "pointers":
+        assert calls == []
+    else:
+        assert len(calls) == 1
+        assert (calls[0]["programs"] is not None) == (kind == "persistent")
+        assert calls[0]["warp_specialize"] == options.get("warp_specialize", False)
+        assert calls[0]["tma_store"] == (options.get("tma_store", False) and c_rows)
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = np.maximum(x, 0)
+    got = c.double().cpu().numpy()
+    excess = np.abs(got - want) - (tolerance(x, a.shape[1]) + np.abs(want) * 2.0 ** -10)
+    assert not np.isnan(excess).any() and (excess <= 0).all(), np.nanmax(excess)

@@ -1,0 +1,121 @@
+"""The matmul's shipped tuning: which of kernels/matmul.py's kernels and
+configs ran fastest, per GPU, operand type and shape, so that
+`matmul.matmul(a, b, c)` launches the measured best without tuning on
+first use (`autotune=True` still tunes; `config=` still picks).
+
+The table, kernels/matmul_tuned.json, is written from a bench/matmul.py
+run by tools/matmul-tuned-table.py: for every shape the run measured, the
+fastest tilec kernel ("tilec pointers", "tilec descriptors", "tilec
+persistent WS + TMA store", ...) and its config. A call looks up the
+entries of its GPU (by name, e.g. "NVIDIA H200"), A's type and C's type,
+and takes the nearest shape (distance: the sum over M, N and K of |log2|
+of the ratio). A kernel the call's operands cannot take (descriptors need
+A and B contiguous along their rows, a TMA store C too) falls back to the
+pointer kernel with the same config. No table, no entry for the GPU, or
+operands the table does not cover (scales, fp8, int8, fp32): None, and
+matmul() uses its default config.
+
+Host-side Python only (the C++ front end never compiles it).
+"""
+import json
+import math
+import pathlib
+
+TABLE = pathlib.Path(__file__).with_name("matmul_tuned.json")
+
+#: What each kernel name of bench/matmul.py launches: (kind, options) with
+#: kind "pointers", "descriptors" or "persistent".
+KERNELS = {
+    "tilec pointers": ("pointers", {}),
+    "tilec descriptors": ("descriptors", {}),
+    "tilec descriptors WS": ("descriptors", {"warp_specialize": True}),
+    "tilec descriptors TMA store": ("descriptors", {"tma_store": True}),
+    "tilec persistent": ("persistent", {}),
+    "tilec persistent WS": ("persistent", {"warp_specialize": True}),
+    "tilec persistent WS + TMA store": ("persistent",
+                                        {"warp_specialize": True, "tma_store": True}),
+}
+
+CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps", "num_stages")
+
+_loaded = {}
+
+
+def load(path=TABLE):
+    """The table at `path` ({gpu name: [entry, ...]}), {} without one."""
+    key = str(path)
+    if key not in _loaded:
+        p = pathlib.Path(path)
+        _loaded[key] = json.loads(p.read_text())["gpus"] if p.exists() else {}
+    return _loaded[key]
+
+
+def nearest(entries, dtype, c_dtype, M, N, K):
+    """The entry of `entries` for A of `dtype` and C of `c_dtype` whose
+    shape is nearest (M, N, K); None if none has those types."""
+    def distance(e):
+        return sum(abs(math.log2(max(x, 1) / e[d])) for x, d in ((M, "M"), (N, "N"), (K, "K")))
+    same = [e for e in entries if e["dtype"] == dtype and e["c_dtype"] == c_dtype]
+    return min(same, key=distance) if same else None
+
+
+def choice(gpu, dtype, c_dtype, M, N, K, rows_contiguous, c_rows_contiguous, table=None):
+    """(kind, options, config) for a plain product (no scales) of A (M x K,
+    `dtype`) and B (K x N) into C (`c_dtype`) on `gpu`, or None.
+    `rows_contiguous`: A and B have stride 1 along their rows (descriptors
+    read them); `c_rows_contiguous`: so has C (a TMA store writes it)."""
+    entries = (load() if table is None else table).get(gpu)
+    if not entries:
+        return None
+    entry = nearest(entries, dtype, c_dtype, M, N, K)
+    if entry is None:
+        return None
+    kind, options = KERNELS.get(entry["kernel"], ("pointers", {}))
+    if kind != "pointers" and not rows_contiguous:
+        kind, options = "pointers", {}
+    if options.get("tma_store") and not c_rows_contiguous:
+        options = {k: v for k, v in options.items() if k != "tma_store"}
+    config = tuple(int(entry["config"][k]) for k in CONFIG_KEYS)
+    return kind, options, config
+
+
+def table_from_results(record):
+    """A table's entries ({gpu: [entry, ...]}) from a bench/matmul.py
+    record: per row, the fastest tilec kernel and its config."""
+    entries = []
+    for row in record["rows"]:
+        best = row.get("tilec")
+        if not best or "config" not in best or best.get("kernel") not in KERNELS:
+            continue
+        entries.append({"dtype": row["dtype"], "c_dtype": row.get("c_dtype", row["dtype"]),
+                        "M": row["M"], "N": row["N"], "K": row["K"],
+                        "kernel": best["kernel"], "config": best["config"],
+                        "TFLOP/s": round(best["TFLOP/s"], 1)})
+    return {record["gpu"]: entries}
+
+
+def _name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def pick(a, b, c, aligned, table=None):
+    """choice() for torch tensors A, B, C on a CUDA device (`aligned`:
+    matmul.rows_aligned(a, b)); None for anything else (arrays, the CPU).
+    Descriptors also need every row 16-byte aligned (`aligned`)."""
+    device = getattr(a, "device", None)
+    if getattr(device, "type", None) != "cuda":
+        return None
+    import torch  # only for torch tensors on a GPU
+    gpu = torch.cuda.get_device_name(device)
+    M, K = a.shape
+    N = b.shape[1]
+    rows = aligned and a.stride(1) == 1 and b.stride(1) == 1
+    return choice(gpu, _name(a.dtype), _name(c.dtype), M, N, K, rows, c.stride(1) == 1, table)
+
+
+def programs(a, b, config):
+    """A persistent matmul's grid for A @ B at `config`: one program per
+    SM, or one per tile where there are fewer."""
+    import torch
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    return min(sms, -(-a.shape[0] // config[0]) * -(-b.shape[1] // config[1]))

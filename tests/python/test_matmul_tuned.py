@@ -1,0 +1,135 @@
+# The matmul's shipped tuning (kernels/matmul_tuned.py): the nearest
+# measured shape's kernel and config, the fallbacks when the operands
+# cannot take that kernel, the table written from a bench/matmul.py record
+# (tools/matmul-tuned-table.py), and the shipped table naming only shipped
+# configs. On the CPU: the GPU launches are test_gpu_matmul's.
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import matmul  # kernels/matmul.py
+import matmul_tuned  # kernels/matmul_tuned.py
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _config(bm, bn, bk, gm, warps, stages):
+    return dict(zip(matmul_tuned.CONFIG_KEYS, (bm, bn, bk, gm, warps, stages)))
+
+
+def _row(M, N, K, kernel, config, dtype="float16", tflops=500.0):
+    return {"dtype": dtype, "c_dtype": dtype, "M": M, "N": N, "K": K,
+            "tilec": {"kernel": kernel, "config": _config(*config), "TFLOP/s": tflops},
+            "torch": {"TFLOP/s": 600.0}}
+
+
+RECORD = {"benchmark": "matmul", "commit": "abc1234", "date": "2026-12-06T00:00:00+00:00",
+          "gpu": "NVIDIA H200",
+          "rows": [_row(1024, 1024, 1024, "tilec descriptors", (128, 128, 64, 8, 8, 3)),
+                   _row(8192, 8192, 8192, "tilec persistent WS + TMA store",
+                        (128, 256, 64, 8, 8, 3)),
+                   _row(4096, 4096, 512, "tilec pointers", (128, 256, 32, 8, 8, 4)),
+                   _row(4096, 4096, 4096, "tilec persistent WS", (128, 256, 64, 8, 8, 3),
+                        dtype="bfloat16"),
+                   # A row where no tilec config was right is left out.
+                   {"dtype": "float16", "c_dtype": "float16", "M": 2048, "N": 2048,
+                    "K": 2048, "torch": {"TFLOP/s": 600.0}}]}
+TABLE = matmul_tuned.table_from_results(RECORD)
+
+
+def test_the_table_keeps_each_shapes_fastest_kernel():
+    entries = TABLE["NVIDIA H200"]
+    assert [(e["M"], e["N"], e["K"], e["dtype"]) for e in entries] == [
+        (1024, 1024, 1024, "float16"), (8192, 8192, 8192, "float16"),
+        (4096, 4096, 512, "float16"), (4096, 4096, 4096, "bfloat16")]
+    assert entries[1]["kernel"] == "tilec persistent WS + TMA store"
+
+
+@pytest.mark.parametrize("shape,kind,options,config", [
+    # Exact shapes.
+    ((1024, 1024, 1024), "descriptors", {}, (128, 128, 64, 8, 8, 3)),
+    ((8192, 8192, 8192), "persistent", {"warp_specialize": True, "tma_store": True},
+     (128, 256, 64, 8, 8, 3)),
+    # Nearest in log2 of each dimension: 6000^3 is nearer 8192^3 than 1024^3
+    # or 4096 x 4096 x 512; 4096 x 4096 x 700 nearest the short-K shape.
+    ((6000, 6000, 6000), "persistent", {"warp_specialize": True, "tma_store": True},
+     (128, 256, 64, 8, 8, 3)),
+    ((4096, 4096, 700), "pointers", {}, (128, 256, 32, 8, 8, 4)),
+    # Tiny shapes take the smallest measured one.
+    ((1, 16, 64), "descriptors", {}, (128, 128, 64, 8, 8, 3)),
+])
+def test_nearest_shape_decides(shape, kind, options, config):
+    M, N, K = shape
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", M, N, K, True, True,
+                               TABLE) == (kind, options, config)
+
+
+def test_types_and_gpus_must_match():
+    # bf16 has its own entry; fp16 with an fp32 C, another GPU: none.
+    assert matmul_tuned.choice("NVIDIA H200", "bfloat16", "bfloat16", 1024, 1024, 1024,
+                               True, True, TABLE)[0] == "persistent"
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float32", 4096, 4096, 4096,
+                               True, True, TABLE) is None
+    assert matmul_tuned.choice("NVIDIA H100 80GB HBM3", "float16", "float16", 4096, 4096,
+                               4096, True, True, TABLE) is None
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 4096, 4096, 4096,
+                               True, True, {}) is None
+
+
+def test_operands_a_kernel_cannot_take_fall_back():
+    # A or B not contiguous along their rows (or rows not 16-byte aligned):
+    # the pointer kernel with the measured config.
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 8192, 8192, 8192,
+                               False, True, TABLE) == ("pointers", {}, (128, 256, 64, 8, 8, 3))
+    # C not contiguous along its rows: the same kernel storing through
+    # pointers.
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 8192, 8192, 8192,
+                               True, False, TABLE) == (
+        "persistent", {"warp_specialize": True}, (128, 256, 64, 8, 8, 3))
+
+
+def test_arrays_off_the_gpu_take_the_default():
+    np = pytest.importorskip("numpy")
+    a = np.zeros((64, 32), np.float16)
+    b = np.zeros((32, 16), np.float16)
+    assert matmul_tuned.pick(a, b, np.zeros((64, 16), np.float16), True, TABLE) is None
+
+
+def test_the_tool_writes_and_merges_the_table(tmp_path):
+    record = tmp_path / "matmul-2026-12-06.json"
+    record.write_text(json.dumps(RECORD))
+    out = tmp_path / "matmul_tuned.json"
+    out.write_text(json.dumps({"gpus": {"NVIDIA H100 80GB HBM3": [
+        {"dtype": "float16", "c_dtype": "float16", "M": 1, "N": 1, "K": 1,
+         "kernel": "tilec pointers", "config": _config(64, 128, 32, 8, 4, 4)}]}}))
+    tool = os.path.join(ROOT, "tools", "matmul-tuned-table.py")
+    subprocess.run([sys.executable, tool, str(record), "--out", str(out)], check=True,
+                   capture_output=True)
+    table = json.loads(out.read_text())
+    assert sorted(table["gpus"]) == ["NVIDIA H100 80GB HBM3", "NVIDIA H200"]
+    assert table["gpus"]["NVIDIA H200"] == TABLE["NVIDIA H200"]
+    assert table["sources"][0]["commit"] == "abc1234"
+    # A record of another benchmark is refused.
+    other = tmp_path / "softmax.json"
+    other.write_text(json.dumps(dict(RECORD, benchmark="softmax")))
+    run = subprocess.run([sys.executable, tool, str(other), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "not a bench/matmul.py record" in run.stderr
+
+
+def test_the_shipped_table_names_shipped_configs_and_kernels():
+    # Every config there is one matmul_configs() ships for its type (so the
+    # config tests assemble it without spills), every kernel one matmul()
+    # knows how to launch.
+    table = matmul_tuned.load()
+    if not table:
+        pytest.skip("no kernels/matmul_tuned.json yet (written from a GPU run)")
+    for gpu, entries in table.items():
+        assert entries, gpu
+        for e in entries:
+            config = tuple(e["config"][k] for k in matmul_tuned.CONFIG_KEYS)
+            assert config in matmul.matmul_configs(e["dtype"], aligned=True), (gpu, e)
+            assert e["kernel"] in matmul_tuned.KERNELS, (gpu, e)
