@@ -125,7 +125,8 @@ struct PendingAccesses {
   /// True when an op with these accesses overwrites what TMA stores may
   /// still be reading.
   bool overwritesTMAReads(const PendingAccesses &op) const {
-    return anyOverlap(op.writes, tmaReads) || anyOverlap(op.inFlight, tmaReads);
+    return anyOverlap(op.writes, tmaReads) || anyOverlap(op.inFlight, tmaReads) ||
+           anyOverlap(op.barrierWrites, tmaReads);
   }
   /// After a tma_store_wait: TMA's reads are done in the issuing thread's
   /// program order, reads of that thread for everyone else.

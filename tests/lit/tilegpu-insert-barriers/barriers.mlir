@@ -227,3 +227,28 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// The bytes a TMA store reads, reused by an mbarrier once the buffer is
+// dead: its init (one thread's write of the word) waits for TMA's read and
+// a barrier, as any other write of them.
+#rows = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
+#bar = #tilegpu.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  // CHECK-LABEL: func.func @tma_store_then_mbarrier
+  // CHECK: tilegpu.tma_store
+  // CHECK-NEXT: tilegpu.local_alloc {tilegpu.shared_offset = 0 : i32}
+  // CHECK-NEXT: tilegpu.tma_store_wait
+  // CHECK-NEXT: tilegpu.barrier
+  // CHECK-NEXT: tilegpu.init_barrier
+  func.func @tma_store_then_mbarrier(%map: !tile.tensormap, %x: tensor<64x64xf16, #rows>, %i: i32) {
+    %buf = tilegpu.local_alloc %x : (tensor<64x64xf16, #rows>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    tilegpu.tma_store %map[%i, %i] %buf : !tilegpu.memdesc<64x64xf16, #nvmma>
+    %b = tilegpu.local_alloc : () -> !tilegpu.memdesc<1xi64, #bar, mutable>
+    tilegpu.init_barrier %b, 1 : !tilegpu.memdesc<1xi64, #bar, mutable>
+    tilegpu.inval_barrier %b : !tilegpu.memdesc<1xi64, #bar, mutable>
+    return
+  }
+}
