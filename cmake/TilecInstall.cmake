@@ -41,7 +41,7 @@ install(TARGETS tilec libtilec EXPORT tilecTargets
 install(FILES ${PROJECT_SOURCE_DIR}/include/tilec/tilec.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/ DESTINATION ${TILEC_INSTALL_KERNELSDIR}
-  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  FILES_MATCHING PATTERN "*.py" PATTERN "*.json" PATTERN "__pycache__" EXCLUDE)
 
 if(TARGET tilec-python-ext)
   # One RUNPATH for the install tree (first) and for the build tree and
@@ -53,7 +53,7 @@ if(TARGET tilec-python-ext)
     INSTALL_RPATH "$ORIGIN/${rel};$ORIGIN/../../lib")
   install(TARGETS tilec-python-ext LIBRARY DESTINATION ${TILEC_INSTALL_PYTHONDIR}/tilec)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/tilec/ DESTINATION ${TILEC_INSTALL_PYTHONDIR}/tilec
-    FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+    FILES_MATCHING PATTERN "*.py" PATTERN "*.json" PATTERN "__pycache__" EXCLUDE)
 endif()
 
 install(EXPORT tilecTargets NAMESPACE tilec:: DESTINATION ${TILEC_INSTALL_CMAKEDIR})

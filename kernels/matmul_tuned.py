@@ -11,9 +11,10 @@ entries of its GPU (by name, e.g. "NVIDIA H200"), A's type and C's type,
 and takes the nearest shape (distance: the sum over M, N and K of |log2|
 of the ratio). A kernel the call's operands cannot take (descriptors need
 A and B contiguous along their rows, a TMA store C too) falls back to the
-pointer kernel with the same config. No table, no entry for the GPU, or
-operands the table does not cover (scales, fp8, int8, fp32): None, and
-matmul() uses its default config.
+pointer kernel with the same config. No table, no entry for the GPU, rows
+not 16-byte aligned (the table's configs are the aligned ones, whose large
+tiles spill without 16-byte vectors), or operands the table does not cover
+(scales, fp8, int8, fp32): None, and matmul() uses its default config.
 
 Host-side Python only (the C++ front end never compiles it).
 """
@@ -59,13 +60,16 @@ def nearest(entries, dtype, c_dtype, M, N, K):
     return min(same, key=distance) if same else None
 
 
-def choice(gpu, dtype, c_dtype, M, N, K, rows_contiguous, c_rows_contiguous, table=None):
+def choice(gpu, dtype, c_dtype, M, N, K, aligned, rows_contiguous, c_rows_contiguous,
+           table=None):
     """(kind, options, config) for a plain product (no scales) of A (M x K,
     `dtype`) and B (K x N) into C (`c_dtype`) on `gpu`, or None.
-    `rows_contiguous`: A and B have stride 1 along their rows (descriptors
-    read them); `c_rows_contiguous`: so has C (a TMA store writes it)."""
+    `aligned`: matmul.rows_aligned(a, b), without which the table's
+    configs (aligned ones) do not apply; `rows_contiguous`: A and B have
+    stride 1 along their rows (descriptors read them); `c_rows_contiguous`:
+    so has C (a TMA store writes it)."""
     entries = (load() if table is None else table).get(gpu)
-    if not entries:
+    if not entries or not aligned:
         return None
     entry = nearest(entries, dtype, c_dtype, M, N, K)
     if entry is None:
@@ -100,8 +104,7 @@ def _name(dtype):
 
 def pick(a, b, c, aligned, table=None):
     """choice() for torch tensors A, B, C on a CUDA device (`aligned`:
-    matmul.rows_aligned(a, b)); None for anything else (arrays, the CPU).
-    Descriptors also need every row 16-byte aligned (`aligned`)."""
+    matmul.rows_aligned(a, b)); None for anything else (arrays, the CPU)."""
     device = getattr(a, "device", None)
     if getattr(device, "type", None) != "cuda":
         return None
@@ -109,8 +112,9 @@ def pick(a, b, c, aligned, table=None):
     gpu = torch.cuda.get_device_name(device)
     M, K = a.shape
     N = b.shape[1]
-    rows = aligned and a.stride(1) == 1 and b.stride(1) == 1
-    return choice(gpu, _name(a.dtype), _name(c.dtype), M, N, K, rows, c.stride(1) == 1, table)
+    rows = a.stride(1) == 1 and b.stride(1) == 1
+    return choice(gpu, _name(a.dtype), _name(c.dtype), M, N, K, aligned, rows,
+                  c.stride(1) == 1, table)
 
 
 def programs(a, b, config):

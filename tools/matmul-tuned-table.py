@@ -42,7 +42,8 @@ def main():
     table["about"] = ("The fastest tilec kernel and config per shape, measured by "
                       "bench/matmul.py; read by kernels/matmul_tuned.py. Written by "
                       "tools/matmul-tuned-table.py.")
-    table["sources"] = sources
+    # Sources of the GPUs these records leave alone stay.
+    table["sources"] = [s for s in table.get("sources", []) if s.get("gpu") not in fresh] + sources
     args.out.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     print(f"{args.out}: " + ", ".join(f"{gpu} {len(e)} shapes" for gpu, e in fresh.items()))
 

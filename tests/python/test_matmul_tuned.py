@@ -64,31 +64,36 @@ def test_the_table_keeps_each_shapes_fastest_kernel():
 def test_nearest_shape_decides(shape, kind, options, config):
     M, N, K = shape
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", M, N, K, True, True,
-                               TABLE) == (kind, options, config)
+                               True, TABLE) == (kind, options, config)
 
 
 def test_types_and_gpus_must_match():
     # bf16 has its own entry; fp16 with an fp32 C, another GPU: none.
     assert matmul_tuned.choice("NVIDIA H200", "bfloat16", "bfloat16", 1024, 1024, 1024,
-                               True, True, TABLE)[0] == "persistent"
+                               True, True, True, TABLE)[0] == "persistent"
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float32", 4096, 4096, 4096,
-                               True, True, TABLE) is None
+                               True, True, True, TABLE) is None
     assert matmul_tuned.choice("NVIDIA H100 80GB HBM3", "float16", "float16", 4096, 4096,
-                               4096, True, True, TABLE) is None
+                               4096, True, True, True, TABLE) is None
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 4096, 4096, 4096,
-                               True, True, {}) is None
+                               True, True, True, {}) is None
 
 
 def test_operands_a_kernel_cannot_take_fall_back():
-    # A or B not contiguous along their rows (or rows not 16-byte aligned):
-    # the pointer kernel with the measured config.
+    # A or B not contiguous along their rows: the pointer kernel with the
+    # measured config.
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 8192, 8192, 8192,
-                               False, True, TABLE) == ("pointers", {}, (128, 256, 64, 8, 8, 3))
+                               True, False, True, TABLE) == (
+        "pointers", {}, (128, 256, 64, 8, 8, 3))
     # C not contiguous along its rows: the same kernel storing through
     # pointers.
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 8192, 8192, 8192,
-                               True, False, TABLE) == (
+                               True, True, False, TABLE) == (
         "persistent", {"warp_specialize": True}, (128, 256, 64, 8, 8, 3))
+    # Rows not 16-byte aligned: none of the table's (aligned) configs
+    # applies; matmul() takes its default for unaligned operands.
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 8192, 8192, 8191,
+                               False, True, True, TABLE) is None
 
 
 def test_arrays_off_the_gpu_take_the_default():

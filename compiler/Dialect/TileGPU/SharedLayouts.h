@@ -59,7 +59,7 @@ struct MatrixMove {
 std::optional<MatrixMove> matrixMove(const LinearLayout &toOffset);
 
 /// Whether each of a matrix move's four 8x8 matrices takes one wavefront:
-/// its eight 16-byte rows fall in different quarters of 128 bytes.
+/// its eight 16-byte rows fall in different 16-byte slots of 128 bytes (banks).
 bool isConflictFree(const MatrixMove &move);
 
 } // namespace tilec::tilegpu

@@ -507,8 +507,9 @@ def TileGPU_TMAStoreOp : TileGPU_Op<"tma_store", [
   let hasVerifier = 1;
 }
 
+// (A write too: an op with reads alone and no results would be dead code.)
 def TileGPU_TMAStoreWaitOp : TileGPU_Op<"tma_store_wait", [
-    MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+    MemoryEffects<[MemRead<TileGPU_SharedMemory>, MemWrite<TileGPU_SharedMemory>]>]> {
   let summary = "Wait until TMA has read the buffers of this thread's stores";
   let description = [{
     `cp.async.bulk.wait_group.read 0` in every thread: the thread that
