@@ -2,6 +2,8 @@
 
 #include "compiler/Transforms/LoopUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 using namespace tilec;
 
@@ -152,7 +154,34 @@ void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
     }
     unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - loop.getNumInductionVars();
     Value result = loop.getResult(index);
-    auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
-    result.replaceAllUsesExcept(wait.getResult(), wait);
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (trips && !trips->isZero()) {
+      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
+      result.replaceAllUsesExcept(wait.getResult(), wait);
+      continue;
+    }
+    // Only a loop that ran has instructions in flight; one that did not
+    // left its initial accumulator, which the other arm yields as it is.
+    // Without the guard that path (the accumulator's zeros, written by
+    // moves) reaches the wait too, and ptxas may serialise every wgmma of
+    // the function (warning C7515: registers a wgmma accumulates into
+    // defined by other instructions inside a stage); yielding the loop's
+    // result there instead would make it inject a wait (C7517).
+    Value ran = rewriter.create<arith::CmpIOp>(
+        loc, loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+        loop.getLowerBound(), loop.getUpperBound());
+    auto guard = rewriter.create<scf::IfOp>(loc, result.getType(), ran, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inside(rewriter);
+      rewriter.setInsertionPointToStart(guard.thenBlock());
+      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
+      rewriter.create<scf::YieldOp>(loc, wait.getResult());
+      rewriter.setInsertionPointToStart(guard.elseBlock());
+      rewriter.create<scf::YieldOp>(loc, loop.getInitArgs()[index]);
+    }
+    result.replaceUsesWithIf(guard.getResult(0), [&](OpOperand &use) {
+      return !guard->isAncestor(use.getOwner());
+    });
+    rewriter.setInsertionPointAfter(guard);
   }
 }
