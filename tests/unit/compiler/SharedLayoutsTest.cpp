@@ -136,25 +136,21 @@ TEST_F(SharedLayoutsTest, WgmmaAccumulatorMovesAsMatricesIntoTheTMABuffer) {
   // lands where the layouts say, each matrix's rows in different banks.
   auto mma = MmaEncodingAttr::get(&ctx, 3, {8, 1}, {64, 256});
   LinearLayout regs = mma.toLinearLayout({128, 256});
-  LinearLayout buffer = NVMMASharedEncodingAttr::get(&ctx, 128, 16, {1, 0})
-                            .toLinearLayout({128, 256});
-  LinearLayout toOffset = *buffer.invertAndCompose(regs);
-  std::optional<MatrixMove> move = matrixMove(toOffset);
-  ASSERT_TRUE(move);
-  EXPECT_FALSE(move->transposed);
-  EXPECT_TRUE(isConflictFree(*move));
-  EXPECT_EQ(emulateMatrixMove(*move, toOffset.getInDimSize(kRegister), 8),
-            expectedOffsets(toOffset));
-  // The buffer stored with the other dimension contiguous: .trans.
-  LinearLayout columns = NVMMASharedEncodingAttr::get(&ctx, 128, 16, {0, 1})
-                             .toLinearLayout({128, 256});
-  LinearLayout toColumns = *columns.invertAndCompose(regs);
-  std::optional<MatrixMove> transposed = matrixMove(toColumns);
-  ASSERT_TRUE(transposed);
-  EXPECT_TRUE(transposed->transposed);
-  EXPECT_TRUE(isConflictFree(*transposed));
-  EXPECT_EQ(emulateMatrixMove(*transposed, toColumns.getInDimSize(kRegister), 8),
-            expectedOffsets(toColumns));
+  // Rows along N, and the buffer stored with the other dimension
+  // contiguous, which takes .trans.
+  for (auto [order, transposed] : {std::pair{SmallVector<unsigned>{1, 0}, false},
+                                   std::pair{SmallVector<unsigned>{0, 1}, true}}) {
+    LinearLayout buffer = NVMMASharedEncodingAttr::get(&ctx, 128, 16, order)
+                              .toLinearLayout({128, 256});
+    LinearLayout toOffset = *buffer.invertAndCompose(regs);
+    std::optional<MatrixMove> move = matrixMove(toOffset);
+    ASSERT_TRUE(move) << transposed;
+    EXPECT_EQ(move->transposed, transposed);
+    EXPECT_TRUE(isConflictFree(*move)) << transposed;
+    EXPECT_EQ(emulateMatrixMove(*move, toOffset.getInDimSize(kRegister), 8),
+              expectedOffsets(toOffset))
+        << transposed;
+  }
 }
 
 TEST_F(SharedLayoutsTest, MatrixMovesNeedRowsOfEightAndSeparateBanks) {

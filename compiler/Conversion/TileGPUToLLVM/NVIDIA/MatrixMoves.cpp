@@ -45,6 +45,16 @@ Value groupAddress(OpBuilder &b, Location loc, const LinearLayout &addresses,
 bool isSixteenBit(Type element) {
   return element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 16;
 }
+
+/// How the instructions move registers of layout `regs` to or from a
+/// buffer of layout `shared` (16-bit elements), if they can.
+std::optional<tilegpu::MatrixMove> matrixMoveBetween(const LinearLayout &regs,
+                                                     const LinearLayout &shared, Type element) {
+  if (!isSixteenBit(element))
+    return std::nullopt;
+  std::optional<LinearLayout> map = shared.invertAndCompose(regs);
+  return map ? tilegpu::matrixMove(*map) : std::nullopt;
+}
 } // namespace
 
 std::optional<SmallVector<Value>>
@@ -52,12 +62,9 @@ tilec::lowering::loadWithLdMatrix(OpBuilder &b, Location loc,
                                   const LinearLayout &regs,
                                   const LinearLayout &shared, Value base,
                                   Type element, const LoweringContext &context) {
-  if (context.target.computeCapability < 75 || !isSixteenBit(element))
+  if (context.target.computeCapability < 75)
     return std::nullopt;
-  std::optional<LinearLayout> map = shared.invertAndCompose(regs);
-  if (!map)
-    return std::nullopt;
-  std::optional<tilegpu::MatrixMove> move = tilegpu::matrixMove(*map);
+  std::optional<tilegpu::MatrixMove> move = matrixMoveBetween(regs, shared, element);
   if (!move)
     return std::nullopt;
   const LinearLayout &layout = move->addresses;
@@ -92,15 +99,11 @@ bool tilec::lowering::storeWithStMatrix(OpBuilder &b, Location loc, const Linear
   // Every element in one thread's register only: a copy held elsewhere
   // would be a second write of the address (storeToShared lets only its
   // owner write).
-  if (context.target.computeCapability < 90 || !isSixteenBit(element) ||
-      !regs.isInjective())
-    return false;
-  std::optional<LinearLayout> map = shared.invertAndCompose(regs);
-  if (!map)
+  if (context.target.computeCapability < 90 || !regs.isInjective())
     return false;
   // A buffer laid out for element-wise writes (a layout conversion's) may
   // put a matrix's rows in one bank: those keep the element-wise path.
-  std::optional<tilegpu::MatrixMove> move = tilegpu::matrixMove(*map);
+  std::optional<tilegpu::MatrixMove> move = matrixMoveBetween(regs, shared, element);
   if (!move || !tilegpu::isConflictFree(*move))
     return false;
   const LinearLayout &layout = move->addresses;
