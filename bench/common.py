@@ -135,10 +135,10 @@ def matmul_tolerance(ref, k, dtype=None):
 
 def persistent_programs(a, b, cfg):
     """A persistent matmul's grid for A @ B at `cfg` (BLOCK_M, BLOCK_N
-    first): one program per SM, or one per tile where there are fewer."""
-    import torch  # the benchmarks' own dependency, not this module's
-    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    return min(sms, -(-a.shape[0] // cfg[0]) * -(-b.shape[1] // cfg[1]))
+    first): one program per SM, or one per tile where there are fewer, as
+    matmul() launches it (kernels/matmul_tuned.py)."""
+    import matmul_tuned  # kernels/, on the benchmarks' path
+    return matmul_tuned.programs(a, b, cfg)
 
 
 def best_matmul_config(launch, a, b, ref, candidates, out_dtype=None):
