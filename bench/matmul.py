@@ -5,6 +5,7 @@ its tutorial 09), in one run, on the same random normal inputs (never
 zeros: tensor cores draw less power on zeros and run faster).
 
     python3 bench/matmul.py [--commit SHA] [--out DIR] [--quick] [--fp32-out]
+                            [--dtypes float16,bfloat16]
 
 C is stored in the inputs' type, as torch.matmul and Triton's tutorials
 store it (--fp32-out: tilec and Triton store fp32, torch still its own).
@@ -21,7 +22,8 @@ below 1e-3 plus the rounding of C to a 16-bit type). Each time is the
 median of three interleaved rounds of triton.testing.do_bench (median,
 warmup 25 ms, rep 100 ms); the spread of the three is reported as
 run-to-run noise. TFLOP/s = 2 M N K / time. Results:
-bench/results/matmul-DATE.json.
+bench/results/matmul-DATE.json, rewritten after each shape so that a run
+cut short keeps the shapes it finished.
 """
 import pathlib
 import sys
@@ -167,15 +169,21 @@ TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persis
 
 
 def main():
-    args = common.parse_args(lambda ap: ap.add_argument(
-        "--fp32-out", action="store_true",
-        help="tilec and Triton store C in fp32 (torch stores the inputs' type)"))
+    def options(ap):
+        ap.add_argument("--fp32-out", action="store_true",
+                        help="tilec and Triton store C in fp32 (torch stores the inputs' type)")
+        ap.add_argument("--dtypes", default="float16,bfloat16",
+                        help="the inputs' types, comma-separated (default: %(default)s)")
+    args = common.parse_args(options)
+    dtypes = [getattr(torch, name.strip(), None) for name in args.dtypes.split(",")]
+    if any(d not in (torch.float16, torch.bfloat16) for d in dtypes):
+        sys.exit("--dtypes: float16 and bfloat16 only")
     shapes = [(1024,) * 3, (2048,) * 3, (4096,) * 3, (8192,) * 3,
               (3000, 5000, 1000), (4096, 4096, 512), (8192, 1024, 8192)]
     if args.quick:
         shapes = [(1024,) * 3, (4096,) * 3]
     rows = []
-    for dtype in (torch.float16, torch.bfloat16):
+    for dtype in dtypes:
         out_dtype = torch.float32 if args.fp32_out else dtype
         for m, n, k in shapes:
             torch.manual_seed(m + n + k)
@@ -216,9 +224,9 @@ def main():
                     best = min(timed_names, key=lambda x: times[x][0])
                     entry[side] = dict(entry[best], kernel=best)
             rows.append(entry)
+            path = common.write_record("matmul", args.commit, rows, args.out)
             print(f"  {entry['dtype']:>8} {m}x{n}x{k}: " + "  ".join(
                 f"{name} {entry[name]['TFLOP/s']:6.1f}" for name in times), flush=True)
-    path = common.write_record("matmul", args.commit, rows, args.out)
     print("\n| dtype | M x N x K | tilec TFLOP/s (kernel) | Triton TFLOP/s (kernel) | "
           "cuBLAS TFLOP/s | tilec/Triton | tilec/cuBLAS | spread | tilec config |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -262,7 +262,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step bench-transpose python3 bench/transpose.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/matmul.py ]; then
-    step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out"
+    # (TILEC_MATMUL_DTYPES=float16 or bfloat16: one type per call, where
+    # both would not fit one call's time.)
+    step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out" \
+      --dtypes "${TILEC_MATMUL_DTYPES:-float16,bfloat16}"
     # The shipped tuning (kernels/matmul_tuned.py) from that run, to commit.
     if [ -f tools/matmul-tuned-table.py ]; then
       step matmul-tuned-table bash -c 'cp kernels/matmul_tuned.json "$1" 2>/dev/null;
