@@ -159,6 +159,47 @@ def epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn
 
 
 @tilec.jit
+def column_halves(x, ROWS: tl.constexpr, COLUMNS: tl.constexpr):
+    """x's left and right COLUMNS // 2 columns (no data moves where the
+    column's top bit is a register bit, as in a dot's accumulator)."""
+    return tl.split(tl.permute(tl.reshape(x, (ROWS, 2, COLUMNS // 2)), (0, 2, 1)))
+
+
+@tilec.jit
+def epilogue_store_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
+                          TMA_STORE: tl.constexpr, PIECES: tl.constexpr):
+    """epilogue_store_tile in PIECES (1, 2 or 4) pieces of columns, one
+    after the other: each goes through a buffer of its own size (a layout
+    conversion, or TMA's), which can share bytes with the next, so that a
+    loop holding the epilogue leaves its pipeline more shared memory."""
+    if PIECES == 1:
+        epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                            BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
+    elif PIECES == 2:
+        left, right = column_halves(acc, BLOCK_M, BLOCK_N)
+        epilogue_store_tile(left, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                            BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION, TMA_STORE)
+        epilogue_store_tile(right, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
+                            n + BLOCK_N // 2, BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION,
+                            TMA_STORE)
+    else:
+        left, right = column_halves(acc, BLOCK_M, BLOCK_N)
+        q = BLOCK_N // 4
+        p0, p1 = column_halves(left, BLOCK_M, BLOCK_N // 2)
+        epilogue_store_tile(p0, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                            BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
+        epilogue_store_tile(p1, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n + q,
+                            BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
+        p2, p3 = column_halves(right, BLOCK_M, BLOCK_N // 2)
+        epilogue_store_tile(p2, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
+                            n + 2 * q, BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
+        epilogue_store_tile(p3, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
+                            n + 3 * q, BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
+
+
+@tilec.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn,
@@ -265,7 +306,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                              STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
-                             TMA_STORE: tl.constexpr = False):
+                             TMA_STORE: tl.constexpr = False,
+                             EPILOGUE_PIECES: tl.constexpr = 1):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -278,7 +320,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     each tile goes out through C's descriptor (TMA on sm_90a)."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
-    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BLOCK_M, BLOCK_N])
+    c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
+                                  [BLOCK_M, BLOCK_N // EPILOGUE_PIECES])
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
@@ -296,15 +339,16 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         k = (i % k_steps) * BLOCK_K
         acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
         if k + BLOCK_K >= K:  # the tile's last K step
-            epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
-                                BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
+            epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                                  BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
+                                  EPILOGUE_PIECES)
             acc = tl.zeros_like(acc)
     if k_steps == 0:  # K = 0: C is the epilogue of zeros
         for t in range(pid, tiles, programs):
             pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
-                                pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N,
-                                HAS_BIAS, ACTIVATION, TMA_STORE)
+            epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
+                                  pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N,
+                                  HAS_BIAS, ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
 
 
 def matmul_configs(dtype="float16", aligned=True):
@@ -525,14 +569,29 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     return c
 
 
+def default_epilogue_pieces(config, c_bytes):
+    """How many pieces of columns matmul_persistent_kernel stores a tile
+    of C (elements of `c_bytes` bytes) in at `config`: the fewest (up to
+    4) that keep a piece within 16 KB, a 128 x 64 piece of a 16-bit C."""
+    bm, bn = config[0], config[1]
+    pieces = 1
+    while pieces < 4 and bm * bn * c_bytes // pieces > 16384 and (bn // pieces) % 2 == 0:
+        pieces *= 2
+    return pieces
+
+
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
-               warp_specialize=False, tma_store=False):
+               warp_specialize=False, tma_store=False, epilogue_pieces=None):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
     each walking several tiles; `warp_specialize` gives either a producer
     warpgroup issuing the copies (sm_90a); `tma_store` writes C through a
-    descriptor too (TMA on sm_90a; C contiguous along N). `config` is one of
+    descriptor too (TMA on sm_90a; C contiguous along N). The persistent
+    kernel stores each tile in `epilogue_pieces` pieces of columns (1, 2 or
+    4; by default as many as keep a piece within 16 KB), each through a
+    buffer of its own size: the epilogue in its loop then leaves the
+    pipeline the shared memory of a stage more. `config` is one of
     matmul_configs(); A and B are contiguous along K and N (their last
     stride 1). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
@@ -558,9 +617,13 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                                  WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
                                  num_warps=warps, num_stages=stages)
     else:
+        if epilogue_pieces is None:
+            epilogue_pieces = default_epilogue_pieces(config, _itemsize(c))
+        assert epilogue_pieces in (1, 2, 4) and bn % epilogue_pieces == 0, \
+            "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
         matmul_persistent_kernel[(programs,)](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
-            TMA_STORE=tma_store, num_warps=warps)
+            TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, num_warps=warps)
     return c

@@ -72,7 +72,7 @@ step sanitize-aot compute-sanitizer --tool memcheck --error-exitcode 1 \
 # kernels/vector_add.py's lines next to the SASS.
 if command -v ncu > /dev/null; then
   line_info() {
-    ncu --page source --print-source cuda,sass --csv -k regex:add -c 1 \
+    ncu --clock-control none --page source --print-source cuda,sass --csv -k regex:add -c 1 \
       "$bundle/bin/tilec-example-vector-add" > "$out/ncu-source.csv" 2>&1
     grep -c "tl.load(x_ptr" "$out/ncu-source.csv" && grep -q "vector_add.py" "$out/ncu-source.csv"
   }
@@ -282,6 +282,32 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # most 3% slower), each tilec kernel at its best config.
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out"
+  fi
+  if [ -f bench/matmul_profile.py ] && command -v ncu > /dev/null; then
+    # Why one matmul variant is slower than another (4096^3 fp16 at the
+    # first config): each variant's time and SASS, Nsight Compute's
+    # throughput, stall and scheduler sections, and its stall samples per
+    # SASS instruction. --clock-control none: the clocks stay as they are.
+    profile_matmul() {
+      mkdir -p "$out/profile"
+      local v
+      for v in ${TILEC_PROFILE_VARIANTS:-desc persistent persistent-ws}; do
+        python3 bench/matmul_profile.py --variant "$v" --time --sass "$out/profile" || return 1
+        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
+          --section SpeedOfLight --section ComputeWorkloadAnalysis \
+          --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section SchedulerStats --section Occupancy --section LaunchStats \
+          python3 bench/matmul_profile.py --variant "$v" > "$out/profile/$v.txt" 2>&1 \
+          || return 1
+        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
+          --section WarpStateStats --section SourceCounters --page source \
+          --print-source sass --csv python3 bench/matmul_profile.py --variant "$v" \
+          > "$out/profile/$v-source.csv" 2>&1 || return 1
+      done
+    }
+    export -f profile_matmul
+    export out
+    step profile-matmul profile_matmul
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"

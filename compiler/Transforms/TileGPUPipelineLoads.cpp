@@ -74,7 +74,7 @@
 // each thread's elements come in vectors of at least 4 bytes in both
 // memories. Loops that do not qualify are left alone.
 #include "compiler/Analysis/AccessWidth.h"
-#include "compiler/Analysis/SharedScratch.h"
+#include "compiler/Analysis/SharedLifetimes.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
@@ -627,29 +627,25 @@ struct TileGPUPipelineLoadsPass
       }
     }
     // Fewer stages where the rings would not fit beside what the body
-    // itself needs in shared memory: the buffers it allocates, all alive at
-    // once, and the largest scratch of its ops (a layout conversion's, a
-    // reduction's: one at a time). A persistent matmul's epilogue converts
-    // its tile in the loop. Buffers alive around the loop (an outer loop's
-    // rings) are not counted: with them the allocator may still report the
-    // kernel too big for the target. Plain loads' rings go first: they are
-    // not to cost the dots' operands their stages.
+    // itself needs in shared memory: the most bytes its buffers and its
+    // ops' scratch (a layout conversion's, a reduction's) hold at once, by
+    // the lifetimes the allocator places them by. A persistent matmul's
+    // epilogue converts its tile in the loop (in pieces that share bytes,
+    // where it is written so). Buffers alive around the loop (an outer
+    // loop's rings) are not counted: with them the allocator may still
+    // report the kernel too big for the target. Plain loads' rings go
+    // first: they are not to cost the dots' operands their stages.
     auto stagesThatFit = [&](ArrayRef<PipelinedLoad> chosen, bool asyncDots) {
-      int64_t bodyBytes = 0, scratchBytes = 0;
-      loop.getBody()->walk([&](Operation *op) {
-        auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op);
-        if (!alloc) {
-          scratchBytes = std::max(scratchBytes, getScratchBytes(op));
-          return;
-        }
-        bool becomesRing = llvm::any_of(chosen, [&](PipelinedLoad p) {
-          return p.buffer && p.buffer.getOperation() == op;
+      SmallVector<SharedLifetime> lifetimes;
+      // (A buffer the allocator cannot place fails there, with its error.)
+      (void)collectSharedLifetimes(loop, lifetimes);
+      llvm::erase_if(lifetimes, [&](const SharedLifetime &l) {
+        return llvm::any_of(chosen, [&](PipelinedLoad p) {
+          return p.buffer && p.buffer.getOperation() == l.owner;
         });
-        if (!becomesRing)
-          bodyBytes += alloc.getType().getSizeInBytes();
       });
-      int64_t available =
-          int64_t(target.maxSharedBytesPerBlock) - bodyBytes - scratchBytes;
+      int64_t bodyBytes = peakSharedBytes(lifetimes);
+      int64_t available = int64_t(target.maxSharedBytesPerBlock) - bodyBytes;
       int64_t perStage = 0;
       for (const PipelinedLoad &p : chosen)
         perStage += p.bufferType.getSizeInBytes();

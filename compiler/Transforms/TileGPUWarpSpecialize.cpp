@@ -60,7 +60,7 @@
 // specialised (coordinates that need a load or a store, a loop inside
 // another, a store through what the descriptors read, num_warps not whole
 // warpgroups) is a located error: the flag is a request for this schedule.
-#include "compiler/Analysis/SharedScratch.h"
+#include "compiler/Analysis/SharedLifetimes.h"
 #include "compiler/Dialect/Tile/Tile.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
@@ -150,41 +150,6 @@ std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value ph
   Value nextSlot = b.create<arith::SelectOp>(loc, wraps, constant(b, loc, 0), next);
   Value flipped = b.create<arith::XOrIOp>(loc, phase, constant(b, loc, 1));
   return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
-}
-
-/// The most bytes of the buffers `counted` accepts that are alive at once
-/// in the kernel whose body is `entry`, as tilegpu-allocate-shared sees
-/// their lifetimes: a buffer allocated at the top level lives from its
-/// local_alloc to the top-level op holding its last use (through its
-/// views), one nested in an op during that op. (The rings live through
-/// the whole kernel: these are what they share it with.)
-int64_t peakBufferBytes(Block *entry, function_ref<bool(tilegpu::LocalAllocOp)> counted) {
-  llvm::DenseMap<Operation *, unsigned> position;
-  for (auto [i, op] : llvm::enumerate(*entry))
-    position[&op] = unsigned(i);
-  SmallVector<int64_t> live(entry->getOperations().size(), 0);
-  entry->walk([&](tilegpu::LocalAllocOp alloc) {
-    if (!counted(alloc))
-      return;
-    unsigned start = position[entry->findAncestorOpInBlock(*alloc)], end = start;
-    if (alloc->getBlock() == entry) {
-      SmallVector<Value> names{alloc.getResult()};
-      while (!names.empty())
-        for (Operation *user : names.pop_back_val().getUsers()) {
-          end = std::max(end, position[entry->findAncestorOpInBlock(*user)]);
-          if (isa<tilegpu::MemDescTransOp, tilegpu::MemDescIndexOp>(user))
-            names.push_back(user->getResult(0));
-        }
-    }
-    // (A swizzled buffer sits at a 1024-byte boundary: count the padding
-    // the allocator may leave before it.)
-    int64_t bytes = alloc.getType().getSizeInBytes();
-    if (isa<tilegpu::NVMMASharedEncodingAttr>(alloc.getType().getEncoding()))
-      bytes = llvm::alignTo(bytes, 1024) + 1024;
-    for (unsigned i = start; i <= end; ++i)
-      live[i] += bytes;
-  });
-  return live.empty() ? 0 : *llvm::max_element(live);
 }
 
 /// A located error (reported as the diagnostic goes out of scope).
@@ -344,12 +309,13 @@ struct TileGPUWarpSpecializePass
     int64_t perStage = 16; // the slot's two mbarriers
     for (ProducedLoad &p : loads)
       perStage += p.buffer.getType().getSizeInBytes();
-    int64_t scratchBytes = 0;
-    kernel.walk([&](Operation *op) { scratchBytes = std::max(scratchBytes, getScratchBytes(op)); });
-    int64_t otherBytes = peakBufferBytes(entry, [&](tilegpu::LocalAllocOp alloc) {
-      return llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == alloc; });
+    SmallVector<SharedLifetime> lifetimes;
+    // (A buffer the allocator cannot place fails there, with its error.)
+    (void)collectSharedLifetimes(kernel, lifetimes);
+    llvm::erase_if(lifetimes, [&](const SharedLifetime &l) {
+      return llvm::any_of(loads, [&](ProducedLoad &p) { return p.buffer == l.owner; });
     });
-    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes - scratchBytes;
+    int64_t available = int64_t(target.maxSharedBytesPerBlock) - peakSharedBytes(lifetimes);
     unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);
     stages = unsigned(std::clamp<int64_t>(available / perStage, 1, wanted));
     // (Two slots with a dot in flight would leave the producer nothing to

@@ -246,7 +246,10 @@ def _descriptor_kernel_ptx(kernel, operand, output, config_index, **constexprs):
     bm, bn, bk, gm, warps, stages = configs[config_index]
     floats = output == "fp32"
     if kernel == "matmul_persistent_kernel":
+        # (As matmul_tma() launches it: the tile stored in pieces.)
         constexprs["STAGES"] = stages
+        constexprs.setdefault("EPILOGUE_PIECES", matmul.default_epilogue_pieces(
+            configs[config_index], 4 if floats or output == "i32" else 2))
     k = getattr(matmul, kernel).compile(
         f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
         + ",".join(["i32:16"] * 6 + ["i32:1"]),
