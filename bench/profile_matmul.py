@@ -1,8 +1,24 @@
-"""One kernels/matmul.py launch per config at one shape, for a profiler
-(tools/gpu-session.sh runs it under ncu): `--config BM,BN,BK,GM,W,S`
-(repeatable), `--shape M,N,K`, fp16 random normal inputs; `--time` also
-times each (the num_stages sweep of tools/gpu-session.sh). Checks the result
-against torch before exiting, so a profile is never of a wrong kernel."""
+"""kernels/matmul.py launches for a profiler (tools/gpu-session.sh runs this
+under Nsight Compute): one variant, one shape, each `--config BM,BN,BK,GM,W,S`
+(repeatable) compiled, checked against torch, then launched `--launches`
+times. `--time` also times each (do_bench median, TFLOP/s: the num_stages
+sweep of tools/gpu-session.sh); `--sass DIR` writes each config's SASS.
+
+    python3 bench/profile_matmul.py --config 128,256,64,8,8,3 [--variant pointers]
+        [--dtype float16] [--shape 4096,4096,4096] [--pieces N] [--launches 1]
+        [--time] [--sass DIR]
+
+Variants: pointers (matmul(), C in fp32, as the sweep always measured);
+desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
+ws = a producer warpgroup, store = C through TMA) and persistent,
+persistent-ws, persistent-ws-store (matmul_persistent_kernel on one
+program per SM, --pieces its epilogue_pieces, matmul_tma's default when not
+given), these with C in the inputs' type. Under ncu, profile a launch after
+the first (which compiles and warms the caches), clocks left alone:
+
+    ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \\
+        python3 bench/profile_matmul.py --variant persistent --config ...
+"""
 import argparse
 import pathlib
 import sys
@@ -12,32 +28,88 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import matmul  # noqa: E402  kernels/matmul.py
+import matmul_tuned  # noqa: E402
+
+#: variant: (persistent, warp_specialize, tma_store); None: the pointer kernel
+VARIANTS = {"pointers": None, "desc": (False, False, False), "desc-ws": (False, True, False),
+            "desc-ws-store": (False, True, True), "persistent": (True, False, False),
+            "persistent-ws": (True, True, False), "persistent-ws-store": (True, True, True)}
+
+
+def launcher(variant, a, b, c, cfg, pieces):
+    """launch() of `variant` at `cfg`, and the constexprs of its kernel
+    beyond the config's (for --sass)."""
+    if VARIANTS[variant] is None:
+        return (lambda: matmul.matmul(a, b, c, config=cfg)), None
+    persistent, ws, store = VARIANTS[variant]
+    programs = matmul_tuned.programs(a, b, cfg) if persistent else None
+    if persistent and pieces is None:
+        pieces = matmul.default_epilogue_pieces(cfg, c.element_size())
+    extra = {"WARP_SPECIALIZE": ws, "TMA_STORE": store}
+    if persistent:
+        extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces)
+    return (lambda: matmul.matmul_tma(a, b, c, cfg, programs=programs, warp_specialize=ws,
+                                      tma_store=store, epilogue_pieces=pieces)), extra
+
+
+def write_sass(directory, variant, dtype, cfg, extra, tag):
+    """The SASS of the descriptor kernel `variant` launches at `cfg`."""
+    persistent = VARIANTS[variant][0]
+    kernel = matmul.matmul_persistent_kernel if persistent else matmul.matmul_desc_kernel
+    bm, bn, bk, gm, warps, stages = cfg
+    name = "fp16" if dtype == torch.float16 else "bf16"
+    compiled = kernel.compile(
+        f"*{name}:16,*{name}:16,*{name}:16,*{name}:16," + ",".join(["i32:16"] * 6 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+        HAS_BIAS=False, ACTIVATION="", **extra)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{variant}-{tag}.sass"
+    path.write_text(compiled.asm["sass"])
+    print(f"  wrote {path}", flush=True)
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--shape", default="4096,4096,4096")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--config", action="append", required=True)
+    p.add_argument("--variant", choices=list(VARIANTS), default="pointers")
+    p.add_argument("--dtype", choices=["float16", "bfloat16"], default="float16")
+    p.add_argument("--shape", default="4096,4096,4096")
+    p.add_argument("--pieces", type=int, choices=[1, 2, 4])
+    p.add_argument("--launches", type=int, default=1)
     p.add_argument("--time", action="store_true",
                    help="also time each config (do_bench median) and print TFLOP/s")
+    p.add_argument("--sass", type=pathlib.Path, help="write each config's SASS to DIR")
     args = p.parse_args()
     m, n, k = (int(x) for x in args.shape.split(","))
+    dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
-    a = torch.randn(m, k, device="cuda").half()
-    b = torch.randn(k, n, device="cuda").half()
-    want = (a.float() @ b.float())
+    a = torch.randn(m, k, device="cuda").to(dtype)
+    b = torch.randn(k, n, device="cuda").to(dtype)
+    want = a.float() @ b.float()
+    c = torch.empty(m, n, device="cuda",
+                    dtype=torch.float32 if args.variant == "pointers" else dtype)
     for text in args.config:
         cfg = tuple(int(x) for x in text.split(","))
-        c = torch.empty(m, n, device="cuda")
-        matmul.matmul(a, b, c, config=cfg)  # compile and warm up
-        matmul.matmul(a, b, c, config=cfg)
+        launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces)
+        launch()  # compiles and warms up
         torch.cuda.synchronize()
-        err = (c - want).abs().max().item()
-        print(f"config {cfg}: max |error| vs fp32 torch {err:.3g}", flush=True)
-        assert err < 0.05 * k ** 0.5, "wrong result"
+        err = (c.float() - want).abs().max().item()
+        pieces = f" pieces {extra['EPILOGUE_PIECES']}" if extra and "EPILOGUE_PIECES" in extra \
+            else ""
+        print(f"{args.variant} {args.dtype} {m}x{n}x{k} config {cfg}{pieces}: "
+              f"max |error| vs fp32 torch {err:.3g}", flush=True)
+        # (A 16-bit C also carries its own rounding: 2^-8 of the largest.)
+        assert err < 0.05 * k ** 0.5 + want.abs().max().item() / 256, "wrong result"
+        if args.sass and extra is not None:
+            write_sass(args.sass, args.variant, dtype, cfg, extra,
+                       f"{args.dtype}-{m}x{n}x{k}-" + "x".join(map(str, cfg)) + pieces.replace(
+                           " pieces ", "-p"))
+        for _ in range(args.launches):
+            launch()
+        torch.cuda.synchronize()
         if args.time:
             import triton.testing
-            ms = triton.testing.do_bench(lambda: matmul.matmul(a, b, c, config=cfg))
+            ms = triton.testing.do_bench(launch)
             print(f"  {2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} TFLOP/s ({ms:.3f} ms)",
                   flush=True)
 

@@ -79,6 +79,7 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pipeline.numStages = options.numStages;
   pm.addPass(createTileGPUPipelineLoads(pipeline));
   pm.addPass(createTileGPULowerTensorMapLoads());
+  pm.addPass(createTileGPUStrengthReduceDivisions());
   pm.addPass(createTileGPUAllocateShared());
   pm.addPass(createTileGPUInsertBarriers());
 }

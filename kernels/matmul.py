@@ -71,17 +71,30 @@ def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl
 
 @tilec.jit
 def grouped_tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                    GROUP_M: tl.constexpr):
+                    GROUP_M: tl.constexpr, FIXED_DIVISORS: tl.constexpr = False):
     """(pid_m, pid_n): tile number `pid` of C in grouped ordering (tiles
-    close in number share rows of A and columns of B in the L2)."""
+    close in number share rows of A and columns of B in the L2).
+    FIXED_DIVISORS, for a loop over tiles: the same tiles, found by
+    dividing only by values the same for every tile, which the compiler
+    turns into multiplications in the loop (tilegpu-strength-reduce-
+    divisions); elsewhere that costs registers for nothing."""
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     num_pid_in_group = GROUP_M * num_pid_n
     group_id = pid // num_pid_in_group
     first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    within = pid % num_pid_in_group
+    if FIXED_DIVISORS:
+        # Each group has GROUP_M rows of tiles but the last, which has the
+        # rest: divide by one of those two, not by min(rows left, GROUP_M).
+        last_rows = tl.maximum(num_pid_m - (num_pid_m - 1) // GROUP_M * GROUP_M, 1)
+        in_last = num_pid_m - first_pid_m < GROUP_M
+        pid_m = first_pid_m + tl.where(in_last, within % last_rows, within % GROUP_M)
+        pid_n = tl.where(in_last, within // last_rows, within // GROUP_M)
+    else:
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + (within % group_size_m)
+        pid_n = within // group_size_m
     return pid_m, pid_n
 
 
@@ -333,7 +346,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
-                                       BLOCK_M, BLOCK_N, GROUP_M)
+                                       BLOCK_M, BLOCK_N, GROUP_M, True)
         m = pid_m * BLOCK_M
         n = pid_n * BLOCK_N
         k = (i % k_steps) * BLOCK_K

@@ -283,32 +283,6 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out"
   fi
-  if [ -f bench/matmul_profile.py ] && command -v ncu > /dev/null; then
-    # Why one matmul variant is slower than another (4096^3 fp16 at the
-    # first config): each variant's time and SASS, Nsight Compute's
-    # throughput, stall and scheduler sections, and its stall samples per
-    # SASS instruction. --clock-control none: the clocks stay as they are.
-    profile_matmul() {
-      mkdir -p "$out/profile"
-      local v
-      for v in ${TILEC_PROFILE_VARIANTS:-desc persistent persistent-ws}; do
-        python3 bench/matmul_profile.py --variant "$v" --time --sass "$out/profile" || return 1
-        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
-          --section SpeedOfLight --section ComputeWorkloadAnalysis \
-          --section MemoryWorkloadAnalysis --section WarpStateStats \
-          --section SchedulerStats --section Occupancy --section LaunchStats \
-          python3 bench/matmul_profile.py --variant "$v" > "$out/profile/$v.txt" 2>&1 \
-          || return 1
-        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
-          --section WarpStateStats --section SourceCounters --page source \
-          --print-source sass --csv python3 bench/matmul_profile.py --variant "$v" \
-          > "$out/profile/$v-source.csv" 2>&1 || return 1
-      done
-    }
-    export -f profile_matmul
-    export out
-    step profile-matmul profile_matmul
-  fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
   fi
@@ -364,6 +338,35 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       --section Occupancy --section LaunchStats \
       --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
       python3 bench/profile_matmul.py --config 128,256,64,8,8,3
+    # The same for the descriptor kernels (4096^3 fp16 at 128 x 256 x 64):
+    # each variant's time and SASS, ncu's throughput, stall and scheduler
+    # sections, and its stall samples per SASS instruction; all in
+    # $OUT/profile-tma.tar.gz (TILEC_PROFILE_VARIANTS picks the variants,
+    # "persistent:1" a persistent one with its epilogue_pieces).
+    profile_matmul_tma() {
+      local dir v pieces
+      dir=$(mktemp -d)
+      for v in ${TILEC_PROFILE_VARIANTS:-desc persistent persistent-ws}; do
+        pieces=()
+        if [[ $v == *:* ]]; then pieces=(--pieces "${v#*:}"); v=${v%%:*}; fi
+        local run=(python3 bench/profile_matmul.py --variant "$v" "${pieces[@]}"
+                   --config 128,256,64,8,8,3)
+        local name=$v${pieces[1]:+-p${pieces[1]}}
+        "${run[@]}" --time --sass "$dir" || return 1
+        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
+          --section SpeedOfLight --section ComputeWorkloadAnalysis \
+          --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section SchedulerStats --section Occupancy --section LaunchStats \
+          --section InstructionStats "${run[@]}" > "$dir/$name.txt" 2>&1 || return 1
+        ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
+          --section WarpStateStats --section SourceCounters --page source \
+          --print-source sass --csv "${run[@]}" > "$dir/$name-source.csv" 2>&1 || return 1
+      done
+      tar czf "$out/profile-tma.tar.gz" -C "$dir" .
+    }
+    export -f profile_matmul_tma
+    export out
+    step profile-matmul-tma profile_matmul_tma
   fi
   if [ -f bench/vector_add.py ]; then
     step bench-vector-add python3 bench/vector_add.py --commit "$commit" \

@@ -331,6 +331,22 @@ def TileGPULowerTensorMapLoads
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUStrengthReduceDivisions
+    : Pass<"tilegpu-strength-reduce-divisions", "mlir::ModuleOp"> {
+  let summary = "Divide by loop-invariant values with a reciprocal computed before the loop";
+  let description = [{
+    An `arith.divsi`, `divui`, `remsi` or `remui` of i32 inside a loop
+    whose divisor is defined outside it (and is not a constant) becomes a
+    multiply-high by a reciprocal and two shifts (Granlund and Montgomery's
+    round-up method, exact for every dividend), signed ones on magnitudes
+    with the sign put back; the reciprocal (a 64-bit division) is computed
+    once, before the outermost loop the divisor is invariant in, dividing
+    by 1 where the divisor is 0. Loops of at most two iterations are left
+    alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "mlir::ModuleOp"> {
   let summary = "Give every shared buffer and scratch an offset in one arena";
   let description = [{

@@ -23,6 +23,14 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tilec-opt", "tilec", "tilec-interpret"],
                                    [config.tilec_tools_dir])
 
+# Tests that run lowered MLIR on the CPU (mlir-runner with MLIR's C
+# runner utilities, from mlir-22-tools and libmlir-22-dev).
+_runner_utils = os.path.join(config.llvm_tools_dir, "..", "lib", "libmlir_c_runner_utils.so")
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and \
+        os.path.exists(_runner_utils):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_c_runner_utils", os.path.normpath(_runner_utils)))
+
 # PTX tests assemble what tilec emits; without ptxas they are unsupported.
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
