@@ -2,7 +2,9 @@
 under Nsight Compute): one variant, one shape, each `--config BM,BN,BK,GM,W,S`
 (repeatable) compiled, checked against torch, then launched `--launches`
 times. `--time` also times each (do_bench median, TFLOP/s: the num_stages
-sweep of tools/gpu-session.sh); `--sass DIR` writes each config's SASS.
+sweep of tools/gpu-session.sh); `--sass DIR` writes each config's SASS and
+the driver compiler's log of it (printing its registers, spills and C75xx
+warnings).
 
     python3 bench/profile_matmul.py --config 128,256,64,8,8,3 [--variant pointers]
         [--dtype float16] [--shape 4096,4096,4096] [--pieces N] [--launches 1]
@@ -65,7 +67,14 @@ def write_sass(directory, variant, dtype, cfg, extra, tag):
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{variant}-{tag}.sass"
     path.write_text(compiled.asm["sass"])
-    print(f"  wrote {path}", flush=True)
+    # The driver compiler's own account (it may serialise wgmma where the
+    # toolkit's ptxas does not): registers, spills, C75xx warnings.
+    log = compiled.jit_log
+    (directory / f"{variant}-{tag}.jit.txt").write_text(log)
+    print(f"  wrote {path}; the driver compiler says:", flush=True)
+    for line in log.splitlines():
+        if "C75" in line or "registers" in line or "spill" in line:
+            print(f"    {line.strip()}", flush=True)
 
 
 def main():

@@ -345,8 +345,10 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE):
+        # (With a producer warpgroup its loop, which only copies, finds the
+        # tiles with multiplications; a loop of wgmma keeps its divisions.)
         pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
-                                       BLOCK_M, BLOCK_N, GROUP_M, True)
+                                       BLOCK_M, BLOCK_N, GROUP_M, WARP_SPECIALIZE)
         m = pid_m * BLOCK_M
         n = pid_n * BLOCK_N
         k = (i % k_steps) * BLOCK_K
@@ -485,6 +487,15 @@ def _contiguous(t):
     return t.flags["C_CONTIGUOUS"]
 
 
+def _zeros(like, shape):
+    """Zeros of `like`'s type, on its device: a torch tensor, or a numpy
+    array."""
+    if hasattr(like, "new_zeros"):
+        return like.new_zeros(shape)
+    import numpy
+    return numpy.zeros(shape, like.dtype)
+
+
 def _default_config(dtype, aligned, imprecise):
     """matmul_configs()'s first for these operands; with fp32 sums of fp8
     runs (max_num_imprecise_acc), whose second set of accumulators doubles
@@ -527,6 +538,12 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
+    if K == 0 and M > 0 and N > 0:
+        # An empty A or B has no memory to pass (a null pointer, which a
+        # launch refuses): the same empty sum from 8 columns and rows of
+        # zeros, C = act(bias).
+        a, b = _zeros(a, (M, 8)), _zeros(b, (8, N))
+        K = 8
     aligned = rows_aligned(a, b)
     s = _stride
     bias_ptr = bias if bias is not None else c

@@ -365,6 +365,12 @@ public:
   /// targetRunsOnCurrentGPU; throws Error "no CUDA driver found: ..." or
   /// naming the GPU otherwise); the result is not cached.
   std::vector<char> cubin() const;
+  /// What the CUDA driver's compiler says of this PTX as it assembles it
+  /// for the current GPU (its verbose info log: registers, spills, and
+  /// warnings such as ptxas's C7515 "wgmma.mma_async instructions are
+  /// serialized"), which the driver's compiler and the toolkit's ptxas do
+  /// not always agree on. Needs what cubin() needs; assembles anew.
+  std::string jitLog() const;
   /// Launches this specialisation on the current GPU (on `stream`, a
   /// CUstream; null: the default stream), with the num_warps it was compiled
   /// for. `args` are the runtime arguments, as for Kernel::launch, checked

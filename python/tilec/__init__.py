@@ -335,6 +335,14 @@ class CompiledKernel:
             self._init_handles()
         return self._compiled.spill_bytes // 4
 
+    @property
+    def jit_log(self):
+        """What the CUDA driver's compiler reports assembling the PTX for
+        this GPU: registers, spills, and warnings such as ptxas's C7515
+        (wgmma serialised), which the driver and the toolkit's ptxas do
+        not always agree on. Needs a GPU that runs self.target."""
+        return self._compiled.jit_log()
+
     def summary(self):
         """What a reader of the PTX looks for first, one line each."""
         return _tilec.summarize_ptx(self._compiled.ptx)

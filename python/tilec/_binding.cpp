@@ -1482,7 +1482,12 @@ PYBIND11_MODULE(_tilec, m) {
           bytes = k.cubin();
         }
         return py::bytes(bytes.data(), bytes.size());
-      }, "Machine code for the current GPU (needs a CUDA driver).");
+      }, "Machine code for the current GPU (needs a CUDA driver).")
+      .def("jit_log", [](const tilec::CompiledKernel &k) {
+        py::gil_scoped_release release;
+        return k.jitLog();
+      }, "The CUDA driver compiler's info log of assembling the PTX for the current GPU "
+         "(registers, spills, its warnings).");
 
   py::class_<tilec::Kernel>(m, "Kernel")
       .def_property_readonly("name", &tilec::Kernel::name)

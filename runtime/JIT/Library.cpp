@@ -1017,21 +1017,37 @@ std::vector<ArgumentType> CompiledKernel::argumentTypes() const {
   }
   return types;
 }
-std::vector<char> CompiledKernel::cubin() const {
+/// Machine code of `ptx` for the current GPU, and the driver compiler's
+/// info log into *log when given; refused (Error) where the target does
+/// not run on that GPU.
+static std::vector<char> assembleForCurrentGPU(const std::string &ptx,
+                                               const std::string &targetName,
+                                               const std::string &kernelName,
+                                               std::string *log) {
   try {
     const runtime::Device &device = runtime::Device::current();
     std::string error;
-    std::optional<TargetInfo> target = TargetInfo::parse(this->target(), error);
+    std::optional<TargetInfo> target = TargetInfo::parse(targetName, error);
     if (target && !jit::targetRunsOn(*target, unsigned(device.computeCapability())))
-      throw Error("cannot make a cubin of kernel '" + entryOf(impl_).compiled->name +
-                  "' compiled for " + target->chip + " on the GPU " + device.name() +
-                  " (compute capability " + std::to_string(device.computeCapability() / 10) +
-                  "." + std::to_string(device.computeCapability() % 10) +
-                  "): compile it for " + targetOf(device) + ", or omit the target");
-    return runtime::Module::linkPTXToCubin(ptx());
+      throw Error("cannot make a cubin of kernel '" + kernelName + "' compiled for " +
+                  target->chip + " on the GPU " + device.name() + " (compute capability " +
+                  std::to_string(device.computeCapability() / 10) + "." +
+                  std::to_string(device.computeCapability() % 10) + "): compile it for " +
+                  targetOf(device) + ", or omit the target");
+    return runtime::Module::linkPTXToCubin(ptx, log);
   } catch (const runtime::CudaError &e) {
     throw Error(e.what());
   }
+}
+
+std::vector<char> CompiledKernel::cubin() const {
+  return assembleForCurrentGPU(ptx(), target(), entryOf(impl_).compiled->name, nullptr);
+}
+
+std::string CompiledKernel::jitLog() const {
+  std::string log;
+  assembleForCurrentGPU(ptx(), target(), entryOf(impl_).compiled->name, &log);
+  return log;
 }
 
 CompiledKernel Kernel::compile(const std::string &signature,

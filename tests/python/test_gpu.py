@@ -135,6 +135,17 @@ def test_asm_after_launch_has_cubin(torch_cuda):
     assert x[0].item() == 2.0
 
 
+def test_jit_log_reports_registers(torch_cuda):
+    # The driver compiler's verbose log of this kernel's PTX: its registers
+    # (and spills), as n_regs reads them from the loaded code.
+    k = vector_add.add.compile("*fp32:16,*fp32:16,*fp32:16,i32", BLOCK=128)
+    log = k.jit_log
+    found = re.search(r"Used (\d+) registers", log)
+    assert found, log
+    assert int(found.group(1)) == k.n_regs
+    assert "add" in log
+
+
 def _device_target(torch):
     """sm_XY of the GPU, by torch's account: the target tilec must launch
     (the arch-specific "a" variant where the architecture has one)."""

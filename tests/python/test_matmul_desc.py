@@ -30,7 +30,8 @@ def test_desc_matmul_interpreted(m, n, k, activation):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
 
 
-def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16):
+def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16,
+                            **constexprs):
     rng = np.random.default_rng(m * n + k + programs)
     if dtype == np.int8:
         a = rng.integers(-100, 100, (m, k)).astype(np.int8)
@@ -44,7 +45,7 @@ def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=n
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
     kernel[(programs,)](
         a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16,
-        BLOCK_K=16, GROUP_M=2, HAS_BIAS=bias, ACTIVATION=activation)
+        BLOCK_K=16, GROUP_M=2, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
     want = a.astype(np.float64) @ b.astype(np.float64)
     if bias:
         want = want + bias_values
@@ -61,6 +62,18 @@ def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=n
 def test_persistent_matmul_interpreted(m, n, k, programs):
     c, want = _persistent_interpreted(m, n, k, programs, activation="relu")
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+# The tile stored in 2 or 4 pieces of columns (through pointers or C's
+# descriptor), each with its own columns of the bias: the same C, at edges
+# that cut through pieces (N = 70: the last tile's second half is empty).
+@pytest.mark.parametrize("m,n,k", [(33, 70, 16), (40, 24, 50)])
+@pytest.mark.parametrize("pieces", [2, 4])
+@pytest.mark.parametrize("tma_store", [False, True])
+def test_persistent_matmul_in_pieces_interpreted(m, n, k, pieces, tma_store):
+    c, want = _persistent_interpreted(m, n, k, 3, activation="relu", EPILOGUE_PIECES=pieces,
+                                      TMA_STORE=tma_store)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
 
 
 def test_persistent_matmul_int8_interpreted_is_exact():
