@@ -339,12 +339,14 @@ def TileGPUStrengthReduceDivisions
     whose divisor is defined outside it (and is not a constant) becomes a
     multiply-high by a reciprocal and two shifts (Granlund and Montgomery's
     round-up method, exact for every dividend), signed ones on magnitudes
-    with the sign put back; the reciprocal (a 64-bit division) is computed
-    once, before the outermost loop the divisor is invariant in, dividing
-    by 1 where the divisor is 0. Loops of at most two iterations are left
-    alone.
+    with the sign put back; the reciprocal (a 32-step restoring division,
+    no 64-bit divide: that is a call) is computed once, before the
+    outermost loop the divisor is invariant in, dividing by 1 where the
+    divisor is 0. Loops of at most two iterations, and loops of
+    tensor-core dots (wgmma, mma.sync), are left alone.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "mlir::ModuleOp"> {

@@ -19,14 +19,14 @@
 // figure 4.1), exact for every 32-bit unsigned dividend: for a divisor
 // d >= 1, l = ceil(log2 d) and m = floor(2^32 (2^l - d) / d) + 1, then
 // t = mulhi(m, n) and n / d = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0).
-// m takes one 64-bit division, before the loop. Signed division (C's:
+// m takes a 32-step restoring division, before the loop. Signed division (C's:
 // towards zero) divides the magnitudes and gives the quotient the sign of
 // n XOR d; a remainder is n - (n / d) d.
 //
 // Left alone: constant divisors (LLVM multiplies by their reciprocal
 // already), divisions outside loops or in loops that run at most twice
-// (the 64-bit division setting up m costs more than it saves), loops that
-// issue wgmma (see invariantLoop), other widths, and tensors. The setup runs before the outermost loop the
+// (the 32 steps setting up m cost more than they save), loops of
+// tensor-core dots (see invariantLoop), other widths, and tensors. The setup runs before the outermost loop the
 // divisor is invariant in, whether or not the division would: it divides
 // by 1 where the divisor is 0, so it is defined for every input (dividing
 // by 0, or INT_MIN by -1, stays undefined as arith says, with some result).
@@ -35,6 +35,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -76,17 +77,32 @@ Reciprocal computeReciprocal(OpBuilder &b, Location loc, Value d) {
   Value leading = b.create<math::CountLeadingZerosOp>(
       loc, b.create<arith::SubIOp>(loc, safe, one));
   Value l = b.create<arith::SubIOp>(loc, constantI32(b, loc, 32), leading);
-  // m = floor(((2^l - d) << 32) / d) + 1, in 64 bits: 2^l - d < d, so the
-  // quotient fits 32 bits, and the sum does not wrap (it is 1 when d is a
-  // power of two).
+  // m = floor(((2^l - d) << 32) / d) + 1: 2^l - d < d, so the quotient
+  // fits 32 bits, and the sum does not wrap (it is 1 when d is a power of
+  // two). The quotient comes bit by bit (restoring division, 32 steps in
+  // 64-bit registers), not from a 64-bit division: PTX's div.u64 is a
+  // call, and with a call in the kernel the driver's compiler serialised
+  // every wgmma (H100, driver 580: silently, where ptxas 13.0 and 13.5 do
+  // not; the most likely cause, docs/pipeline.md).
   Value wideD = b.create<arith::ExtUIOp>(loc, i64, safe);
   Value powerOfL = b.create<arith::ShLIOp>(
       loc, b.create<arith::ConstantIntOp>(loc, i64, 1), b.create<arith::ExtUIOp>(loc, i64, l));
   Value excess = b.create<arith::SubIOp>(loc, powerOfL, wideD);
-  Value scaled = b.create<arith::ShLIOp>(loc, excess,
-                                         b.create<arith::ConstantIntOp>(loc, i64, 32));
-  Value quotient = b.create<arith::DivUIOp>(loc, scaled, wideD);
-  Value magic = b.create<arith::AddIOp>(loc, b.create<arith::TruncIOp>(loc, i32, quotient), one);
+  Value oneWide = b.create<arith::ConstantIntOp>(loc, i64, 1);
+  auto steps = b.create<scf::ForOp>(
+      loc, zero, constantI32(b, loc, 32), one, ValueRange{excess, zero},
+      [&](OpBuilder &body, Location at, Value, ValueRange carried) {
+        // remainder < d before the shift, so < 2d <= 2^33 after it.
+        Value shifted = body.create<arith::ShLIOp>(at, carried[0], oneWide);
+        Value fits = body.create<arith::CmpIOp>(at, arith::CmpIPredicate::uge, shifted, wideD);
+        Value remainder = body.create<arith::SelectOp>(
+            at, fits, body.create<arith::SubIOp>(at, shifted, wideD), shifted);
+        Value bit = body.create<arith::ExtUIOp>(at, i32, fits);
+        Value quotient = body.create<arith::OrIOp>(
+            at, body.create<arith::ShLIOp>(at, carried[1], one), bit);
+        body.create<scf::YieldOp>(at, ValueRange{remainder, quotient});
+      });
+  Value magic = b.create<arith::AddIOp>(loc, steps.getResult(1), one);
   Value shift1 = b.create<arith::MinUIOp>(loc, l, one);
   Value shift2 = b.create<arith::SubIOp>(loc, l, shift1);
   return {magic, shift1, shift2};
@@ -125,18 +141,22 @@ bool hoistOutOf(LoopLikeOpInterface loop, Value v, unsigned depth = 0) {
 /// The outermost loop around `op` whose iterations all divide by the same
 /// `divisor` (its computation moved out of the loops where it can be);
 /// null when there is none, when it runs at most twice, or when the loop
-/// around `op` issues wgmma.
+/// around `op` has tensor-core dots (wgmma or mma.sync).
 LoopLikeOpInterface invariantLoop(Operation *op, Value divisor) {
-  // A loop of wgmma keeps its accumulators (half the register file) live
-  // across the whole body, and the reciprocals' registers on top tipped
-  // the driver's compiler (H100, driver 580) into serialising every wgmma
-  // of the persistent matmul's loop, with no warning in its log: 541 ->
-  // 518 TFLOP/s at 4096^3, though ptxas 13.0 keeps the same PTX pipelined.
-  // Such a loop's divisions are left as they are; a warp-specialised
-  // kernel's producer loop, which only copies, still gets its reduced.
+  // Loops of wgmma are left alone until measured without the call: on an
+  // H100 (driver 580) the persistent matmul's wgmma were serialised, with
+  // no word in the driver's log, 541 -> 518 TFLOP/s at 4096^3, while the
+  // reciprocals were set up by a 64-bit division, a call (see
+  // computeReciprocal), and the loops with no reduced division in them
+  // were serialised too. A warp-specialised kernel's producer
+  // loop, which only copies, gets its divisions reduced.
+  // (mma.sync loops too: their accumulators fill the registers as well,
+  // and the int8 persistent matmul at 128 x 256 spilled with the
+  // reciprocals live.)
   auto innermost = op->getParentOfType<LoopLikeOpInterface>();
-  if (innermost && innermost->walk([](tilegpu::WarpGroupDotOp) {
-        return WalkResult::interrupt();
+  if (innermost && innermost->walk([](Operation *inner) {
+        return isa<tilegpu::WarpGroupDotOp, tile::DotOp>(inner) ? WalkResult::interrupt()
+                                                               : WalkResult::advance();
       }).wasInterrupted())
     return {};
   LoopLikeOpInterface outermost;

@@ -256,7 +256,13 @@ def _descriptor_kernel_ptx(kernel, operand, output, config_index, **constexprs):
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
         **constexprs)
-    return k.asm["ptx"]
+    ptx = k.asm["ptx"]
+    # No call (a 64-bit division is one): with a call in the kernel the
+    # CUDA driver's compiler serialised every wgmma (docs/pipeline.md).
+    assert not re.search(r"\bcall\b|\b(div|rem)\.[us]64\b", ptx)
+    return ptx
+
+
 DESC_TYPES = [("fp16", "fp32"), ("fp16", "fp16"), ("bf16", "fp32"), ("bf16", "bf16"),
               ("i8", "i32")]
 

@@ -1,11 +1,14 @@
 // RUN: tilec-opt %s -tilegpu-strength-reduce-divisions -split-input-file | FileCheck %s
 
-// A division by a loop argument in a loop: its reciprocal (one 64-bit
-// division) before the loop, a multiply-high and shifts in it, the sign
-// put back from n xor d.
+// A division by a loop argument in a loop: its reciprocal before the loop
+// (32 steps of a restoring division; no 64-bit divide, which is a call),
+// a multiply-high and shifts in it, the sign put back from n xor d.
 // CHECK-LABEL: func.func @signed_in_loop
+// CHECK-NOT: arith.divui
 // CHECK: math.ctlz
-// CHECK: arith.divui {{.*}} : i64
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32_i32
+// CHECK: arith.cmpi uge, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.yield {{.*}} : i64, i32
 // CHECK: scf.for
 // CHECK-NOT: arith.divsi
 // CHECK: arith.mului_extended
@@ -30,9 +33,9 @@ func.func @signed_in_loop(%n: i32, %d: i32, %trips: i32) -> i32 {
 // Unsigned: no magnitudes; a remainder is n - q d. Two divisions by one
 // divisor share its reciprocal.
 // CHECK-LABEL: func.func @unsigned_remainder
-// CHECK-COUNT-1: arith.divui {{.*}} : i64
-// CHECK-NOT: arith.divui {{.*}} : i64
-// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32_i32
+// CHECK-NOT: %c32_i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %arg2
 // CHECK-NOT: arith.remui
 // CHECK-NOT: arith.divui
 // CHECK-NOT: arith.cmpi slt
@@ -58,8 +61,8 @@ func.func @unsigned_remainder(%n: i32, %d: i32, %trips: i32) -> (i32, i32) {
 // moved out, and the division reduced.
 // CHECK-LABEL: func.func @guarded_divisor
 // CHECK: arith.select
-// CHECK: arith.divui {{.*}} : i64
-// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32_i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %arg1
 // CHECK-NOT: arith.divsi
 // CHECK: arith.mului_extended
 func.func @guarded_divisor(%d: i32, %trips: i32) -> i32 {
