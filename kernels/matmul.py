@@ -534,16 +534,16 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     None (the default, Triton's on Hopper) sums all of K in it,
     as cuBLAS does with use_fast_accum. mma.sync sums in fp32 anyway."""
     imprecise = -1 if max_num_imprecise_acc is None else int(max_num_imprecise_acc)
-    variant = (_stride(b, 0) == 1, imprecise)
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
     if K == 0 and M > 0 and N > 0:
         # An empty A or B has no memory to pass (a null pointer, which a
-        # launch refuses): the same empty sum from 8 columns and rows of
-        # zeros, C = act(bias).
-        a, b = _zeros(a, (M, 8)), _zeros(b, (8, N))
-        K = 8
+        # launch refuses): the same empty sum from 16 columns and rows of
+        # zeros (aligned for every type), C = act(bias).
+        a, b = _zeros(a, (M, 16)), _zeros(b, (16, N))
+        K = 16
+    variant = (_stride(b, 0) == 1, imprecise)
     aligned = rows_aligned(a, b)
     s = _stride
     bias_ptr = bias if bias is not None else c
@@ -651,6 +651,8 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             epilogue_pieces = default_epilogue_pieces(config, _itemsize(c))
         assert epilogue_pieces in (1, 2, 4) and bn % epilogue_pieces == 0, \
             "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
+        assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
+            "a piece stored by TMA must be at least 16 bytes wide"
         matmul_persistent_kernel[(programs,)](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,

@@ -11,8 +11,7 @@ using namespace mlir;
 
 namespace tilec {
 
-LogicalResult collectSharedLifetimes(Operation *root,
-                                     SmallVectorImpl<SharedLifetime> &lifetimes,
+LogicalResult collectSharedLifetimes(Operation *root, SmallVectorImpl<SharedLifetime> &lifetimes,
                                      Operation **unmodelledUse) {
   llvm::DenseMap<Operation *, int64_t> number;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) { number[op] = int64_t(number.size()); });
@@ -42,11 +41,10 @@ LogicalResult collectSharedLifetimes(Operation *root,
       // A buffer handed through control flow (yielded, carried by a loop)
       // would need a lifetime, even several copies, this does not model.
       if (!isa<tilegpu::LocalLoadOp, tilegpu::LocalStoreOp, tilegpu::LocalDeallocOp,
-               tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp,
-               tilegpu::AsyncCopyGlobalToLocalOp, tilegpu::WarpGroupDotOp,
-               tilegpu::AsyncTMACopyGlobalToLocalOp, tilegpu::InitBarrierOp,
-               tilegpu::InvalBarrierOp, tilegpu::BarrierExpectOp, tilegpu::WaitBarrierOp,
-               tilegpu::ArriveBarrierOp, tilegpu::TMAStoreOp>(user)) {
+               tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp, tilegpu::AsyncCopyGlobalToLocalOp,
+               tilegpu::WarpGroupDotOp, tilegpu::AsyncTMACopyGlobalToLocalOp,
+               tilegpu::InitBarrierOp, tilegpu::InvalBarrierOp, tilegpu::BarrierExpectOp,
+               tilegpu::WaitBarrierOp, tilegpu::ArriveBarrierOp, tilegpu::TMAStoreOp>(user)) {
         if (unmodelledUse)
           *unmodelledUse = user;
         return WalkResult::interrupt();
@@ -78,6 +76,24 @@ int64_t peakSharedBytes(ArrayRef<SharedLifetime> lifetimes) {
     peak = std::max(peak, live);
   }
   return peak;
+}
+
+int64_t sharedBytesAtOnce(Operation *root, function_ref<bool(Operation *owner)> counted) {
+  SmallVector<SharedLifetime> lifetimes;
+  if (succeeded(collectSharedLifetimes(root, lifetimes))) {
+    llvm::erase_if(lifetimes, [&](const SharedLifetime &l) { return !counted(l.owner); });
+    return peakSharedBytes(lifetimes);
+  }
+  int64_t buffers = 0, scratch = 0;
+  root->walk([&](Operation *op) {
+    if (!counted(op))
+      return;
+    if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op))
+      buffers += alloc.getType().getSizeInBytes() + kSwizzledSharedAlignment;
+    else
+      scratch = std::max(scratch, getScratchBytes(op));
+  });
+  return buffers + scratch;
 }
 
 } // namespace tilec

@@ -1,7 +1,9 @@
 // When each shared-memory buffer and scratch is alive: the allocator
 // (tilegpu-allocate-shared) places buffers by these lifetimes, and the
 // pipeliner and the warp specialiser size their rings by the peak they
-// leave, so that all three count a kernel's buffers the same way.
+// leave. The peak is what the allocator needs at least: placing the
+// largest first at the lowest free offset can leave gaps, and then the
+// allocator still reports a kernel too big, as it would without this.
 //
 // Lifetimes are intervals of a pre-order numbering of the ops under a root
 // op: a buffer lives from its local_alloc to the end of the last op, in
@@ -13,6 +15,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace tilec {
@@ -36,13 +39,19 @@ struct SharedLifetime {
 /// the TMA and mbarrier ops) has no lifetime this models: a yield, a
 /// loop's iteration argument. Then this fails and `unmodelledUse`, when
 /// given, is set to that use.
-mlir::LogicalResult
-collectSharedLifetimes(mlir::Operation *root,
-                       llvm::SmallVectorImpl<SharedLifetime> &lifetimes,
-                       mlir::Operation **unmodelledUse = nullptr);
+mlir::LogicalResult collectSharedLifetimes(mlir::Operation *root,
+                                           llvm::SmallVectorImpl<SharedLifetime> &lifetimes,
+                                           mlir::Operation **unmodelledUse = nullptr);
 
 /// The most bytes alive at once, each buffer with the most padding its
 /// alignment can leave before it.
 int64_t peakSharedBytes(llvm::ArrayRef<SharedLifetime> lifetimes);
+
+/// peakSharedBytes of the buffers and scratches under `root` that
+/// `counted` (given the local_alloc or the op with scratch) accepts; where
+/// a buffer has a use the lifetimes do not model, the sum of every counted
+/// buffer and the largest scratch instead, which bounds any placement.
+int64_t sharedBytesAtOnce(mlir::Operation *root,
+                          llvm::function_ref<bool(mlir::Operation *owner)> counted);
 
 } // namespace tilec

@@ -342,8 +342,10 @@ def TileGPUStrengthReduceDivisions
     with the sign put back; the reciprocal (a 32-step restoring division,
     no 64-bit divide: that is a call) is computed once, before the
     outermost loop the divisor is invariant in, dividing by 1 where the
-    divisor is 0. Loops of at most two iterations, and loops of
-    tensor-core dots (wgmma, mma.sync), are left alone.
+    divisor is 0. Left alone: divisions that loops of known trip counts run
+    fewer than 16 times, and loops of dots (`tile.dot`,
+    `tilegpu.warp_group_dot`), which neither get the setup placed before
+    them nor have theirs reduced.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect"];

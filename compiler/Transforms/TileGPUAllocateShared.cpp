@@ -35,7 +35,6 @@ using namespace tilec;
 
 namespace {
 
-
 struct Buffer {
   SharedLifetime lifetime;
   int64_t offset = -1;
@@ -82,8 +81,8 @@ public:
       for (Buffer *other : live) {
         if (offset + buffer->lifetime.bytes <= other->offset)
           break;
-        offset = std::max<int64_t>(
-            offset, llvm::alignTo(other->offset + other->lifetime.bytes, buffer->lifetime.alignment));
+        offset = std::max<int64_t>(offset, llvm::alignTo(other->offset + other->lifetime.bytes,
+                                                         buffer->lifetime.alignment));
       }
       buffer->offset = offset;
       placed.push_back(buffer);

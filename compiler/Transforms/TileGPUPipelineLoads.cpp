@@ -636,15 +636,11 @@ struct TileGPUPipelineLoadsPass
     // report the kernel too big for the target. Plain loads' rings go
     // first: they are not to cost the dots' operands their stages.
     auto stagesThatFit = [&](ArrayRef<PipelinedLoad> chosen, bool asyncDots) {
-      SmallVector<SharedLifetime> lifetimes;
-      // (A buffer the allocator cannot place fails there, with its error.)
-      (void)collectSharedLifetimes(loop, lifetimes);
-      llvm::erase_if(lifetimes, [&](const SharedLifetime &l) {
-        return llvm::any_of(chosen, [&](PipelinedLoad p) {
-          return p.buffer && p.buffer.getOperation() == l.owner;
+      int64_t bodyBytes = sharedBytesAtOnce(loop, [&](Operation *owner) {
+        return llvm::none_of(chosen, [&](PipelinedLoad p) {
+          return p.buffer && p.buffer.getOperation() == owner;
         });
       });
-      int64_t bodyBytes = peakSharedBytes(lifetimes);
       int64_t available = int64_t(target.maxSharedBytesPerBlock) - bodyBytes;
       int64_t perStage = 0;
       for (const PipelinedLoad &p : chosen)

@@ -24,12 +24,12 @@
 // n XOR d; a remainder is n - (n / d) d.
 //
 // Left alone: constant divisors (LLVM multiplies by their reciprocal
-// already), divisions outside loops or in loops that run at most twice
-// (the 32 steps setting up m cost more than they save), loops of
-// tensor-core dots (see invariantLoop), other widths, and tensors. The setup runs before the outermost loop the
-// divisor is invariant in, whether or not the division would: it divides
-// by 1 where the divisor is 0, so it is defined for every input (dividing
-// by 0, or INT_MIN by -1, stays undefined as arith says, with some result).
+// already), divisions outside loops or run fewer than 16 times by loops of
+// known trip counts (the 32 steps setting up m cost more than they save),
+// loops of dots (see invariantLoop), other widths, and tensors. The setup runs before the outermost
+// loop the divisor is invariant in, whether or not the division would: it divides by 1 where the
+// divisor is 0, so it is defined for every input (dividing by 0, or INT_MIN by -1, stays undefined
+// as arith says, with some result).
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Transforms/Passes.h"
 
@@ -38,9 +38,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 
 #define DEBUG_TYPE "tilegpu-strength-reduce-divisions"
@@ -74,32 +74,39 @@ Reciprocal computeReciprocal(OpBuilder &b, Location loc, Value d) {
   Value isZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, zero);
   Value safe = b.create<arith::SelectOp>(loc, isZero, one, d);
   // l = ceil(log2 d) = 32 - clz(d - 1) (clz(0) = 32).
-  Value leading = b.create<math::CountLeadingZerosOp>(
-      loc, b.create<arith::SubIOp>(loc, safe, one));
+  Value leading = b.create<math::CountLeadingZerosOp>(loc, b.create<arith::SubIOp>(loc, safe, one));
   Value l = b.create<arith::SubIOp>(loc, constantI32(b, loc, 32), leading);
   // m = floor(((2^l - d) << 32) / d) + 1: 2^l - d < d, so the quotient
   // fits 32 bits, and the sum does not wrap (it is 1 when d is a power of
-  // two). The quotient comes bit by bit (restoring division, 32 steps in
-  // 64-bit registers), not from a 64-bit division: PTX's div.u64 is a
+  // two). The quotient comes bit by bit (a restoring division of 32 steps
+  // in 32-bit registers), not from a 64-bit division: PTX's div.u64 is a
   // call, and with a call in the kernel the driver's compiler serialised
   // every wgmma (H100, driver 580: silently, where ptxas 13.0 and 13.5 do
   // not; the most likely cause, docs/pipeline.md).
-  Value wideD = b.create<arith::ExtUIOp>(loc, i64, safe);
-  Value powerOfL = b.create<arith::ShLIOp>(
-      loc, b.create<arith::ConstantIntOp>(loc, i64, 1), b.create<arith::ExtUIOp>(loc, i64, l));
-  Value excess = b.create<arith::SubIOp>(loc, powerOfL, wideD);
-  Value oneWide = b.create<arith::ConstantIntOp>(loc, i64, 1);
+  Value power = b.create<arith::TruncIOp>(
+      loc, i32,
+      b.create<arith::ShLIOp>(loc, b.create<arith::ConstantIntOp>(loc, i64, 1),
+                              b.create<arith::ExtUIOp>(loc, i64, l)));
+  // (2^l - d mod 2^32 is right for l = 32 too.)
+  Value excess = b.create<arith::SubIOp>(loc, power, safe);
+  Value c31 = constantI32(b, loc, 31);
   auto steps = b.create<scf::ForOp>(
       loc, zero, constantI32(b, loc, 32), one, ValueRange{excess, zero},
       [&](OpBuilder &body, Location at, Value, ValueRange carried) {
-        // remainder < d before the shift, so < 2d <= 2^33 after it.
-        Value shifted = body.create<arith::ShLIOp>(at, carried[0], oneWide);
-        Value fits = body.create<arith::CmpIOp>(at, arith::CmpIPredicate::uge, shifted, wideD);
+        // The remainder r < d: 2r can take 33 bits, the top one in r's bit
+        // 31; 2r >= d when that bit is set or the 32-bit 2r is; 2r - d < d
+        // then fits, so wrapping arithmetic gives it.
+        Value r = carried[0];
+        Value doubled = body.create<arith::ShLIOp>(at, r, one);
+        Value carry = body.create<arith::CmpIOp>(at, arith::CmpIPredicate::ne,
+                                                 body.create<arith::ShRUIOp>(at, r, c31), zero);
+        Value fits = body.create<arith::OrIOp>(
+            at, carry, body.create<arith::CmpIOp>(at, arith::CmpIPredicate::uge, doubled, safe));
         Value remainder = body.create<arith::SelectOp>(
-            at, fits, body.create<arith::SubIOp>(at, shifted, wideD), shifted);
+            at, fits, body.create<arith::SubIOp>(at, doubled, safe), doubled);
         Value bit = body.create<arith::ExtUIOp>(at, i32, fits);
-        Value quotient = body.create<arith::OrIOp>(
-            at, body.create<arith::ShLIOp>(at, carried[1], one), bit);
+        Value quotient =
+            body.create<arith::OrIOp>(at, body.create<arith::ShLIOp>(at, carried[1], one), bit);
         body.create<scf::YieldOp>(at, ValueRange{remainder, quotient});
       });
   Value magic = b.create<arith::AddIOp>(loc, steps.getResult(1), one);
@@ -121,55 +128,78 @@ Value magnitude(OpBuilder &b, Location loc, Value x) {
   return b.create<arith::SelectOp>(loc, negative, b.create<arith::SubIOp>(loc, zero, x), x);
 }
 
-/// Makes `v` defined outside `loop` by moving the pure, region-free ops
-/// computing it from values already outside out of the loop (as the
-/// pipeliner's guard `select(d == 0, 1, d)` of a divisor that runs ahead
-/// is computed inside); false when one cannot move.
-bool hoistOutOf(LoopLikeOpInterface loop, Value v, unsigned depth = 0) {
+/// The pure, region-free ops inside `loop` that compute `v` from values
+/// defined outside it, operands first, into `chain` (as the pipeliner's
+/// guard `select(d == 0, 1, d)` of a divisor that runs ahead is computed
+/// inside); false when `v` depends on something the loop changes. (A
+/// divisor is a short chain: past 8 ops deep it is not worth following.)
+bool computableOutside(LoopLikeOpInterface loop, Value v, SmallVectorImpl<Operation *> &chain,
+                       unsigned depth = 0) {
   if (loop.isDefinedOutsideOfLoop(v))
     return true;
   Operation *def = v.getDefiningOp();
   if (!def || depth > 8 || def->getNumRegions() || !isPure(def))
     return false;
+  if (llvm::is_contained(chain, def))
+    return true;
   for (Value operand : def->getOperands())
-    if (!hoistOutOf(loop, operand, depth + 1))
+    if (!computableOutside(loop, operand, chain, depth + 1))
       return false;
-  loop.moveOutOfLoop(def);
+  chain.push_back(def);
   return true;
 }
 
-/// The outermost loop around `op` whose iterations all divide by the same
-/// `divisor` (its computation moved out of the loops where it can be);
-/// null when there is none, when it runs at most twice, or when the loop
-/// around `op` has tensor-core dots (wgmma or mma.sync).
-LoopLikeOpInterface invariantLoop(Operation *op, Value divisor) {
-  // Loops of wgmma are left alone until measured without the call: on an
-  // H100 (driver 580) the persistent matmul's wgmma were serialised, with
-  // no word in the driver's log, 541 -> 518 TFLOP/s at 4096^3, while the
-  // reciprocals were set up by a 64-bit division, a call (see
-  // computeReciprocal), and the loops with no reduced division in them
-  // were serialised too. A warp-specialised kernel's producer
-  // loop, which only copies, gets its divisions reduced.
-  // (mma.sync loops too: their accumulators fill the registers as well,
-  // and the int8 persistent matmul at 128 x 256 spilled with the
-  // reciprocals live.)
-  auto innermost = op->getParentOfType<LoopLikeOpInterface>();
-  if (innermost && innermost->walk([](Operation *inner) {
+bool hasDots(LoopLikeOpInterface loop) {
+  return loop
+      ->walk([](Operation *inner) {
         return isa<tilegpu::WarpGroupDotOp, tile::DotOp>(inner) ? WalkResult::interrupt()
-                                                               : WalkResult::advance();
-      }).wasInterrupted())
-    return {};
-  LoopLikeOpInterface outermost;
-  for (auto loop = innermost; loop; loop = loop->getParentOfType<LoopLikeOpInterface>()) {
-    if (!hoistOutOf(loop, divisor))
+                                                                : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Fewer runs of a division than this do not pay for the reciprocal's
+/// setup (its 32 steps, about 200 instructions, against about 20 saved
+/// per division).
+constexpr uint64_t kMinimumRuns = 16;
+
+/// The outermost loop around `op` whose iterations all divide by the same
+/// `divisor`, after moving the ops computing the divisor out of it; null
+/// (and nothing moved) when there is none, when the loops up to it run the
+/// division fewer than kMinimumRuns times (all their trip counts known),
+/// or when the loop around `op` has dots.
+///
+/// Loops of dots are left alone: their accumulators fill the registers.
+/// On an H100 (driver 580) the persistent matmul's wgmma were serialised,
+/// with no word in the driver's log, 541 -> 518 TFLOP/s at 4096^3, while
+/// the reciprocals were set up by a 64-bit division, a call (see
+/// computeReciprocal), and loops with no reduced division in them were
+/// serialised too: to be measured again without the call. The int8
+/// persistent matmul (mma.sync) at 128 x 256 spilled 16 bytes with the
+/// reciprocals live. A warp-specialised kernel's producer loop, which
+/// only copies, gets its divisions reduced.
+LoopLikeOpInterface invariantLoop(Operation *op, Value divisor) {
+  LoopLikeOpInterface chosen;
+  SmallVector<Operation *> chain;
+  uint64_t runs = 1;
+  bool runsKnown = true;
+  for (auto loop = op->getParentOfType<LoopLikeOpInterface>(); loop;
+       loop = loop->getParentOfType<LoopLikeOpInterface>()) {
+    SmallVector<Operation *> outside;
+    if (hasDots(loop) || !computableOutside(loop, divisor, outside))
       break;
-    outermost = loop;
+    chosen = loop;
+    chain = std::move(outside);
+    if (std::optional<APInt> trips = loop.getStaticTripCount())
+      runs *= std::min<uint64_t>(trips->getZExtValue(), kMinimumRuns);
+    else
+      runsKnown = false;
   }
-  if (outermost)
-    if (std::optional<APInt> trips = outermost.getStaticTripCount())
-      if (trips->ule(2))
-        return {};
-  return outermost;
+  if (!chosen || (runsKnown && runs < kMinimumRuns))
+    return {};
+  for (Operation *def : chain)
+    def->moveBefore(chosen);
+  return chosen;
 }
 
 struct TileGPUStrengthReduceDivisionsPass
@@ -216,8 +246,7 @@ struct TileGPUStrengthReduceDivisionsPass
       if (it == reciprocals.end()) {
         OpBuilder before(loop);
         Value magnitudeOfD = isSigned ? magnitude(before, op->getLoc(), d) : d;
-        it = reciprocals.insert({key, computeReciprocal(before, op->getLoc(), magnitudeOfD)})
-                 .first;
+        it = reciprocals.insert({key, computeReciprocal(before, op->getLoc(), magnitudeOfD)}).first;
       }
       OpBuilder b(op);
       Location loc = op->getLoc();

@@ -309,13 +309,10 @@ struct TileGPUWarpSpecializePass
     int64_t perStage = 16; // the slot's two mbarriers
     for (ProducedLoad &p : loads)
       perStage += p.buffer.getType().getSizeInBytes();
-    SmallVector<SharedLifetime> lifetimes;
-    // (A buffer the allocator cannot place fails there, with its error.)
-    (void)collectSharedLifetimes(kernel, lifetimes);
-    llvm::erase_if(lifetimes, [&](const SharedLifetime &l) {
-      return llvm::any_of(loads, [&](ProducedLoad &p) { return p.buffer == l.owner; });
+    int64_t otherBytes = sharedBytesAtOnce(kernel, [&](Operation *owner) {
+      return llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == owner; });
     });
-    int64_t available = int64_t(target.maxSharedBytesPerBlock) - peakSharedBytes(lifetimes);
+    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes;
     unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);
     stages = unsigned(std::clamp<int64_t>(available / perStage, 1, wanted));
     // (Two slots with a dot in flight would leave the producer nothing to

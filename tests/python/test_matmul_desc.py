@@ -9,6 +9,7 @@ import tilec
 import tilec.language as tl
 
 import matmul  # kernels/matmul.py
+from matmul import grouped_tile_of
 
 
 @pytest.mark.parametrize("m,n,k", [(40, 24, 50), (16, 16, 8), (33, 70, 16)])
@@ -74,6 +75,38 @@ def test_persistent_matmul_in_pieces_interpreted(m, n, k, pieces, tma_store):
     c, want = _persistent_interpreted(m, n, k, 3, activation="relu", EPILOGUE_PIECES=pieces,
                                       TMA_STORE=tma_store)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
+
+
+# With WARP_SPECIALIZE the kernel finds its tiles by dividing only by
+# values the same for every tile (grouped_tile_of FIXED_DIVISORS): the same
+# tiles, the last group short (M = 33: 3 rows of tiles in groups of 2).
+@pytest.mark.parametrize("m,n,k", [(33, 70, 16), (40, 24, 50), (16, 16, 8)])
+@pytest.mark.parametrize("programs", [1, 3, 11])
+def test_persistent_matmul_fixed_divisors_interpreted(m, n, k, programs):
+    c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
+                                      WARP_SPECIALIZE=True)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
+
+
+@pytest.mark.parametrize("group_m", [1, 2, 3, 8])
+def test_grouped_tile_of_fixed_divisors_same_tiles(group_m):
+    # Both ways of finding tile `pid`, every pid of a 7 x 5 grid of tiles
+    # (the last group short unless GROUP_M divides 7), in the interpreter.
+    @tilec.jit(interpret=True)
+    def tiles(out, M, N, GROUP_M: tl.constexpr, FIXED: tl.constexpr):
+        pid = tl.program_id(0)
+        pid_m, pid_n = grouped_tile_of(pid, M, N, 16, 16, GROUP_M, FIXED)
+        tl.store(out + 2 * pid, pid_m)
+        tl.store(out + 2 * pid + 1, pid_n)
+
+    found = []
+    for fixed in (False, True):
+        out = np.full(2 * 35, -1, np.int32)
+        tiles[(35,)](out, 7 * 16, 5 * 16, GROUP_M=group_m, FIXED=fixed)
+        found.append(out)
+    np.testing.assert_array_equal(found[0], found[1])
+    assert sorted(zip(found[0][::2], found[0][1::2])) == [(i, j) for i in range(7)
+                                                            for j in range(5)]
 
 
 def test_persistent_matmul_int8_interpreted_is_exact():

@@ -46,13 +46,12 @@ func.func @edge(%i: index) -> i32 {
   return %v : i32
 }
 
-// n / d and n % d, signed and unsigned, in a loop of three iterations
-// that does not change d: reduced by the pass.
-func.func @reduced(%n: i32, %d: i32) -> (i32, i32, i32, i32) {
+// n / d and n % d, signed and unsigned, in a loop (of a trip count the
+// pass cannot see) that does not change d: reduced by the pass.
+func.func @reduced(%n: i32, %d: i32, %trips: i32) -> (i32, i32, i32, i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c3 = arith.constant 3 : i32
-  %r:4 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %c0, %b = %c0, %c = %c0, %e = %c0) -> (i32, i32, i32, i32) : i32 {
+  %r:4 = scf.for %i = %c0 to %trips step %c1 iter_args(%a = %c0, %b = %c0, %c = %c0, %e = %c0) -> (i32, i32, i32, i32) : i32 {
     %q = arith.divsi %n, %d : i32
     %m = arith.remsi %n, %d : i32
     %uq = arith.divui %n, %d : i32
@@ -74,7 +73,8 @@ func.func @reference(%n: i32, %d: i32) -> (i32, i32, i32, i32) {
 // 1 when any of the four differ; a signed pair that overflows (INT_MIN
 // / -1) compares its unsigned results only.
 func.func @differs(%n: i32, %d: i32) -> i64 {
-  %a:4 = call @reduced(%n, %d) : (i32, i32) -> (i32, i32, i32, i32)
+  %trips = arith.constant 3 : i32
+  %a:4 = call @reduced(%n, %d, %trips) : (i32, i32, i32) -> (i32, i32, i32, i32)
   %b:4 = call @reference(%n, %d) : (i32, i32) -> (i32, i32, i32, i32)
   %x0 = arith.cmpi ne, %a#0, %b#0 : i32
   %x1 = arith.cmpi ne, %a#1, %b#1 : i32
