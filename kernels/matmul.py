@@ -599,6 +599,12 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
     return c
 
 
+def tma_store_clips_exactly(columns, element_bytes):
+    """True when a TMA store clips at the end of C's rows exactly: rows of
+    a multiple of 16 bytes (TMA clips to the next 16-byte boundary)."""
+    return columns * element_bytes % 16 == 0
+
+
 def default_epilogue_pieces(config, c_bytes):
     """How many pieces of columns matmul_persistent_kernel stores a tile
     of C (elements of `c_bytes` bytes) in at `config`: the fewest (up to
@@ -639,6 +645,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
     assert not tma_store or s(c, 1) == 1, "tma_store needs C contiguous along its rows"
     bias_ptr = bias if bias is not None else c
+    # TMA clips a store along C's rows only to the next 16-byte boundary:
+    # where a row is not a multiple of 16 bytes, the last column block
+    # would also write past N (into the rest of a wider tensor C is a view
+    # of). Such a C is stored through pointers (docs/pipeline.md).
+    tma_store = tma_store and tma_store_clips_exactly(N, _itemsize(c))
     if programs is None:
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
         matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0),

@@ -282,6 +282,31 @@ def test_tma_store_matmul_every_config(hopper, dtype, c_type, config_index, prog
     assert np.isnan(got[m:, :]).all() and np.isnan(got[:, n:]).all()
 
 
+@pytest.mark.parametrize("programs", [None, 7])
+@pytest.mark.parametrize("c_type", ["float32", "float16"])
+def test_tma_store_leaves_what_follows_short_rows(hopper, programs, c_type):
+    # TMA clips a store only to the next 16-byte boundary of the row: with
+    # C a view of 70 columns (140 or 280 bytes) in a wider tensor, asking
+    # for TMA stores must not write its columns 70 and 71 (matmul_tma then
+    # stores through pointers).
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    config = matmul.matmul_configs("float16")[0]
+    rng = np.random.default_rng(3)
+    m, n, k = 45, 70, 64
+    a = torch.from_numpy(rng.standard_normal((m, k)).astype(np.float16)).cuda()
+    b = torch.from_numpy(rng.standard_normal((k, n)).astype(np.float16)).cuda()
+    c_dtype = getattr(torch, c_type)
+    whole = torch.full((m, 80), float("nan"), device="cuda", dtype=c_dtype)
+    matmul.matmul_tma(a, b, whole[:, :n], config, programs=programs, tma_store=True)
+    torch.cuda.synchronize()
+    got = whole.double().cpu().numpy()
+    assert np.isnan(got[:, n:]).all(), "a store wrote past the view's columns"
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy()
+    rounding = 0.0 if c_type == "float32" else np.abs(x) * (2.0 ** -8)
+    assert (np.abs(got[:, :n] - x) <= tolerance(x, k) + rounding).all()
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("config_index", range(5))
 @pytest.mark.parametrize("programs", [None, 7, 132])

@@ -138,3 +138,28 @@ def test_the_shipped_table_names_shipped_configs_and_kernels():
             config = tuple(e["config"][k] for k in matmul_tuned.CONFIG_KEYS)
             assert config in matmul.matmul_configs(e["dtype"], aligned=True), (gpu, e)
             assert e["kernel"] in matmul_tuned.KERNELS, (gpu, e)
+
+
+def test_tma_store_only_where_it_clips_exactly(monkeypatch):
+    # TMA clips a store to the next 16-byte boundary of the row: a C whose
+    # rows are not a multiple of 16 bytes (70 fp16 columns) goes out
+    # through pointers even when asked for TMA stores; 72 through TMA.
+    import numpy as np
+    import matmul
+    assert matmul.tma_store_clips_exactly(72, 2) and matmul.tma_store_clips_exactly(68, 4)
+    assert not matmul.tma_store_clips_exactly(70, 2)
+    assert not matmul.tma_store_clips_exactly(70, 4)
+    launched = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launched.append(kwargs["TMA_STORE"])
+
+    monkeypatch.setattr(matmul, "matmul_desc_kernel", Recorder())
+    config = matmul.matmul_configs("float16")[0]
+    a = np.zeros((16, 32), np.float16)
+    for n, want in ((70, False), (72, True)):
+        b = np.zeros((32, n), np.float16)
+        c = np.zeros((16, 80), np.float16)[:, :n]
+        matmul.matmul_tma(a, b, c, config, tma_store=True)
+        assert launched[-1] is want
