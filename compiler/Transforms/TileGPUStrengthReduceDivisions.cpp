@@ -19,17 +19,18 @@
 // figure 4.1), exact for every 32-bit unsigned dividend: for a divisor
 // d >= 1, l = ceil(log2 d) and m = floor(2^32 (2^l - d) / d) + 1, then
 // t = mulhi(m, n) and n / d = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0).
-// m takes a 32-step restoring division, before the loop. Signed division (C's:
-// towards zero) divides the magnitudes and gives the quotient the sign of
-// n XOR d; a remainder is n - (n / d) d.
+// m takes a 32-step restoring division, before the loop. Signed division
+// (C's: towards zero) divides the magnitudes and gives the quotient the
+// sign of n XOR d; a remainder is n - (n / d) d.
 //
 // Left alone: constant divisors (LLVM multiplies by their reciprocal
 // already), divisions outside loops or run fewer than 16 times by loops of
 // known trip counts (the 32 steps setting up m cost more than they save),
-// loops of dots (see invariantLoop), other widths, and tensors. The setup runs before the outermost
-// loop the divisor is invariant in, whether or not the division would: it divides by 1 where the
-// divisor is 0, so it is defined for every input (dividing by 0, or INT_MIN by -1, stays undefined
-// as arith says, with some result).
+// loops of dots (see invariantLoop), other widths, and tensors. The setup
+// runs before the outermost loop the divisor is invariant in, whether or
+// not the division would: it divides by 1 where the divisor is 0, so it is
+// defined for every input (dividing by 0, or INT_MIN by -1, stays
+// undefined as arith says, with some result).
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Transforms/Passes.h"
 
