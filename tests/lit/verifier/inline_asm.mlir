@@ -73,3 +73,44 @@ func.func @scalar_pack(%x: i32) {
   %y = tile.inline_asm "", "=r,=r,r,r", %x {pure = true, pack = 2 : i32} : (i32) -> i32
   return
 }
+
+// -----
+
+// Operand references: `$N` and `${N:mod}` below the registers' count,
+// `$$`, `$(`, `$|`, `$)`; anything else would abort LLVM's printer.
+func.func @references(%x: tensor<64xi32>) {
+  %y = tile.inline_asm "add.s32 $0, ${1:x}, $1; // $$ $( $| $)", "=r,r", %x {pure = true, pack = 1 : i32} : (tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @dollar_not_a_number(%x: tensor<64xi32>) {
+  // expected-error @+1 {{asm has a '$' not followed by an operand number}}
+  %y = tile.inline_asm "add.s32 $0, $x, $1;", "=r,r", %x {pure = true, pack = 1 : i32} : (tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @operand_out_of_range(%x: tensor<64xi32>) {
+  // expected-error @+1 {{asm names operand $2, but an invocation has 2 (outputs, then inputs)}}
+  %y = tile.inline_asm "add.s32 $0, $1, $2;", "=r,r", %x {pure = true, pack = 1 : i32} : (tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @trailing_dollar(%x: tensor<64xi32>) {
+  // expected-error @+1 {{asm ends with a '$'}}
+  %y = tile.inline_asm "mov.b32 $0, $1; $", "=r,r", %x {pure = true, pack = 1 : i32} : (tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @unterminated_brace(%x: tensor<64xi32>) {
+  // expected-error @+1 {{asm has an unterminated '${' operand reference}}
+  %y = tile.inline_asm "mov.b32 $0, ${1", "=r,r", %x {pure = true, pack = 1 : i32} : (tensor<64xi32>) -> tensor<64xi32>
+  return
+}

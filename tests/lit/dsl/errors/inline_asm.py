@@ -8,6 +8,7 @@
 # RUN: not tilec compile %s -k no_dtype -s '*i32' 2>&1 | FileCheck %s --check-prefix=EMPTY
 # RUN: not tilec compile %s -k pointer_arg -s '*i32' 2>&1 | FileCheck %s --check-prefix=POINTER
 # RUN: not tilec compile %s -k scalar_pack -s '*i32,i32' 2>&1 | FileCheck %s --check-prefix=SCALAR
+# RUN: not tilec compile %s -k bad_reference -s '*i32' 2>&1 | FileCheck %s --check-prefix=REFERENCE
 import tilec.language as tl
 
 
@@ -53,3 +54,8 @@ def pointer_arg(p):
 def scalar_pack(p, n):
     y = tl.inline_asm_elementwise("", "=r,=r,r,r", [n], dtype=tl.int32, is_pure=True, pack=2)
 # SCALAR: inline_asm.py:[[@LINE-1]]:{{[0-9]+}}: error: scalar operands take pack=1, got 2
+
+def bad_reference(p):
+    x = tl.load(p + tl.arange(0, 128))
+    y = tl.inline_asm_elementwise("add.s32 $0, $1, $7;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+# REFERENCE: inline_asm.py:[[@LINE-1]]:{{[0-9]+}}: error: 'tile.inline_asm' op asm names operand $7, but an invocation has 2 (outputs, then inputs)
