@@ -119,6 +119,10 @@ Value inlineAsm(Generator &g, const BuiltinArguments &args) {
              " input registers (one per element, or per 32 bits of packed elements "
              "narrower than 32 bits; outputs first, each written `=r`)");
 
+  std::string badReference = tile::InlineAsmOp::checkOperandReferences(asmText, outputs + inputs);
+  if (!badReference.empty())
+    fail(args.loc("asm"), "tl.inline_asm_elementwise's " + badReference);
+
   mlir::OpBuilder &b = g.builder();
   llvm::SmallVector<mlir::Type> resultTypes;
   std::vector<ValueType> valueTypes;

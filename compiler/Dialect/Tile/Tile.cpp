@@ -892,6 +892,38 @@ LogicalResult verifyOneShape(Operation *op, ValueRange values, StringRef what,
 }
 } // namespace
 
+std::string InlineAsmOp::checkOperandReferences(StringRef text, unsigned operands) {
+  // The references LLVM's inline-asm printer reads: `$N` and `${N}` /
+  // `${N:modifier}` for N below the registers' count, `$$` for a dollar,
+  // `$(`, `$|`, `$)` for dialect variants. Anything else aborts it.
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$')
+      continue;
+    if (i + 1 == text.size())
+      return "asm ends with a '$' (write '$$' for a dollar sign)";
+    char next = text[i + 1];
+    if (next == '$' || next == '(' || next == '|' || next == ')') {
+      ++i;
+      continue;
+    }
+    size_t start = i + 1 + (next == '{' ? 1 : 0);
+    size_t end = start;
+    while (end < text.size() && llvm::isDigit(text[end]))
+      ++end;
+    unsigned number = 0;
+    if (end == start || text.substr(start, end - start).getAsInteger(10, number))
+      return "asm has a '$' not followed by an operand number (write '$$' for a dollar "
+             "sign)";
+    if (next == '{' && (end == text.size() || (text[end] != '}' && text[end] != ':')))
+      return "asm has an unterminated '${' operand reference";
+    if (number >= operands)
+      return "asm names operand $" + std::to_string(number) + ", but an invocation has " +
+             std::to_string(operands) + " (outputs, then inputs)";
+    i = end - 1;
+  }
+  return "";
+}
+
 LogicalResult InlineAsmOp::verify() {
   unsigned pack = getPack();
   if (pack == 0 || !llvm::isPowerOf2_32(pack))
@@ -928,38 +960,9 @@ LogicalResult InlineAsmOp::verify() {
            << wantOutputs << " outputs and " << wantInputs << " inputs, but with pack = "
            << pack << " an invocation has " << outputs << " output and " << inputs
            << " input registers";
-  // The operand references LLVM's inline-asm printer reads: `$N` and
-  // `${N}` / `${N:modifier}` for N below the registers' count, `$$` for a
-  // dollar, `$(`, `$|`, `$)` for dialect variants. Anything else aborts
-  // LLVM's printer, so it is an error here, at the call's line.
-  StringRef text = getAsmString();
-  unsigned operands = outputs + inputs;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '$')
-      continue;
-    if (i + 1 == text.size())
-      return emitOpError("asm ends with a '$' (write '$$' for a dollar sign)");
-    char next = text[i + 1];
-    if (next == '$' || next == '(' || next == '|' || next == ')') {
-      ++i;
-      continue;
-    }
-    size_t start = i + 1 + (next == '{' ? 1 : 0);
-    size_t end = start;
-    while (end < text.size() && llvm::isDigit(text[end]))
-      ++end;
-    unsigned number = 0;
-    if (end == start || text.substr(start, end - start).getAsInteger(10, number))
-      return emitOpError("asm has a '$' not followed by an operand number (write '$$' for "
-                         "a dollar sign): '")
-             << text.substr(i, std::min<size_t>(8, text.size() - i)) << "'";
-    if (next == '{' && (end == text.size() || (text[end] != '}' && text[end] != ':')))
-      return emitOpError("asm has an unterminated '${' operand reference");
-    if (number >= operands)
-      return emitOpError("asm names operand $")
-             << number << ", but an invocation has " << operands << " (outputs, then inputs)";
-    i = end - 1;
-  }
+  std::string bad = checkOperandReferences(getAsmString(), outputs + inputs);
+  if (!bad.empty())
+    return emitOpError(bad);
   return success();
 }
 

@@ -746,6 +746,10 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm", [Tile_SameOperandsAndResultEncoding
     /// Registers one invocation gives a value of `element`'s type, and the
     /// elements each packs (see the description).
     static unsigned elementsPerRegister(::mlir::Type element, unsigned pack);
+    /// What is wrong with the operand references (`$N`, `${N...}`, `$$`,
+    /// `$(`, `$|`, `$)`) of `asm` for `operands` registers; empty when
+    /// nothing is (LLVM's inline-asm printer aborts on a bad one).
+    static std::string checkOperandReferences(::llvm::StringRef asm_, unsigned operands);
     static unsigned registersPerInvocation(::mlir::Type element, unsigned pack) {
       return pack / elementsPerRegister(element, pack);
     }

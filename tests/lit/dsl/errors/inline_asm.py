@@ -58,4 +58,4 @@ def scalar_pack(p, n):
 def bad_reference(p):
     x = tl.load(p + tl.arange(0, 128))
     y = tl.inline_asm_elementwise("add.s32 $0, $1, $7;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
-# REFERENCE: inline_asm.py:[[@LINE-1]]:{{[0-9]+}}: error: 'tile.inline_asm' op asm names operand $7, but an invocation has 2 (outputs, then inputs)
+# REFERENCE: inline_asm.py:[[@LINE-1]]:{{[0-9]+}}: error: tl.inline_asm_elementwise's asm names operand $7, but an invocation has 2 (outputs, then inputs)
