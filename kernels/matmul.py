@@ -190,26 +190,15 @@ def epilogue_store_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_
     if PIECES == 1:
         epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                             BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
-    elif PIECES == 2:
-        left, right = column_halves(acc, BLOCK_M, BLOCK_N)
-        epilogue_store_tile(left, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
-                            BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION, TMA_STORE)
-        epilogue_store_tile(right, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
-                            n + BLOCK_N // 2, BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION,
-                            TMA_STORE)
     else:
+        # Each half in PIECES // 2 pieces: the left, then the right.
         left, right = column_halves(acc, BLOCK_M, BLOCK_N)
-        q = BLOCK_N // 4
-        p0, p1 = column_halves(left, BLOCK_M, BLOCK_N // 2)
-        epilogue_store_tile(p0, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
-                            BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
-        epilogue_store_tile(p1, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n + q,
-                            BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
-        p2, p3 = column_halves(right, BLOCK_M, BLOCK_N // 2)
-        epilogue_store_tile(p2, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
-                            n + 2 * q, BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
-        epilogue_store_tile(p3, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
-                            n + 3 * q, BLOCK_M, q, HAS_BIAS, ACTIVATION, TMA_STORE)
+        epilogue_store_pieces(left, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                              BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION, TMA_STORE,
+                              PIECES // 2)
+        epilogue_store_pieces(right, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
+                              n + BLOCK_N // 2, BLOCK_M, BLOCK_N // 2, HAS_BIAS, ACTIVATION,
+                              TMA_STORE, PIECES // 2)
 
 
 @tilec.jit
@@ -645,10 +634,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
     assert not tma_store or s(c, 1) == 1, "tma_store needs C contiguous along its rows"
     bias_ptr = bias if bias is not None else c
-    # TMA clips a store along C's rows only to the next 16-byte boundary:
-    # where a row is not a multiple of 16 bytes, the last column block
-    # would also write past N (into the rest of a wider tensor C is a view
-    # of). Such a C is stored through pointers (docs/pipeline.md).
+    # TMA clips a store along C's rows only to the next 16-byte boundary.
+    # Where N may leave a row short of one, the compiler tests it at run
+    # time and stores through pointers (docs/pipeline.md); a C known to
+    # need that gets the pointer kernel alone, with no TMA path compiled
+    # beside it.
     tma_store = tma_store and tma_store_clips_exactly(N, _itemsize(c))
     if programs is None:
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)

@@ -327,6 +327,22 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       sweep="$sweep --config $c"
     done
     step stages-matmul python3 bench/profile_matmul.py --time $sweep
+    # The shapes furthest from cuBLAS (few tiles, or a short K), each
+    # descriptor variant at the shipped configs and at smaller tiles
+    # (TILEC_SMALL_CONFIGS adds more): which tile and schedule they want.
+    sweep_small() {
+      local shape v configs
+      configs="128,128,64,8,8,3 128,128,32,8,4,4 64,128,32,8,4,4 64,128,64,8,4,4 \
+               128,64,64,8,4,4 64,256,64,8,4,3 ${TILEC_SMALL_CONFIGS:-}"
+      for shape in 1024,1024,1024 3000,5000,1000 4096,4096,512; do
+        for v in desc desc-ws persistent persistent-ws; do
+          python3 bench/profile_matmul.py --time --variant "$v" --shape "$shape" \
+            $(printf -- "--config %s " $configs) || echo "FAILED: $v $shape"
+        done
+      done
+    }
+    export -f sweep_small
+    step sweep-matmul-small sweep_small
   fi
   # Where the matmul's time goes: ncu's speed of light, tensor pipe, warp
   # stalls and occupancy for the launches after the warm-up (clocks left
@@ -413,7 +429,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -60,6 +60,17 @@ def TileLowerDescriptors : Pass<"tile-lower-descriptors", "mlir::ModuleOp"> {
     outside. A stride of 1 adds no multiplication, so that the analyses see
     the block's rows contiguous. Runs after inlining, before the first
     canonicalisation.
+
+    A `tile.descriptor_store` (`desc.store`) of a 2-D block with rows of 32
+    bytes or more becomes a `tile.tensormap_store` through a map of its own
+    when the same conditions on the base, sizes and strides hold for every
+    store of its tensor, nothing else uses the tensor's base and the kernel
+    has no atomic or volatile load; the rest become masked `tile.store`s.
+    TMA ends a row's writes only at a 16-byte boundary, so a tensor whose
+    last size is a constant leaving its rows short of one is written
+    through pointers, and one whose last size is an argument not known to
+    make whole chunks tests it once at the kernel's entry and takes, in
+    every store, the pointer path (`scf.if`) where its rows are ragged.
   }];
   let options = [
     Option<"tensorMaps", "tensor-maps", "bool", "false",
@@ -67,7 +78,7 @@ def TileLowerDescriptors : Pass<"tile-lower-descriptors", "mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "unsigned", "4",
            "Warps per CTA (whether a dot fits wgmma)">,
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
 def TileCheckDeterministic : Pass<"tile-check-deterministic", "mlir::ModuleOp"> {

@@ -39,15 +39,31 @@
 // atomic or volatile load (which could publish the data before it lands);
 // the rest become
 // `tile.store pointers, value, mask`.
+//
+// TMA writes a row's end in whole 16-byte chunks: where a row of the
+// tensor is not a multiple of 16 bytes, a block across its end would also
+// write the elements up to the next boundary (another tensor's, in a view;
+// the bug triton-lang/triton#11583 reports in Triton). Where the last size
+// is not known to make whole chunks (a constant, or an argument specialised
+// `:16`/`:8` enough for the element), every store of that tensor tests it
+// at run time and writes through pointers when the rows are ragged:
+//
+//   %ragged = (size_last & (16 / element bytes - 1)) != 0   (kernel entry)
+//   scf.if %ragged { tile.store ... } else { tile.tensormap_store ... }
+//
+// The test is the tensor's, not the block's: one launch writes a tensor
+// one way only, so TMA's writes and the threads' never meet.
 #include "compiler/Analysis/Wgmma.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/TensorMap.h"
 #include "compiler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <limits>
@@ -364,6 +380,44 @@ void writeThroughTensorMap(tile::DescriptorStoreOp op, func::FuncOp kernel,
   op.erase();
 }
 
+/// Whether the rows of the tensor `spec` maps make whole 16-byte chunks,
+/// which TMA's writes need to end exactly at the rows' end.
+enum class RowChunks { whole, ragged, unknown };
+
+RowChunks rowChunksOf(const TensorMapSpec &spec, func::FuncOp kernel) {
+  const TensorMapSpec::Operand &size = spec.sizes.back();
+  int64_t multiple = size.arg >= 0 ? divisibilityOf(kernel, unsigned(size.arg)) : size.value;
+  if ((multiple * int64_t(spec.elementBytes)) % 16 == 0)
+    return RowChunks::whole;
+  return size.arg >= 0 ? RowChunks::unknown : RowChunks::ragged;
+}
+
+/// At `kernel`'s entry: true when the run-time last size of the tensor
+/// `spec` maps leaves its rows short of a whole 16-byte chunk.
+Value raggedRowsAtRunTime(func::FuncOp kernel, const TensorMapSpec &spec, Location loc) {
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  Value size = entry.getArgument(unsigned(spec.sizes.back().arg));
+  int64_t perChunk = 16 / int64_t(spec.elementBytes);
+  Value lowBits = b.create<arith::ConstantOp>(loc, b.getIntegerAttr(size.getType(), perChunk - 1));
+  Value zero = b.create<arith::ConstantOp>(loc, b.getIntegerAttr(size.getType(), 0));
+  Value partial = b.create<arith::AndIOp>(loc, size, lowBits);
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, partial, zero);
+}
+
+/// `op` written through the map `spec` describes where `ragged` is false
+/// at run time, and through pointers where it is true.
+void writeThroughTensorMapUnless(Value ragged, tile::DescriptorStoreOp op, func::FuncOp kernel,
+                                 const TensorMapSpec &spec) {
+  OpBuilder b(op);
+  auto branch = b.create<scf::IfOp>(op.getLoc(), ragged, /*withElseRegion=*/true);
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  auto tmaStore = cast<tile::DescriptorStoreOp>(b.clone(*op.getOperation()));
+  writeThroughTensorMap(tmaStore, kernel, spec);
+  op->moveBefore(branch.thenBlock()->getTerminator());
+  lower(op);
+}
+
 struct TileLowerDescriptorsPass
     : tilec::impl::TileLowerDescriptorsBase<TileLowerDescriptorsPass> {
   using TileLowerDescriptorsBase::TileLowerDescriptorsBase;
@@ -393,11 +447,35 @@ struct TileLowerDescriptorsPass
         else
           lower(op);
       }
+      // Rows TMA cannot end exactly: known ones send the tensor through
+      // pointers; the others get a run-time test (one per tensor, of all
+      // its stores' last sizes).
+      llvm::DenseMap<Value, Value> raggedRows;
       for (auto &[op, spec] : stores) {
-        if (spec && !pointerWritten.contains(op.getBase()))
-          writeThroughTensorMap(op, kernel, *spec);
-        else
+        if (!spec || pointerWritten.contains(op.getBase()))
+          continue;
+        RowChunks chunks = rowChunksOf(*spec, kernel);
+        if (chunks == RowChunks::ragged) {
+          pointerWritten.insert(op.getBase());
+        } else if (chunks == RowChunks::unknown) {
+          Value test = raggedRowsAtRunTime(kernel, *spec, op.getLoc());
+          Value &any = raggedRows[op.getBase()];
+          if (any) {
+            // (Each test goes first in the entry block: after both.)
+            OpBuilder b(test.getContext());
+            b.setInsertionPointAfter(any.getDefiningOp());
+            test = b.create<arith::OrIOp>(op.getLoc(), any, test);
+          }
+          any = test;
+        }
+      }
+      for (auto &[op, spec] : stores) {
+        if (!spec || pointerWritten.contains(op.getBase()))
           lower(op);
+        else if (Value ragged = raggedRows.lookup(op.getBase()))
+          writeThroughTensorMapUnless(ragged, op, kernel, *spec);
+        else
+          writeThroughTensorMap(op, kernel, *spec);
       }
     }
   }

@@ -284,13 +284,19 @@ def test_tma_store_matmul_every_config(hopper, dtype, c_type, config_index, prog
 
 @pytest.mark.parametrize("programs", [None, 7])
 @pytest.mark.parametrize("c_type", ["float32", "float16"])
-def test_tma_store_leaves_what_follows_short_rows(hopper, programs, c_type):
+@pytest.mark.parametrize("kernel_decides", [False, True])
+def test_tma_store_leaves_what_follows_short_rows(hopper, monkeypatch, programs, c_type,
+                                                  kernel_decides):
     # TMA clips a store only to the next 16-byte boundary of the row: with
     # C a view of 70 columns (140 or 280 bytes) in a wider tensor, asking
-    # for TMA stores must not write its columns 70 and 71 (matmul_tma then
-    # stores through pointers).
+    # for TMA stores must not write its columns 70 and 71. matmul_tma
+    # stores such a C through pointers; `kernel_decides` hands the kernel
+    # TMA_STORE anyway, so that the compiled kernel's own run-time test of
+    # N (tile-lower-descriptors) must take its pointer path.
     import matmul  # kernels/matmul.py
     torch = hopper
+    if kernel_decides:
+        monkeypatch.setattr(matmul, "tma_store_clips_exactly", lambda columns, size: True)
     config = matmul.matmul_configs("float16")[0]
     rng = np.random.default_rng(3)
     m, n, k = 45, 70, 64

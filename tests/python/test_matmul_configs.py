@@ -236,10 +236,11 @@ def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config,
 # stride_am, stride_bk, stride_cm and stride_cn (1).
 
 
-def _descriptor_kernel_ptx(kernel, operand, output, config_index, **constexprs):
+def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16", **constexprs):
     """The sm_90a PTX of kernels/matmul.py's `kernel` (a descriptor kernel)
     at shipped config `config_index` (skips past the last): C of `output`,
-    with bias and GELU when it is fp32."""
+    with bias and GELU when it is fp32; N specialised `n_fact`, the other
+    sizes and strides `:16`."""
     configs = matmul.matmul_configs(DTYPE[operand], True)
     if config_index >= len(configs):
         pytest.skip("fewer configs")
@@ -251,8 +252,8 @@ def _descriptor_kernel_ptx(kernel, operand, output, config_index, **constexprs):
         constexprs.setdefault("EPILOGUE_PIECES", matmul.default_epilogue_pieces(
             configs[config_index], 4 if floats or output == "i32" else 2))
     k = getattr(matmul, kernel).compile(
-        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,"
-        + ",".join(["i32:16"] * 6 + ["i32:1"]),
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32{n_fact},"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]),
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
         **constexprs)
@@ -347,3 +348,25 @@ def test_tma_store_configs_assemble(tmp_path, kernel, operand, output, ws, confi
         ref.assert_no_wgmma_warnings(report)
     else:
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("kernel", ["matmul_desc_kernel", "matmul_persistent_kernel"])
+@pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("bf16", "bf16")])
+@pytest.mark.parametrize("ws", [False, True])
+@pytest.mark.parametrize("config_index", [0, 2])
+def test_tma_store_of_ragged_rows_assembles(tmp_path, kernel, operand, output, ws,
+                                            config_index):
+    # TMA_STORE with N not known to make rows of whole 16-byte chunks: the
+    # kernel tests N's low bits at its entry and stores C through TMA where
+    # they are zero, through masked pointer stores where they are not (TMA
+    # would write past N up to the next 16-byte boundary). Both paths are
+    # in the epilogue, in a warp-specialised kernel's consumers too, and
+    # the kernel assembles.
+    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact="",
+                                 TMA_STORE=True, WARP_SPECIALIZE=ws)
+    chunk = 16 // (4 if output == "fp32" else 2)
+    assert re.search(rf"and\.b32\s+%r\d+, %r\d+, {chunk - 1};", ptx)
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    assert "st.global" in ptx
+    ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))

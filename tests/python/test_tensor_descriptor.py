@@ -170,6 +170,21 @@ def test_ptx_loads_with_vectors_and_pipelines_the_dot(tmp_path):
     assert "cp.async" in mm and ("wgmma" in mm or "mma.sync" in mm)
 
 
+def test_ptx_stores_ragged_rows_through_pointers():
+    # TMA ends a row's writes only at a 16-byte boundary. N known a
+    # multiple of 4 fp32 (`:16`): TMA alone. N unknown: a test of its low
+    # bits, TMA where they are zero and masked stores where they are not.
+    # (A constant that leaves rows ragged: tests/lit/tile-lower-descriptors.)
+    tma_store = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+    whole = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32:16,i32:16,i32:16",
+                                 target="sm_90a", BM=16, BN=64).asm["ptx"]
+    assert tma_store in whole and "st.global" not in whole
+    unknown = k.scale_copy.compile("*fp32:16,*fp32:16,i32,i32,i32:16,i32:16",
+                                   target="sm_90a", BM=16, BN=64).asm["ptx"]
+    assert tma_store in unknown and "st.global" in unknown
+    assert re.search(r"and\.b32\s+%r\d+, %r\d+, 3;", unknown), unknown
+
+
 @pytest.mark.parametrize("kernel,signature,message", [
     (k.strided_last, "*fp32,i32,i32",
      r"last stride must be 1 when compiling \(its last dimension contiguous\), got 2"),

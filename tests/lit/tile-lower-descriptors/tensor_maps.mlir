@@ -68,13 +68,16 @@ func.func @pointer_loads(%a: !tile.ptr<f16>, %b: !tile.ptr<f16> {tile.divisibili
 // A block written through a descriptor whose tensor nothing else touches:
 // a tensor-map argument of its own (no NaN fill: stores have none), the
 // store a tile.tensormap_store of it. 64 f16 (128 bytes) per row: one
-// 128-byte swizzle column, the box the whole block.
+// 128-byte swizzle column, the box the whole block. The tensor's rows are
+// known whole 16-byte chunks (8 f16): no run-time test.
 // CHECK-LABEL: func.func @stored
 // CHECK-SAME: %[[CMAP:[a-z0-9]+]]: !tile.tensormap {tile.tensormap = "base=0 sizes=[a1,a2] strides=[a3,1] box=[128,64] type=6 bytes=2 swizzle=128 fill=zero"}
+// CHECK-NOT: scf.if
 // CHECK: tile.tensormap_store %[[CMAP]][%arg4, %arg4], %{{.*}} : tensor<128x64xf16>
 // CHECK-NOT: tile.descriptor_store
 // CHECK-NOT: tile.store
-func.func @stored(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32,
+func.func @stored(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i32,
+                  %n: i32 {tile.divisibility = 8 : i64},
                   %s: i32 {tile.divisibility = 16 : i64}, %i: i32) {
   %one = arith.constant 1 : i64
   %m64 = arith.extsi %m : i32 to i64
@@ -82,6 +85,60 @@ func.func @stored(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i32, %n
   %s64 = arith.extsi %s : i32 to i64
   %v = arith.constant dense<1.0> : tensor<128x64xf16>
   tile.descriptor_store %c[%i, %i] shape(%m64, %n64) strides(%s64, %one), %v : !tile.ptr<f16>, tensor<128x64xf16>
+  return
+}
+
+// -----
+
+// TMA writes a row's end in whole 16-byte chunks. Rows of %n f32 (known a
+// multiple of 2 only) may be ragged: a test of the size's low two bits at
+// the entry, and each store of the tensor through pointers where it is
+// true, through TMA where it is false. Both stores of one tensor share one
+// test, the OR of their sizes' (the second has a width of its own): one
+// launch writes the tensor one way.
+// CHECK-LABEL: func.func @stored_ragged
+// CHECK-DAG: %[[LOW:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[B1:.*]] = arith.andi %arg2, %[[LOW]] : i32
+// CHECK-DAG: %[[R1:.*]] = arith.cmpi ne, %[[B1]]
+// CHECK-DAG: %[[B2:.*]] = arith.andi %arg5, %[[LOW]] : i32
+// CHECK-DAG: %[[R2:.*]] = arith.cmpi ne, %[[B2]]
+// CHECK: %[[ANY:.*]] = arith.ori
+// CHECK: scf.if %[[ANY]] {
+// CHECK: tile.store
+// CHECK: } else {
+// CHECK: tile.tensormap_store
+// CHECK: scf.if %[[ANY]] {
+// CHECK: tile.store
+// CHECK: } else {
+// CHECK: tile.tensormap_store
+func.func @stored_ragged(%c: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32,
+                         %n: i32 {tile.divisibility = 2 : i64},
+                         %s: i32 {tile.divisibility = 16 : i64}, %i: i32, %n2: i32) {
+  %one = arith.constant 1 : i64
+  %m64 = arith.extsi %m : i32 to i64
+  %n64 = arith.extsi %n : i32 to i64
+  %w64 = arith.extsi %n2 : i32 to i64
+  %s64 = arith.extsi %s : i32 to i64
+  %v = arith.constant dense<1.0> : tensor<64x32xf32>
+  tile.descriptor_store %c[%i, %i] shape(%m64, %n64) strides(%s64, %one), %v : !tile.ptr<f32>, tensor<64x32xf32>
+  tile.descriptor_store %c[%i, %i] shape(%m64, %w64) strides(%s64, %one), %v : !tile.ptr<f32>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// Rows of 70 f16 (140 bytes, a constant) are known ragged: the tensor goes
+// through pointers, with no test.
+// CHECK-LABEL: func.func @stored_ragged_constant
+// CHECK-NOT: tile.tensormap
+// CHECK-NOT: scf.if
+// CHECK: tile.store
+func.func @stored_ragged_constant(%c: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %m: i64,
+                                  %s: i64 {tile.divisibility = 16 : i64}, %i: i32) {
+  %one = arith.constant 1 : i64
+  %n = arith.constant 70 : i64
+  %v = arith.constant dense<1.0> : tensor<64x64xf16>
+  tile.descriptor_store %c[%i, %i] shape(%m, %n) strides(%s, %one), %v : !tile.ptr<f16>, tensor<64x64xf16>
   return
 }
 
