@@ -8,7 +8,10 @@ as it requires; fp32 output where cuBLAS offers it, else bf16), in one run
 on the same random normal inputs rounded to fp8. Also tilec's
 scaled_matmul_kernel with per-row and per-column scales (the fp8 config
 found for the plain kernel; the cost of the scales in the epilogue) and,
-where torch offers it, cuBLAS's row-wise scaled GEMM (bf16 output). On
+where torch offers it, cuBLAS's row-wise scaled GEMM (bf16 output). The
+descriptor kernels (matmul_tma: one program per tile, warp-specialised,
+persistent and warp-specialised) in fp8 with B column-major and in bf16,
+each at its best variant and config, are two more columns. On
 wgmma the fp8 products are summed in the instruction's accumulator, which
 keeps about 13 significant bits: tilec fp8 sums all of K there (as Triton
 does on Hopper, and cuBLAS with use_fast_accum, its own column), and
@@ -63,6 +66,40 @@ def best_config(a, b, c, ref, sums, configs, **kwargs):
     return found[1]
 
 
+#: matmul_tma variants tried for the descriptor columns: (name, programs
+#: per SM or None for one program per tile, warp_specialize)
+TMA_VARIANTS = [("desc", None, False), ("desc WS", None, True), ("persistent WS", 1, True)]
+#: tried by the descriptor columns beside the shipped configs: 128-byte
+#: rows of 8-bit K (Triton's fp8 tile on Hopper)
+FP8_TMA_EXTRA = [(128, 256, 128, 8, 8, 3)]
+
+
+def best_tma(a, b, c, ref, sums, configs):
+    """The fastest right (variant, config) of matmul_tma over TMA_VARIANTS
+    and `configs`: ((name, programs, ws), config), or None."""
+    found = None
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for variant in TMA_VARIANTS:
+        for cfg in configs:
+            run = tma_run(a, b, c, variant, cfg, sms)
+            c.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            if not relative_error(c, ref, sums) < 2.0 ** -9:
+                print(f"  {variant[0]} {cfg} wrong", flush=True)
+                continue
+            t = bench(run)
+            if found is None or t < found[0]:
+                found = (t, variant, cfg)
+    return found and found[1:]
+
+
+def tma_run(a, b, c, variant, cfg, sms):
+    _, per_sm, ws = variant
+    programs = per_sm * sms if per_sm else None
+    return lambda: matmul.matmul_tma(a, b, c, cfg, programs=programs, warp_specialize=ws)
+
+
 def runs_of(row):
     """The timed implementations of one record row."""
     return [k for k, v in row.items() if isinstance(v, dict) and "spread" in v]
@@ -84,7 +121,8 @@ def main():
         b8_colmajor = b8.t().contiguous().t()
         one = torch.ones((), device="cuda")
         outs = {name: torch.empty(m, n, device="cuda") for name in (
-            "tilec_fp8", "tilec_fp8_promoted", "tilec_fp8_b_row_major", "tilec_bf16")}
+            "tilec_fp8", "tilec_fp8_promoted", "tilec_fp8_b_row_major", "tilec_bf16",
+            "tilec_fp8_tma", "tilec_bf16_tma")}
         fp8_configs = matmul.matmul_configs("float8_e4m3fn", True)
         # tilec_fp8_promoted: fp32 sums after every BLOCK_K (at most 128) K
         # elements, as cuBLAS's default (not use_fast_accum) promotes.
@@ -97,6 +135,13 @@ def main():
                                                      ref, sums, fp8_configs),
                 "tilec_bf16": best_config(a16, b16, outs["tilec_bf16"], ref, sums,
                                           matmul.matmul_configs("bfloat16", True))}
+        # The descriptor kernels (TMA, warp-specialised, persistent): fp8
+        # with B column-major read K-major by wgmma, bf16 with B row-major.
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        tma = {"tilec_fp8_tma": best_tma(a8, b8_colmajor, outs["tilec_fp8_tma"], ref, sums,
+                                         fp8_configs + FP8_TMA_EXTRA),
+               "tilec_bf16_tma": best_tma(a16, b16, outs["tilec_bf16_tma"], ref, sums,
+                                          matmul.matmul_configs("bfloat16", True)[:3])}
         scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
         scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5
         refs = {"tilec_fp8_rowwise": ref * scale_a.double() * scale_b.double()}
@@ -116,6 +161,9 @@ def main():
                 a8, b8_colmajor, outs["tilec_fp8_rowwise"], scale_a=scale_a, scale_b=scale_b,
                 config=cfgs["tilec_fp8"]),
         }
+        for name, inputs in (("tilec_fp8_tma", (a8, b8_colmajor)), ("tilec_bf16_tma", (a16, b16))):
+            if tma[name]:
+                runs[name] = tma_run(*inputs, outs[name], tma[name][0], tma[name][1], sms)
         try:
             torch._scaled_mm(a8, b8_colmajor, scale_a, scale_b, out_dtype=torch.bfloat16)
             runs["cublas_fp8_rowwise"] = lambda: torch._scaled_mm(
@@ -160,6 +208,11 @@ def main():
                 entry[name]["config"] = dict(zip(
                     ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
                      "num_stages"), cfgs.get(name, cfgs["tilec_fp8"])))
+            elif name in tma:
+                entry[name]["kernel"] = tma[name][0][0]
+                entry[name]["config"] = dict(zip(
+                    ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps",
+                     "num_stages"), tma[name][1]))
             elif name == "cublas_fp8":
                 entry[name]["out_dtype"] = cublas_out
         rows.append(entry)
@@ -193,6 +246,22 @@ def main():
               f"{rel('cublas_fp8_fast'):.1e} | {100 * spread:.1f}% | "
               f"{c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} w{c['num_warps']} "
               f"s{c['num_stages']} |")
+    print("\n| M x N x K | tilec fp8, descriptors (kernel, config) | tilec bf16, descriptors "
+          "(kernel, config) | fp8/bf16 (descriptors) | tilec fp8 descriptors/cuBLAS fp8 |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        if "tilec_fp8_tma" not in r or "tilec_bf16_tma" not in r:
+            continue
+        cublas = r.get("cublas_fp8", {}).get("TFLOP/s", float("nan"))
+        f8, b16 = r["tilec_fp8_tma"], r["tilec_bf16_tma"]
+
+        def what(e):
+            c = e["config"]
+            return (f"{e['kernel']}, {c['BLOCK_M']}x{c['BLOCK_N']}x{c['BLOCK_K']} "
+                    f"w{c['num_warps']} s{c['num_stages']}")
+        print(f"| {r['M']}x{r['N']}x{r['K']} | {f8['TFLOP/s']:.0f} ({what(f8)}) | "
+              f"{b16['TFLOP/s']:.0f} ({what(b16)}) | {f8['TFLOP/s'] / b16['TFLOP/s']:.2f} | "
+              f"{f8['TFLOP/s'] / cublas:.2f} |")
     print(f"wrote {path}")
 
 

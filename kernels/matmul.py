@@ -275,19 +275,42 @@ def batched_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 @tilec.jit
-def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_bk,
+def b_descriptor(b_ptr, N, K, stride_b, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                 B_K_MAJOR: tl.constexpr):
+    """B's descriptor: over its K x N rows (stride_b along K), or with
+    B_K_MAJOR over the N x K rows of a column-major B (stride_b along N)."""
+    if B_K_MAJOR:
+        return tl.make_tensor_descriptor(b_ptr, [N, K], [stride_b, 1], [BLOCK_N, BLOCK_K])
+    return tl.make_tensor_descriptor(b_ptr, [K, N], [stride_b, 1], [BLOCK_K, BLOCK_N])
+
+
+@tilec.jit
+def b_block(b, k, n, B_K_MAJOR: tl.constexpr):
+    """B's BLOCK_K x BLOCK_N block at (k, n) through b_descriptor's `b`: a
+    column-major B's block read as it lies and transposed (wgmma reads the
+    buffer K-major, which 8-bit operands need)."""
+    if B_K_MAJOR:
+        return tl.trans(b.load([n, k]))
+    return b.load([k, n])
+
+
+@tilec.jit
+def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_b,
                        stride_cm, stride_cn,
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                       WARP_SPECIALIZE: tl.constexpr = False, TMA_STORE: tl.constexpr = False):
+                       WARP_SPECIALIZE: tl.constexpr = False, TMA_STORE: tl.constexpr = False,
+                       B_K_MAJOR: tl.constexpr = False):
     # WARP_SPECIALIZE: on sm_90a a producer warpgroup issues the TMA copies
     # of A's and B's blocks ahead of the num_warps that multiply them
     # (docs/pipeline.md, "Warp specialisation"). TMA_STORE: C (its last
     # stride 1) is written through a descriptor, by TMA on sm_90a.
+    # B_K_MAJOR: B is column-major (b_descriptor), stride_b its stride
+    # along N; else row-major, stride_b along K.
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
-    b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1], [BLOCK_M, BLOCK_N])
     m = pid_m * BLOCK_M
     n = pid_n * BLOCK_N
@@ -296,20 +319,20 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in tl.range(0, K, BLOCK_K, warp_specialize=WARP_SPECIALIZE):
-        acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
+        acc = tl.dot(a.load([m, k]), b_block(b, k, n, B_K_MAJOR), acc)
     epilogue_store_tile(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                         BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
 
 
 @tilec.jit
-def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_bk,
+def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_b,
                              stride_cm, stride_cn,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                              STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
                              TMA_STORE: tl.constexpr = False,
-                             EPILOGUE_PIECES: tl.constexpr = 1):
+                             EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -319,9 +342,10 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     iteration, whose epilogue waits for it (docs/pipeline.md). With
     WARP_SPECIALIZE a producer warpgroup issues the copies instead, running
     up to STAGES iterations ahead of the warps that multiply. With TMA_STORE
-    each tile goes out through C's descriptor (TMA on sm_90a)."""
+    each tile goes out through C's descriptor (TMA on sm_90a). B_K_MAJOR as
+    matmul_desc_kernel's."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
-    b = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, 1], [BLOCK_K, BLOCK_N])
+    b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
                                   [BLOCK_M, BLOCK_N // EPILOGUE_PIECES])
     pid = tl.program_id(0)
@@ -341,7 +365,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         m = pid_m * BLOCK_M
         n = pid_n * BLOCK_N
         k = (i % k_steps) * BLOCK_K
-        acc = tl.dot(a.load([m, k]), b.load([k, n]), acc)
+        acc = tl.dot(a.load([m, k]), b_block(b, k, n, B_K_MAJOR), acc)
         if k + BLOCK_K >= K:  # the tile's last K step
             epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                                   BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
@@ -622,8 +646,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     4; by default as many as keep a piece within 16 KB), each through a
     buffer of its own size: the epilogue in its loop then leaves the
     pipeline the shared memory of a stage more. `config` is one of
-    matmul_configs(); A and B are contiguous along K and N (their last
-    stride 1). An empty C is
+    matmul_configs(); A is contiguous along K (its last stride 1), B along
+    N (row-major) or along K (column-major, as `b.T` of an N x K tensor:
+    read as N x K blocks and transposed, which wgmma takes for every type,
+    fp8 and int8 included, where a row-major B of 8-bit elements goes to
+    mma.sync). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -636,7 +663,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     if K == 0:
         return matmul(a, b, c, bias=bias, activation=activation, config=config)
     s = _stride
-    assert s(a, 1) == 1 and s(b, 1) == 1, "A and B must be contiguous along their rows"
+    # (A B of one row or one column is both: row-major then.)
+    b_k_major = s(b, 1) != 1 and s(b, 0) == 1
+    assert s(a, 1) == 1 and (s(b, 1) == 1 or b_k_major), \
+        "A must be contiguous along K, and B along N or K"
+    stride_b = s(b, 1) if b_k_major else s(b, 0)
     assert not tma_store or s(c, 1) == 1, "tma_store needs C contiguous along its rows"
     bias_ptr = bias if bias is not None else c
     # TMA clips a store along C's rows only to the next 16-byte boundary.
@@ -647,11 +678,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     tma_store = tma_store and tma_store_clips_exactly(N, _itemsize(c))
     if programs is None:
         grid = (tilec.cdiv(M, bm) * tilec.cdiv(N, bn),)
-        matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0),
+        matmul_desc_kernel[grid](a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0),
                                  s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                                  HAS_BIAS=bias is not None, ACTIVATION=activation,
                                  WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
-                                 num_warps=warps, num_stages=stages)
+                                 B_K_MAJOR=b_k_major, num_warps=warps, num_stages=stages)
     else:
         if epilogue_pieces is None:
             epilogue_pieces = default_epilogue_pieces(config, _itemsize(c))
@@ -660,8 +691,9 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
         assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
             "a piece stored by TMA must be at least 16 bytes wide"
         matmul_persistent_kernel[(programs,)](
-            a, b, c, bias_ptr, M, N, K, s(a, 0), s(b, 0), s(c, 0), s(c, 1), BLOCK_M=bm,
+            a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
-            TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, num_warps=warps)
+            TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
+            num_warps=warps)
     return c

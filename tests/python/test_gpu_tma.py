@@ -234,6 +234,47 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
                                atol=tolerance(x, kk) + rounding)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "int8", "float8_e4m3fn"])
+@pytest.mark.parametrize("config_index", SHIPPED)
+@pytest.mark.parametrize("programs", [None, 7])
+@pytest.mark.parametrize("ws", [False, True])
+def test_column_major_b_every_config(hopper, dtype, config_index, programs, ws):
+    # B column-major (B_K_MAJOR: N x K blocks through TMA, transposed):
+    # wgmma reads B's buffer K-major, so int8 and fp8 run on wgmma here
+    # too; one program per tile or 7 persistent ones, warp-specialised or
+    # not, at M and N no tile divides (K = 720: TMA needs rows of whole
+    # 16-byte multiples, 8-bit ones too).
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    configs = matmul.matmul_configs(dtype, aligned=True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    config = configs[config_index]
+    m, n, kk = 333, 520, 720
+    rng = np.random.default_rng(config_index + 3)
+    if dtype == "int8":
+        a = torch.from_numpy(rng.integers(-100, 100, (m, kk)).astype(np.int8)).cuda()
+        b = torch.from_numpy(rng.integers(-100, 100, (n, kk)).astype(np.int8)).cuda().t()
+        c = torch.zeros((m, n), device="cuda", dtype=torch.int32)
+    else:
+        a = torch.from_numpy(rng.standard_normal((m, kk)).astype(np.float32)).cuda()
+        b = torch.from_numpy(rng.standard_normal((n, kk)).astype(np.float32)).cuda().t()
+        a, b = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
+        c = torch.full((m, n), float("nan"), device="cuda")
+    assert b.stride() == (1, kk)
+    matmul.matmul_tma(a, b, c, config, programs=programs, warp_specialize=ws)
+    torch.cuda.synchronize()
+    kernel = matmul.matmul_persistent_kernel if programs else matmul.matmul_desc_kernel
+    assert uses_tma(kernel) and "wgmma.mma_async" in kernel.asm["ptx"]
+    if dtype == "int8":
+        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
+        np.testing.assert_array_equal(c.cpu().numpy(), want)
+    else:
+        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
+                                   atol=tolerance(want, a.shape[1]))
+
+
 @pytest.mark.parametrize("programs", [None, 5])
 def test_matmul_tma_empty_shapes(hopper, programs):
     # No tensor map describes an empty tensor: K = 0 gives C = act(bias)

@@ -374,3 +374,28 @@ def test_tma_store_of_ragged_rows_assembles(tmp_path, kernel, operand, output, w
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
     assert "st.global" in ptx
     ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("kernel", ["matmul_desc_kernel", "matmul_persistent_kernel"])
+@pytest.mark.parametrize("operand,output", [("fp8e4nv", "fp32"), ("i8", "i32"),
+                                            ("fp16", "fp16")])
+@pytest.mark.parametrize("ws", [False, True])
+@pytest.mark.parametrize("config_index", SHIPPED)
+def test_column_major_b_configs_run_on_wgmma(tmp_path, kernel, operand, output, ws,
+                                             config_index):
+    # B_K_MAJOR (a column-major B read as N x K blocks through TMA and
+    # transposed): wgmma reads B's buffer K-major, which 8-bit operands
+    # need (with B row-major int8 and fp8 take mma.sync). Every shipped
+    # config assembles, without spills but where the warp-specialised
+    # persistent kernel's 128 x 256 tile has the fp32 bias + GELU epilogue
+    # in its loop (as test_warp_specialized_configs_assemble).
+    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, B_K_MAJOR=True,
+                                 WARP_SPECIALIZE=ws)
+    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
+    assert "cp.async.bulk.tensor" in ptx
+    bm, bn = matmul.matmul_configs(DTYPE[operand], True)[config_index][:2]
+    if ws and kernel == "matmul_persistent_kernel" and bm * bn > 128 * 128:
+        ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
+    else:
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

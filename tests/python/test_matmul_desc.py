@@ -181,3 +181,31 @@ def test_warp_specialize_mistakes_are_located_errors(kernel, message):
     with pytest.raises(tilec.Error, match=message) as e:
         kernel.compile("*fp32:16,i32")
     assert "test_matmul_desc.py:" in str(e.value)
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8])
+@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16)])
+def test_column_major_b_interpreted(persistent, dtype, m, n, k):
+    # B_K_MAJOR: B column-major (the N x K rows of B.T, stride_b along N),
+    # read as N x K blocks and transposed: the product of the row-major
+    # kernel, at edges that cut through tiles and K not a multiple of 16.
+    rng = np.random.default_rng(m + n + k)
+    if dtype == np.int8:
+        a = rng.integers(-100, 100, (m, k)).astype(np.int8)
+        b_t = rng.integers(-100, 100, (n, k)).astype(np.int8)
+        c = np.zeros((m, n), np.int32)
+    else:
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b_t = rng.standard_normal((n, k)).astype(dtype)
+        c = np.full((m, n), np.nan, np.float32)
+    name = "matmul_persistent_kernel" if persistent else "matmul_desc_kernel"
+    kernel = tilec.JITFunction(getattr(matmul, name).fn, interpret=True)
+    grid = (3,) if persistent else (tilec.cdiv(m, 16) * tilec.cdiv(n, 16),)
+    kernel[grid](a, b_t, c, c, m, n, k, k, k, n, 1, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,
+                 GROUP_M=2, HAS_BIAS=False, ACTIVATION="", B_K_MAJOR=True)
+    want = a.astype(np.float64) @ b_t.astype(np.float64).T
+    if dtype == np.int8:
+        np.testing.assert_array_equal(c, want.astype(np.int64))
+    else:
+        np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
