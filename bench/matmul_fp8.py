@@ -69,9 +69,6 @@ def best_config(a, b, c, ref, sums, configs, **kwargs):
 #: matmul_tma variants tried for the descriptor columns: (name, programs
 #: per SM or None for one program per tile, warp_specialize)
 TMA_VARIANTS = [("desc", None, False), ("desc WS", None, True), ("persistent WS", 1, True)]
-#: tried by the descriptor columns beside the shipped configs: 128-byte
-#: rows of 8-bit K (Triton's fp8 tile on Hopper)
-FP8_TMA_EXTRA = [(128, 256, 128, 8, 8, 3)]
 
 
 def best_tma(a, b, c, ref, sums, configs):
@@ -139,9 +136,9 @@ def main():
         # with B column-major read K-major by wgmma, bf16 with B row-major.
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         tma = {"tilec_fp8_tma": best_tma(a8, b8_colmajor, outs["tilec_fp8_tma"], ref, sums,
-                                         fp8_configs + FP8_TMA_EXTRA),
+                                         matmul.descriptor_configs("float8_e4m3fn")),
                "tilec_bf16_tma": best_tma(a16, b16, outs["tilec_bf16_tma"], ref, sums,
-                                          matmul.matmul_configs("bfloat16", True)[:3])}
+                                          matmul.descriptor_configs("bfloat16")[:3])}
         scale_a = torch.rand(m, 1, device="cuda", generator=gen) + 0.5
         scale_b = torch.rand(1, n, device="cuda", generator=gen) + 0.5
         refs = {"tilec_fp8_rowwise": ref * scale_a.double() * scale_b.double()}

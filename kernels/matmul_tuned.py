@@ -10,7 +10,8 @@ persistent WS + TMA store", ...) and its config. A call looks up the
 entries of its GPU (by name, e.g. "NVIDIA H200"), A's type and C's type,
 and takes the nearest shape (distance: the sum over M, N and K of |log2|
 of the ratio). A kernel the call's operands cannot take (descriptors need
-A and B contiguous along their rows, a TMA store C too) falls back to the
+A contiguous along K and B along N or K, a TMA store C along its rows)
+falls back to the
 pointer kernel with the same config. No table, no entry for the GPU, rows
 not 16-byte aligned (the table's configs are the aligned ones, whose large
 tiles spill without 16-byte vectors), or operands the table does not cover
@@ -112,7 +113,8 @@ def pick(a, b, c, aligned, table=None):
     gpu = torch.cuda.get_device_name(device)
     M, K = a.shape
     N = b.shape[1]
-    rows = a.stride(1) == 1 and b.stride(1) == 1
+    # (matmul_tma reads a column-major B too: B_K_MAJOR.)
+    rows = a.stride(1) == 1 and (b.stride(1) == 1 or b.stride(0) == 1)
     return choice(gpu, _name(a.dtype), _name(c.dtype), M, N, K, aligned, rows,
                   c.stride(1) == 1, table)
 

@@ -241,12 +241,12 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
 def test_column_major_b_every_config(hopper, dtype, config_index, programs, ws):
     # B column-major (B_K_MAJOR: N x K blocks through TMA, transposed):
     # wgmma reads B's buffer K-major, so int8 and fp8 run on wgmma here
-    # too; one program per tile or 7 persistent ones, warp-specialised or
+    # too; every config of descriptor_configs(); one program per tile or 7 persistent ones, warp-specialised or
     # not, at M and N no tile divides (K = 720: TMA needs rows of whole
     # 16-byte multiples, 8-bit ones too).
     import matmul  # kernels/matmul.py
     torch = hopper
-    configs = matmul.matmul_configs(dtype, aligned=True)
+    configs = matmul.descriptor_configs(dtype)
     if config_index >= len(configs):
         pytest.skip("fewer configs")
     config = configs[config_index]

@@ -240,12 +240,14 @@ def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config,
 # stride_am, stride_bk, stride_cm and stride_cn (1).
 
 
-def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16", **constexprs):
+def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16",
+                          configs=None, **constexprs):
     """The sm_90a PTX of kernels/matmul.py's `kernel` (a descriptor kernel)
-    at shipped config `config_index` (skips past the last): C of `output`,
-    with bias and GELU when it is fp32; N specialised `n_fact`, the other
-    sizes and strides `:16`."""
-    configs = matmul.matmul_configs(DTYPE[operand], True)
+    at config `config_index` of `configs` (default: the shipped
+    matmul_configs; skips past the last): C of `output`, with bias and
+    GELU when it is fp32; N specialised `n_fact`, the other sizes and
+    strides `:16`."""
+    configs = configs or matmul.matmul_configs(DTYPE[operand], True)
     if config_index >= len(configs):
         pytest.skip("fewer configs")
     bm, bn, bk, gm, warps, stages = configs[config_index]
@@ -386,15 +388,16 @@ def test_column_major_b_configs_run_on_wgmma(tmp_path, kernel, operand, output, 
                                              config_index):
     # B_K_MAJOR (a column-major B read as N x K blocks through TMA and
     # transposed): wgmma reads B's buffer K-major, which 8-bit operands
-    # need (with B row-major int8 and fp8 take mma.sync). Every shipped
-    # config assembles, without spills but where the warp-specialised
+    # need (with B row-major int8 and fp8 take mma.sync). Every config of
+    # descriptor_configs() (8-bit types: one beyond the shipped) assembles, without spills but where the warp-specialised
     # persistent kernel's 128 x 256 tile has the fp32 bias + GELU epilogue
     # in its loop (as test_warp_specialized_configs_assemble).
-    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, B_K_MAJOR=True,
-                                 WARP_SPECIALIZE=ws)
+    configs = matmul.descriptor_configs(DTYPE[operand])
+    ptx = _descriptor_kernel_ptx(kernel, operand, output, config_index, configs=configs,
+                                 B_K_MAJOR=True, WARP_SPECIALIZE=ws)
     assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
     assert "cp.async.bulk.tensor" in ptx
-    bm, bn = matmul.matmul_configs(DTYPE[operand], True)[config_index][:2]
+    bm, bn = configs[config_index][:2]
     if ws and kernel == "matmul_persistent_kernel" and bm * bn > 128 * 128:
         ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
     else:
