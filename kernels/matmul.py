@@ -429,8 +429,8 @@ def descriptor_configs(dtype="float16"):
     wgmma on sm_90a): matmul_configs(dtype) and, for 8-bit types, 128 x 256
     tiles with 128-byte rows of K (3 stages), which wgmma's 8-bit K of 32
     makes the fastest on an H100 (fp8 at 8192^3: 1188 TFLOP/s against 993
-    through the pointer kernel's best) and which the pointer kernel cannot
-    take (it spills on sm_89's mma.sync)."""
+    through the pointer kernel's best) and which the pointer kernel is not
+    given (ptxas 13.0 spills 8 bytes of it for sm_89's mma.sync)."""
     configs = matmul_configs(dtype, aligned=True)
     if dtype in ("int8", "float8_e4m3fn", "float8_e5m2", "fp8e4nv", "fp8e5"):
         configs = configs + [(128, 256, 128, 8, 8, 3)]
@@ -659,7 +659,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     4; by default as many as keep a piece within 16 KB), each through a
     buffer of its own size: the epilogue in its loop then leaves the
     pipeline the shared memory of a stage more. `config` is one of
-    matmul_configs(); A is contiguous along K (its last stride 1), B along
+    descriptor_configs(); A is contiguous along K (its last stride 1), B along
     N (row-major) or along K (column-major, as `b.T` of an N x K tensor:
     read as N x K blocks and transposed, which wgmma takes for every type,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to

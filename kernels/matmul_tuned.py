@@ -66,8 +66,8 @@ def choice(gpu, dtype, c_dtype, M, N, K, aligned, rows_contiguous, c_rows_contig
     """(kind, options, config) for a plain product (no scales) of A (M x K,
     `dtype`) and B (K x N) into C (`c_dtype`) on `gpu`, or None.
     `aligned`: matmul.rows_aligned(a, b), without which the table's
-    configs (aligned ones) do not apply; `rows_contiguous`: A and B have
-    stride 1 along their rows (descriptors read them); `c_rows_contiguous`:
+    configs (aligned ones) do not apply; `rows_contiguous`: A has stride 1
+    along K and B along N or K (descriptors read them); `c_rows_contiguous`:
     so has C (a TMA store writes it)."""
     entries = (load() if table is None else table).get(gpu)
     if not entries or not aligned:

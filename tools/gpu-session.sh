@@ -331,15 +331,17 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # descriptor variant at the shipped configs and at smaller tiles
     # (TILEC_SMALL_CONFIGS adds more): which tile and schedule they want.
     sweep_small() {
-      local shape v configs
-      configs="128,128,64,8,8,3 128,128,32,8,4,4 64,128,32,8,4,4 64,128,64,8,4,4 \
+      local shape v configs failed=0
+      configs="128,128,64,8,8,3 128,128,32,8,4,4 64,128,32,8,4,4 64,128,64,8,4,3 \
                128,64,64,8,4,4 64,256,64,8,4,3 ${TILEC_SMALL_CONFIGS:-}"
       for shape in 1024,1024,1024 3000,5000,1000 4096,4096,512; do
         for v in desc desc-ws persistent persistent-ws; do
+          # (A config that fails ends its variant's list, not the sweep.)
           python3 bench/profile_matmul.py --time --variant "$v" --shape "$shape" \
-            $(printf -- "--config %s " $configs) || echo "FAILED: $v $shape"
+            $(printf -- "--config %s " $configs) || { echo "FAILED: $v $shape"; failed=1; }
         done
       done
+      return $failed
     }
     export -f sweep_small
     step sweep-matmul-small sweep_small

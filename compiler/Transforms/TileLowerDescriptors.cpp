@@ -43,10 +43,12 @@
 // TMA writes a row's end in whole 16-byte chunks: where a row of the
 // tensor is not a multiple of 16 bytes, a block across its end would also
 // write the elements up to the next boundary (another tensor's, in a view;
-// the bug triton-lang/triton#11583 reports in Triton). Where the last size
-// is not known to make whole chunks (a constant, or an argument specialised
-// `:16`/`:8` enough for the element), every store of that tensor tests it
-// at run time and writes through pointers when the rows are ragged:
+// the bug triton-lang/triton#11583 reports in Triton). A last size known
+// to make whole chunks (a constant, or an argument specialised `:16`/`:8`
+// enough for the element) leaves TMA alone; a constant that does not sends
+// the tensor through pointers; for any other, every store of the tensor
+// tests it at run time and writes through pointers when the rows are
+// ragged:
 //
 //   %ragged = (size_last & (16 / element bytes - 1)) != 0   (kernel entry)
 //   scf.if %ragged { tile.store ... } else { tile.tensormap_store ... }
@@ -450,14 +452,14 @@ struct TileLowerDescriptorsPass
       // Rows TMA cannot end exactly: known ones send the tensor through
       // pointers; the others get a run-time test (one per tensor, of all
       // its stores' last sizes).
+      for (auto &[op, spec] : stores)
+        if (spec && rowChunksOf(*spec, kernel) == RowChunks::ragged)
+          pointerWritten.insert(op.getBase());
       llvm::DenseMap<Value, Value> raggedRows;
       for (auto &[op, spec] : stores) {
         if (!spec || pointerWritten.contains(op.getBase()))
           continue;
-        RowChunks chunks = rowChunksOf(*spec, kernel);
-        if (chunks == RowChunks::ragged) {
-          pointerWritten.insert(op.getBase());
-        } else if (chunks == RowChunks::unknown) {
+        if (rowChunksOf(*spec, kernel) == RowChunks::unknown) {
           Value test = raggedRowsAtRunTime(kernel, *spec, op.getLoc());
           Value &any = raggedRows[op.getBase()];
           if (any) {

@@ -14,9 +14,10 @@ import tilec
 import tma_kernels as k
 import matmul  # kernels/matmul.py (conftest.py puts kernels/ on the path)
 
-# Indices of the shipped configs, as many as the type with the most has
-# (a test skips past its own type's last).
-SHIPPED = range(max(len(matmul.matmul_configs(t)) for t in ("float16", "int8")))
+# Indices of the shipped configs (the descriptor kernels' list, which has
+# one more for 8-bit types), as many as the type with the most has (a test
+# skips past its own type's last).
+SHIPPED = range(max(len(matmul.descriptor_configs(t)) for t in ("float16", "int8")))
 
 pytestmark = pytest.mark.gpu
 
@@ -329,29 +330,36 @@ def test_tma_store_matmul_every_config(hopper, dtype, c_type, config_index, prog
 
 
 @pytest.mark.parametrize("programs", [None, 7])
-@pytest.mark.parametrize("c_type", ["float32", "float16"])
+@pytest.mark.parametrize("c_type,n", [("float32", 70), ("float16", 70), ("float32", 36)])
 @pytest.mark.parametrize("kernel_decides", [False, True])
-def test_tma_store_leaves_what_follows_short_rows(hopper, monkeypatch, programs, c_type,
+def test_tma_store_leaves_what_follows_short_rows(hopper, monkeypatch, programs, c_type, n,
                                                   kernel_decides):
     # TMA clips a store only to the next 16-byte boundary of the row: with
     # C a view of 70 columns (140 or 280 bytes) in a wider tensor, asking
     # for TMA stores must not write its columns 70 and 71. matmul_tma
     # stores such a C through pointers; `kernel_decides` hands the kernel
     # TMA_STORE anyway, so that the compiled kernel's own run-time test of
-    # N (tile-lower-descriptors) must take its pointer path.
+    # N (tile-lower-descriptors) must take its pointer path. 36 fp32
+    # columns (N not known to be a multiple of 8 when compiling, 144 bytes
+    # at run time) take the same kernel's TMA path.
     import matmul  # kernels/matmul.py
     torch = hopper
     if kernel_decides:
         monkeypatch.setattr(matmul, "tma_store_clips_exactly", lambda columns, size: True)
     config = matmul.matmul_configs("float16")[0]
     rng = np.random.default_rng(3)
-    m, n, k = 45, 70, 64
+    m, k = 45, 64
     a = torch.from_numpy(rng.standard_normal((m, k)).astype(np.float16)).cuda()
     b = torch.from_numpy(rng.standard_normal((k, n)).astype(np.float16)).cuda()
     c_dtype = getattr(torch, c_type)
     whole = torch.full((m, 80), float("nan"), device="cuda", dtype=c_dtype)
     matmul.matmul_tma(a, b, whole[:, :n], config, programs=programs, tma_store=True)
     torch.cuda.synchronize()
+    kernel = matmul.matmul_persistent_kernel if programs else matmul.matmul_desc_kernel
+    tma_store = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in kernel.asm["ptx"]
+    # (Both paths in the kernel where it decides; the pointer kernel alone
+    # where matmul_tma saw ragged rows.)
+    assert tma_store == (kernel_decides or n == 36)
     got = whole.double().cpu().numpy()
     assert np.isnan(got[:, n:]).all(), "a store wrote past the view's columns"
     x = a.double().cpu().numpy() @ b.double().cpu().numpy()
@@ -388,16 +396,20 @@ def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, progr
                                     "tilec persistent", "tilec persistent WS",
                                     "tilec persistent WS + TMA store"])
 @pytest.mark.parametrize("c_rows", [True, False])
-def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, monkeypatch):
+@pytest.mark.parametrize("b_rows", [True, False])
+def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monkeypatch):
     # matmul() without a config launches the kernel the shipped table
     # (kernels/matmul_tuned.py) measured fastest at the nearest shape, here
     # a table of one entry naming `kernel`: the descriptor and persistent
-    # ones through matmul_tma, with a C that is not contiguous along its
-    # rows stored through pointers; the result as the pointer kernel's.
+    # ones through matmul_tma (B row-major, or column-major: B_K_MAJOR),
+    # with a C that is not contiguous along its rows stored through
+    # pointers; the result as the pointer kernel's.
     import matmul  # kernels/matmul.py
     import matmul_tuned  # kernels/matmul_tuned.py
     torch = hopper
     config, a, b, _ = _shipped_case(torch, "float16", 2, 70)
+    if not b_rows:
+        b = b.t().contiguous().t()
     m, n = a.shape[0], b.shape[1]
     table = {torch.cuda.get_device_name(): [{
         "dtype": "float16", "c_dtype": "float16", "M": 4096, "N": 4096, "K": 4096,

@@ -144,6 +144,37 @@ func.func @stored_ragged_constant(%c: !tile.ptr<f16> {tile.divisibility = 16 : i
 
 // -----
 
+// 8-bit elements and an i64 size: rows of whole chunks need the size's
+// low four bits clear. A second tensor written once with a size not known
+// and once with a constant that leaves its rows ragged (70 bytes): both
+// its stores go through pointers, with no test.
+// CHECK-LABEL: func.func @stored_ragged_bytes
+// CHECK-DAG: %[[LOW:.*]] = arith.constant 15 : i64
+// CHECK-DAG: %[[BITS:.*]] = arith.andi %arg1, %[[LOW]] : i64
+// CHECK: %[[RAGGED:.*]] = arith.cmpi ne, %[[BITS]]
+// CHECK-NOT: arith.andi %arg1
+// CHECK: scf.if %[[RAGGED]] {
+// CHECK: tile.store
+// CHECK: } else {
+// CHECK: tile.tensormap_store
+// CHECK: }
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: tile.store
+// CHECK-NOT: tile.tensormap_store
+func.func @stored_ragged_bytes(%c: !tile.ptr<i8> {tile.divisibility = 16 : i64}, %n: i64,
+                               %d: !tile.ptr<i8> {tile.divisibility = 16 : i64},
+                               %s: i64 {tile.divisibility = 16 : i64}, %i: i32) {
+  %one = arith.constant 1 : i64
+  %seventy = arith.constant 70 : i64
+  %v = arith.constant dense<1> : tensor<64x64xi8>
+  tile.descriptor_store %c[%i, %i] shape(%n, %n) strides(%s, %one), %v : !tile.ptr<i8>, tensor<64x64xi8>
+  tile.descriptor_store %d[%i, %i] shape(%n, %n) strides(%s, %one), %v : !tile.ptr<i8>, tensor<64x64xi8>
+  tile.descriptor_store %d[%i, %i] shape(%n, %seventy) strides(%s, %one), %v : !tile.ptr<i8>, tensor<64x64xi8>
+  return
+}
+
+// -----
+
 // Stores TMA does not take: rows of 16 bytes (an unswizzled buffer); a
 // tensor also read (through a descriptor: TMA's writes would not be
 // ordered with the read), whose two stores then both go through pointers
