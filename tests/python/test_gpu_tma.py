@@ -154,6 +154,18 @@ def test_a_new_tensor_gets_its_own_map(hopper):
     assert not torch.equal(outs[0], outs[1])
 
 
+def assert_product(a, b, c):
+    """C = A @ B: exactly for int8 (int64 sums), else within tolerance of
+    the float64 product."""
+    if c.dtype.is_floating_point:
+        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
+        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
+                                   atol=tolerance(want, a.shape[1]))
+    else:
+        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
+        np.testing.assert_array_equal(c.cpu().numpy(), want)
+
+
 def _shipped_case(torch, dtype, config_index, seed, c_dtype=None):
     """A shipped config of matmul_configs(dtype) (skips past the last) and
     operands of 333 x 712 by 712 x 520, a shape no tile divides: random
@@ -189,13 +201,7 @@ def test_shipped_desc_matmul_every_config(hopper, dtype, config_index):
     matmul.matmul_tma(a, b, c, config)
     torch.cuda.synchronize()
     assert uses_tma(matmul.matmul_desc_kernel) == (dtype != "int8")
-    if dtype == "int8":
-        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
-        np.testing.assert_array_equal(c.cpu().numpy(), want)
-    else:
-        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
-        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
-                                   atol=tolerance(want, a.shape[1]))
+    assert_product(a, b, c)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int8"])
@@ -242,9 +248,9 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
 def test_column_major_b_every_config(hopper, dtype, config_index, programs, ws):
     # B column-major (B_K_MAJOR: N x K blocks through TMA, transposed):
     # wgmma reads B's buffer K-major, so int8 and fp8 run on wgmma here
-    # too; every config of descriptor_configs(); one program per tile or 7 persistent ones, warp-specialised or
-    # not, at M and N no tile divides (K = 720: TMA needs rows of whole
-    # 16-byte multiples, 8-bit ones too).
+    # too; every config of descriptor_configs(); one program per tile or 7
+    # persistent ones, warp-specialised or not, at M and N no tile divides
+    # (K = 720: TMA needs rows of whole 16-byte multiples, 8-bit ones too).
     import matmul  # kernels/matmul.py
     torch = hopper
     configs = matmul.descriptor_configs(dtype)
@@ -267,13 +273,7 @@ def test_column_major_b_every_config(hopper, dtype, config_index, programs, ws):
     torch.cuda.synchronize()
     kernel = matmul.matmul_persistent_kernel if programs else matmul.matmul_desc_kernel
     assert uses_tma(kernel) and "wgmma.mma_async" in kernel.asm["ptx"]
-    if dtype == "int8":
-        want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
-        np.testing.assert_array_equal(c.cpu().numpy(), want)
-    else:
-        want = a.double().cpu().numpy() @ b.double().cpu().numpy()
-        np.testing.assert_allclose(c.cpu().numpy(), want, rtol=0,
-                                   atol=tolerance(want, a.shape[1]))
+    assert_product(a, b, c)
 
 
 @pytest.mark.parametrize("programs", [None, 5])

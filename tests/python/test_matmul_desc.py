@@ -31,17 +31,23 @@ def test_desc_matmul_interpreted(m, n, k, activation):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(k))
 
 
+def _operands(rng, dtype, a_shape, b_shape):
+    """Random A and B of `dtype` (small integers for int8, normal floats
+    otherwise) and the C they are multiplied into: int32 zeros, or fp32
+    NaNs."""
+    m = a_shape[0]
+    n = b_shape[1] if b_shape[0] == a_shape[1] else b_shape[0]
+    if dtype == np.int8:
+        return (rng.integers(-100, 100, a_shape).astype(np.int8),
+                rng.integers(-100, 100, b_shape).astype(np.int8), np.zeros((m, n), np.int32))
+    return (rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype),
+            np.full((m, n), np.nan, np.float32))
+
+
 def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16,
                             **constexprs):
     rng = np.random.default_rng(m * n + k + programs)
-    if dtype == np.int8:
-        a = rng.integers(-100, 100, (m, k)).astype(np.int8)
-        b = rng.integers(-100, 100, (k, n)).astype(np.int8)
-        c = np.zeros((m, n), np.int32)
-    else:
-        a = rng.standard_normal((m, k)).astype(dtype)
-        b = rng.standard_normal((k, n)).astype(dtype)
-        c = np.full((m, n), np.nan, np.float32)
+    a, b, c = _operands(rng, dtype, (m, k), (k, n))
     bias_values = rng.standard_normal(n).astype(np.float32)
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
     kernel[(programs,)](
@@ -191,14 +197,7 @@ def test_column_major_b_interpreted(persistent, dtype, m, n, k):
     # read as N x K blocks and transposed: the product of the row-major
     # kernel, at edges that cut through tiles and K not a multiple of 16.
     rng = np.random.default_rng(m + n + k)
-    if dtype == np.int8:
-        a = rng.integers(-100, 100, (m, k)).astype(np.int8)
-        b_t = rng.integers(-100, 100, (n, k)).astype(np.int8)
-        c = np.zeros((m, n), np.int32)
-    else:
-        a = rng.standard_normal((m, k)).astype(dtype)
-        b_t = rng.standard_normal((n, k)).astype(dtype)
-        c = np.full((m, n), np.nan, np.float32)
+    a, b_t, c = _operands(rng, dtype, (m, k), (n, k))
     name = "matmul_persistent_kernel" if persistent else "matmul_desc_kernel"
     kernel = tilec.JITFunction(getattr(matmul, name).fn, interpret=True)
     grid = (3,) if persistent else (tilec.cdiv(m, 16) * tilec.cdiv(n, 16),)
