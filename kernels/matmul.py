@@ -379,6 +379,12 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                                   HAS_BIAS, ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
 
 
+def is_8bit(dtype):
+    """Whether `dtype` (a name matmul_configs() takes) is int8 or an fp8
+    type: the types that share configs."""
+    return dtype in ("int8", "float8_e4m3fn", "float8_e5m2", "fp8e4nv", "fp8e5")
+
+
 def matmul_configs(dtype="float16", aligned=True):
     """(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) tried
     by the benchmarks and tests for operands of `dtype` ("float16",
@@ -394,7 +400,7 @@ def matmul_configs(dtype="float16", aligned=True):
     tile. Otherwise (vectors of one 2-byte or 1-byte element, which
     cp.async cannot move) the next iteration's tiles are carried in
     registers (tile-prefetch-loads), which rules out the large tiles."""
-    if dtype in ("float8_e4m3fn", "float8_e5m2", "fp8e4nv", "fp8e5"):
+    if is_8bit(dtype):
         dtype = "int8"
     if aligned:
         if dtype == "float32":
@@ -432,7 +438,7 @@ def descriptor_configs(dtype="float16"):
     through the pointer kernel's best) and which the pointer kernel is not
     given (ptxas 13.0 spills 8 bytes of it for sm_89's mma.sync)."""
     configs = matmul_configs(dtype, aligned=True)
-    if dtype in ("int8", "float8_e4m3fn", "float8_e5m2", "fp8e4nv", "fp8e5"):
+    if is_8bit(dtype):
         configs = configs + [(128, 256, 128, 8, 8, 3)]
     return configs
 
