@@ -8,6 +8,14 @@
 // places the buffer and the barrier analysis orders its write and read.
 // Conversions within a warp (register permutations, shuffles) stay.
 //
+// A dot operand that is tl.trans of a 2-D tile is stored untransposed and
+// read through a tilegpu.memdesc_trans view of its buffer (x @ W^T stores
+// W's tile as it was loaded): the trans leaves registers alone, and a
+// loaded tile then goes straight from its load into the buffer, which
+// tilegpu-pipeline-loads can fill with asynchronous copies, instead of
+// being read back from its pipeline ring into registers, transposed and
+// stored a second time.
+//
 // The two operands of a tile.dot are both stored before either is read
 // back (their local_loads move down to the dot), so that one barrier
 // orders both writes before both reads, and the allocator gives the two
@@ -30,6 +38,16 @@ using namespace mlir;
 using namespace tilec;
 
 namespace {
+/// The tile a conversion to a dot operand transposes (tile.trans of a 2-D
+/// tile, order [1, 0]), or null.
+tile::TransOp transposedDotOperand(tilegpu::ConvertLayoutOp op) {
+  auto trans = op.getSrc().getDefiningOp<tile::TransOp>();
+  if (!trans || trans.getSrc().getType().getRank() != 2 ||
+      !isa<tilegpu::DotOperandEncodingAttr>(op.getType().getEncoding()))
+    return nullptr;
+  return trans;
+}
+
 struct DecomposeThroughSharedMemory
     : OpRewritePattern<tilegpu::ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -43,15 +61,31 @@ struct DecomposeThroughSharedMemory
     Type element = srcType.getElementType();
     unsigned bytes =
         isa<tile::PointerType>(element) ? 0 : tile::getElementBytes(element);
+    // The tile stored and the layout it is read in, both in the stored
+    // tile's coordinates (the transposed tile's, for a view).
+    Value stored = op.getSrc();
+    RankedTensorType readAs = dstType;
+    tile::TransOp trans = transposedDotOperand(op);
+    if (trans) {
+      stored = trans.getSrc();
+      readAs = trans.getSrc().getType().cloneWithEncoding(
+          trans.inferSourceEncoding(dstType.getEncoding()));
+    }
+    RankedTensorType storedType = cast<RankedTensorType>(stored.getType());
     tilegpu::LinearLayout shared = tilegpu::conflictFreeSharedLayout(
-        tilegpu::toLinearLayout(srcType), tilegpu::toLinearLayout(dstType), bytes);
+        tilegpu::toLinearLayout(storedType), tilegpu::toLinearLayout(readAs), bytes);
     auto bufferType = tilegpu::MemDescType::get(
-        getContext(), srcType.getShape(), element,
+        getContext(), storedType.getShape(), element,
         tilegpu::SharedLinearEncodingAttr::get(getContext(), shared),
         /*mutableMemory=*/false);
-    Value buffer = rewriter.create<tilegpu::LocalAllocOp>(op.getLoc(), bufferType,
-                                                          op.getSrc());
+    Value buffer =
+        rewriter.create<tilegpu::LocalAllocOp>(op.getLoc(), bufferType, stored);
+    if (trans)
+      buffer = rewriter.create<tilegpu::MemDescTransOp>(
+          op.getLoc(), tilegpu::MemDescTransOp::transposedType(bufferType), buffer);
     rewriter.replaceOpWithNewOp<tilegpu::LocalLoadOp>(op, dstType, buffer);
+    if (trans && trans->use_empty())
+      rewriter.eraseOp(trans);
     return success();
   }
 };

@@ -140,19 +140,37 @@ readingDots(tilegpu::LocalAllocOp buffer) {
   return dots;
 }
 
+/// The local_loads reading `buffer`, directly or through one transposed
+/// view (the view's with it); nullopt when anything else reads it.
+std::optional<SmallVector<std::pair<tilegpu::LocalLoadOp, tilegpu::MemDescTransOp>>>
+readingLoads(tilegpu::LocalAllocOp buffer) {
+  SmallVector<std::pair<tilegpu::LocalLoadOp, tilegpu::MemDescTransOp>> reads;
+  for (Operation *user : buffer->getUsers()) {
+    auto view = dyn_cast<tilegpu::MemDescTransOp>(user);
+    for (Operation *reader :
+         view ? SmallVector<Operation *>(view->getUsers()) : SmallVector<Operation *>{user}) {
+      auto read = dyn_cast<tilegpu::LocalLoadOp>(reader);
+      if (!read)
+        return std::nullopt;
+      reads.push_back({read, view});
+    }
+  }
+  return reads;
+}
+
 /// True when every reader of `buffer` is a warp_group_dot (directly or
-/// through a transposed view), or a local_load whose tile feeds a dot.
+/// through a transposed view), or a local_load (directly or through a
+/// transposed view) whose tile feeds a dot.
 bool feedsDotOnly(tilegpu::LocalAllocOp buffer) {
   if (buffer->use_empty())
     return false;
   if (std::optional<SmallVector<tilegpu::WarpGroupDotOp>> dots = readingDots(buffer))
     return !dots->empty();
-  return llvm::all_of(buffer->getUsers(), [](Operation *user) {
-    auto read = dyn_cast<tilegpu::LocalLoadOp>(user);
-    return read && llvm::any_of(read->getUsers(), [](Operation *op) {
-             return isa<tile::DotOp>(op);
-           });
-  });
+  auto reads = readingLoads(buffer);
+  return reads && llvm::all_of(*reads, [](auto read) {
+           return llvm::any_of(read.first->getUsers(),
+                               [](Operation *op) { return isa<tile::DotOp>(op); });
+         });
 }
 
 /// A buffer for `load`'s tile: 16-byte vectors along the pointers' most
@@ -207,9 +225,15 @@ std::optional<PipelinedLoad> asPipelinedLoad(tile::LoadOp load,
     // The layout chosen for a copy through registers may split the global
     // vector (B of a matmul is kept K-major for ldmatrix): lay the buffer
     // out around the copy's vector instead (ldmatrix.trans reads it).
-    RankedTensorType read = cast<tilegpu::LocalLoadOp>(*buffer->getUsers().begin()).getType();
+    // (A read through a transposed view, in the loaded tile's coordinates.)
+    auto [read, view] = readingLoads(buffer)->front();
+    tilegpu::LinearLayout readLayout = tilegpu::toLinearLayout(read.getType());
+    if (view)
+      readLayout = tilegpu::renameOutDims(
+          readLayout.transposeOuts({tilegpu::outDimName(1), tilegpu::outDimName(0)}),
+          tilegpu::outDimNames(2));
     tilegpu::LinearLayout shared = tilegpu::conflictFreeSharedLayout(
-        tilegpu::toLinearLayout(type), tilegpu::toLinearLayout(read),
+        tilegpu::toLinearLayout(type), readLayout,
         tile::getElementBytes(element), /*keepSourceVector=*/true);
     bufferType = tilegpu::MemDescType::get(
         load.getContext(), type.getShape(), element,

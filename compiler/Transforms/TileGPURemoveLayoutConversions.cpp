@@ -52,6 +52,7 @@
 #include "compiler/Transforms/Rematerialise.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -91,6 +92,46 @@ void isolateRearrangedResults(IRRewriter &rewriter, func::FuncOp func) {
                                                              result.getType(), result);
     rewriter.replaceAllUsesExcept(result, convert, convert);
   }
+}
+
+/// Each tensor a scf.for carries enters through a conversion before the
+/// loop and leaves through one after it (of no effect, until the groups on
+/// their two sides are known to differ). The values the loop carries then
+/// form a group of their own, which the accesses before and after the loop
+/// do not constrain: an accumulator whose dot inside the loop wants one
+/// layout while a load or store after the loop wants another keeps the
+/// dot's through the iterations, and converts once, after the loop, instead
+/// of twice in every iteration.
+void isolateLoopBoundaries(IRRewriter &rewriter, func::FuncOp func) {
+  SmallVector<scf::ForOp> loops;
+  func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    rewriter.setInsertionPoint(loop);
+    for (OpOperand &init : loop.getInitArgsMutable()) {
+      auto type = asTensor(init.get());
+      if (!type || !type.getEncoding())
+        continue;
+      auto convert =
+          rewriter.create<tilegpu::ConvertLayoutOp>(loop.getLoc(), type, init.get());
+      rewriter.modifyOpInPlace(loop, [&] { init.set(convert); });
+    }
+    rewriter.setInsertionPointAfter(loop);
+    for (Value result : loop.getResults()) {
+      auto type = asTensor(result);
+      if (!type || !type.getEncoding() || result.use_empty())
+        continue;
+      auto convert = rewriter.create<tilegpu::ConvertLayoutOp>(loop.getLoc(), type, result);
+      rewriter.replaceAllUsesExcept(result, convert, convert);
+    }
+  }
+}
+
+/// How many scf.for loops hold `op`.
+unsigned loopDepth(Operation *op) {
+  unsigned depth = 0;
+  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp())
+    depth += isa<scf::ForOp>(parent);
+  return depth;
 }
 
 //===----------------------------------------------------------------------===//
@@ -496,14 +537,22 @@ bool LayoutGroups::reverseToMerge(Value x, Value y, RankedTensorType type) {
 
 void LayoutGroups::mergeThroughConversions() {
   // A slice is decided after the tensor it slices: higher ranks first, and
-  // larger tensors (whose conversions cost more) before smaller ones.
+  // larger tensors (whose conversions cost more) before smaller ones; of
+  // equal tensors, those in deeper loops, whose conversions run more often
+  // (an accumulator's conversions around its dot before the one after its
+  // loop).
   SmallVector<tilegpu::ConvertLayoutOp> order(conversions_);
+  llvm::DenseMap<Operation *, unsigned> depth;
+  for (tilegpu::ConvertLayoutOp convert : order)
+    depth[convert] = loopDepth(convert);
   std::stable_sort(order.begin(), order.end(),
-                   [](tilegpu::ConvertLayoutOp x, tilegpu::ConvertLayoutOp y) {
+                   [&](tilegpu::ConvertLayoutOp x, tilegpu::ConvertLayoutOp y) {
                      RankedTensorType tx = x.getType(), ty = y.getType();
                      if (tx.getRank() != ty.getRank())
                        return tx.getRank() > ty.getRank();
-                     return tx.getNumElements() > ty.getNumElements();
+                     if (tx.getNumElements() != ty.getNumElements())
+                       return tx.getNumElements() > ty.getNumElements();
+                     return depth[x] > depth[y];
                    });
   for (tilegpu::ConvertLayoutOp convert : order)
     mergeIfAllowed(convert);
@@ -707,6 +756,7 @@ struct TileGPURemoveLayoutConversionsPass
     for (auto func : module.getOps<func::FuncOp>()) {
       rematerialiseSharedChains(rewriter, func);
       isolateRearrangedResults(rewriter, func);
+      isolateLoopBoundaries(rewriter, func);
       if (failed(LayoutGroups(func, numWarps).run(rewriter)))
         return signalPassFailure();
       rematerialiseConversions(rewriter, func);

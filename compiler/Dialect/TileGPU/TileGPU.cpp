@@ -653,13 +653,32 @@ LogicalResult MemDescIndexOp::verify() {
 }
 
 MemDescType MemDescTransOp::transposedType(MemDescType src) {
-  auto layout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding());
-  if (!layout || src.isRing() || src.getShape().size() != 2)
+  if (src.isRing() || src.getShape().size() != 2)
     return MemDescType();
-  auto swapped = NVMMASharedEncodingAttr::get(
-      src.getContext(), layout.getSwizzleBytes(), layout.getElementBits(),
-      {layout.getOrder()[1], layout.getOrder()[0]});
-  return MemDescType::get(src.getContext(), {src.getShape()[1], src.getShape()[0]},
+  MLIRContext *ctx = src.getContext();
+  // Every shared layout names which dimension runs along the offsets
+  // first; the view's is the same data, so that dimension's new number.
+  Attribute swapped;
+  if (auto layout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding())) {
+    swapped = NVMMASharedEncodingAttr::get(ctx, layout.getSwizzleBytes(),
+                                           layout.getElementBits(),
+                                           {layout.getOrder()[1], layout.getOrder()[0]});
+  } else if (auto layout = dyn_cast<SwizzledSharedEncodingAttr>(src.getEncoding())) {
+    swapped = SwizzledSharedEncodingAttr::get(
+        ctx, layout.getVec(), layout.getPerPhase(), layout.getMaxPhase(),
+        {1 - layout.getOrder()[0], 1 - layout.getOrder()[1]});
+  } else if (auto layout = dyn_cast<SharedLinearEncodingAttr>(src.getEncoding())) {
+    // Each offset bit's coordinates, swapped.
+    SmallVector<int32_t> bases;
+    for (unsigned i = 0; i < layout.getNumBases(); ++i) {
+      ArrayRef<int32_t> basis = layout.getBasis(i);
+      bases.append({basis[1], basis[0]});
+    }
+    swapped = SharedLinearEncodingAttr::get(ctx, 2, bases);
+  } else {
+    return MemDescType();
+  }
+  return MemDescType::get(ctx, {src.getShape()[1], src.getShape()[0]},
                           src.getElementType(), swapped, src.getMutableMemory());
 }
 
@@ -667,8 +686,7 @@ LogicalResult MemDescTransOp::verify() {
   MemDescType src = getSrc().getType();
   MemDescType expected = transposedType(src);
   if (!expected)
-    return emitOpError() << "views one 2-D #tilegpu.nvmma_shared buffer, not "
-                         << src;
+    return emitOpError() << "views one 2-D buffer (not a ring), not " << src;
   if (getType() != expected)
     return emitOpError() << "the transposed view of " << src << " is "
                          << expected << ", not " << getType();

@@ -146,11 +146,15 @@ def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
   let description = [{
     The same bytes as `src`, indexed [j, i] where `src` is indexed [i, j]:
     the view `tl.trans` of a tile gives once the tile is in shared memory.
-    Only `#tilegpu.nvmma_shared` buffers have such views, whose layout is
-    the source's with `order` swapped (the same dimension of the data stays
-    contiguous), so that `tilegpu.warp_group_dot` reads the transpose of a
-    tile without moving it (`tl.dot(a, tl.trans(w))` reads the tile of `w`
-    as a K-major B). Mutability is the source's.
+    One 2-D buffer (not a ring) has such a view; its layout is the source's
+    with the dimensions renumbered (`order` swapped for
+    `#tilegpu.nvmma_shared` and `#tilegpu.swizzled_shared`, each offset's
+    coordinates swapped for `#tilegpu.shared_linear`): the same dimension
+    of the data stays contiguous. `tilegpu.warp_group_dot` reads the
+    transpose of a tile through it without moving it (`tl.dot(a,
+    tl.trans(w))` reads the tile of `w` as a K-major B), and so does a
+    `tilegpu.local_load` into an mma.sync operand. Mutability is the
+    source's.
 
     ```mlir
     %t = tilegpu.memdesc_trans %b : !tilegpu.memdesc<128x64xf16, #nvmma_k_last> -> !tilegpu.memdesc<64x128xf16, #nvmma_k_first>

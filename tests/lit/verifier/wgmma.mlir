@@ -254,11 +254,44 @@ func.func @trans_mutability(%w: !tilegpu.memdesc<128x64xf16, #k_last, mutable>) 
 
 // -----
 
+// Swizzled and linear buffers have transposed views too (mma.sync reads a
+// tl.trans'd tile through one): the order, or each offset's coordinates,
+// swapped.
 #shared = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 #shared_t = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
-func.func @trans_not_nvmma(%w: !tilegpu.memdesc<64x64xf16, #shared>) {
-  // expected-error @+1 {{views one 2-D #tilegpu.nvmma_shared buffer, not '!tilegpu.memdesc<64x64xf16, #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>'}}
-  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared_t>
+#linear = #tilegpu.shared_linear<{rank = 2, offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}>
+#linear_t = #tilegpu.shared_linear<{rank = 2, offset = [[1, 0], [2, 0], [0, 1], [1, 2]]}>
+func.func @trans_swizzled_and_linear(%w: !tilegpu.memdesc<64x32xf16, #shared>,
+                                     %l: !tilegpu.memdesc<4x4xf16, #linear>) {
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<64x32xf16, #shared> -> !tilegpu.memdesc<32x64xf16, #shared_t>
+  %u = tilegpu.memdesc_trans %l : !tilegpu.memdesc<4x4xf16, #linear> -> !tilegpu.memdesc<4x4xf16, #linear_t>
+  return
+}
+
+// -----
+
+#shared = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @trans_swizzled_order(%w: !tilegpu.memdesc<64x64xf16, #shared>) {
+  // expected-error @+1 {{the transposed view of '!tilegpu.memdesc<64x64xf16, #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>' is '!tilegpu.memdesc<64x64xf16, #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>>', not}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared>
+  return
+}
+
+// -----
+
+#linear = #tilegpu.shared_linear<{rank = 2, offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}>
+func.func @trans_linear_bases(%l: !tilegpu.memdesc<4x4xf16, #linear>) {
+  // expected-error @+1 {{the transposed view of}}
+  %u = tilegpu.memdesc_trans %l : !tilegpu.memdesc<4x4xf16, #linear> -> !tilegpu.memdesc<4x4xf16, #linear>
+  return
+}
+
+// -----
+
+#shared = #tilegpu.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+func.func @trans_3d(%w: !tilegpu.memdesc<2x64x64xf16, #shared>) {
+  // expected-error @+1 {{views one 2-D buffer (not a ring), not '!tilegpu.memdesc<2x64x64xf16}}
+  %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<2x64x64xf16, #shared> -> !tilegpu.memdesc<2x64x64xf16, #shared>
   return
 }
 
@@ -268,7 +301,7 @@ func.func @trans_not_nvmma(%w: !tilegpu.memdesc<64x64xf16, #shared>) {
 #k_last = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [1, 0]}>
 #k_first = #tilegpu.nvmma_shared<{swizzleBytes = 128, elementBits = 16, order = [0, 1]}>
 func.func @trans_ring(%w: !tilegpu.memdesc<3x128x64xf16, #k_last, mutable>) {
-  // expected-error @+1 {{views one 2-D #tilegpu.nvmma_shared buffer, not}}
+  // expected-error @+1 {{views one 2-D buffer (not a ring), not}}
   %t = tilegpu.memdesc_trans %w : !tilegpu.memdesc<3x128x64xf16, #k_last, mutable> -> !tilegpu.memdesc<64x128xf16, #k_first, mutable>
   return
 }
