@@ -166,9 +166,19 @@ def copy_bandwidth():
 #: without its stages (what the cp.async rings of tl.range's num_stages are
 #: worth, in the same run). A variant equal to the shipped one for a kernel
 #: times it twice: the run's noise.
+#: Tensor-core tilings (deterministic mode's at every batch) besides the
+#: shipped one, each also timed as whole layers (deterministic) at every
+#: batch: every GEMV with 3 stages (gate/up 32 x 128), then K shared by 2
+#: and by 4 in QKV and the projections.
+_STAGED = dataclasses.replace(ds.MMA_TILES, qkv_stages=3, gate_up_block_k=128,
+                              gate_up_stages=3, stages=3)
+MMA_CANDIDATES = {"mma 3 stages": _STAGED,
+                  "mma 3 stages, K/2": dataclasses.replace(_STAGED, qkv_ksplit=2, ksplit=2),
+                  "mma 3 stages, K/4": dataclasses.replace(_STAGED, qkv_ksplit=4, ksplit=4)}
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
                                                            ksplit=4),
+           **{"tilec " + name: tiles for name, tiles in MMA_CANDIDATES.items()},
            "tilec rows, streamed": dataclasses.replace(ds.ROW_TILES, gate_up_programs=396,
                                                        programs=396),
            "tilec rows, blocks": dataclasses.replace(ds.ROW_TILES, gate_up_programs=0,
@@ -314,9 +324,9 @@ def stacked_layers(k, k_free, batch, length, empty, tables):
                                                 for _ in range(STACK)]
     pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")
     steps = {}
-    for name, kernels, deterministic in (("tilec", k, True), ("tilec free", k_free, False)):
+    for name, kernels, deterministic, tiles in layer_variants(k, k_free):
         model = [(ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
-                                  deterministic=deterministic), kc, vc)
+                                  deterministic=deterministic, tiles=tiles), kc, vc)
                  for w, kc, vc in layers]
 
         def step(model=model):
@@ -345,6 +355,15 @@ def empty(shape, dtype):
     return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
 
 
+def layer_variants(k, k_free):
+    """(name, kernels, deterministic, tiles) of each tilec layer timed:
+    "tilec", deterministic (one tiling, fixed split at every batch);
+    "tilec free", tiling and split picked for the batch and length; and
+    deterministic with each of MMA_CANDIDATES' tilings."""
+    return ([("tilec", k, True, None), ("tilec free", k_free, False, None)] +
+            [("tilec " + name, k, True, tiles) for name, tiles in MMA_CANDIDATES.items()])
+
+
 def layer_cases(k, k_free, shapes):
     rows = []
     w = weights(0)
@@ -358,11 +377,9 @@ def layer_cases(k, k_free, shapes):
         tables = torch_rope_tables(length)
         out = torch.empty_like(x)
         runs, ok = {}, {}
-        # "tilec": deterministic (one tiling, fixed split at every batch);
-        # "tilec free": tiling and split picked for this batch and length.
-        for name, kernels, deterministic in (("tilec", k, True), ("tilec free", k_free, False)):
+        for name, kernels, deterministic, tiles in layer_variants(k, k_free):
             layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
-                                    deterministic=deterministic)
+                                    deterministic=deterministic, tiles=tiles)
             layer.step(x, pos, kc, vc, out)
             torch.cuda.synchronize()
             ok[name] = close(name, out, want, 4 * ref.TOL)
