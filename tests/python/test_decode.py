@@ -6,6 +6,7 @@ tolerances are in units of bf16's rounding (2^-8 relative): outputs are
 compared with |got - ref| <= TOL * (|ref| + mean |ref|). The GPU runs the
 same checks at Qwen2.5-1.5B's shapes in test_gpu_decode.py."""
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -258,6 +259,23 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
         assert staged.deterministic
         assert "cp.async.wait_group" in staged.asm["ptx"], fn
         assert "memdesc<4x" in staged.asm["tilegpu"], fn
+        if uses_mma and fn is not k.attention_split:
+            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn)
+
+
+def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn):
+    """The staged K loop of a tensor-core GEMV: W's tile (transposed in the
+    dot) is read through a view of its cp.async ring, not transposed in
+    registers and stored again, and the fp32 accumulators stay in the
+    mma layout (no trip through shared memory per iteration)."""
+    lines = tilegpu_ir.splitlines()
+    end = next(i for i, line in enumerate(lines) if "tile.num_stages = 4" in line)
+    start = max(i for i in range(end) if "scf.for" in lines[i])
+    body = "\n".join(lines[start:end])
+    assert "tile.trans" not in body, fn
+    assert "tilegpu.memdesc_trans" in body, fn
+    assert "xf32, #mma>" in lines[start], fn
+    assert not re.search(r"local_(alloc|load) .*xf32", body), fn
 
 
 def test_layer_refuses_caches_past_32_bit_offsets():
