@@ -168,13 +168,17 @@ def copy_bandwidth():
 #: times it twice: the run's noise.
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: every GEMV with 3 stages (gate/up 32 x 128), then K shared by 2
-#: and by 4 in QKV and the projections.
+#: batch: every GEMV with 3 stages (gate/up 32 x 128); then QKV's K shared
+#: by 4; then the projections' loops 5 stages deep; then gate/up's 4.
 _STAGED = dataclasses.replace(ds.MMA_TILES, qkv_stages=3, gate_up_block_k=128,
                               gate_up_stages=3, stages=3)
+_QKV_SHARED = dataclasses.replace(_STAGED, qkv_ksplit=4)
+_DEEPER = dataclasses.replace(_QKV_SHARED, stages=5)
 MMA_CANDIDATES = {"mma 3 stages": _STAGED,
-                  "mma 3 stages, K/2": dataclasses.replace(_STAGED, qkv_ksplit=2, ksplit=2),
-                  "mma 3 stages, K/4": dataclasses.replace(_STAGED, qkv_ksplit=4, ksplit=4)}
+                  "mma 3 stages, QKV K/4": _QKV_SHARED,
+                  "mma 3 stages, QKV K/4, projections 5": _DEEPER,
+                  "mma 3 stages, QKV K/4, projections 5, gate/up 4":
+                      dataclasses.replace(_DEEPER, gate_up_stages=4)}
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
                                                            ksplit=4),
