@@ -160,24 +160,38 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
 
 
 @tilec.jit
-def _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-           n, k, HAS_GAMMA: tl.constexpr):
-    """One K block of _project2: both W tiles requested before either is used."""
+def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x,
+           gamma_ptr, n, k, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
+    """One K block of _project2: both W tiles requested before either is
+    used; with SQUARES, x's squares added to `squares` ([BLOCK_B,
+    BLOCK_K], before gamma)."""
     w_a = _w_tile(w_ptr, rows_a, n, k)
     w_b = _w_tile(w_ptr, rows_b, n, k)
-    x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-    return _accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA)
+    x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, False)
+    if SQUARES:
+        squares += x * x
+    if HAS_GAMMA:
+        x = x * tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[None, :]
+    return (_accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA),
+            squares)
 
 
 @tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
               k_start, k_end, HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr,
-              PREFETCH: tl.constexpr, STAGES: tl.constexpr):
+              PREFETCH: tl.constexpr, STAGES: tl.constexpr, SQUARES: tl.constexpr = False):
     """_project of two sets of rows in one pass over x: both W tiles of an
-    iteration are requested before either is used."""
+    iteration are requested before either is used. Also returns, with
+    SQUARES, each batch row's sum of x^2 over [k_start, k_end) ([BLOCK_B]
+    fp32, per column position over the K blocks in order, then across
+    them: _inv_rms's order with BLOCK = BLOCK_K), from the x tiles the loop
+    reads anyway (an RMSNorm then needs no second pass over x after the
+    loop, whose dependent loads would wait one after another); else
+    zeros."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
     acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
+    squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
     if PREFETCH:
         k = k_start + tl.arange(0, BLOCK_K)
         next_a = _w_tile(w_ptr, rows_a, n, k)
@@ -188,20 +202,24 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             w_b = next_b
             next_a = _w_tile(w_ptr, rows_a, n, k + BLOCK_K)
             next_b = _w_tile(w_ptr, rows_b, n, k + BLOCK_K)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
+            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, False)
+            if SQUARES:
+                squares += x * x
+            if HAS_GAMMA:
+                x = x * tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[None, :]
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
     elif STAGES > 0:
         for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
-            acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
-                                  stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
-                                  HAS_GAMMA)
+            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
+                                           b_rows, b_valid, stride_x, gamma_ptr, n,
+                                           k0 + tl.arange(0, BLOCK_K), HAS_GAMMA, SQUARES)
     else:
         for k0 in range(k_start, k_end, BLOCK_K):
-            acc_a, acc_b = _step2(acc_a, acc_b, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
-                                  stride_x, gamma_ptr, n, k0 + tl.arange(0, BLOCK_K),
-                                  HAS_GAMMA)
-    return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B)
+            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
+                                           b_rows, b_valid, stride_x, gamma_ptr, n,
+                                           k0 + tl.arange(0, BLOCK_K), HAS_GAMMA, SQUARES)
+    return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B), tl.sum(squares, axis=1)
 
 
 @tilec.jit
@@ -279,16 +297,24 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
     k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK)
-    lo, hi = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-                       hidden, k_start, k_end, True, BLOCK_K, PREFETCH, STAGES)
+    # One program sums all of K (KSPLIT 1): its loop sums x^2 for the
+    # RMSNorm too.
+    lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
+                                gamma_ptr, hidden, k_start, k_end, True, BLOCK_K, PREFETCH,
+                                STAGES, KSPLIT == 1)
     last = True
     if KSPLIT > 1:
         both, last = _k_share_sum(tl.reshape(tl.join(lo, hi), (BLOCK_B, 2 * PAIRS)), parts,
                                   counters, slot, KSPLIT)
         lo, hi = tl.split(tl.reshape(both, (BLOCK_B, PAIRS, 2)))
     if last:
-        # After the weights' loop, whose loads then go first: x is in the L2.
-        scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
+        if KSPLIT == 1:
+            scale = tl.rsqrt(squares / hidden + eps)[:, None]
+        else:
+            # The shares' programs each saw part of x: the last one reads
+            # all of it again (from the L2), in blocks of 512 so that few
+            # loads wait one after another.
+            scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, 512)[:, None]
         _qkv_rope_store(lo * scale, hi * scale, bias_ptr, pos_ptr, q_ptr, k_cache, v_cache,
                         b_rows, b_valid, head, j, stride_q, stride_cb, stride_ch, stride_cl,
                         HQ, HKV, D, LOG2_THETA, HAS_BIAS)
@@ -343,10 +369,11 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     # Rows past the end read row 0 (always there) and are not stored.
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
-    gate, up = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
-                         gamma_ptr, hidden, 0, hidden, NORM, BLOCK_K, PREFETCH, STAGES)
+    gate, up, squares = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
+                                  gamma_ptr, hidden, 0, hidden, NORM, BLOCK_K, PREFETCH,
+                                  STAGES, NORM)
     if NORM:
-        scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, BLOCK_K)[:, None]
+        scale = tl.rsqrt(squares / hidden + eps)[:, None]
         gate = gate * scale
         up = up * scale
     h = gate / (1.0 + tl.exp(-gate)) * up
@@ -370,12 +397,18 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
     k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK)
+    # The residual is requested before the loop, so that its latency is not
+    # added after the last weights arrive. (Where out is res, no program
+    # writes its tile before every program of that tile has read it: the
+    # writer is the last of the tile's programs, each of which read it
+    # before counting itself in.)
+    res = tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
+                  other=0.0)
     y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, k_start, k_end,
                  False, BLOCK_K, PREFETCH, STAGES)
     y, last = _k_share_sum(y, parts, counters, slot, KSPLIT)
     if last:
-        y += tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
-                     other=0.0).to(tl.float32)
+        y += res.to(tl.float32)
         tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)
 
 
