@@ -17,9 +17,10 @@ size_t elementBytes(tilec::ScalarType type) {
 // batch rows per program, tensor cores; the same at every batch size, so
 // each row's result is too) and the attention's blocks.
 constexpr int kBlockB = 16;
-constexpr int kQkvPairs = 16, kQkvBlockK = 128;
-constexpr int kGateUpPairs = 32, kGateUpBlockK = 64;
-/// The projections' loop stages (MMA_TILES' `stages`).
+/// Each GEMV's tile and loop stages (MMA_TILES' qkv_stages,
+/// gate_up_stages and stages; 0: a plain loop).
+constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 0;
+constexpr int kGateUpPairs = 32, kGateUpBlockK = 64, kGateUpStages = 0;
 constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
 /// qkv_ksplit and ksplit; 1: not shared).
@@ -144,7 +145,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                    {"HAS_BIAS", c.qkvBias},
                    {"PAIRS", kQkvPairs},
                    {"BLOCK_B", kBlockB},
-                   {"BLOCK_K", kQkvBlockK}},
+                   {"BLOCK_K", kQkvBlockK},
+                   {"STAGES", kQkvStages}},
                   qkvShares)});
   // Attention: the splits, then their combination.
   launches_.push_back(
@@ -182,7 +184,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                        {{"NORM", true},
                         {"PAIRS", kGateUpPairs},
                         {"BLOCK_B", kBlockB},
-                        {"BLOCK_K", kGateUpBlockK}}});
+                        {"BLOCK_K", kGateUpBlockK},
+                        {"STAGES", kGateUpStages}}});
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, projTiles * downShares.first},
                        {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), batch, c.intermediate,
