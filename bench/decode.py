@@ -168,17 +168,18 @@ def copy_bandwidth():
 #: times it twice: the run's noise.
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: every GEMV with 3 stages (gate/up 32 x 128); then QKV's K shared
-#: by 4; then the projections' loops 5 stages deep; then gate/up's 4.
-_STAGED = dataclasses.replace(ds.MMA_TILES, qkv_stages=3, gate_up_block_k=128,
-                              gate_up_stages=3, stages=3)
-_QKV_SHARED = dataclasses.replace(_STAGED, qkv_ksplit=4)
+#: batch: QKV's K shared by 4; then the projections' loops 5 stages deep;
+#: then gate/up's 4; and the tiling shipped before (QKV and gate/up
+#: without stages, gate/up 32 x 64, the projections 2 stages).
+_QKV_SHARED = dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4)
 _DEEPER = dataclasses.replace(_QKV_SHARED, stages=5)
-MMA_CANDIDATES = {"mma 3 stages": _STAGED,
-                  "mma 3 stages, QKV K/4": _QKV_SHARED,
-                  "mma 3 stages, QKV K/4, projections 5": _DEEPER,
-                  "mma 3 stages, QKV K/4, projections 5, gate/up 4":
-                      dataclasses.replace(_DEEPER, gate_up_stages=4)}
+MMA_CANDIDATES = {"mma, QKV K/4": _QKV_SHARED,
+                  "mma, QKV K/4, projections 5": _DEEPER,
+                  "mma, QKV K/4, projections 5, gate/up 4":
+                      dataclasses.replace(_DEEPER, gate_up_stages=4),
+                  "mma before": dataclasses.replace(ds.MMA_TILES, qkv_stages=0,
+                                                    gate_up_block_k=64, gate_up_stages=0,
+                                                    stages=2)}
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
                                                            ksplit=4),

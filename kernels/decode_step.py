@@ -121,15 +121,18 @@ class Tiles:
 ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
                   gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
                   gate_up_stages=3, stages=3, gate_up_programs=396)
-#: Sixteen rows per program: the projections 16 x 512 with 2 stages (19.4
-#: us for the down projection on an H100 at batch 1 and 19.6 at 16,
-#: against 27.5 and 27.2 for the previous 16 x 256 without:
-#: decode-sweep-mma-2026-12-05-3dea153.json); QKV and gate/up as they
-#: were (stages made QKV slower and gate/up no faster there).
-#: K is not shared yet (qkv_ksplit, ksplit 1): sharing it passes the
-#: interpreter's tests but has not run on a GPU.
+#: Sixteen rows per program, every GEMV's loop 3 stages deep: QKV 16 pairs
+#: x 128, gate/up 32 pairs x 128, the projections 16 x 512. Since the
+#: weight tiles go from cp.async straight into the rings the tensor cores
+#: read (97ea5f8), four deterministic layers in one graph take 66.6 us each
+#: on an H100 at batch 1, against 71.0 for the previous tiling (QKV and
+#: gate/up without stages, gate/up 32 x 64, the projections 2 stages), and
+#: 92.6 against 97.1 at batch 16 (bench/results/decode-2026-12-06-d4babf6
+#: .json, "mma 3 stages"). K is not shared (qkv_ksplit, ksplit 1): sharing
+#: it by 2 or 4 made those layers slower (68.4, 70.1 us at batch 1).
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
-                  gate_up_block_k=64, rows=16, block_k=512, stages=2)
+                  gate_up_block_k=128, rows=16, block_k=512, qkv_stages=3,
+                  gate_up_stages=3, stages=3)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES

@@ -19,9 +19,9 @@ size_t elementBytes(tilec::ScalarType type) {
 constexpr int kBlockB = 16;
 /// Each GEMV's tile and loop stages (MMA_TILES' qkv_stages,
 /// gate_up_stages and stages; 0: a plain loop).
-constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 0;
-constexpr int kGateUpPairs = 32, kGateUpBlockK = 64, kGateUpStages = 0;
-constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 2;
+constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 3;
+constexpr int kGateUpPairs = 32, kGateUpBlockK = 128, kGateUpStages = 3;
+constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 3;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
 /// qkv_ksplit and ksplit; 1: not shared).
 constexpr int kQkvKsplit = 1, kGemvKsplit = 1;

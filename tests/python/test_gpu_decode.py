@@ -19,15 +19,12 @@ CFG = decode_step.Config()
 TOL = ref.TOL
 #: The tensor-core tiling with each tile's K shared by 4 programs.
 SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4, ksplit=4)
-#: bench/decode.py's candidates: every GEMV in 3 stages (gate/up 32 x
-#: 128); deep rings (QKV 3 stages with K shared by 4, gate/up 4 stages,
-#: the projections 5).
-STAGED = dataclasses.replace(decode_step.MMA_TILES, qkv_stages=3, gate_up_block_k=128,
-                             gate_up_stages=3, stages=3)
-DEEP = dataclasses.replace(STAGED, qkv_ksplit=4, gate_up_stages=4, stages=5)
+#: bench/decode.py's deepest candidate: QKV with K shared by 4, gate/up 4
+#: stages, the projections 5.
+DEEP = dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4, gate_up_stages=4, stages=5)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, STAGED, DEEP],
-    ids=["rows", "mma", "mma-shared-k", "mma-staged", "mma-deep"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, DEEP],
+    ids=["rows", "mma", "mma-shared-k", "mma-deep"])
 
 
 def bf16(torch, values):
@@ -206,8 +203,8 @@ def test_layer_against_float64(setup, batch, deterministic):
     assert_close(f64(out), want, 4 * TOL)
 
 
-@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, STAGED, DEEP],
-                         ids=["shipped", "shared-k", "staged", "deep"])
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP],
+                         ids=["shipped", "shared-k", "deep"])
 def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup, tiles):
     # Batch invariance: every kernel (through the layer's intermediates)
     # and the layer's output, row by row; one layer of each size stepped
@@ -236,8 +233,8 @@ def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup, tiles):
         assert torch.equal(kb[0], kc[b]) and torch.equal(vb[0], vc[b]), b
 
 
-@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, STAGED, DEEP],
-                         ids=["shipped", "shared-k", "staged", "deep"])
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP],
+                         ids=["shipped", "shared-k", "deep"])
 def test_cuda_graph_replays_what_eager_launches_compute(setup, tiles):
     torch, w, _ = setup
     batch, max_len = 4, 1024
