@@ -59,8 +59,6 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   TilePrefetchLoadsOptions prefetch;
   prefetch.numStages = options.numStages;
   prefetch.asyncCopy = options.ptx.target.hasAsyncCopy();
-  prefetch.transposedOperands = options.ptx.target.hasWgmma();
-  prefetch.numWarps = options.numWarps;
   if (options.debug)
     pm.addPass(createTileCheckBounds());
   pm.addPass(createTilePrefetchLoads(prefetch));

@@ -1,5 +1,6 @@
 #include "compiler/Analysis/Wgmma.h"
 
+#include "compiler/Analysis/FP8.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 
 using namespace mlir;
@@ -18,6 +19,24 @@ bool tilec::fitsWgmma(tile::DotOp op, unsigned numWarps) {
     return false;
   int64_t m = dType.getShape()[0], n = dType.getShape()[1], k = aType.getShape()[1];
   return m % (64 * (numWarps / 4)) == 0 && n % 8 == 0 && k % *instrK == 0;
+}
+
+std::optional<unsigned> tilec::mmaSyncKWidth(Type element, tile::InputPrecision precision) {
+  if (element.isF16() || element.isBF16())
+    return 2;
+  if (element.isInteger(8) || isFP8(element))
+    return 4;
+  if (element.isF32() && precision != tile::InputPrecision::ieee)
+    return 1;
+  return std::nullopt;
+}
+
+bool tilec::fitsMmaSync(tile::DotOp op) {
+  RankedTensorType aType = op.getA().getType();
+  std::optional<unsigned> kWidth =
+      mmaSyncKWidth(aType.getElementType(), op.getInputPrecision());
+  // The instruction's K is 8 registers' worth: 16 16-bit, 32 8-bit, 8 tf32.
+  return kWidth && aType.getShape().back() % (8 * *kWidth) == 0;
 }
 
 bool tilec::isTranspose(Operation *op) {

@@ -139,23 +139,16 @@ def TilePrefetchLoads : Pass<"tile-prefetch-loads", "mlir::ModuleOp"> {
     With `async-copy` (the target has cp.async), loads that
     `tilegpu-pipeline-loads` can take (no `other`, or a zero one) in loops
     of two or more stages (`tile.num_stages`, else `num-stages`) are left
-    to it. With `transposed-operands` as well (sm_90a, whose wgmma reads a
-    `tl.trans` of a tile through a transposed view of the tile's buffer),
-    so are loads that reach the dot through one `tile.trans`, when the dot
-    fits wgmma on `num-warps` warps and its other operand lets it run there
-    (from outside the loop, a copyable load, or an A computed in
-    registers); otherwise such a load is carried here, and transposed in
-    registers for mma.sync.
+    to it, and so are loads that reach the dot through one `tile.trans`
+    when the dot will run on tensor cores (wgmma or mma.sync: its types and
+    K suit mma.sync), which read the transpose through a view of the tile's
+    buffer.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "1",
            "Pipeline stages of loops without a tile.num_stages attribute">,
     Option<"asyncCopy", "async-copy", "bool", "false",
            "tilegpu-pipeline-loads will pipeline loops of 2+ stages">,
-    Option<"transposedOperands", "transposed-operands", "bool", "false",
-           "tilegpu-pipeline-loads also takes loads read through tl.trans">,
-    Option<"numWarps", "num-warps", "unsigned", "4",
-           "Warps per CTA (whether a dot fits wgmma)">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

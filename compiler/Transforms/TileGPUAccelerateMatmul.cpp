@@ -61,18 +61,6 @@ using namespace tilec;
 
 namespace {
 
-/// Elements of the operand type that share one 32-bit register of an
-/// mma.sync fragment, or nullopt when mma.sync cannot multiply them.
-std::optional<unsigned> mmaV2KWidth(Type element, tile::InputPrecision precision) {
-  if (element.isF16() || element.isBF16())
-    return 2;
-  if (element.isInteger(8) || isFP8(element))
-    return 4;
-  if (element.isF32() && precision != tile::InputPrecision::ieee)
-    return 1;
-  return std::nullopt;
-}
-
 /// Warps over (batch,) M and N for an mma.sync accumulator of `shape`:
 /// the batch first, then whichever of M and N has more instruction tiles
 /// left per warp, so that each warp's tile is close to square and no warp
@@ -314,12 +302,9 @@ struct TileGPUAccelerateMatmulPass
       return;
     MLIRContext *ctx = op.getContext();
     RankedTensorType aType = op.getA().getType(), dType = op.getD().getType();
-    Type element = aType.getElementType();
-    int64_t k = aType.getShape().back();
     std::optional<unsigned> kWidth =
-        mmaV2KWidth(element, op.getInputPrecision());
-    bool useMma = target.computeCapability >= 80 && kWidth &&
-                  k % (8 * *kWidth) == 0;
+        mmaSyncKWidth(aType.getElementType(), op.getInputPrecision());
+    bool useMma = target.computeCapability >= 80 && fitsMmaSync(op);
     Attribute parent;
     unsigned operandWidth = 1;
     if (useMma) {

@@ -20,6 +20,7 @@
 // back (their local_loads move down to the dot), so that one barrier
 // orders both writes before both reads, and the allocator gives the two
 // buffers separate space instead of one barrier-separated slot.
+#include "compiler/Analysis/Wgmma.h"
 #include "compiler/Dialect/TileGPU/Layouts.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
 #include "compiler/Transforms/Passes.h"
@@ -42,7 +43,7 @@ namespace {
 /// tile, order [1, 0]), or null.
 tile::TransOp transposedDotOperand(tilegpu::ConvertLayoutOp op) {
   auto trans = op.getSrc().getDefiningOp<tile::TransOp>();
-  if (!trans || trans.getSrc().getType().getRank() != 2 ||
+  if (!isTranspose(trans) ||
       !isa<tilegpu::DotOperandEncodingAttr>(op.getType().getEncoding()))
     return nullptr;
   return trans;

@@ -25,9 +25,14 @@
 // access's layout, unless the layout buys nothing (one element per thread
 // of a 1-D tensor): such a weak anchor only decides when nothing else does.
 //
+// The tensors an scf.for carries enter and leave it through conversions
+// of their own (isolateLoopBoundaries), so that the accesses around a loop
+// do not tie its carried values' group.
+//
 // Each tilegpu.convert_layout is then a candidate merge of the groups of
 // its operand and result, taken in order of decreasing rank and size (so
-// that a slice is decided after the tensor it slices) unless the two
+// that a slice is decided after the tensor it slices), then of decreasing
+// loop depth (a conversion inside a loop before one at its boundary), unless the two
 // groups are constrained differently (two anchors, two different
 // derivations, an anchor and a derived layout that are not the same
 // layout), or one derives from the other. A group rearranged from a group

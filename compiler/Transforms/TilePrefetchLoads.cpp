@@ -9,11 +9,11 @@
 // cp.async, loops of two or more stages are tilegpu-pipeline-loads' (which
 // buffers in shared memory, several iterations deep); the loads it will
 // take, as far as can be told before layouts (LoadAddressStage, a zero
-// `other`, 4-byte vectors; on sm_90a also a load that reaches the dot
-// through tl.trans, when the dot will run on wgmma, which reads the
-// transpose in shared memory; in a loop that gives its own stages,
-// tl.range(num_stages=...), every such load whatever reads it), are left
-// to it and the rest prefetched here. A
+// `other`, 4-byte vectors; also a load that reaches the dot through
+// tl.trans, when the dot will run on tensor cores (wgmma on sm_90a, else
+// mma.sync), which read the transpose through a view of its buffer; in a
+// loop that gives its own stages, tl.range(num_stages=...), every such
+// load whatever reads it), are left to it and the rest prefetched here. A
 // load it then turns down after all (its rings too big for shared memory,
 // its buffer layout splitting the vector) is loaded in place.
 //
@@ -157,14 +157,6 @@ bool feedsDot(tile::LoadOp load) {
   return llvm::any_of(slice, [](Operation *op) { return isa<tile::DotOp>(op); });
 }
 
-/// What tilegpu-pipeline-loads can take besides a dot's direct operands.
-struct PipelinerReach {
-  /// Loads that reach a dot through one tile.trans (wgmma reads them
-  /// through a transposed view of their buffer), in dots that fit wgmma on
-  /// `numWarps` warps; 0: none.
-  unsigned transposedWithWarps = 0;
-};
-
 /// True when `load`'s vectors (as the axis info tells, before layouts)
 /// reach the 4 bytes cp.async moves at least.
 bool copiesFourBytes(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
@@ -180,78 +172,25 @@ bool copyable(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
   return isAsyncCopyable(load) && load->hasOneUse() && copiesFourBytes(load, axisInfo);
 }
 
-/// Whether the loaded tile `load` of operand `operand` of a dot (0: A,
-/// 1: B; through a tile.trans when `transposed`) keeps K contiguous in
-/// memory, as wgmma needs of operands it does not transpose (8-bit ones):
-/// K is dimension 1 of A's tile and 0 of B's, swapped by the transpose.
-bool kContiguous(tile::LoadOp load, unsigned operand, bool transposed,
-                 const AxisInfoAnalysis &axisInfo) {
-  unsigned kDim = (operand == 0) != transposed ? 1 : 0;
-  return axisInfo.getMemoryOrder(load.getPtr()).front() == kDim;
-}
-
-/// Whether `v`, operand `operand` of a dot whose other, transposed operand
-/// is being asked about, lets tilegpu-accelerate-matmul put the dot on
-/// wgmma (as it decides, before layouts): a tile from outside the loop, a
-/// load cp.async can copy (or its transpose; K-contiguous when
-/// `needKMajor`), or for A a tile computed in registers (`registerA`).
-/// Otherwise the dot stays on mma.sync, which transposes in registers and
-/// wants the load carried here.
-bool otherOperandSuitsWgmma(Value v, unsigned operand, bool registerA, bool needKMajor,
-                            scf::ForOp loop, const AxisInfoAnalysis &axisInfo) {
-  if (loop.isDefinedOutsideOfLoop(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  bool transposed = isTranspose(def);
-  if (transposed) {
-    v = def->getOperand(0);
-    if (loop.isDefinedOutsideOfLoop(v))
-      return true;
-    def = v.getDefiningOp();
-  }
-  if (auto load = dyn_cast_if_present<tile::LoadOp>(def))
-    return copyable(load, axisInfo) &&
-           (!needKMajor || kContiguous(load, operand, transposed, axisInfo));
-  // TMA writes a block with its last dimension contiguous: K for A, and
-  // for B's transpose.
-  if (isa_and_present<tile::TensorMapLoadOp>(def))
-    return !needKMajor || (operand == 0) != transposed;
-  return registerA && isComputedTile(v);
-}
-
-/// True when `use` is operand a or b of a dot, directly or (as `reach`
-/// allows) through one tile.trans into a dot that will run on wgmma.
-bool isDotOperand(OpOperand &use, PipelinerReach reach, scf::ForOp loop,
-                  const AxisInfoAnalysis &axisInfo) {
+/// True when `use` is operand a or b of a dot, directly or through one
+/// tile.trans into a dot that will run on tensor cores (wgmma or
+/// mma.sync): both read the transpose through a view of the loaded tile's
+/// buffer.
+bool isDotOperand(OpOperand &use) {
   Operation *user = use.getOwner();
   if (isa<tile::DotOp>(user))
     return use.getOperandNumber() <= 1;
-  if (!reach.transposedWithWarps || !isTranspose(user) || !user->hasOneUse())
+  if (!isTranspose(user) || !user->hasOneUse())
     return false;
   OpOperand &next = *user->getUses().begin();
   auto dot = dyn_cast<tile::DotOp>(next.getOwner());
-  if (!dot || next.getOperandNumber() > 1 ||
-      !fitsWgmma(dot, reach.transposedWithWarps))
-    return false;
-  unsigned operand = next.getOperandNumber(), other = 1 - operand;
-  // 16-bit operands only may come from registers (A) or be M- or N-major;
-  // the others must both be K-contiguous, this one as its transpose.
-  bool anyMajor =
-      tilegpu::wgmmaTakesAnyMajor(dot.getA().getType().getElementType());
-  auto load = use.get().getDefiningOp<tile::LoadOp>();
-  if (!anyMajor && load && !kContiguous(load, operand, /*transposed=*/true, axisInfo))
-    return false;
-  return otherOperandSuitsWgmma(dot->getOperand(other), other,
-                                /*registerA=*/other == 0 && anyMajor,
-                                /*needKMajor=*/!anyMajor, loop, axisInfo);
+  return dot && next.getOperandNumber() <= 1 && fitsMmaSync(dot);
 }
 
 /// True when `load` is of the kind tilegpu-pipeline-loads takes in `loop`
 /// as a dot's operand: a copyable operand of a dot and nothing else.
-bool pipelinableForDot(tile::LoadOp load, scf::ForOp loop,
-                       const AxisInfoAnalysis &axisInfo, PipelinerReach reach) {
-  return copyable(load, axisInfo) &&
-         isDotOperand(*load->getUses().begin(), reach, loop, axisInfo);
+bool pipelinableForDot(tile::LoadOp load, const AxisInfoAnalysis &axisInfo) {
+  return copyable(load, axisInfo) && isDotOperand(*load->getUses().begin());
 }
 
 /// True when, in a loop that gives its own stages (tl.range(num_stages=...)),
@@ -268,8 +207,7 @@ bool pipelinablePlain(tile::LoadOp load, scf::ForOp loop,
 /// each plain one that can run ahead with them (selectPipelinedLoads, as it
 /// chooses).
 llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
-                                            const AxisInfoAnalysis &axisInfo,
-                                            PipelinerReach reach) {
+                                            const AxisInfoAnalysis &axisInfo) {
   SmallVector<Operation *> forDots, plain;
   for (Operation &op : loop.getBody()->without_terminator()) {
     // (tilegpu-pipeline-loads takes TMA reads of dot operands with the
@@ -281,7 +219,7 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
       continue;
     }
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
-      if (pipelinableForDot(load, loop, axisInfo, reach))
+      if (pipelinableForDot(load, axisInfo))
         forDots.push_back(load);
       else if (pipelinablePlain(load, loop, axisInfo))
         plain.push_back(load);
@@ -296,13 +234,13 @@ llvm::DenseSet<Operation *> leftToPipeliner(scf::ForOp loop,
 
 /// `axisInfo` set: the loads tilegpu-pipeline-loads will take are left to it.
 void prefetch(IRRewriter &rewriter, scf::ForOp loop,
-              const AxisInfoAnalysis *axisInfo, PipelinerReach reach) {
+              const AxisInfoAnalysis *axisInfo) {
   // (Iterations past the end are masked with a signed comparison.)
   if (loop.getUnsignedCmp() || mayWriteGlobalMemory(loop))
     return;
   llvm::DenseSet<Operation *> taken;
   if (axisInfo)
-    taken = leftToPipeliner(loop, *axisInfo, reach);
+    taken = leftToPipeliner(loop, *axisInfo);
   IterationValues::Memo memo;
   SmallVector<tile::LoadOp> loads;
   for (Operation &op : *loop.getBody()) {
@@ -377,13 +315,9 @@ struct TilePrefetchLoadsPass
     std::optional<AxisInfoAnalysis> axisInfo;
     if (asyncCopy)
       axisInfo.emplace(getOperation());
-    PipelinerReach reach;
-    if (transposedOperands)
-      reach.transposedWithWarps = numWarps;
     for (scf::ForOp loop : loops)
       prefetch(rewriter, loop,
-               asyncCopy && getNumStages(loop, numStages) >= 2 ? &*axisInfo : nullptr,
-               reach);
+               asyncCopy && getNumStages(loop, numStages) >= 2 ? &*axisInfo : nullptr);
   }
 };
 } // namespace

@@ -329,3 +329,20 @@ def tma_epilogue_cases(a_ptr, b_ptr, c_ptr, K, CASE: tl.constexpr):
             else:
                 tl.store(out + 4096, acc)
     tl.store(out + 8192, acc + other)
+
+
+@tilec.jit
+def dot_bt_plain_loop(a_ptr, w_ptr, c_ptr, K, BLOCK: tl.constexpr, BK: tl.constexpr):
+    # dot_bt_loop in a plain range() loop: the compile's num_stages decides.
+    r = tl.arange(0, BLOCK)
+    k = tl.arange(0, BK)
+    a_ptrs = a_ptr + r[:, None] * K + k[None, :]
+    w_ptrs = w_ptr + r[:, None] * K + k[None, :]
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=k[None, :] < K - i, other=0.0)
+        w = tl.load(w_ptrs, mask=k[None, :] < K - i, other=0.0)
+        acc = tl.dot(a, tl.trans(w), acc)
+        a_ptrs += BK
+        w_ptrs += BK
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
