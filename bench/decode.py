@@ -168,16 +168,12 @@ def copy_bandwidth():
 #: times it twice: the run's noise.
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: QKV's K shared by 4; then the projections' loops 5 stages deep;
-#: then gate/up's 4; and the tiling shipped before (QKV and gate/up
-#: without stages, gate/up 32 x 64, the projections 2 stages).
-_QKV_SHARED = dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4)
-_DEEPER = dataclasses.replace(_QKV_SHARED, stages=5)
-MMA_CANDIDATES = {"mma, QKV K/4": _QKV_SHARED,
-                  "mma, QKV K/4, projections 5": _DEEPER,
-                  "mma, QKV K/4, projections 5, gate/up 4":
-                      dataclasses.replace(_DEEPER, gate_up_stages=4),
-                  "mma before": dataclasses.replace(ds.MMA_TILES, qkv_stages=0,
+#: batch: QKV's K not shared; the projections' loops 5 stages deep; and
+#: the tiling shipped before 8e9bd36 (QKV and gate/up without stages and
+#: QKV's K not shared, gate/up 32 x 64, the projections 2 stages).
+MMA_CANDIDATES = {"mma, QKV K/1": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=1),
+                  "mma, projections 5": dataclasses.replace(ds.MMA_TILES, stages=5),
+                  "mma before": dataclasses.replace(ds.MMA_TILES, qkv_stages=0, qkv_ksplit=1,
                                                     gate_up_block_k=64, gate_up_stages=0,
                                                     stages=2)}
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,

@@ -24,7 +24,7 @@ constexpr int kGateUpPairs = 32, kGateUpBlockK = 128, kGateUpStages = 3;
 constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 3;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
 /// qkv_ksplit and ksplit; 1: not shared).
-constexpr int kQkvKsplit = 1, kGemvKsplit = 1;
+constexpr int kQkvKsplit = 4, kGemvKsplit = 1;
 constexpr int kBlockL = 64, kBlockS = 64;
 /// attention_split's loop stages, as kernels/decode_step.py's ATTENTION_STAGES.
 constexpr int kAttentionStages = 2;
