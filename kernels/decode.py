@@ -161,18 +161,27 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
 
 
 @tilec.jit
-def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x,
-           gamma_ptr, n, k, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
-    """One K block of _project2: both W tiles requested before either is
-    used; with SQUARES, x's squares added to `squares` ([BLOCK_B,
-    BLOCK_K], before gamma)."""
-    w_a = _w_tile(w_ptr, rows_a, n, k)
-    w_b = _w_tile(w_ptr, rows_b, n, k)
+def _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n, squares,
+                    HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
+    """_x_tile's x (* gamma), and `squares` plus x's squares before gamma
+    when SQUARES ([BLOCK_B, BLOCK_K])."""
     x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, False)
     if SQUARES:
         squares += x * x
     if HAS_GAMMA:
         x = x * tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[None, :]
+    return x, squares
+
+
+@tilec.jit
+def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x,
+           gamma_ptr, n, k, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
+    """One K block of _project2: both W tiles requested before either is
+    used (x's squares summed as _x_tile_squared does)."""
+    w_a = _w_tile(w_ptr, rows_a, n, k)
+    w_b = _w_tile(w_ptr, rows_b, n, k)
+    x, squares = _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n, squares,
+                                 HAS_GAMMA, SQUARES)
     return (_accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA),
             squares)
 
@@ -203,11 +212,8 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             w_b = next_b
             next_a = _w_tile(w_ptr, rows_a, n, k + BLOCK_K)
             next_b = _w_tile(w_ptr, rows_b, n, k + BLOCK_K)
-            x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, False)
-            if SQUARES:
-                squares += x * x
-            if HAS_GAMMA:
-                x = x * tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[None, :]
+            x, squares = _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n,
+                                         squares, HAS_GAMMA, SQUARES)
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
     elif STAGES > 0:
