@@ -161,21 +161,23 @@ def copy_bandwidth():
     return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
 
 
+#: Tensor-core tilings (deterministic mode's at every batch) besides the
+#: shipped one, each also timed as whole layers (deterministic) at every
+#: batch: gate/up and the projections with two accumulator chains (CHAINS
+#: 2; their BLOCK_K halved, so that each stage holds as many columns as
+#: before); the same with the projections' K shared by 2; and the
+#: projections on 2 warps (a 16 x 16 tile on 4 warps has two of them
+#: computing copies).
+_CHAINED = dataclasses.replace(ds.MMA_TILES, gate_up_chains=2, gate_up_block_k=64, chains=2,
+                               block_k=256)
+MMA_CANDIDATES = {"mma, 2 chains": _CHAINED,
+                  "mma, 2 chains, K/2": dataclasses.replace(_CHAINED, ksplit=2),
+                  "mma, projections 2 warps": dataclasses.replace(ds.MMA_TILES, warps=2)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are
 #: worth, in the same run). A variant equal to the shipped one for a kernel
 #: times it twice: the run's noise.
-#: Tensor-core tilings (deterministic mode's at every batch) besides the
-#: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: QKV's K not shared; the projections' loops 5 stages deep; and
-#: the tiling shipped before 8e9bd36 (QKV and gate/up without stages and
-#: QKV's K not shared, gate/up 32 x 64, the projections 2 stages).
-MMA_CANDIDATES = {"mma, QKV K/1": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=1),
-                  "mma, projections 5": dataclasses.replace(ds.MMA_TILES, stages=5),
-                  "mma before": dataclasses.replace(ds.MMA_TILES, qkv_stages=0, qkv_ksplit=1,
-                                                    gate_up_block_k=64, gate_up_stages=0,
-                                                    stages=2)}
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
                                                            ksplit=4),

@@ -63,18 +63,6 @@ import tilec.language as tl
 
 
 @tilec.jit
-def _inv_rms(x_ptr, b_rows, b_valid, stride_x, n, eps, BLOCK: tl.constexpr):
-    """[BLOCK_B]: 1 / sqrt(mean(x[b, :n]^2) + eps) of each batch row, in fp32."""
-    acc = tl.zeros((b_rows.shape[0], BLOCK), tl.float32)
-    for k0 in range(0, n, BLOCK):
-        k = k0 + tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
-                    mask=b_valid[:, None] & (k < n)[None, :], other=0.0).to(tl.float32)
-        acc += x * x
-    return tl.rsqrt(tl.sum(acc, axis=1) / n + eps)
-
-
-@tilec.jit
 def _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, in_row, HAS_GAMMA: tl.constexpr):
     """x[b_rows, k] (* gamma[k]) in fp32, [BLOCK_B, BLOCK_K]."""
     x = tl.load(x_ptr + b_rows[:, None] * stride_x + k[None, :],
@@ -131,14 +119,18 @@ def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
 @tilec.jit
 def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_start, k_end,
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
-             STAGES: tl.constexpr):
+             STAGES: tl.constexpr, CHAINS: tl.constexpr = 1):
     """[BLOCK_B, R] fp32: sum over k in [k_start, k_end) of x[b, k] (*
     gamma[k]) * W[rows, k] (see _accumulate; W's rows n apart). PREFETCH
     loads the next W tile before the current one is used, so that two
     tiles are in flight; STAGES > 0 instead gives the loop
     that many stages (tl.range: every tile through a cp.async ring, STAGES -
-    1 iterations ahead). A row's sums do not depend on the other rows of its
-    block."""
+    1 iterations ahead). CHAINS = 2 (with STAGES) sums alternate K blocks
+    into two accumulators, added at the end: each tl.dot waits for the
+    one before it on the same accumulator, and one chain through a whole
+    row of W can take longer than the row's loads (K_CHUNK is then a
+    multiple of 2 BLOCK_K). A row's sums do not depend on the other rows
+    of its block."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc = _accumulator(rows, BLOCK_B, BLOCK_K)
     if PREFETCH:
@@ -149,6 +141,15 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
             w_next = _w_tile(w_ptr, rows, n, k + BLOCK_K)
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc = _accumulate(acc, w, x, HAS_GAMMA)
+    elif STAGES > 0 and CHAINS == 2:
+        acc2 = _accumulator(rows, BLOCK_B, BLOCK_K)
+        for k0 in tl.range(k_start, k_end, 2 * BLOCK_K, num_stages=STAGES):
+            k = k0 + tl.arange(0, BLOCK_K)
+            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
+                        HAS_GAMMA)
+            acc2 = _step(acc2, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+                         k + BLOCK_K, HAS_GAMMA)
+        acc += acc2
     elif STAGES > 0:
         for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
             acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
@@ -189,15 +190,15 @@ def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
 @tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
               k_start, k_end, HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr,
-              PREFETCH: tl.constexpr, STAGES: tl.constexpr, SQUARES: tl.constexpr = False):
+              PREFETCH: tl.constexpr, STAGES: tl.constexpr, SQUARES: tl.constexpr = False,
+              CHAINS: tl.constexpr = 1):
     """_project of two sets of rows in one pass over x: both W tiles of an
     iteration are requested before either is used. Also returns, with
     SQUARES, each batch row's sum of x^2 over [k_start, k_end) ([BLOCK_B]
     fp32, per column position over the K blocks in order, then across
-    them: _inv_rms's order with BLOCK = BLOCK_K), from the x tiles the loop
-    reads anyway (an RMSNorm then needs no second pass over x after the
-    loop, whose dependent loads would wait one after another); else
-    zeros."""
+    the positions), from the x tiles the loop reads anyway (an RMSNorm
+    then needs no second pass over x after the loop, whose dependent loads
+    would wait one after another); else zeros. CHAINS as in _project."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
     acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
@@ -216,6 +217,19 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
                                          squares, HAS_GAMMA, SQUARES)
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
+    elif STAGES > 0 and CHAINS == 2:
+        acc_a2 = _accumulator(rows_a, BLOCK_B, BLOCK_K)
+        acc_b2 = _accumulator(rows_b, BLOCK_B, BLOCK_K)
+        for k0 in tl.range(k_start, k_end, 2 * BLOCK_K, num_stages=STAGES):
+            k = k0 + tl.arange(0, BLOCK_K)
+            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
+                                           b_rows, b_valid, stride_x, gamma_ptr, n, k,
+                                           HAS_GAMMA, SQUARES)
+            acc_a2, acc_b2, squares = _step2(acc_a2, acc_b2, squares, w_ptr, rows_a, rows_b,
+                                             x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
+                                             k + BLOCK_K, HAS_GAMMA, SQUARES)
+        acc_a += acc_a2
+        acc_b += acc_b2
     elif STAGES > 0:
         for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
             acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
@@ -249,28 +263,39 @@ def _k_share(n, KSPLIT: tl.constexpr, K_CHUNK: tl.constexpr):
 
 
 @tilec.jit
-def _k_share_sum(y, parts, counters, slot, KSPLIT: tl.constexpr):
-    """The sum over the KSPLIT programs of one output tile of their y
-    ([BLOCK_B, C] fp32), in share order, and whether this program holds it.
-    Each program writes its y to parts ([slots, KSPLIT, BLOCK_B, C]) and
-    counts itself in on counters[slot] (an integer atomic, which releases
-    the write); the last to arrive adds the KSPLIT partials in order and
-    resets the counter for the next launch. Which program that is does not
-    matter: the order of the sum is fixed. counters start at zero."""
+def _k_share_sum(y, squares, parts, counters, slot, KSPLIT: tl.constexpr,
+                 SQUARES: tl.constexpr = False):
+    """The sums over the KSPLIT programs of one output tile of their y
+    ([BLOCK_B, C] fp32) and, with SQUARES, of their squares ([BLOCK_B]
+    fp32), each in share order, and whether this program holds them.
+    Each program writes its y (and squares) to parts (per slot: [KSPLIT,
+    BLOCK_B, C], then [KSPLIT, BLOCK_B] with SQUARES) and counts itself in
+    on counters[slot] (an integer atomic, which releases the writes); the
+    last to arrive adds the KSPLIT partials in order and resets the counter
+    for the next launch. Which program that is does not matter: the order
+    of the sums is fixed. counters start at zero."""
     if KSPLIT == 1:
-        return y, True
+        return y, squares, True
     BB: tl.constexpr = y.shape[0]
     C: tl.constexpr = y.shape[1]
+    SLOT: tl.constexpr = KSPLIT * BB * (C + 1) if SQUARES else KSPLIT * BB * C
+    share = tl.program_id(1) % KSPLIT
     offs = tl.arange(0, BB)[:, None] * C + tl.arange(0, C)[None, :]
-    base = parts + slot * (KSPLIT * BB * C)
-    tl.store(base + (tl.program_id(1) % KSPLIT) * (BB * C) + offs, y)
+    base = parts + slot * SLOT
+    tl.store(base + share * (BB * C) + offs, y)
+    if SQUARES:
+        tl.store(base + KSPLIT * BB * C + share * BB + tl.arange(0, BB), squares)
     last = tl.atomic_add(counters + slot, 1) == KSPLIT - 1
     total = tl.zeros((BB, C), tl.float32)
+    total_squares = tl.zeros((BB,), tl.float32)
     if last:
-        for share in tl.static_range(KSPLIT):
-            total += tl.load(base + share * (BB * C) + offs, cache_modifier=".cg")
+        for s in tl.static_range(KSPLIT):
+            total += tl.load(base + s * (BB * C) + offs, cache_modifier=".cg")
+            if SQUARES:
+                total_squares += tl.load(base + KSPLIT * BB * C + s * BB + tl.arange(0, BB),
+                                         cache_modifier=".cg")
         tl.atomic_xchg(counters + slot, 0)
-    return total, last
+    return total, total_squares, last
 
 
 @tilec.jit
@@ -289,7 +314,8 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      LOG2_THETA: tl.constexpr, HAS_BIAS: tl.constexpr, PAIRS: tl.constexpr,
                      BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                      PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
-                     KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0):
+                     KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0,
+                     CHAINS: tl.constexpr = 1):
     # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
     # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
     # share `share` of K (_k_share), the last share to finish adding them
@@ -304,24 +330,18 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
     k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK)
-    # One program sums all of K (KSPLIT 1): its loop sums x^2 for the
-    # RMSNorm too.
+    # The loop sums x^2 for the RMSNorm too: over all of K, or over this
+    # program's share, the shares' sums then added in order.
     lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
                                 gamma_ptr, hidden, k_start, k_end, True, BLOCK_K, PREFETCH,
-                                STAGES, KSPLIT == 1)
+                                STAGES, True, CHAINS)
     last = True
     if KSPLIT > 1:
-        both, last = _k_share_sum(tl.reshape(tl.join(lo, hi), (BLOCK_B, 2 * PAIRS)), parts,
-                                  counters, slot, KSPLIT)
+        both, squares, last = _k_share_sum(tl.reshape(tl.join(lo, hi), (BLOCK_B, 2 * PAIRS)),
+                                           squares, parts, counters, slot, KSPLIT, True)
         lo, hi = tl.split(tl.reshape(both, (BLOCK_B, PAIRS, 2)))
     if last:
-        if KSPLIT == 1:
-            scale = tl.rsqrt(squares / hidden + eps)[:, None]
-        else:
-            # The shares' programs each saw part of x: the last one reads
-            # all of it again (from the L2), in blocks of 512 so that few
-            # loads wait one after another.
-            scale = _inv_rms(x_ptr, b_rows, b_valid, stride_x, hidden, eps, 512)[:, None]
+        scale = tl.rsqrt(squares / hidden + eps)[:, None]
         _qkv_rope_store(lo * scale, hi * scale, bias_ptr, pos_ptr, q_ptr, k_cache, v_cache,
                         b_rows, b_valid, head, j, stride_q, stride_cb, stride_ch, stride_cl,
                         HQ, HKV, D, LOG2_THETA, HAS_BIAS)
@@ -367,7 +387,8 @@ def _qkv_rope_store(lo, hi, bias_ptr, pos_ptr, q_ptr, k_cache, v_cache, b_rows, 
 def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, stride_x,
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
-                   PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0):
+                   PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
+                   CHAINS: tl.constexpr = 1):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -378,7 +399,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     rows = tl.where(valid, rows, 0)
     gate, up, squares = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
                                   gamma_ptr, hidden, 0, hidden, NORM, BLOCK_K, PREFETCH,
-                                  STAGES, NORM)
+                                  STAGES, NORM, CHAINS)
     if NORM:
         scale = tl.rsqrt(squares / hidden + eps)[:, None]
         gate = gate * scale
@@ -393,7 +414,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   stride_res, stride_out, parts, counters, ROWS: tl.constexpr,
                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
                   STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
-                  K_CHUNK: tl.constexpr = 0):
+                  K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
     # KSPLIT programs as in rmsnorm_qkv_rope.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
@@ -412,8 +433,9 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     res = tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
                   other=0.0)
     y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, k_start, k_end,
-                 False, BLOCK_K, PREFETCH, STAGES)
-    y, last = _k_share_sum(y, parts, counters, slot, KSPLIT)
+                 False, BLOCK_K, PREFETCH, STAGES, CHAINS)
+    y, _, last = _k_share_sum(y, tl.zeros((BLOCK_B,), tl.float32), parts, counters,
+                              slot, KSPLIT)
     if last:
         y += res.to(tl.float32)
         tl.store(out_ptr + b_rows[:, None] * stride_out + rows[None, :], y, mask=mask)

@@ -93,6 +93,17 @@ class Tiles:
     #: More programs where the tiles are few (16 rows each at BLOCK_B 16).
     qkv_ksplit: int = 1
     ksplit: int = 1
+    #: Accumulators per output tile of a tensor-core GEMV loop with stages
+    #: (CHAINS: 1, or 2 summing alternate K blocks, added at the end, so
+    #: that two chains of dependent tl.dots run side by side).
+    qkv_chains: int = 1
+    gate_up_chains: int = 1
+    chains: int = 1
+
+    def __post_init__(self):
+        for name in ("qkv_chains", "gate_up_chains", "chains"):
+            if getattr(self, name) not in (1, 2):
+                raise ValueError(f"Tiles.{name} must be 1 or 2, got {getattr(self, name)}")
 
     def with_stages(self, n):
         """The same tiling with n stages in every GEMV (0: plain loops, one
@@ -209,12 +220,13 @@ def scratch_size(cfg, batch, tiles):
     on a stream, and each leaves its counters at zero)."""
     batch_blocks = tilec.cdiv(batch, tiles.block_b)
     qkv_tiles = cfg.qkv_rows // 2 // tiles.qkv_pairs
-    qkv_split, _ = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k)
+    qkv_split, _ = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k * tiles.qkv_chains)
     proj_tiles = tilec.cdiv(cfg.hidden, tiles.rows)
-    proj_split = max(k_shares(n, tiles.ksplit, tiles.block_k)[0]
+    proj_split = max(k_shares(n, tiles.ksplit, tiles.block_k * tiles.chains)[0]
                      for n in (cfg.q_size, cfg.intermediate))
+    # QKV's shares also write their sums of x^2 (one more column).
     parts = batch_blocks * tiles.block_b * max(
-        qkv_tiles * qkv_split * 2 * tiles.qkv_pairs if qkv_split > 1 else 0,
+        qkv_tiles * qkv_split * (2 * tiles.qkv_pairs + 1) if qkv_split > 1 else 0,
         proj_tiles * proj_split * tiles.rows if proj_split > 1 else 0)
     counters = batch_blocks * max(qkv_tiles if qkv_split > 1 else 0,
                                   proj_tiles if proj_split > 1 else 0)
@@ -246,7 +258,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
     """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at
     pos[b]. scratch: make_scratch()'s, when the tiling shares K."""
     d = cfg.head_dim
-    ksplit, chunk = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k)
+    ksplit, chunk = k_shares(cfg.hidden, tiles.qkv_ksplit, tiles.qkv_block_k * tiles.qkv_chains)
     grid = (tilec.cdiv(batch, tiles.block_b), cfg.qkv_rows // 2 // tiles.qkv_pairs * ksplit)
     k.rmsnorm_qkv_rope[grid](
         x, gamma, w_qkv, bias if bias is not None else w_qkv, pos, q, k_cache, v_cache,
@@ -255,7 +267,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
         STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-        num_warps=tiles.qkv_warps, stream=stream)
+        CHAINS=tiles.qkv_chains, num_warps=tiles.qkv_warps, stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -269,7 +281,8 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
-        STAGES=tiles.gate_up_stages, num_warps=tiles.gate_up_warps, stream=stream)
+        STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, num_warps=tiles.gate_up_warps,
+        stream=stream)
 
 
 def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
@@ -305,13 +318,13 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
         return projection_flat(k, n_in, n_out, x, w, residual, out, tiles.rows,
                                tiles.block_k, tiles.stages, tiles.programs, tiles.warps,
                                stream)
-    ksplit, chunk = k_shares(n_in, tiles.ksplit, tiles.block_k)
+    ksplit, chunk = k_shares(n_in, tiles.ksplit, tiles.block_k * tiles.chains)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows) * ksplit)
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
                           *_split_args(scratch, ksplit, x), ROWS=tiles.rows,
                           BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k, STAGES=tiles.stages,
                           KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-                          num_warps=tiles.warps, stream=stream)
+                          CHAINS=tiles.chains, num_warps=tiles.warps, stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,

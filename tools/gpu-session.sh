@@ -289,6 +289,37 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/decode.py ]; then
     step bench-decode python3 bench/decode.py --commit "$commit" --out "$out"
   fi
+  # Where the batch-1 GEMVs' time goes, one row per program against the
+  # tensor-core tilings (TILEC_PROFILE_DECODE: GEMV:TILING cases, see
+  # bench/profile_decode.py): ncu's speed of light, warp stalls, scheduler
+  # and occupancy of each, and its stall samples per SASS instruction; in $OUT/profile-decode.tar.gz, a summary in the log.
+  if [ -f bench/profile_decode.py ] && command -v ncu > /dev/null; then
+    profile_decode() {
+      local dir case name
+      dir=$(mktemp -d)
+      IFS=';' read -ra cases <<< "${TILEC_PROFILE_DECODE:-down:mma;down:rows;qkv:mma;qkv:rows}"
+      for case in "${cases[@]}"; do
+        name=${case//[^A-Za-z0-9_:-]/_}
+        local run=(python3 bench/profile_decode.py --case "$case")
+        ncu --clock-control none -k regex:'gemv_residual|rmsnorm_qkv|gate_up' \
+          --launch-skip 1 --launch-count 1 --section SpeedOfLight \
+          --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section SchedulerStats --section Occupancy --section LaunchStats \
+          "${run[@]}" > "$dir/$name.txt" 2>&1 || return 1
+        echo "== $case"
+        grep -E "^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Shared Memory Config|Grid Size|Issued Warp|No Eligible|Active Warps Per|Warp Cycles Per Issued" \
+          "$dir/$name.txt" | head -24
+        ncu --clock-control none -k regex:'gemv_residual|rmsnorm_qkv|gate_up' \
+          --launch-skip 1 --launch-count 1 --section WarpStateStats \
+          --section SourceCounters --page source --print-source sass --csv \
+          "${run[@]}" > "$dir/$name-source.csv" 2>&1 || return 1
+      done
+      tar czf "$out/profile-decode.tar.gz" -C "$dir" .
+    }
+    export -f profile_decode
+    export out
+    step profile-decode profile_decode
+  fi
   if [ -f bench/timing_method.py ]; then
     # How do_bench's L2 flush (a 256 MB zero_()) moves read-bound kernels'
     # times, against a read flush and back-to-back graph replays; and
@@ -431,7 +462,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -117,9 +117,11 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
   const int projSplit = std::max(oShares.first, downShares.first);
   const size_t tiles = size_t(batchBlocks) * std::max(qkvShares.first > 1 ? qkvTiles : 0,
                                                       projSplit > 1 ? projTiles : 0);
+  // QKV's shares also write their sums of x^2 (one more column).
   const size_t partials =
       size_t(batchBlocks) * kBlockB *
-      std::max(qkvShares.first > 1 ? size_t(qkvTiles) * qkvShares.first * 2 * kQkvPairs : 0,
+      std::max(qkvShares.first > 1 ? size_t(qkvTiles) * qkvShares.first * (2 * kQkvPairs + 1)
+                                   : 0,
                projSplit > 1 ? size_t(projTiles) * projSplit * kGemvRows : 0);
   parts_ = Array(std::max<size_t>(partials, 1), ScalarType::FP32, where);
   counters_ = Array(std::max<size_t>(tiles, 1), ScalarType::I32, where);

@@ -28,9 +28,14 @@ TOL = ref.TOL
 # shares of QKV's 96 columns; 2 or 3 for the projections).
 SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_block_k=32, block_k=32,
                                qkv_ksplit=3, ksplit=3)
+# With two accumulator chains (K blocks of 16 and 32: a partial second
+# block, and shares that end inside a K block pair's span only at the end
+# of K).
+CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=16, block_k=16, gate_up_block_k=32,
+                              qkv_chains=2, gate_up_chains=2, chains=2)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K],
-    ids=["rows", "mma", "mma-shared-k"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, CHAINED],
+    ids=["rows", "mma", "mma-shared-k", "mma-chains"])
 
 
 def scratch():
