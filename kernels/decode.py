@@ -117,6 +117,38 @@ def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
 
 
 @tilec.jit
+def _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
+                 HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr):
+    """One iteration of _project's loop: a K block for each accumulator
+    of `accs` (its chains), the blocks in order from k0."""
+    k = k0 + tl.arange(0, BLOCK_K)
+    first = _step(accs[0], w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
+                  HAS_GAMMA)
+    if len(accs) == 1:
+        return (first,)
+    return (first, _step(accs[1], w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
+                         n, k + BLOCK_K, HAS_GAMMA))
+
+
+@tilec.jit
+def _chains(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, CHAINS: tl.constexpr):
+    """CHAINS (1 or 2) fresh accumulators, as a tuple."""
+    tl.static_assert(CHAINS == 1 or CHAINS == 2, "CHAINS must be 1 or 2")
+    acc = _accumulator(rows, BLOCK_B, BLOCK_K)
+    if CHAINS == 1:
+        return (acc,)
+    return (acc, _accumulator(rows, BLOCK_B, BLOCK_K))
+
+
+@tilec.jit
+def _chained_sum(accs):
+    """The accumulators of _chains added up, the first chain first."""
+    if len(accs) == 1:
+        return accs[0]
+    return accs[0] + accs[1]
+
+
+@tilec.jit
 def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_start, k_end,
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
              STAGES: tl.constexpr, CHAINS: tl.constexpr = 1):
@@ -125,15 +157,15 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
     loads the next W tile before the current one is used, so that two
     tiles are in flight; STAGES > 0 instead gives the loop
     that many stages (tl.range: every tile through a cp.async ring, STAGES -
-    1 iterations ahead). CHAINS = 2 (with STAGES) sums alternate K blocks
-    into two accumulators, added at the end: each tl.dot waits for the
-    one before it on the same accumulator, and one chain through a whole
-    row of W can take longer than the row's loads (K_CHUNK is then a
+    1 iterations ahead). Without PREFETCH, CHAINS = 2 sums alternate K
+    blocks into two accumulators, added at the end: each tl.dot waits for
+    the one before it on the same accumulator, and one chain through a
+    whole row of W may take longer than the row's loads (K_CHUNK is then a
     multiple of 2 BLOCK_K). A row's sums do not depend on the other rows
-    of its block."""
+    of its block, nor on STAGES."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
-    acc = _accumulator(rows, BLOCK_B, BLOCK_K)
     if PREFETCH:
+        acc = _accumulator(rows, BLOCK_B, BLOCK_K)
         w_next = _w_tile(w_ptr, rows, n, k_start + tl.arange(0, BLOCK_K))
         for k0 in range(k_start, k_end, BLOCK_K):
             k = k0 + tl.arange(0, BLOCK_K)
@@ -141,24 +173,17 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
             w_next = _w_tile(w_ptr, rows, n, k + BLOCK_K)
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc = _accumulate(acc, w, x, HAS_GAMMA)
-    elif STAGES > 0 and CHAINS == 2:
-        acc2 = _accumulator(rows, BLOCK_B, BLOCK_K)
-        for k0 in tl.range(k_start, k_end, 2 * BLOCK_K, num_stages=STAGES):
-            k = k0 + tl.arange(0, BLOCK_K)
-            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
-                        HAS_GAMMA)
-            acc2 = _step(acc2, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-                         k + BLOCK_K, HAS_GAMMA)
-        acc += acc2
-    elif STAGES > 0:
-        for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
-            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-                        k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
+        return _finish(acc, BLOCK_B)
+    accs = _chains(rows, BLOCK_B, BLOCK_K, CHAINS)
+    if STAGES > 0:
+        for k0 in tl.range(k_start, k_end, CHAINS * BLOCK_K, num_stages=STAGES):
+            accs = _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x,
+                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K)
     else:
-        for k0 in range(k_start, k_end, BLOCK_K):
-            acc = _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-                        k0 + tl.arange(0, BLOCK_K), HAS_GAMMA)
-    return _finish(acc, BLOCK_B)
+        for k0 in range(k_start, k_end, CHAINS * BLOCK_K):
+            accs = _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x,
+                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K)
+    return _finish(_chained_sum(accs), BLOCK_B)
 
 
 @tilec.jit
@@ -188,6 +213,23 @@ def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
 
 
 @tilec.jit
+def _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
+                  stride_x, gamma_ptr, n, k0, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    """One iteration of _project2's loop, as _chain_steps (x's squares
+    summed block after block)."""
+    k = k0 + tl.arange(0, BLOCK_K)
+    a, b, squares = _step2(accs_a[0], accs_b[0], squares, w_ptr, rows_a, rows_b, x_ptr,
+                           b_rows, b_valid, stride_x, gamma_ptr, n, k, HAS_GAMMA, SQUARES)
+    if len(accs_a) == 1:
+        return (a,), (b,), squares
+    a2, b2, squares = _step2(accs_a[1], accs_b[1], squares, w_ptr, rows_a, rows_b, x_ptr,
+                             b_rows, b_valid, stride_x, gamma_ptr, n, k + BLOCK_K, HAS_GAMMA,
+                             SQUARES)
+    return (a, a2), (b, b2), squares
+
+
+@tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
               k_start, k_end, HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr,
               PREFETCH: tl.constexpr, STAGES: tl.constexpr, SQUARES: tl.constexpr = False,
@@ -200,10 +242,10 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
     then needs no second pass over x after the loop, whose dependent loads
     would wait one after another); else zeros. CHAINS as in _project."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
-    acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
-    acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
     squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
     if PREFETCH:
+        acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
+        acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
         k = k_start + tl.arange(0, BLOCK_K)
         next_a = _w_tile(w_ptr, rows_a, n, k)
         next_b = _w_tile(w_ptr, rows_b, n, k)
@@ -217,30 +259,23 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
                                          squares, HAS_GAMMA, SQUARES)
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
-    elif STAGES > 0 and CHAINS == 2:
-        acc_a2 = _accumulator(rows_a, BLOCK_B, BLOCK_K)
-        acc_b2 = _accumulator(rows_b, BLOCK_B, BLOCK_K)
-        for k0 in tl.range(k_start, k_end, 2 * BLOCK_K, num_stages=STAGES):
-            k = k0 + tl.arange(0, BLOCK_K)
-            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
-                                           b_rows, b_valid, stride_x, gamma_ptr, n, k,
-                                           HAS_GAMMA, SQUARES)
-            acc_a2, acc_b2, squares = _step2(acc_a2, acc_b2, squares, w_ptr, rows_a, rows_b,
-                                             x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
-                                             k + BLOCK_K, HAS_GAMMA, SQUARES)
-        acc_a += acc_a2
-        acc_b += acc_b2
-    elif STAGES > 0:
-        for k0 in tl.range(k_start, k_end, BLOCK_K, num_stages=STAGES):
-            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
-                                           b_rows, b_valid, stride_x, gamma_ptr, n,
-                                           k0 + tl.arange(0, BLOCK_K), HAS_GAMMA, SQUARES)
+        return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B), tl.sum(squares, axis=1)
+    accs_a = _chains(rows_a, BLOCK_B, BLOCK_K, CHAINS)
+    accs_b = _chains(rows_b, BLOCK_B, BLOCK_K, CHAINS)
+    if STAGES > 0:
+        for k0 in tl.range(k_start, k_end, CHAINS * BLOCK_K, num_stages=STAGES):
+            accs_a, accs_b, squares = _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a,
+                                                    rows_b, x_ptr, b_rows, b_valid, stride_x,
+                                                    gamma_ptr, n, k0, HAS_GAMMA, SQUARES,
+                                                    BLOCK_K)
     else:
-        for k0 in range(k_start, k_end, BLOCK_K):
-            acc_a, acc_b, squares = _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr,
-                                           b_rows, b_valid, stride_x, gamma_ptr, n,
-                                           k0 + tl.arange(0, BLOCK_K), HAS_GAMMA, SQUARES)
-    return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B), tl.sum(squares, axis=1)
+        for k0 in range(k_start, k_end, CHAINS * BLOCK_K):
+            accs_a, accs_b, squares = _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a,
+                                                    rows_b, x_ptr, b_rows, b_valid, stride_x,
+                                                    gamma_ptr, n, k0, HAS_GAMMA, SQUARES,
+                                                    BLOCK_K)
+    return (_finish(_chained_sum(accs_a), BLOCK_B), _finish(_chained_sum(accs_b), BLOCK_B),
+            tl.sum(squares, axis=1))
 
 
 @tilec.jit

@@ -21,9 +21,14 @@ TOL = ref.TOL
 SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4, ksplit=4)
 #: Deeper rings than shipped: gate/up 4 stages, the projections 5.
 DEEP = dataclasses.replace(decode_step.MMA_TILES, gate_up_stages=4, stages=5)
+#: Two accumulator chains in every tensor-core GEMV, the projections' K
+#: shared by 2.
+CHAINED = dataclasses.replace(decode_step.MMA_TILES, qkv_chains=2, qkv_block_k=64,
+                              gate_up_chains=2, gate_up_block_k=64, chains=2, block_k=256,
+                              ksplit=2)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, DEEP],
-    ids=["rows", "mma", "mma-shared-k", "mma-deep"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, DEEP, CHAINED],
+    ids=["rows", "mma", "mma-shared-k", "mma-deep", "mma-chains"])
 
 
 def bf16(torch, values):
@@ -202,8 +207,8 @@ def test_layer_against_float64(setup, batch, deterministic):
     assert_close(f64(out), want, 4 * TOL)
 
 
-@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP],
-                         ids=["shipped", "shared-k", "deep"])
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP, CHAINED],
+                         ids=["shipped", "shared-k", "deep", "chains"])
 def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup, tiles):
     # Batch invariance: every kernel (through the layer's intermediates)
     # and the layer's output, row by row; one layer of each size stepped
