@@ -93,9 +93,10 @@ class Tiles:
     #: More programs where the tiles are few (16 rows each at BLOCK_B 16).
     qkv_ksplit: int = 1
     ksplit: int = 1
-    #: Accumulators per output tile of a tensor-core GEMV loop with stages
-    #: (CHAINS: 1, or 2 summing alternate K blocks, added at the end, so
-    #: that two chains of dependent tl.dots run side by side).
+    #: Accumulators per output tile of a tensor-core GEMV's loop (CHAINS:
+    #: 1, or 2 summing alternate K blocks, added at the end, so that two
+    #: chains of dependent tl.dots run side by side; K is then shared in
+    #: spans of 2 blocks).
     qkv_chains: int = 1
     gate_up_chains: int = 1
     chains: int = 1
