@@ -165,14 +165,16 @@ def copy_bandwidth():
 #: shipped one, each also timed as whole layers (deterministic) at every
 #: batch: gate/up and the projections with two accumulator chains (CHAINS
 #: 2; their BLOCK_K halved, so that each stage holds as many columns as
-#: before); the same with the projections' K shared by 2; and the
-#: projections on 2 warps (a 16 x 16 tile on 4 warps has two of them
-#: computing copies).
+#: before); the projections' K blocks cut into 4 slices, a warp each
+#: (SLICES 4); every GEMV's K blocks sliced so; and the projections both
+#: sliced and chained.
 _CHAINED = dataclasses.replace(ds.MMA_TILES, gate_up_chains=2, gate_up_block_k=64, chains=2,
                                block_k=256)
 MMA_CANDIDATES = {"mma, 2 chains": _CHAINED,
-                  "mma, 2 chains, K/2": dataclasses.replace(_CHAINED, ksplit=2),
-                  "mma, projections 2 warps": dataclasses.replace(ds.MMA_TILES, warps=2)}
+                  "mma, sliced": dataclasses.replace(ds.MMA_TILES, slices=4),
+                  "mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
+                                                         gate_up_slices=4, slices=4),
+                  "mma, sliced + chains": dataclasses.replace(_CHAINED, slices=4)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are

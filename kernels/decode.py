@@ -79,65 +79,110 @@ def _w_tile(w_ptr, rows, n, k):
 
 
 @tilec.jit
+def _k_slices(k0, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
+    """The columns of the K block from k0 cut into SLICES slices of SUB =
+    BLOCK_K / SLICES (tl.dot's batch dimension, one warp each): indices
+    for x, [SLICES, 1, SUB], and for W, [SLICES, SUB, 1]."""
+    SUB: tl.constexpr = BLOCK_K // SLICES
+    first = k0 + tl.arange(0, SLICES)[:, None, None] * SUB
+    return first + tl.arange(0, SUB)[None, None, :], first + tl.arange(0, SUB)[None, :, None]
+
+
+@tilec.jit
+def _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n):
+    """x[b_rows, kx] in fp32, [SLICES, BLOCK_B, SUB] (kx from _k_slices)."""
+    return tl.load(x_ptr + b_rows[None, :, None] * stride_x + kx,
+                   mask=b_valid[None, :, None] & (kx < n), other=0.0).to(tl.float32)
+
+
+@tilec.jit
+def _gamma_slices(gamma_ptr, k0, n, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
+    """gamma over _k_slices' columns in fp32, [SLICES, 1, SUB] (loaded 2-D
+    and expanded, so that it takes x's layout)."""
+    SUB: tl.constexpr = BLOCK_K // SLICES
+    k = k0 + tl.arange(0, SLICES)[:, None] * SUB + tl.arange(0, SUB)[None, :]
+    return tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[:, None, :]
+
+
+@tilec.jit
+def _w_slices(w_ptr, rows, n, kw):
+    """W[rows, kw] transposed, [SLICES, SUB, R] (kw from _k_slices)."""
+    return tl.load(w_ptr + rows[None, None, :] * n + kw, mask=kw < n, other=0.0)
+
+
+@tilec.jit
 def _accumulate(acc, w, x, HAS_GAMMA: tl.constexpr):
     """acc plus W's tile times x's: per element in fp32 for one batch row
     (acc [R, BLOCK_K], summed at the end), through tl.dot for 16 and more
     (acc [BLOCK_B, R]; x times gamma, not a bf16 value, as its bf16 head and
     the bf16 of what remains: two products, about 16 bits of x kept)."""
-    if x.shape[0] == 1:
+    if len(x.shape) == 2 and x.shape[0] == 1:
         return acc + w.to(tl.float32) * x
+    # Sliced tiles (3-D, _k_slices) come transposed already.
+    wt = w if len(w.shape) == 3 else tl.trans(w)
     if HAS_GAMMA:
         head = x.to(w.dtype)
-        acc = tl.dot(head, tl.trans(w), acc)
-        return tl.dot((x - head.to(tl.float32)).to(w.dtype), tl.trans(w), acc)
-    return tl.dot(x.to(w.dtype), tl.trans(w), acc)
+        acc = tl.dot(head, wt, acc)
+        return tl.dot((x - head.to(tl.float32)).to(w.dtype), wt, acc)
+    return tl.dot(x.to(w.dtype), wt, acc)
 
 
 @tilec.jit
-def _accumulator(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr):
+def _accumulator(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, SLICES: tl.constexpr = 1):
     if BLOCK_B == 1:
         return tl.zeros((rows.shape[0], BLOCK_K), tl.float32)
+    if SLICES > 1:
+        return tl.zeros((SLICES, BLOCK_B, rows.shape[0]), tl.float32)
     return tl.zeros((BLOCK_B, rows.shape[0]), tl.float32)
 
 
 @tilec.jit
 def _finish(acc, BLOCK_B: tl.constexpr):
-    """[BLOCK_B, R]."""
+    """[BLOCK_B, R] (a sliced accumulator's slices added up)."""
     if BLOCK_B == 1:
         return tl.sum(acc, axis=1)[None, :]
+    if len(acc.shape) == 3:
+        return tl.sum(acc, axis=0)
     return acc
 
 
 @tilec.jit
-def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
-          HAS_GAMMA: tl.constexpr):
-    """One K block of _project (columns k)."""
+def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
+          HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
+    """One K block of _project (columns from k0)."""
+    if SLICES > 1:
+        kx, kw = _k_slices(k0, BLOCK_K, SLICES)
+        x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
+        if HAS_GAMMA:
+            x = x * _gamma_slices(gamma_ptr, k0, n, BLOCK_K, SLICES)
+        return _accumulate(acc, _w_slices(w_ptr, rows, n, kw), x, HAS_GAMMA)
+    k = k0 + tl.arange(0, BLOCK_K)
     x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
     return _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
 
 
 @tilec.jit
 def _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
-                 HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr):
+                 HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
     """One iteration of _project's loop: a K block for each accumulator
     of `accs` (its chains), the blocks in order from k0."""
-    k = k0 + tl.arange(0, BLOCK_K)
-    first = _step(accs[0], w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k,
-                  HAS_GAMMA)
+    first = _step(accs[0], w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
+                  HAS_GAMMA, BLOCK_K, SLICES)
     if len(accs) == 1:
         return (first,)
     return (first, _step(accs[1], w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr,
-                         n, k + BLOCK_K, HAS_GAMMA))
+                         n, k0 + BLOCK_K, HAS_GAMMA, BLOCK_K, SLICES))
 
 
 @tilec.jit
-def _chains(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, CHAINS: tl.constexpr):
+def _chains(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, CHAINS: tl.constexpr,
+            SLICES: tl.constexpr):
     """CHAINS (1 or 2) fresh accumulators, as a tuple."""
     tl.static_assert(CHAINS == 1 or CHAINS == 2, "CHAINS must be 1 or 2")
-    acc = _accumulator(rows, BLOCK_B, BLOCK_K)
+    acc = _accumulator(rows, BLOCK_B, BLOCK_K, SLICES)
     if CHAINS == 1:
         return (acc,)
-    return (acc, _accumulator(rows, BLOCK_B, BLOCK_K))
+    return (acc, _accumulator(rows, BLOCK_B, BLOCK_K, SLICES))
 
 
 @tilec.jit
@@ -151,7 +196,7 @@ def _chained_sum(accs):
 @tilec.jit
 def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_start, k_end,
              HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr,
-             STAGES: tl.constexpr, CHAINS: tl.constexpr = 1):
+             STAGES: tl.constexpr, CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
     """[BLOCK_B, R] fp32: sum over k in [k_start, k_end) of x[b, k] (*
     gamma[k]) * W[rows, k] (see _accumulate; W's rows n apart). PREFETCH
     loads the next W tile before the current one is used, so that two
@@ -161,8 +206,12 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
     blocks into two accumulators, added at the end: each tl.dot waits for
     the one before it on the same accumulator, and one chain through a
     whole row of W may take longer than the row's loads (K_CHUNK is then a
-    multiple of 2 BLOCK_K). A row's sums do not depend on the other rows
-    of its block, nor on STAGES."""
+    multiple of 2 BLOCK_K). SLICES > 1 (tensor cores) cuts each K block
+    into that many slices, tl.dot's batch dimension: each warp multiplies
+    its own slice into an accumulator of its own, so that no warp repeats
+    another's work and each chain of dependent dots is SLICES times
+    shorter; the slices are added at the end. A row's sums do not depend
+    on the other rows of its block, nor on STAGES."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     if PREFETCH:
         acc = _accumulator(rows, BLOCK_B, BLOCK_K)
@@ -174,15 +223,15 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
             x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
             acc = _accumulate(acc, w, x, HAS_GAMMA)
         return _finish(acc, BLOCK_B)
-    accs = _chains(rows, BLOCK_B, BLOCK_K, CHAINS)
+    accs = _chains(rows, BLOCK_B, BLOCK_K, CHAINS, SLICES)
     if STAGES > 0:
         for k0 in tl.range(k_start, k_end, CHAINS * BLOCK_K, num_stages=STAGES):
             accs = _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x,
-                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K)
+                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K, SLICES)
     else:
         for k0 in range(k_start, k_end, CHAINS * BLOCK_K):
             accs = _chain_steps(accs, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x,
-                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K)
+                                gamma_ptr, n, k0, HAS_GAMMA, BLOCK_K, SLICES)
     return _finish(_chained_sum(accs), BLOCK_B)
 
 
@@ -201,13 +250,26 @@ def _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n, squares,
 
 @tilec.jit
 def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x,
-           gamma_ptr, n, k, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
-    """One K block of _project2: both W tiles requested before either is
-    used (x's squares summed as _x_tile_squared does)."""
-    w_a = _w_tile(w_ptr, rows_a, n, k)
-    w_b = _w_tile(w_ptr, rows_b, n, k)
-    x, squares = _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n, squares,
-                                 HAS_GAMMA, SQUARES)
+           gamma_ptr, n, k0, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr,
+           BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
+    """One K block of _project2 (columns from k0, sliced as _step slices
+    them): both W tiles requested before either is used (x's squares
+    summed as _x_tile_squared does)."""
+    if SLICES > 1:
+        kx, kw = _k_slices(k0, BLOCK_K, SLICES)
+        w_a = _w_slices(w_ptr, rows_a, n, kw)
+        w_b = _w_slices(w_ptr, rows_b, n, kw)
+        x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
+        if SQUARES:
+            squares += x * x
+        if HAS_GAMMA:
+            x = x * _gamma_slices(gamma_ptr, k0, n, BLOCK_K, SLICES)
+    else:
+        k = k0 + tl.arange(0, BLOCK_K)
+        w_a = _w_tile(w_ptr, rows_a, n, k)
+        w_b = _w_tile(w_ptr, rows_b, n, k)
+        x, squares = _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n,
+                                     squares, HAS_GAMMA, SQUARES)
     return (_accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA),
             squares)
 
@@ -215,35 +277,45 @@ def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
 @tilec.jit
 def _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
                   stride_x, gamma_ptr, n, k0, HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr,
-                  BLOCK_K: tl.constexpr):
+                  BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
     """One iteration of _project2's loop, as _chain_steps (x's squares
     summed block after block)."""
-    k = k0 + tl.arange(0, BLOCK_K)
     a, b, squares = _step2(accs_a[0], accs_b[0], squares, w_ptr, rows_a, rows_b, x_ptr,
-                           b_rows, b_valid, stride_x, gamma_ptr, n, k, HAS_GAMMA, SQUARES)
+                           b_rows, b_valid, stride_x, gamma_ptr, n, k0, HAS_GAMMA, SQUARES,
+                           BLOCK_K, SLICES)
     if len(accs_a) == 1:
         return (a,), (b,), squares
     a2, b2, squares = _step2(accs_a[1], accs_b[1], squares, w_ptr, rows_a, rows_b, x_ptr,
-                             b_rows, b_valid, stride_x, gamma_ptr, n, k + BLOCK_K, HAS_GAMMA,
-                             SQUARES)
+                             b_rows, b_valid, stride_x, gamma_ptr, n, k0 + BLOCK_K, HAS_GAMMA,
+                             SQUARES, BLOCK_K, SLICES)
     return (a, a2), (b, b2), squares
+
+
+@tilec.jit
+def _row_sums(squares):
+    """[BLOCK_B]: each batch row's sum of `squares` ([BLOCK_B, BLOCK_K],
+    or sliced [SLICES, BLOCK_B, SUB]: over each slice, then across them)."""
+    if len(squares.shape) == 3:
+        return tl.sum(tl.sum(squares, axis=2), axis=0)
+    return tl.sum(squares, axis=1)
 
 
 @tilec.jit
 def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n,
               k_start, k_end, HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr,
               PREFETCH: tl.constexpr, STAGES: tl.constexpr, SQUARES: tl.constexpr = False,
-              CHAINS: tl.constexpr = 1):
+              CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
     """_project of two sets of rows in one pass over x: both W tiles of an
     iteration are requested before either is used. Also returns, with
     SQUARES, each batch row's sum of x^2 over [k_start, k_end) ([BLOCK_B]
     fp32, per column position over the K blocks in order, then across
     the positions), from the x tiles the loop reads anyway (an RMSNorm
     then needs no second pass over x after the loop, whose dependent loads
-    would wait one after another); else zeros. CHAINS as in _project."""
+    would wait one after another); else zeros. CHAINS and SLICES as in
+    _project."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
-    squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
     if PREFETCH:
+        squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
         acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
         acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
         k = k_start + tl.arange(0, BLOCK_K)
@@ -260,22 +332,26 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
             acc_a = _accumulate(acc_a, w_a, x, HAS_GAMMA)
             acc_b = _accumulate(acc_b, w_b, x, HAS_GAMMA)
         return _finish(acc_a, BLOCK_B), _finish(acc_b, BLOCK_B), tl.sum(squares, axis=1)
-    accs_a = _chains(rows_a, BLOCK_B, BLOCK_K, CHAINS)
-    accs_b = _chains(rows_b, BLOCK_B, BLOCK_K, CHAINS)
+    if SLICES > 1:
+        squares = tl.zeros((SLICES, BLOCK_B, BLOCK_K // SLICES), tl.float32)
+    else:
+        squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
+    accs_a = _chains(rows_a, BLOCK_B, BLOCK_K, CHAINS, SLICES)
+    accs_b = _chains(rows_b, BLOCK_B, BLOCK_K, CHAINS, SLICES)
     if STAGES > 0:
         for k0 in tl.range(k_start, k_end, CHAINS * BLOCK_K, num_stages=STAGES):
             accs_a, accs_b, squares = _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a,
                                                     rows_b, x_ptr, b_rows, b_valid, stride_x,
                                                     gamma_ptr, n, k0, HAS_GAMMA, SQUARES,
-                                                    BLOCK_K)
+                                                    BLOCK_K, SLICES)
     else:
         for k0 in range(k_start, k_end, CHAINS * BLOCK_K):
             accs_a, accs_b, squares = _chain_steps2(accs_a, accs_b, squares, w_ptr, rows_a,
                                                     rows_b, x_ptr, b_rows, b_valid, stride_x,
                                                     gamma_ptr, n, k0, HAS_GAMMA, SQUARES,
-                                                    BLOCK_K)
+                                                    BLOCK_K, SLICES)
     return (_finish(_chained_sum(accs_a), BLOCK_B), _finish(_chained_sum(accs_b), BLOCK_B),
-            tl.sum(squares, axis=1))
+            _row_sums(squares))
 
 
 @tilec.jit
@@ -350,7 +426,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                      PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                      KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0,
-                     CHAINS: tl.constexpr = 1):
+                     CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
     # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
     # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
     # share `share` of K (_k_share), the last share to finish adding them
@@ -369,7 +445,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     # program's share, the shares' sums then added in order.
     lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
                                 gamma_ptr, hidden, k_start, k_end, True, BLOCK_K, PREFETCH,
-                                STAGES, True, CHAINS)
+                                STAGES, True, CHAINS, SLICES)
     last = True
     if KSPLIT > 1:
         both, squares, last = _k_share_sum(tl.reshape(tl.join(lo, hi), (BLOCK_B, 2 * PAIRS)),
@@ -423,7 +499,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                    PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
-                   CHAINS: tl.constexpr = 1):
+                   CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -434,7 +510,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     rows = tl.where(valid, rows, 0)
     gate, up, squares = _project2(w_ptr, rows, rows + inter, x_ptr, b_rows, b_valid, stride_x,
                                   gamma_ptr, hidden, 0, hidden, NORM, BLOCK_K, PREFETCH,
-                                  STAGES, NORM, CHAINS)
+                                  STAGES, NORM, CHAINS, SLICES)
     if NORM:
         scale = tl.rsqrt(squares / hidden + eps)[:, None]
         gate = gate * scale
@@ -449,7 +525,8 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   stride_res, stride_out, parts, counters, ROWS: tl.constexpr,
                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
                   STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
-                  K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1):
+                  K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1,
+                  SLICES: tl.constexpr = 1):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
     # KSPLIT programs as in rmsnorm_qkv_rope.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
@@ -468,7 +545,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     res = tl.load(res_ptr + b_rows[:, None] * stride_res + rows[None, :], mask=mask,
                   other=0.0)
     y = _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, x_ptr, n_in, k_start, k_end,
-                 False, BLOCK_K, PREFETCH, STAGES, CHAINS)
+                 False, BLOCK_K, PREFETCH, STAGES, CHAINS, SLICES)
     y, _, last = _k_share_sum(y, tl.zeros((BLOCK_B,), tl.float32), parts, counters,
                               slot, KSPLIT)
     if last:

@@ -100,11 +100,25 @@ class Tiles:
     qkv_chains: int = 1
     gate_up_chains: int = 1
     chains: int = 1
+    #: Slices of each K block of a tensor-core GEMV (SLICES: tl.dot's batch
+    #: dimension, a warp each, added up after the loop; 1: none).
+    qkv_slices: int = 1
+    gate_up_slices: int = 1
+    slices: int = 1
 
     def __post_init__(self):
         for name in ("qkv_chains", "gate_up_chains", "chains"):
             if getattr(self, name) not in (1, 2):
                 raise ValueError(f"Tiles.{name} must be 1 or 2, got {getattr(self, name)}")
+        for name, block_k in (("qkv_slices", self.qkv_block_k),
+                              ("gate_up_slices", self.gate_up_block_k),
+                              ("slices", self.block_k)):
+            n = getattr(self, name)
+            if n > 1 and self.block_b == 1:
+                raise ValueError(f"Tiles.{name} slices tensor-core tiles: block_b 16 or more")
+            if n < 1 or n & (n - 1) or (n > 1 and block_k // n < 16):
+                raise ValueError(f"Tiles.{name} must be a power of two leaving slices of 16 "
+                                 f"columns or more of the K block ({block_k}), got {n}")
 
     def with_stages(self, n):
         """The same tiling with n stages in every GEMV (0: plain loops, one
@@ -268,7 +282,8 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
         STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-        CHAINS=tiles.qkv_chains, num_warps=tiles.qkv_warps, stream=stream)
+        CHAINS=tiles.qkv_chains, SLICES=tiles.qkv_slices, num_warps=tiles.qkv_warps,
+        stream=stream)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
@@ -282,8 +297,8 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
-        STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, num_warps=tiles.gate_up_warps,
-        stream=stream)
+        STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, SLICES=tiles.gate_up_slices,
+        num_warps=tiles.gate_up_warps, stream=stream)
 
 
 def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
@@ -325,7 +340,8 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
                           *_split_args(scratch, ksplit, x), ROWS=tiles.rows,
                           BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k, STAGES=tiles.stages,
                           KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-                          CHAINS=tiles.chains, num_warps=tiles.warps, stream=stream)
+                          CHAINS=tiles.chains, SLICES=tiles.slices, num_warps=tiles.warps,
+                          stream=stream)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,

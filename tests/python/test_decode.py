@@ -33,9 +33,13 @@ SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_block_k=32, block_k=32
 # of K).
 CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=16, block_k=16, gate_up_block_k=32,
                               qkv_chains=2, gate_up_chains=2, chains=2)
+# With each K block cut into slices (tl.dot's batch dimension): 2 of 16
+# columns, with K shared; 4 of 16 in gate/up.
+SLICED = dataclasses.replace(SHARED_K, qkv_slices=2, gate_up_block_k=64, gate_up_slices=4,
+                             slices=2)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, CHAINED],
-    ids=["rows", "mma", "mma-shared-k", "mma-chains"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, CHAINED, SLICED],
+    ids=["rows", "mma", "mma-shared-k", "mma-chains", "mma-slices"])
 
 
 def scratch():
@@ -217,8 +221,10 @@ def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels, tiles):
 
 @pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES,
                                    dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4,
-                                                       ksplit=4)],
-                         ids=["rows", "mma", "mma-shared-k"])
+                                                       ksplit=4),
+                                   dataclasses.replace(decode_step.MMA_TILES, slices=4,
+                                                       gate_up_chains=2, chains=2)],
+                         ids=["rows", "mma", "mma-shared-k", "mma-sliced-chained"])
 def test_decode_kernels_pass_the_deterministic_check(tiles):
     # Every kernel compiled for the GPU (sm_90a) with the shipped configs
     # and the Qwen2.5-1.5B constexprs: the check accepts them all.
@@ -228,19 +234,22 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
     t = tiles
     # K shared as the shipped tiling shares it (the last share's program
     # adds the partials up after an integer atomic: accepted).
-    qkv_split, qkv_chunk = decode_step.k_shares(1536, t.qkv_ksplit, t.qkv_block_k)
-    down_split, down_chunk = decode_step.k_shares(8960, t.ksplit, t.block_k)
+    qkv_split, qkv_chunk = decode_step.k_shares(1536, t.qkv_ksplit,
+                                                t.qkv_block_k * t.qkv_chains)
+    down_split, down_chunk = decode_step.k_shares(8960, t.ksplit, t.block_k * t.chains)
     cases = [
         (k.rmsnorm_qkv_rope, [bf] * 4 + [i32] + [bf] * 3 + ["i32"] + [n] * 6 + ["fp32", f32, i32],
          dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=t.qkv_pairs,
               BLOCK_B=t.block_b, BLOCK_K=t.qkv_block_k, KSPLIT=qkv_split,
-              K_CHUNK=qkv_chunk if qkv_split > 1 else 0)),
+              K_CHUNK=qkv_chunk if qkv_split > 1 else 0, CHAINS=t.qkv_chains,
+              SLICES=t.qkv_slices)),
         (k.gate_up_swiglu, [bf] * 4 + ["i32"] + [n] * 4 + ["fp32"],
          dict(NORM=True, PAIRS=t.gate_up_pairs, BLOCK_B=t.block_b,
-              BLOCK_K=t.gate_up_block_k)),
+              BLOCK_K=t.gate_up_block_k, CHAINS=t.gate_up_chains, SLICES=t.gate_up_slices)),
         (k.gemv_residual, [bf] * 4 + ["i32"] + [n] * 5 + [f32, i32],
          dict(ROWS=t.rows, BLOCK_B=t.block_b, BLOCK_K=t.block_k, KSPLIT=down_split,
-              K_CHUNK=down_chunk if down_split > 1 else 0)),
+              K_CHUNK=down_chunk if down_split > 1 else 0, CHAINS=t.chains,
+              SLICES=t.slices)),
         (k.attention_split, [bf] * 3 + [i32, f32, f32] + [n] * 9 + ["fp32"],
          dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=decode_step.SPLIT,
               BLOCK_L=decode_step.BLOCK_L)),
@@ -265,20 +274,22 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
         assert "cp.async.wait_group" in staged.asm["ptx"], fn
         assert "memdesc<4x" in staged.asm["tilegpu"], fn
         if uses_mma and fn is not k.attention_split:
-            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn)
+            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn,
+                                             sliced=constexprs["SLICES"] > 1)
 
 
-def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn):
+def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn, sliced):
     """The staged K loop of a tensor-core GEMV: W's tile (transposed in the
-    dot) is read through a view of its cp.async ring, not transposed in
-    registers and stored again, and the fp32 accumulators stay in the
-    mma layout (no trip through shared memory per iteration)."""
+    dot; sliced tiles are loaded transposed) is read through a view of its
+    cp.async ring, not transposed in registers and stored again, and the
+    fp32 accumulators stay in the mma layout (no trip through shared
+    memory per iteration)."""
     lines = tilegpu_ir.splitlines()
     end = next(i for i, line in enumerate(lines) if "tile.num_stages = 4" in line)
     start = max(i for i in range(end) if "scf.for" in lines[i])
     body = "\n".join(lines[start:end])
     assert "tile.trans" not in body, fn
-    assert "tilegpu.memdesc_trans" in body, fn
+    assert ("tilegpu.memdesc_trans" in body) != sliced, fn
     assert "xf32, #mma>" in lines[start], fn
     assert not re.search(r"local_(alloc|load) .*xf32", body), fn
 

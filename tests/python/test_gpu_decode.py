@@ -26,9 +26,11 @@ DEEP = dataclasses.replace(decode_step.MMA_TILES, gate_up_stages=4, stages=5)
 CHAINED = dataclasses.replace(decode_step.MMA_TILES, qkv_chains=2, qkv_block_k=64,
                               gate_up_chains=2, gate_up_block_k=64, chains=2, block_k=256,
                               ksplit=2)
+#: Every tensor-core GEMV's K blocks cut into 4 slices, a warp each.
+SLICED = dataclasses.replace(decode_step.MMA_TILES, qkv_slices=4, gate_up_slices=4, slices=4)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, DEEP, CHAINED],
-    ids=["rows", "mma", "mma-shared-k", "mma-deep", "mma-chains"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, DEEP, CHAINED, SLICED],
+    ids=["rows", "mma", "mma-shared-k", "mma-deep", "mma-chains", "mma-sliced"])
 
 
 def bf16(torch, values):
@@ -207,8 +209,9 @@ def test_layer_against_float64(setup, batch, deterministic):
     assert_close(f64(out), want, 4 * TOL)
 
 
-@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP, CHAINED],
-                         ids=["shipped", "shared-k", "deep", "chains"])
+@pytest.mark.parametrize("tiles", [decode_step.INVARIANT_TILES, SHARED_K, DEEP, CHAINED,
+                                   SLICED],
+                         ids=["shipped", "shared-k", "deep", "chains", "sliced"])
 def test_rows_are_bitwise_the_same_alone_and_in_a_batch_of_64(setup, tiles):
     # Batch invariance: every kernel (through the layer's intermediates)
     # and the layer's output, row by row; one layer of each size stepped
