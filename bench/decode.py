@@ -163,18 +163,18 @@ def copy_bandwidth():
 
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: gate/up and the projections with two accumulator chains (CHAINS
-#: 2; their BLOCK_K halved, so that each stage holds as many columns as
-#: before); the projections' K blocks cut into 4 slices, a warp each
-#: (SLICES 4); every GEMV's K blocks sliced so; and the projections both
-#: sliced and chained.
-_CHAINED = dataclasses.replace(ds.MMA_TILES, gate_up_chains=2, gate_up_block_k=64, chains=2,
-                               block_k=256)
-MMA_CANDIDATES = {"mma, 2 chains": _CHAINED,
+#: batch: the one shipped before it, with one accumulator chain (gate/up
+#: 32 x 128, the projections 16 x 512); the projections' K blocks also cut
+#: into 4 slices, a warp each (SLICES 4); every GEMV's K blocks sliced so;
+#: and the projections sliced with one chain.
+MMA_CANDIDATES = {"mma, 1 chain": dataclasses.replace(ds.MMA_TILES, gate_up_chains=1,
+                                                      gate_up_block_k=128, chains=1,
+                                                      block_k=512),
                   "mma, sliced": dataclasses.replace(ds.MMA_TILES, slices=4),
                   "mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
                                                          gate_up_slices=4, slices=4),
-                  "mma, sliced + chains": dataclasses.replace(_CHAINED, slices=4)}
+                  "mma, sliced, 1 chain": dataclasses.replace(ds.MMA_TILES, chains=1,
+                                                              block_k=512, slices=4)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are

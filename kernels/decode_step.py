@@ -148,17 +148,18 @@ ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
                   gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
                   gate_up_stages=3, stages=3, gate_up_programs=396)
 #: Sixteen rows per program, every GEMV's loop 3 stages deep: QKV 16 pairs
-#: x 128 with its K shared by 4 programs, gate/up 32 pairs x 128, the
-#: projections 16 x 512 (K not shared: their last program's wait for the
-#: partials costs more than the programs gain). On an H100 at 531a4c3
-#: (bench/results/decode-2026-12-06-531a4c3.json, four deterministic
-#: layers in one graph, per layer): 61.0 us at batch 1 (62.0 with QKV's K
-#: not shared; 68.7 for the tiling shipped before, without stages in QKV
-#: and gate/up, gate/up 32 x 64, the projections 2 stages) and 85.8 at
-#: batch 16 (86.6; 93.5). QKV alone: 9.6 us, 11.5 unshared.
+#: x 128 with its K shared by 4 programs, gate/up 32 pairs x 64 and the
+#: projections 16 x 256, each with two accumulator chains over alternate
+#: K blocks (K not shared in the projections: their last program's wait
+#: for the partials costs more than the programs gain). On an H100 at
+#: 83f6ef9 (bench/results/decode-2026-12-06-83f6ef9.json, four
+#: deterministic layers in one graph, per layer): 57.9 us at batch 1
+#: against 59.8 with one chain (gate/up 32 x 128, the projections 16 x
+#: 512), and 82.4 at batch 16 against 84.2; the down projection alone 14.0
+#: against 15.4, and QKV 8.5.
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
-                  gate_up_block_k=128, rows=16, block_k=512, qkv_stages=3,
-                  gate_up_stages=3, stages=3, qkv_ksplit=4)
+                  gate_up_block_k=64, rows=16, block_k=256, qkv_stages=3,
+                  gate_up_stages=3, stages=3, qkv_ksplit=4, gate_up_chains=2, chains=2)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES

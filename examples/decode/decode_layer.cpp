@@ -17,11 +17,15 @@ size_t elementBytes(tilec::ScalarType type) {
 // batch rows per program, tensor cores; the same at every batch size, so
 // each row's result is too) and the attention's blocks.
 constexpr int kBlockB = 16;
-/// Each GEMV's tile and loop stages (MMA_TILES' qkv_stages,
-/// gate_up_stages and stages; 0: a plain loop).
-constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 3;
-constexpr int kGateUpPairs = 32, kGateUpBlockK = 128, kGateUpStages = 3;
-constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 3;
+/// Each GEMV's tile, loop stages (MMA_TILES' qkv_stages, gate_up_stages
+/// and stages; 0: a plain loop), accumulator chains (*_chains) and K
+/// slices (*_slices).
+constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 3, kQkvChains = 1,
+              kQkvSlices = 1;
+constexpr int kGateUpPairs = 32, kGateUpBlockK = 64, kGateUpStages = 3, kGateUpChains = 2,
+              kGateUpSlices = 1;
+constexpr int kGemvRows = 16, kGemvBlockK = 256, kGemvStages = 3, kGemvChains = 2,
+              kGemvSlices = 1;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
 /// qkv_ksplit and ksplit; 1: not shared).
 constexpr int kQkvKsplit = 4, kGemvKsplit = 1;
@@ -32,7 +36,8 @@ constexpr int kAttentionStages = 2;
 int cdiv(int a, int b) { return (a + b - 1) / b; }
 
 /// KSPLIT and K_CHUNK for a K of nIn, as decode_step.k_shares: at most
-/// `ksplit` shares of whole BLOCK_K tiles, none empty.
+/// `ksplit` shares of whole blockK spans (BLOCK_K times CHAINS), none
+/// empty.
 std::pair<int, int> kShares(int nIn, int ksplit, int blockK) {
   ksplit = std::max(1, std::min(ksplit, cdiv(nIn, blockK)));
   const int chunk = cdiv(cdiv(nIn, ksplit), blockK) * blockK;
@@ -110,9 +115,9 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
   // One scratch serves the K-shared GEMVs (they run one after another, and
   // each leaves its counters at zero), sized as decode_step.scratch_size.
   const int batchBlocks = cdiv(batch, kBlockB);
-  const auto qkvShares = kShares(c.hidden, kQkvKsplit, kQkvBlockK);
-  const auto oShares = kShares(c.qSize(), kGemvKsplit, kGemvBlockK);
-  const auto downShares = kShares(c.intermediate, kGemvKsplit, kGemvBlockK);
+  const auto qkvShares = kShares(c.hidden, kQkvKsplit, kQkvBlockK * kQkvChains);
+  const auto oShares = kShares(c.qSize(), kGemvKsplit, kGemvBlockK * kGemvChains);
+  const auto downShares = kShares(c.intermediate, kGemvKsplit, kGemvBlockK * kGemvChains);
   const int qkvTiles = c.qkvRows() / 2 / kQkvPairs, projTiles = cdiv(c.hidden, kGemvRows);
   const int projSplit = std::max(oShares.first, downShares.first);
   const size_t tiles = size_t(batchBlocks) * std::max(qkvShares.first > 1 ? qkvTiles : 0,
@@ -148,7 +153,9 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                    {"PAIRS", kQkvPairs},
                    {"BLOCK_B", kBlockB},
                    {"BLOCK_K", kQkvBlockK},
-                   {"STAGES", kQkvStages}},
+                   {"STAGES", kQkvStages},
+                   {"CHAINS", kQkvChains},
+                   {"SLICES", kQkvSlices}},
                   qkvShares)});
   // Attention: the splits, then their combination.
   launches_.push_back(
@@ -171,8 +178,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                        {{"D", d}, {"SPLIT", split}, {"BLOCK_S", kBlockS}}});
   // O projection + residual, gate/up + SwiGLU, down projection + residual.
   const tilec::Constexprs gemv{
-      {"ROWS", kGemvRows}, {"BLOCK_B", kBlockB}, {"BLOCK_K", kGemvBlockK},
-      {"STAGES", kGemvStages}};
+      {"ROWS", kGemvRows},     {"BLOCK_B", kBlockB},       {"BLOCK_K", kGemvBlockK},
+      {"STAGES", kGemvStages}, {"CHAINS", kGemvChains}, {"SLICES", kGemvSlices}};
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, projTiles * oShares.first},
                        {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), batch, c.qSize(),
@@ -187,7 +194,9 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                         {"PAIRS", kGateUpPairs},
                         {"BLOCK_B", kBlockB},
                         {"BLOCK_K", kGateUpBlockK},
-                        {"STAGES", kGateUpStages}}});
+                        {"STAGES", kGateUpStages},
+                        {"CHAINS", kGateUpChains},
+                        {"SLICES", kGateUpSlices}}});
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, projTiles * downShares.first},
                        {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), batch, c.intermediate,
