@@ -179,6 +179,8 @@ def _chains(rows, BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, CHAINS: tl.const
             SLICES: tl.constexpr):
     """CHAINS (1 or 2) fresh accumulators, as a tuple."""
     tl.static_assert(CHAINS == 1 or CHAINS == 2, "CHAINS must be 1 or 2")
+    tl.static_assert(SLICES == 1 or (BLOCK_B >= 16 and BLOCK_K // SLICES >= 16),
+                     "SLICES cuts tensor-core tiles (BLOCK_B >= 16) into K slices of 16 or more")
     acc = _accumulator(rows, BLOCK_B, BLOCK_K, SLICES)
     if CHAINS == 1:
         return (acc,)
