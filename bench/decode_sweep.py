@@ -143,13 +143,14 @@ def flat_sweep(k, x, gamma, w_gu, gu, h, want):
 
 #: The tensor-core tiling's sweep (BLOCK_B = 16, what deterministic mode
 #: runs at every batch): output rows (pairs for gate/up and QKV) x BLOCK_K
-#: x stages, 4 warps, each GEMV at batch 1 and 16.
-#: (tl.dot's N, the output rows, is at least 16.)
-#: QKV and the projections also by programs sharing each tile's K.
-#: (Four stages were never the fastest, or within 1% of it, in the sweep
-#: of 3dea153: left out.)
-MMA = dict(gate_up=((16, 32), (64, 128, 256)), down=((16, 32), (128, 256, 512)),
-           qkv=((16,), (64, 128, 256)), stages=(0, 2, 3), ksplit=(1, 2, 4))
+#: x 3 stages x accumulator chains x K slices, 4 warps, each GEMV at
+#: batch 1 and 16. (tl.dot's N, the output rows, is at least 16.) QKV and
+#: the projections also by programs sharing each tile's K. (Four stages
+#: were never the fastest, or within 1% of it, in the sweep of 3dea153;
+#: the sizes, stages and shares left are those MMA_TILES ships and their
+#: nearest neighbours.)
+MMA = dict(gate_up=((32,), (64, 128)), down=((16,), (256, 512)), qkv=((16,), (64, 128)),
+           stages=(3,), qkv_ksplit=(2, 4), ksplit=(1, 2), chains=(1, 2), slices=(1, 4))
 
 
 def mma_scratch(batch):
@@ -170,11 +171,13 @@ def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
         def launch_gu(cfg, first=False, x=x, h=h, batch=batch):
             t = dataclasses.replace(ds.MMA_TILES, gate_up_pairs=cfg["size"],
                                     gate_up_block_k=cfg["block_k"],
-                                    gate_up_stages=cfg["stages"])
+                                    gate_up_stages=cfg["stages"], gate_up_chains=cfg["chains"],
+                                    gate_up_slices=cfg["slices"])
             ds.gate_up(k, CFG, batch, x, gamma, w_gu if first else gu(), h, tiles=t)
         sizes, block_ks = MMA["gate_up"]
-        configs = [dict(size=p, block_k=b, stages=st)
-                   for p, b, st in itertools.product(sizes, block_ks, MMA["stages"])]
+        configs = [dict(size=p, block_k=b, stages=st, chains=ch, slices=sl)
+                   for p, b, st, ch, sl in itertools.product(sizes, block_ks, MMA["stages"],
+                                                             MMA["chains"], MMA["slices"])]
         rows += sweep(f"gate_up mma B={batch}", launch_gu, lambda: close(h, want_h),
                       2 * CFG.intermediate * CFG.hidden * 2, configs, len(gu.copies))
 
@@ -186,13 +189,15 @@ def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
         def launch_down(cfg, first=False, hx=hx, res=res, out=out, batch=batch,
                         shared=shared):
             t = dataclasses.replace(ds.MMA_TILES, rows=cfg["size"], block_k=cfg["block_k"],
-                                    stages=cfg["stages"], ksplit=cfg["ksplit"])
+                                    stages=cfg["stages"], ksplit=cfg["ksplit"],
+                                    chains=cfg["chains"], slices=cfg["slices"])
             ds.projection(k, batch, CFG.intermediate, CFG.hidden, hx,
                           w_down if first else down(), res, out, tiles=t, scratch=shared)
         sizes, block_ks = MMA["down"]
-        configs = [dict(size=r, block_k=b, stages=st, ksplit=ks)
-                   for r, b, st, ks in itertools.product(sizes, block_ks, MMA["stages"],
-                                                         MMA["ksplit"])]
+        configs = [dict(size=r, block_k=b, stages=st, ksplit=ks, chains=ch, slices=sl)
+                   for r, b, st, ks, ch, sl in itertools.product(
+                       sizes, block_ks, MMA["stages"], MMA["ksplit"], MMA["chains"],
+                       MMA["slices"])]
         rows += sweep(f"down mma B={batch}", launch_down, lambda: close(out, want_down),
                       CFG.intermediate * CFG.hidden * 2, configs, len(down.copies))
 
@@ -209,13 +214,15 @@ def mma_sweep(k, w_gu, w_down, w_qkv, gamma, bias, gu, down, qkv):
                        shared=shared):
             t = dataclasses.replace(ds.MMA_TILES, qkv_pairs=cfg["size"],
                                     qkv_block_k=cfg["block_k"], qkv_stages=cfg["stages"],
-                                    qkv_ksplit=cfg["ksplit"])
+                                    qkv_ksplit=cfg["ksplit"], qkv_chains=cfg["chains"],
+                                    qkv_slices=cfg["slices"])
             ds.qkv_rope(k, CFG, batch, max_len, x, gamma, w_qkv if first else qkv(), bias,
                         pos, q, kc, vc, tiles=t, scratch=shared)
         sizes, block_ks = MMA["qkv"]
-        configs = [dict(size=p, block_k=b, stages=st, ksplit=ks)
-                   for p, b, st, ks in itertools.product(sizes, block_ks, MMA["stages"],
-                                                         MMA["ksplit"])]
+        configs = [dict(size=p, block_k=b, stages=st, ksplit=ks, chains=ch, slices=sl)
+                   for p, b, st, ks, ch, sl in itertools.product(
+                       sizes, block_ks, MMA["stages"], MMA["qkv_ksplit"], MMA["chains"],
+                       MMA["slices"])]
         rows += sweep(f"qkv mma B={batch}", launch_qkv,
                       lambda: close(q, q_ref.reshape(batch, -1)),
                       CFG.qkv_rows * CFG.hidden * 2, configs, len(qkv.copies))
