@@ -114,8 +114,10 @@ def _w_slices(w_ptr, rows, n, kw):
 def _accumulate(acc, w, x, HAS_GAMMA: tl.constexpr):
     """acc plus W's tile times x's: per element in fp32 for one batch row
     (acc [R, BLOCK_K], summed at the end), through tl.dot for 16 and more
-    (acc [BLOCK_B, R]; x times gamma, not a bf16 value, as its bf16 head and
-    the bf16 of what remains: two products, about 16 bits of x kept)."""
+    (acc [BLOCK_B, R], or sliced [SLICES, BLOCK_B, R] with x [SLICES,
+    BLOCK_B, SUB] and W [SLICES, SUB, R]; x times gamma, not a bf16 value,
+    as its bf16 head and the bf16 of what remains: two products, about 16
+    bits of x kept)."""
     if len(x.shape) == 2 and x.shape[0] == 1:
         return acc + w.to(tl.float32) * x
     # Sliced tiles (3-D, _k_slices) come transposed already.
@@ -216,6 +218,7 @@ def _project(w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k_star
     on the other rows of its block, nor on STAGES."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     if PREFETCH:
+        tl.static_assert(CHAINS == 1 and SLICES == 1, "PREFETCH takes no CHAINS or SLICES")
         acc = _accumulator(rows, BLOCK_B, BLOCK_K)
         w_next = _w_tile(w_ptr, rows, n, k_start + tl.arange(0, BLOCK_K))
         for k0 in range(k_start, k_end, BLOCK_K):
@@ -317,6 +320,7 @@ def _project2(w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid, stride_x, gamma_ptr
     _project."""
     BLOCK_B: tl.constexpr = b_rows.shape[0]
     if PREFETCH:
+        tl.static_assert(CHAINS == 1 and SLICES == 1, "PREFETCH takes no CHAINS or SLICES")
         squares = tl.zeros((BLOCK_B, BLOCK_K), tl.float32)
         acc_a = _accumulator(rows_a, BLOCK_B, BLOCK_K)
         acc_b = _accumulator(rows_b, BLOCK_B, BLOCK_K)
@@ -364,11 +368,15 @@ def _batch_rows(batch, BLOCK_B: tl.constexpr):
 
 
 @tilec.jit
-def _k_share(n, KSPLIT: tl.constexpr, K_CHUNK: tl.constexpr):
+def _k_share(n, KSPLIT: tl.constexpr, K_CHUNK: tl.constexpr, SPAN: tl.constexpr):
     """[start, end) of K this program sums: all of it (KSPLIT 1), else
     share program_id(1) % KSPLIT of KSPLIT shares of K_CHUNK columns (a
-    constexpr multiple of BLOCK_K: the partition depends on nothing at run
-    time)."""
+    constexpr multiple of SPAN, the columns of one loop iteration, BLOCK_K
+    times CHAINS: only the last share's loop runs past its end, where
+    the loads' k < n masks what lies beyond; the partition depends on
+    nothing at run time)."""
+    tl.static_assert(KSPLIT == 1 or K_CHUNK % SPAN == 0,
+                     "K_CHUNK must be a multiple of BLOCK_K * CHAINS (decode_step.k_shares)")
     if KSPLIT == 1:
         return 0, n
     start = (tl.program_id(1) % KSPLIT) * K_CHUNK
@@ -442,7 +450,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     j = (group % groups_per_head) * PAIRS + tl.arange(0, PAIRS)
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
-    k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK)
+    k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
     # The loop sums x^2 for the RMSNorm too: over all of K, or over this
     # program's share, the shares' sums then added in order.
     lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
@@ -538,7 +546,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     valid = rows < n_out
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
-    k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK)
+    k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
     # The residual is requested before the loop, so that its latency is not
     # added after the last weights arrive. (Where out is res, no program
     # writes its tile before every program of that tile has read it: the

@@ -110,13 +110,15 @@ class Tiles:
         for name in ("qkv_chains", "gate_up_chains", "chains"):
             if getattr(self, name) not in (1, 2):
                 raise ValueError(f"Tiles.{name} must be 1 or 2, got {getattr(self, name)}")
+            if getattr(self, name) > 1 and self.block_b < 16:
+                raise ValueError(f"Tiles.{name} chains tensor-core tiles: block_b 16 or more")
         for name, block_k in (("qkv_slices", self.qkv_block_k),
                               ("gate_up_slices", self.gate_up_block_k),
                               ("slices", self.block_k)):
             n = getattr(self, name)
-            if n > 1 and self.block_b == 1:
+            if n > 1 and self.block_b < 16:
                 raise ValueError(f"Tiles.{name} slices tensor-core tiles: block_b 16 or more")
-            if n < 1 or n & (n - 1) or (n > 1 and block_k // n < 16):
+            if n < 1 or n & (n - 1) or (n > 1 and (block_k % n or block_k // n < 16)):
                 raise ValueError(f"Tiles.{name} must be a power of two leaving slices of 16 "
                                  f"columns or more of the K block ({block_k}), got {n}")
 
@@ -223,8 +225,9 @@ def splits_for(max_len, split=SPLIT):
 
 def k_shares(n_in, ksplit, block_k):
     """(KSPLIT, K_CHUNK) for a K of n_in: at most `ksplit` shares of whole
-    BLOCK_K tiles, none empty (a fixed partition: it depends on n_in and
-    the tiling, not on the batch)."""
+    spans of `block_k` columns (a loop iteration's: BLOCK_K times CHAINS),
+    none empty (a fixed partition: it depends on n_in and the tiling, not
+    on the batch)."""
     ksplit = max(1, min(ksplit, tilec.cdiv(n_in, block_k)))
     chunk = tilec.cdiv(tilec.cdiv(n_in, ksplit), block_k) * block_k
     return tilec.cdiv(n_in, chunk), chunk

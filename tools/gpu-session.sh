@@ -292,29 +292,36 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   # Where the batch-1 GEMVs' time goes, one row per program against the
   # tensor-core tilings (TILEC_PROFILE_DECODE: GEMV:TILING cases, see
   # bench/profile_decode.py): ncu's speed of light, warp stalls, scheduler
-  # and occupancy of each, and its stall samples per SASS instruction; in $OUT/profile-decode.tar.gz, a summary in the log.
+  # and occupancy of each, and its stall samples per SASS instruction; in
+  # $OUT/profile-decode.tar.gz, a summary in the log.
   if [ -f bench/profile_decode.py ] && command -v ncu > /dev/null; then
     profile_decode() {
-      local dir case name
+      local dir case name failed=0
+      local kernels='gemv_residual|rmsnorm_qkv|gate_up'
+      local summary='^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy'
+      summary+='|Registers Per|Grid Size|Issued Warp|No Eligible|Active Warps Per'
+      summary+='|Warp Cycles Per Issued'
       dir=$(mktemp -d)
       IFS=';' read -ra cases <<< "${TILEC_PROFILE_DECODE:-down:mma;down:rows;qkv:mma;qkv:rows}"
       for case in "${cases[@]}"; do
         name=${case//[^A-Za-z0-9_:-]/_}
         local run=(python3 bench/profile_decode.py --case "$case")
-        ncu --clock-control none -k regex:'gemv_residual|rmsnorm_qkv|gate_up' \
-          --launch-skip 1 --launch-count 1 --section SpeedOfLight \
-          --section MemoryWorkloadAnalysis --section WarpStateStats \
-          --section SchedulerStats --section Occupancy --section LaunchStats \
-          "${run[@]}" > "$dir/$name.txt" 2>&1 || return 1
         echo "== $case"
-        grep -E "^  [a-z_]+|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Shared Memory Config|Grid Size|Issued Warp|No Eligible|Active Warps Per|Warp Cycles Per Issued" \
-          "$dir/$name.txt" | head -24
-        ncu --clock-control none -k regex:'gemv_residual|rmsnorm_qkv|gate_up' \
-          --launch-skip 1 --launch-count 1 --section WarpStateStats \
-          --section SourceCounters --page source --print-source sass --csv \
-          "${run[@]}" > "$dir/$name-source.csv" 2>&1 || return 1
+        if ncu --clock-control none -k regex:"$kernels" --launch-skip 1 --launch-count 1 \
+             --section SpeedOfLight --section MemoryWorkloadAnalysis \
+             --section WarpStateStats --section SchedulerStats --section Occupancy \
+             --section LaunchStats "${run[@]}" > "$dir/$name.txt" 2>&1 &&
+           ncu --clock-control none -k regex:"$kernels" --launch-skip 1 --launch-count 1 \
+             --section WarpStateStats --section SourceCounters --page source \
+             --print-source sass --csv "${run[@]}" > "$dir/$name-source.csv" 2>&1; then
+          grep -E "$summary" "$dir/$name.txt" | head -24
+        else
+          echo "FAILED: $case"; tail -n 5 "$dir/$name.txt"; failed=1
+        fi
       done
       tar czf "$out/profile-decode.tar.gz" -C "$dir" .
+      rm -rf "$dir"
+      return $failed
     }
     export -f profile_decode
     export out

@@ -28,10 +28,11 @@ TOL = ref.TOL
 # shares of QKV's 96 columns; 2 or 3 for the projections).
 SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_block_k=32, block_k=32,
                                qkv_ksplit=3, ksplit=3)
-# With two accumulator chains (K blocks of 16 and 32: a partial second
-# block, and shares that end inside a K block pair's span only at the end
-# of K).
-CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=16, block_k=16, gate_up_block_k=32,
+# With two accumulator chains: K shared in spans of two blocks (QKV's 96
+# columns in 2 shares of 64, not 3 of 32; a projection's 310 in 3 of 128,
+# whose last ends in a partial second block), and gate/up's 96 in one
+# span of 64 and one whose second block is all masked.
+CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=32, block_k=16, gate_up_block_k=32,
                               qkv_chains=2, gate_up_chains=2, chains=2)
 # With each K block cut into slices (tl.dot's batch dimension): 2 of 16
 # columns, with K shared; 4 of 16 in gate/up.
@@ -122,7 +123,7 @@ def test_gate_up_swiglu(kernels, norm, tiles):
 
 
 @TILINGS
-@pytest.mark.parametrize("n_in, n_out", [(300, 37), (1100, 8)])
+@pytest.mark.parametrize("n_in, n_out", [(300, 37), (310, 20), (1100, 8)])
 def test_projection_with_residual_in_place(kernels, n_in, n_out, tiles):
     rng = np.random.default_rng(3)
     batch = 3
@@ -222,8 +223,9 @@ def test_a_row_alone_equals_the_row_in_a_batch_bitwise(kernels, tiles):
 @pytest.mark.parametrize("tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES,
                                    dataclasses.replace(decode_step.MMA_TILES, qkv_ksplit=4,
                                                        ksplit=4),
-                                   dataclasses.replace(decode_step.MMA_TILES, slices=4,
-                                                       gate_up_chains=2, chains=2)],
+                                   dataclasses.replace(decode_step.MMA_TILES, qkv_slices=4,
+                                                       gate_up_slices=4, slices=4,
+                                                       qkv_chains=2)],
                          ids=["rows", "mma", "mma-shared-k", "mma-sliced-chained"])
 def test_decode_kernels_pass_the_deterministic_check(tiles):
     # Every kernel compiled for the GPU (sm_90a) with the shipped configs
@@ -273,9 +275,11 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
         assert staged.deterministic
         assert "cp.async.wait_group" in staged.asm["ptx"], fn
         assert "memdesc<4x" in staged.asm["tilegpu"], fn
-        if uses_mma and fn is not k.attention_split:
-            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn,
-                                             sliced=constexprs["SLICES"] > 1)
+        # (Sliced, the kernels with gamma still pass gamma's slices through
+        # shared memory in every iteration: not shipped.)
+        sliced = constexprs.get("SLICES", 1) > 1
+        if uses_mma and fn is not k.attention_split and (not sliced or fn is k.gemv_residual):
+            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn, sliced)
 
 
 def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn, sliced):
@@ -292,6 +296,27 @@ def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn, sliced):
     assert ("tilegpu.memdesc_trans" in body) != sliced, fn
     assert "xf32, #mma>" in lines[start], fn
     assert not re.search(r"local_(alloc|load) .*xf32", body), fn
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(chains=3), "chains must be 1 or 2"),
+    (dict(block_b=8), "chains tensor-core tiles"),
+    (dict(slices=3), "slices must be a power of two"),
+    (dict(slices=32), "slices must be a power of two"),
+    (dict(chains=1, gate_up_chains=1, block_b=8, slices=2), "slices tensor-core tiles")])
+def test_tilings_refuse_chains_and_slices_that_cannot_work(change, message):
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(decode_step.MMA_TILES, **change)
+
+
+def test_a_k_chunk_that_splits_a_span_is_refused():
+    # K_CHUNK a multiple of BLOCK_K but not of BLOCK_K * CHAINS would let a
+    # share's second chain read the next share's columns.
+    k = decode_step.Kernels()
+    with pytest.raises(Exception, match="K_CHUNK must be a multiple"):
+        k.gemv_residual.compile(["*bf16:16"] * 4 + ["i32"] + ["i32:16"] * 5 +
+                                ["*fp32:16", "*i32:16"], target="sm_90a", ROWS=16, BLOCK_B=16,
+                                BLOCK_K=256, STAGES=3, KSPLIT=4, K_CHUNK=2304, CHAINS=2)
 
 
 def test_layer_refuses_caches_past_32_bit_offsets():
