@@ -163,18 +163,15 @@ def copy_bandwidth():
 
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: the one shipped before it, with one accumulator chain (gate/up
-#: 32 x 128, the projections 16 x 512); the projections' K blocks also cut
-#: into 4 slices, a warp each (SLICES 4); every GEMV's K blocks sliced so;
-#: and the projections sliced with one chain.
-MMA_CANDIDATES = {"mma, 1 chain": dataclasses.replace(ds.MMA_TILES, gate_up_chains=1,
-                                                      gate_up_block_k=128, chains=1,
-                                                      block_k=512),
-                  "mma, sliced": dataclasses.replace(ds.MMA_TILES, slices=4),
-                  "mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
-                                                         gate_up_slices=4, slices=4),
-                  "mma, sliced, 1 chain": dataclasses.replace(ds.MMA_TILES, chains=1,
-                                                              block_k=512, slices=4)}
+#: batch: the one shipped before it (QKV 16 x 128, gate/up 32 x 64 and the
+#: projections 16 x 256 with two chains, no slices); and the one before
+#: that (one chain: gate/up 32 x 128, the projections 16 x 512).
+_BEFORE = dataclasses.replace(ds.MMA_TILES, qkv_block_k=128, gate_up_chains=2, block_k=256,
+                              slices=1)
+MMA_CANDIDATES = {"mma before": _BEFORE,
+                  "mma, one chain": dataclasses.replace(_BEFORE, gate_up_chains=1,
+                                                        gate_up_block_k=128, chains=1,
+                                                        block_k=512)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are

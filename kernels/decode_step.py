@@ -150,18 +150,21 @@ ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
                   gate_up_block_k=256, rows=4, block_k=1024, qkv_stages=3,
                   gate_up_stages=3, stages=3, gate_up_programs=396)
 #: Sixteen rows per program, every GEMV's loop 3 stages deep: QKV 16 pairs
-#: x 128 with its K shared by 4 programs, gate/up 32 pairs x 64 and the
-#: projections 16 x 256, each with two accumulator chains over alternate
-#: K blocks (K not shared in the projections: their last program's wait
-#: for the partials costs more than the programs gain). On an H100 at
-#: 83f6ef9 (bench/results/decode-2026-12-06-83f6ef9.json, four
-#: deterministic layers in one graph, per layer): 57.9 us at batch 1
-#: against 59.8 with one chain (gate/up 32 x 128, the projections 16 x
-#: 512), and 82.4 at batch 16 against 84.2; the down projection alone 14.0
-#: against 15.4, and QKV 8.5.
-MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=128, gate_up_pairs=32,
-                  gate_up_block_k=64, rows=16, block_k=256, qkv_stages=3,
-                  gate_up_stages=3, stages=3, qkv_ksplit=4, gate_up_chains=2, chains=2)
+#: x 64 with its K shared by 4 programs, gate/up 32 pairs x 64, and the
+#: projections 16 x 512 with two accumulator chains over alternate K
+#: blocks, each block cut into 4 slices, a warp each (K not shared in the
+#: projections: their last program's wait for the partials costs more
+#: than the programs gain). From the sweep of 33d0160 on an H100
+#: (bench/results/decode-sweep-mma-2026-12-06-33d0160.json, each GEMV back
+#: to back in a CUDA graph, at batch 1 / 16): down 12.2 / 12.3 us against
+#: 14.1 / 14.2 for the tiling shipped before (16 x 256, two chains, no
+#: slices) and 15.4 / 15.4 for the one before that; QKV 8.2 / 8.2 against
+#: 8.5 / 8.4 at 128 columns; gate/up 22.8 / 23.9 against 23.0 / 24.4 with
+#: two chains. Slicing QKV's and gate/up's blocks made them slower (gamma's
+#: slices pass through shared memory in every iteration).
+MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=64, gate_up_pairs=32,
+                  gate_up_block_k=64, rows=16, block_k=512, qkv_stages=3,
+                  gate_up_stages=3, stages=3, qkv_ksplit=4, chains=2, slices=4)
 #: Batch invariance needs one tiling for every batch size: the tensor-core
 #: one, which reads the weights once for 16 rows.
 INVARIANT_TILES = MMA_TILES

@@ -20,12 +20,12 @@ constexpr int kBlockB = 16;
 /// Each GEMV's tile, loop stages (MMA_TILES' qkv_stages, gate_up_stages
 /// and stages; 0: a plain loop), accumulator chains (*_chains) and K
 /// slices (*_slices).
-constexpr int kQkvPairs = 16, kQkvBlockK = 128, kQkvStages = 3, kQkvChains = 1,
+constexpr int kQkvPairs = 16, kQkvBlockK = 64, kQkvStages = 3, kQkvChains = 1,
               kQkvSlices = 1;
-constexpr int kGateUpPairs = 32, kGateUpBlockK = 64, kGateUpStages = 3, kGateUpChains = 2,
+constexpr int kGateUpPairs = 32, kGateUpBlockK = 64, kGateUpStages = 3, kGateUpChains = 1,
               kGateUpSlices = 1;
-constexpr int kGemvRows = 16, kGemvBlockK = 256, kGemvStages = 3, kGemvChains = 2,
-              kGemvSlices = 1;
+constexpr int kGemvRows = 16, kGemvBlockK = 512, kGemvStages = 3, kGemvChains = 2,
+              kGemvSlices = 4;
 /// Programs sharing each QKV and projection tile's K (MMA_TILES'
 /// qkv_ksplit and ksplit; 1: not shared).
 constexpr int kQkvKsplit = 4, kGemvKsplit = 1;

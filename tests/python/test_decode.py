@@ -25,15 +25,16 @@ TOL = ref.TOL
 # Both tilings of the GEMV kernels: one batch row per program (fp32
 # multiply-adds) and 16 (tensor cores); and the tensor-core one with K
 # blocks of 32, so that these small shapes share K among programs too (3
-# shares of QKV's 96 columns; 2 or 3 for the projections).
+# shares of QKV's 96 columns; 2 or 3 for the projections; the
+# projections' blocks in 2 slices of 16 where the shipped tiling has 4).
 SHARED_K = dataclasses.replace(decode_step.MMA_TILES, qkv_block_k=32, block_k=32,
-                               qkv_ksplit=3, ksplit=3)
+                               qkv_ksplit=3, ksplit=3, slices=2)
 # With two accumulator chains: K shared in spans of two blocks (QKV's 96
 # columns in 2 shares of 64, not 3 of 32; a projection's 310 in 3 of 128,
 # whose last ends in a partial second block), and gate/up's 96 in one
 # span of 64 and one whose second block is all masked.
 CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=32, block_k=16, gate_up_block_k=32,
-                              qkv_chains=2, gate_up_chains=2, chains=2)
+                              qkv_chains=2, gate_up_chains=2, chains=2, slices=1)
 # With each K block cut into slices (tl.dot's batch dimension): 2 of 16
 # columns, with K shared; 4 of 16 in gate/up.
 SLICED = dataclasses.replace(SHARED_K, qkv_slices=2, gate_up_block_k=64, gate_up_slices=4,
@@ -302,7 +303,7 @@ def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn, sliced):
     (dict(chains=3), "chains must be 1 or 2"),
     (dict(block_b=8), "chains tensor-core tiles"),
     (dict(slices=3), "slices must be a power of two"),
-    (dict(slices=32), "slices must be a power of two"),
+    (dict(slices=64), "slices must be a power of two"),
     (dict(chains=1, gate_up_chains=1, block_b=8, slices=2), "slices tensor-core tiles")])
 def test_tilings_refuse_chains_and_slices_that_cannot_work(change, message):
     with pytest.raises(ValueError, match=message):
