@@ -51,9 +51,10 @@ Shipped configs (decode_step.py's ROW_TILES and MMA_TILES, swept by
 bench/decode_sweep.py on the H200 and H100s): BLOCK_B = 1 with QKV PAIRS
 = 4 x BLOCK_K = 512, gate/up streamed (gate_up_swiglu_flat; 396 programs
 asked for) of PAIRS = 8 x 256, gemv_residual ROWS = 4 x 1024, 3 stages
-each; BLOCK_B = 16 with QKV PAIRS = 16 x 128 (K shared by 4 programs),
-gate/up PAIRS = 32 x 64 and gemv_residual ROWS = 16 x 256 with two
-accumulator chains (CHAINS), 3 stages each; 4 warps. SPLIT = 128
+each; BLOCK_B = 16 with QKV PAIRS = 16 x 64 (K shared by 4 programs),
+gate/up PAIRS = 32 x 64, gemv_residual ROWS = 16 x 512 with two
+accumulator chains (CHAINS) and 4 K slices (SLICES), 3 stages each; 4
+warps. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
 GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
