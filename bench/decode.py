@@ -165,13 +165,21 @@ def copy_bandwidth():
 #: shipped one, each also timed as whole layers (deterministic) at every
 #: batch: the one shipped before it (QKV 16 x 128, gate/up 32 x 64 and the
 #: projections 16 x 256 with two chains, no slices); and the one before
-#: that (one chain: gate/up 32 x 128, the projections 16 x 512).
+#: that (one chain: gate/up 32 x 128, the projections 16 x 512); and QKV's
+#: and gate/up's K blocks sliced too (4 slices of 16, and of 32 in blocks of
+#: 128).
 _BEFORE = dataclasses.replace(ds.MMA_TILES, qkv_block_k=128, gate_up_chains=2, block_k=256,
                               slices=1)
 MMA_CANDIDATES = {"mma before": _BEFORE,
                   "mma, one chain": dataclasses.replace(_BEFORE, gate_up_chains=1,
                                                         gate_up_block_k=128, chains=1,
-                                                        block_k=512)}
+                                                        block_k=512),
+                  "mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
+                                                         gate_up_slices=4),
+                  "mma, all sliced x 128": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
+                                                               qkv_block_k=128,
+                                                               gate_up_slices=4,
+                                                               gate_up_block_k=128)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are

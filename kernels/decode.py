@@ -97,12 +97,15 @@ def _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n):
 
 
 @tilec.jit
-def _gamma_slices(gamma_ptr, k0, n, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
-    """gamma over _k_slices' columns in fp32, [SLICES, 1, SUB] (loaded 2-D
-    and expanded, so that it takes x's layout)."""
-    SUB: tl.constexpr = BLOCK_K // SLICES
-    k = k0 + tl.arange(0, SLICES)[:, None] * SUB + tl.arange(0, SUB)[None, :]
-    return tl.load(gamma_ptr + k, mask=k < n, other=0.0).to(tl.float32)[:, None, :]
+def _gamma_slices(gamma_ptr, b_rows, kx, n):
+    """gamma over _k_slices' columns kx in fp32, [SLICES, BLOCK_B, SUB]: at
+    x's shape (each batch row reads the same values), so that it takes x's
+    layout and goes through a cp.async ring in 16-byte vectors as x does.
+    A [SLICES, SUB] load got a layout of its own, of one 2-byte element per
+    thread: loaded on the spot in every iteration and converted through
+    shared memory."""
+    return tl.load(gamma_ptr + kx + 0 * b_rows[None, :, None], mask=kx < n,
+                   other=0.0).to(tl.float32)
 
 
 @tilec.jit
@@ -157,7 +160,7 @@ def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
         kx, kw = _k_slices(k0, BLOCK_K, SLICES)
         x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
         if HAS_GAMMA:
-            x = x * _gamma_slices(gamma_ptr, k0, n, BLOCK_K, SLICES)
+            x = x * _gamma_slices(gamma_ptr, b_rows, kx, n)
         return _accumulate(acc, _w_slices(w_ptr, rows, n, kw), x, HAS_GAMMA)
     k = k0 + tl.arange(0, BLOCK_K)
     x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
@@ -269,7 +272,7 @@ def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
         if SQUARES:
             squares += x * x
         if HAS_GAMMA:
-            x = x * _gamma_slices(gamma_ptr, k0, n, BLOCK_K, SLICES)
+            x = x * _gamma_slices(gamma_ptr, b_rows, kx, n)
     else:
         k = k0 + tl.arange(0, BLOCK_K)
         w_a = _w_tile(w_ptr, rows_a, n, k)

@@ -276,11 +276,9 @@ def test_decode_kernels_pass_the_deterministic_check(tiles):
         assert staged.deterministic
         assert "cp.async.wait_group" in staged.asm["ptx"], fn
         assert "memdesc<4x" in staged.asm["tilegpu"], fn
-        # (Sliced, the kernels with gamma still pass gamma's slices through
-        # shared memory in every iteration: not shipped.)
-        sliced = constexprs.get("SLICES", 1) > 1
-        if uses_mma and fn is not k.attention_split and (not sliced or fn is k.gemv_residual):
-            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn, sliced)
+        if uses_mma and fn is not k.attention_split:
+            _assert_tensor_core_loop_is_lean(staged.asm["tilegpu"], fn,
+                                             sliced=constexprs["SLICES"] > 1)
 
 
 def _assert_tensor_core_loop_is_lean(tilegpu_ir, fn, sliced):
