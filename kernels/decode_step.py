@@ -160,8 +160,10 @@ ROW_TILES = Tiles(block_b=1, qkv_pairs=4, qkv_block_k=512, gate_up_pairs=8,
 #: 14.1 / 14.2 for the tiling shipped before (16 x 256, two chains, no
 #: slices) and 15.4 / 15.4 for the one before that; QKV 8.2 / 8.2 against
 #: 8.5 / 8.4 at 128 columns; gate/up 22.8 / 23.9 against 23.0 / 24.4 with
-#: two chains. Slicing QKV's and gate/up's blocks made them slower (gamma's
-#: slices pass through shared memory in every iteration).
+#: two chains. Slicing QKV's and gate/up's blocks made them slower there
+#: (gamma's slices were loaded on the spot and converted through shared
+#: memory in every iteration; dbf38fd loads them through x's ring, not yet
+#: timed).
 MMA_TILES = Tiles(block_b=16, qkv_pairs=16, qkv_block_k=64, gate_up_pairs=32,
                   gate_up_block_k=64, rows=16, block_k=512, qkv_stages=3,
                   gate_up_stages=3, stages=3, qkv_ksplit=4, chains=2, slices=4)
