@@ -153,18 +153,48 @@ def _finish(acc, BLOCK_B: tl.constexpr):
 
 
 @tilec.jit
+def _k_block(k0, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
+    """The columns of the K block from k0, for x and for W: one vector for
+    both, or _k_slices' indices when SLICES > 1."""
+    if SLICES > 1:
+        return _k_slices(k0, BLOCK_K, SLICES)
+    k = k0 + tl.arange(0, BLOCK_K)
+    return k, k
+
+
+@tilec.jit
+def _w_block(w_ptr, rows, n, kw):
+    """W's tile at _k_block's columns: [R, BLOCK_K], or sliced and
+    transposed, [SLICES, SUB, R]."""
+    if len(kw.shape) == 3:
+        return _w_slices(w_ptr, rows, n, kw)
+    return _w_tile(w_ptr, rows, n, kw)
+
+
+@tilec.jit
+def _x_block(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, kx, n, squares,
+             HAS_GAMMA: tl.constexpr, SQUARES: tl.constexpr):
+    """x's tile at _k_block's columns in fp32 (* gamma), [BLOCK_B, BLOCK_K]
+    or sliced [SLICES, BLOCK_B, SUB], and `squares` plus x's squares before
+    gamma when SQUARES."""
+    if len(kx.shape) == 1:
+        return _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, kx, n, squares,
+                               HAS_GAMMA, SQUARES)
+    x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
+    if SQUARES:
+        squares += x * x
+    if HAS_GAMMA:
+        x = x * _gamma_slices(gamma_ptr, b_rows, kx, n)
+    return x, squares
+
+
+@tilec.jit
 def _step(acc, w_ptr, rows, x_ptr, b_rows, b_valid, stride_x, gamma_ptr, n, k0,
           HAS_GAMMA: tl.constexpr, BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
     """One K block of _project (columns from k0)."""
-    if SLICES > 1:
-        kx, kw = _k_slices(k0, BLOCK_K, SLICES)
-        x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
-        if HAS_GAMMA:
-            x = x * _gamma_slices(gamma_ptr, b_rows, kx, n)
-        return _accumulate(acc, _w_slices(w_ptr, rows, n, kw), x, HAS_GAMMA)
-    k = k0 + tl.arange(0, BLOCK_K)
-    x = _x_tile(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, k < n, HAS_GAMMA)
-    return _accumulate(acc, _w_tile(w_ptr, rows, n, k), x, HAS_GAMMA)
+    kx, kw = _k_block(k0, BLOCK_K, SLICES)
+    x, _ = _x_block(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, kx, n, 0.0, HAS_GAMMA, False)
+    return _accumulate(acc, _w_block(w_ptr, rows, n, kw), x, HAS_GAMMA)
 
 
 @tilec.jit
@@ -263,22 +293,12 @@ def _step2(acc_a, acc_b, squares, w_ptr, rows_a, rows_b, x_ptr, b_rows, b_valid,
            BLOCK_K: tl.constexpr, SLICES: tl.constexpr):
     """One K block of _project2 (columns from k0, sliced as _step slices
     them): both W tiles requested before either is used (x's squares
-    summed as _x_tile_squared does)."""
-    if SLICES > 1:
-        kx, kw = _k_slices(k0, BLOCK_K, SLICES)
-        w_a = _w_slices(w_ptr, rows_a, n, kw)
-        w_b = _w_slices(w_ptr, rows_b, n, kw)
-        x = _x_slices(x_ptr, b_rows, b_valid, stride_x, kx, n)
-        if SQUARES:
-            squares += x * x
-        if HAS_GAMMA:
-            x = x * _gamma_slices(gamma_ptr, b_rows, kx, n)
-    else:
-        k = k0 + tl.arange(0, BLOCK_K)
-        w_a = _w_tile(w_ptr, rows_a, n, k)
-        w_b = _w_tile(w_ptr, rows_b, n, k)
-        x, squares = _x_tile_squared(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, k, n,
-                                     squares, HAS_GAMMA, SQUARES)
+    summed as _x_block does)."""
+    kx, kw = _k_block(k0, BLOCK_K, SLICES)
+    w_a = _w_block(w_ptr, rows_a, n, kw)
+    w_b = _w_block(w_ptr, rows_b, n, kw)
+    x, squares = _x_block(x_ptr, b_rows, b_valid, stride_x, gamma_ptr, kx, n, squares,
+                          HAS_GAMMA, SQUARES)
     return (_accumulate(acc_a, w_a, x, HAS_GAMMA), _accumulate(acc_b, w_b, x, HAS_GAMMA),
             squares)
 
