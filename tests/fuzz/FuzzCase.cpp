@@ -217,8 +217,11 @@ void checkErrors(const FuzzCase &c, const std::vector<std::string> &errors) {
       why = "an empty error message";
     else if (message[0] == '\'' && message.find("' op ") != std::string::npos)
       why = "an op diagnostic (the verifier or a pass rejected the IR)";
+    // A failed static assertion quotes the kernel's own message, which may
+    // say anything, a marker's words included.
+    bool quotesTheKernel = message.rfind("static assertion failed", 0) == 0;
     for (const char *marker : kBugMarkers)
-      if (why.empty() && message.find(marker) != std::string::npos)
+      if (why.empty() && !quotesTheKernel && message.find(marker) != std::string::npos)
         why = std::string("'") + marker + "'";
     if (why.empty())
       continue;
