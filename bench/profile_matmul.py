@@ -1,6 +1,6 @@
 """kernels/matmul.py launches for a profiler (tools/gpu-session.sh runs this
 under Nsight Compute): one variant, one shape, each `--config BM,BN,BK,GM,W,S`
-(repeatable; a seventh field caps the registers per thread, maxnreg) compiled, checked against torch, then launched `--launches`
+(repeatable) compiled, checked against torch, then launched `--launches`
 times. `--time` also times each (do_bench median, TFLOP/s: the num_stages
 sweep of tools/gpu-session.sh); `--sass DIR` writes each config's SASS and
 the driver compiler's log of it (printing its registers, spills and C75xx
@@ -38,36 +38,27 @@ VARIANTS = {"pointers": None, "desc": (False, False, False), "desc-ws": (False, 
             "persistent-ws": (True, True, False), "persistent-ws-store": (True, True, True)}
 
 
-def launcher(variant, a, b, c, cfg, pieces, blocks_per_sm=1):
+def launcher(variant, a, b, c, cfg, pieces):
     """launch() of `variant` at `cfg`, and the constexprs of its kernel
     beyond the config's (for --sass)."""
-    maxnreg = cfg[6] if len(cfg) > 6 else None
-    cfg = cfg[:6]
     if VARIANTS[variant] is None:
-        assert maxnreg is None, "the pointer variant takes no maxnreg"
         return (lambda: matmul.matmul(a, b, c, config=cfg)), None
     persistent, ws, store = VARIANTS[variant]
-    programs = None
-    if persistent:  # (one program per SM, or blocks_per_sm where they share one)
-        tiles = -(-a.shape[0] // cfg[0]) * -(-b.shape[1] // cfg[1])
-        programs = min(tiles, blocks_per_sm * matmul_tuned.programs(a, b, cfg))
+    programs = matmul_tuned.programs(a, b, cfg) if persistent else None
     if persistent and pieces is None:
         pieces = matmul.default_epilogue_pieces(cfg, c.element_size())
     extra = {"WARP_SPECIALIZE": ws, "TMA_STORE": store}
     if persistent:
         extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces)
-    if maxnreg is not None:
-        extra["maxnreg"] = maxnreg
     return (lambda: matmul.matmul_tma(a, b, c, cfg, programs=programs, warp_specialize=ws,
-                                      tma_store=store, epilogue_pieces=pieces,
-                                      maxnreg=maxnreg)), extra
+                                      tma_store=store, epilogue_pieces=pieces)), extra
 
 
 def write_sass(directory, variant, dtype, cfg, extra, tag):
     """The SASS of the descriptor kernel `variant` launches at `cfg`."""
     persistent = VARIANTS[variant][0]
     kernel = matmul.matmul_persistent_kernel if persistent else matmul.matmul_desc_kernel
-    bm, bn, bk, gm, warps, stages = cfg[:6]
+    bm, bn, bk, gm, warps, stages = cfg
     name = "fp16" if dtype == torch.float16 else "bf16"
     compiled = kernel.compile(
         f"*{name}:16,*{name}:16,*{name}:16,*{name}:16," + ",".join(["i32:16"] * 6 + ["i32:1"]),
@@ -93,9 +84,6 @@ def main():
     p.add_argument("--dtype", choices=["float16", "bfloat16"], default="float16")
     p.add_argument("--shape", default="4096,4096,4096")
     p.add_argument("--pieces", type=int, choices=[1, 2, 4])
-    p.add_argument("--blocks-per-sm", type=int, default=1,
-                   help="a persistent variant's programs per SM (with a maxnreg that lets "
-                        "that many share one)")
     p.add_argument("--launches", type=int, default=1)
     p.add_argument("--time", action="store_true",
                    help="also time each config (do_bench median) and print TFLOP/s")
@@ -111,7 +99,7 @@ def main():
                     dtype=torch.float32 if args.variant == "pointers" else dtype)
     for text in args.config:
         cfg = tuple(int(x) for x in text.split(","))
-        launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces, args.blocks_per_sm)
+        launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces)
         launch()  # compiles and warms up
         torch.cuda.synchronize()
         err = (c.float() - want).abs().max().item()

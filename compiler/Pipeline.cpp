@@ -72,7 +72,6 @@ void buildTileGPUPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createTileGPULowerTensorMapStores());
   TileGPUWarpSpecializeOptions specialize;
   specialize.numStages = options.numStages;
-  specialize.maxRegisters = options.maxRegisters;
   pm.addPass(createTileGPUWarpSpecialize(specialize));
   TileGPUPipelineLoadsOptions pipeline;
   pipeline.numStages = options.numStages;

@@ -654,7 +654,7 @@ def default_epilogue_pieces(config, c_bytes):
 
 
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
-               warp_specialize=False, tma_store=False, epilogue_pieces=None, maxnreg=None):
+               warp_specialize=False, tma_store=False, epilogue_pieces=None):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
@@ -669,10 +669,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     N (row-major) or along K (column-major, as `b.T` of an N x K tensor:
     read as N x K blocks and transposed, which wgmma takes for every type,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to
-    mma.sync). `maxnreg` caps the registers per thread; a warp-specialised
-    kernel is launched with that many (else the whole register file) and
-    splits them between its warpgroups, so that at 128 with one warpgroup
-    of consumers two blocks share an SM. An empty C is
+    mma.sync). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -704,8 +701,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                                  s(c, 1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                                  HAS_BIAS=bias is not None, ACTIVATION=activation,
                                  WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
-                                 B_K_MAJOR=b_k_major, num_warps=warps, num_stages=stages,
-                                 maxnreg=maxnreg)
+                                 B_K_MAJOR=b_k_major, num_warps=warps, num_stages=stages)
     else:
         if epilogue_pieces is None:
             epilogue_pieces = default_epilogue_pieces(config, _itemsize(c))
@@ -718,5 +714,5 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
             TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
-            num_warps=warps, maxnreg=maxnreg)
+            num_warps=warps)
     return c

@@ -383,31 +383,6 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     }
     export -f sweep_small
     step sweep-matmul-small sweep_small
-    # Two blocks per SM for the short-K shapes: one warpgroup of consumers
-    # on 128 x 128 x 32 tiles (3 or 4 stages: 96 or 112 KB of shared
-    # memory each), warp-specialised blocks launched with 128 registers per
-    # thread (the seventh field, maxnreg) so that two fit,
-    # against the shipped 128 x 256 tile and the same tiles one per SM.
-    sweep_occupancy() {
-      local shape failed=0
-      for shape in ${TILEC_OCCUPANCY_SHAPES:-3000,5000,1000 4096,4096,512}; do
-        for run in "desc 128,256,64,8,8,3 128,128,32,8,4,3" \
-                   "desc-ws 128,256,64,8,8,3 128,128,32,8,4,3 128,128,32,8,4,3,128 128,128,32,8,4,4,128" \
-                   "desc-ws-store 128,256,64,8,8,3 128,128,32,8,4,3,128" \
-                   "persistent-ws 128,256,64,8,8,3 128,128,32,8,4,3,128"; do
-          set -- $run
-          local v=$1; shift
-          python3 bench/profile_matmul.py --time --variant "$v" --shape "$shape" \
-            $(printf -- "--config %s " "$@") || { echo "FAILED: $v $shape"; failed=1; }
-        done
-        python3 bench/profile_matmul.py --time --variant persistent-ws --shape "$shape" \
-          --blocks-per-sm 2 --config 128,128,32,8,4,3,128 --config 128,128,32,8,4,4,128 \
-          || { echo "FAILED: persistent-ws x2 $shape"; failed=1; }
-      done
-      return $failed
-    }
-    export -f sweep_occupancy
-    step sweep-matmul-occupancy sweep_occupancy
   fi
   # Where the matmul's time goes: ncu's speed of light, tensor pipe, warp
   # stalls and occupancy for the launches after the warm-up (clocks left
@@ -430,10 +405,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       for v in ${TILEC_PROFILE_VARIANTS:-desc persistent persistent-ws}; do
         pieces=()
         if [[ $v == *:* ]]; then pieces=(--pieces "${v#*:}"); v=${v%%:*}; fi
-        # (TILEC_PROFILE_SHAPE and TILEC_PROFILE_CONFIG: another shape or tile.)
         local run=(python3 bench/profile_matmul.py --variant "$v" "${pieces[@]}"
-                   --shape "${TILEC_PROFILE_SHAPE:-4096,4096,4096}"
-                   --config "${TILEC_PROFILE_CONFIG:-128,256,64,8,8,3}")
+                   --config 128,256,64,8,8,3)
         local name=$v${pieces[1]:+-p${pieces[1]}}
         "${run[@]}" --time --sass "$dir" || return 1
         ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
@@ -496,7 +469,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small sweep-matmul-occupancy profile-matmul-tma bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -268,16 +268,11 @@ def TileGPUWarpSpecialize : Pass<"tilegpu-warp-specialize", "mlir::ModuleOp"> {
     freeing it. Sets the module's `tilegpu.producer_warps` (4). Before
     sm_90a, or where the operands are not all TMA reads, the mark is
     dropped; on sm_90a a marked loop of TMA reads it cannot specialise is
-    an error. The block is launched with the whole register file, or with
-    `max-registers` per thread where that is fewer (so that two blocks
-    share an SM), and the consumers' share is what the producer leaves.
+    an error.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "3",
            "Stages of loops without a tile.num_stages attribute">,
-    Option<"maxRegisters", "max-registers", "unsigned", "0",
-           "Registers per thread the block is launched with (the config's "
-           "maxnreg); 0: the whole register file">,
   ];
   let dependentDialects = ["::tilec::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];

@@ -329,17 +329,12 @@ struct TileGPUWarpSpecializePass
       return refuse(loop.emitError("warp_specialize: num_warps must be whole warpgroups "
                                    "(a multiple of 4), not ")
                     << warps);
-    // The registers: the block starts with the whole file (or the
-    // config's maxnreg of it); the producer warpgroup gives all but a few
-    // back, the consumers take them.
+    // The registers: the block starts with the whole file; the producer
+    // warpgroup gives all but a few back, the consumers take them.
     unsigned blockThreads = (warps + kWarpsPerGroup) * 32;
-    unsigned launched = tilegpu::warpSpecializedRegisters(blockThreads, maxRegisters);
-    if (launched < tilegpu::kProducerRegisters)
-      return refuse(loop.emitError("warp_specialize: maxnreg ")
-                    << unsigned(maxRegisters) << " leaves fewer registers than the producer warpgroup keeps ("
-                    << tilegpu::kProducerRegisters << " per thread)");
-    int64_t pool = int64_t(launched) * blockThreads;
+    int64_t pool = int64_t(tilegpu::warpSpecializedRegisters(blockThreads)) * blockThreads;
     // (Never fewer than the launch gave: setmaxnreg.inc may only grow.)
+    unsigned launched = tilegpu::warpSpecializedRegisters(blockThreads);
     int64_t share =
         (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) / (warps * 32);
     unsigned consumerRegisters =

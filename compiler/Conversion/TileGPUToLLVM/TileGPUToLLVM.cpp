@@ -36,11 +36,10 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     context.maxRegisters = maxRegisters;
     if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr)) {
       context.producerWarps = unsigned(producers.getInt());
-      // Launched with the whole register file (or the config's maxnreg
-      // of it), which setmaxnreg splits between the producer and the
-      // consumers (tilegpu-warp-specialize sized the split the same way).
-      context.maxRegisters =
-          tilegpu::warpSpecializedRegisters(context.blockThreads(), maxRegisters);
+      // Launched with the whole register file, which setmaxnreg splits
+      // between the producer and the consumers (a maxnreg of the
+      // launch would not leave the consumers theirs).
+      context.maxRegisters = tilegpu::warpSpecializedRegisters(context.blockThreads());
     }
     if (context.numWarps == 0) {
       module.emitError("tilegpu-to-llvm needs a module that went through "

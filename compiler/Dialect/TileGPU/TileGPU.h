@@ -46,14 +46,10 @@ constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 /// num_warps + producer_warps warps. Absent: none.
 constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
 /// The registers each thread of a warp-specialised kernel's block of
-/// `threads` is launched with (its .maxnreg), which the warpgroups then
-/// split with setmaxnreg (producer 40): the whole register file, or with a
-/// config's maxnreg (`requested`, 0: none) at most that many, rounded down
-/// to setmaxnreg's multiple of 8, so that more than one block fits an SM.
-inline unsigned warpSpecializedRegisters(unsigned threads, unsigned requested = 0) {
+/// `threads` is launched with (its .maxnreg): the whole register file,
+/// which the warpgroups then split with setmaxnreg (producer 40).
+inline unsigned warpSpecializedRegisters(unsigned threads) {
   unsigned share = 65536 / threads / 8 * 8;
-  if (requested && requested / 8 * 8 < share)
-    share = requested / 8 * 8;
   return share < 248 ? share : 248;
 }
 /// The registers a warp-specialised kernel's producer warpgroup keeps.
