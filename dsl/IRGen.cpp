@@ -591,9 +591,14 @@ Value Generator::genAttribute(const AttributeExpr &e) {
       return Value::ofModule("libdevice");
     if (base.text == "tl.extra" && e.attr == "cuda")
       return Value::ofModule("tl.extra.cuda");
+    // Programmatic dependent launch (Triton's spellings).
+    if (base.text == "tl.extra.cuda" &&
+        (e.attr == "gdc_wait" || e.attr == "gdc_launch_dependents"))
+      return Value::ofBuiltin("tl.extra.cuda." + e.attr);
     if (base.text == "tl.extra" || base.text == "tl.extra.cuda")
       fail(e.loc, base.text + " has no attribute '" + e.attr +
-                      "' usable in a kernel (tilec has its libdevice only)");
+                      "' usable in a kernel (tilec has its libdevice, gdc_wait and "
+                      "gdc_launch_dependents only)");
     if (base.text == "libdevice") {
       if (builtins().find("libdevice." + e.attr))
         return Value::ofBuiltin("libdevice." + e.attr);

@@ -74,6 +74,7 @@ LoadState load() {
   required(d.cuFuncGetAttribute, {"cuFuncGetAttribute"});
   required(d.cuFuncSetAttribute, {"cuFuncSetAttribute"});
   required(d.cuLaunchKernel, {"cuLaunchKernel"});
+  optional(d.cuLaunchKernelEx, {"cuLaunchKernelEx"});
 
   optional(d.cuLinkCreate, {"cuLinkCreate_v2"});
   optional(d.cuLinkAddData, {"cuLinkAddData_v2"});

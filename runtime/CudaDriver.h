@@ -33,6 +33,31 @@ using CUgraph = ::CUgraph_st *;
 using CUgraphExec = ::CUgraphExec_st *;
 using CUgraphNode = ::CUgraphNode_st *;
 
+/// cuda.h's CUlaunchAttribute: an attribute's id, then its value in a
+/// 64-byte union aligned to 8.
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int value;
+    void *align;
+  } value;
+};
+/// cuda.h's CUlaunchConfig.
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's CUlaunchAttribute is 72 bytes");
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launch may
+/// start before the kernel ahead of it on its stream ends (sm_90+).
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
 enum : int {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_INVALID_CONTEXT = 201,
@@ -143,6 +168,9 @@ struct CudaDriver {
                              unsigned blockY, unsigned blockZ,
                              unsigned sharedBytes, CUstream stream,
                              void **kernelParams, void **extra);
+  // optional (CUDA 12+): launches with attributes (programmatic dependence).
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
+                               void **kernelParams, void **extra);
 
   // optional: the JIT linker, used to keep cubins.
   CUresult (*cuLinkCreate)(unsigned numOptions, CUjit_option *options,

@@ -378,6 +378,22 @@ void launch(const Module &m, const LaunchDims &dims, void **kernelParams) {
 
   const CudaDriver &d = driver();
   CUfunction function = m.function();
+  if (dims.programmaticDependence && d.cuLaunchKernelEx &&
+      m.device().computeCapability() >= 90) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.value = 1;
+    CUlaunchConfig config{dims.grid[0],  dims.grid[1],  dims.grid[2],
+                          dims.block[0], dims.block[1], dims.block[2],
+                          dims.sharedBytes, static_cast<CUstream>(dims.stream),
+                          &attribute,    1};
+    CUresult result = withContext(m.device().context(), [&] {
+      return d.cuLaunchKernelEx(&config, function, kernelParams, nullptr);
+    });
+    if (result != CUDA_SUCCESS)
+      launchFailed(m, dims, result);
+    return;
+  }
   CUresult result = withContext(m.device().context(), [&] {
     return d.cuLaunchKernel(function, dims.grid[0], dims.grid[1],
                             dims.grid[2], dims.block[0], dims.block[1],

@@ -160,12 +160,18 @@ struct LaunchDims {
   unsigned block[3] = {128, 1, 1};
   unsigned sharedBytes = 0; // dynamic shared memory
   void *stream = nullptr;   // a CUstream; null is the legacy default stream
+  /// Programmatic dependent launch (sm_90+): the kernel may start before
+  /// the one ahead of it on the stream ends, and waits for it where it
+  /// runs griddepcontrol.wait (tl.extra.cuda.gdc_wait). Ignored on older
+  /// GPUs, whose launches never overlap.
+  bool programmaticDependence = false;
 };
 
 /// Enqueues one launch of m's kernel. kernelParams holds one pointer to each
 /// argument's value, as cuLaunchKernel takes them. Asynchronous: errors of
 /// the kernel itself show at the next synchronisation. This is the hot path:
-/// beyond checking the dimensions it only calls cuLaunchKernel.
+/// beyond checking the dimensions it only calls cuLaunchKernel (or
+/// cuLaunchKernelEx, for a programmatic dependence).
 void launch(const Module &m, const LaunchDims &dims, void **kernelParams);
 
 /// Synchronous copies between host memory and a raw device address on

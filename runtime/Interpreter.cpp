@@ -1858,6 +1858,8 @@ void Machine::exec(Operation &operation) {
       .Case<tile::AssertOp>([&](auto o) { assertOp(o); })
       .Case<tile::PrintOp>([&](auto o) { printOp(o); })
       .Case<tile::DebugBarrierOp>([&](auto) {}) // programs run one at a time
+      // (Launches run one after the other: nothing to wait for or release.)
+      .Case<tile::GridDependencyWaitOp, tile::LaunchDependentsOp>([&](auto) {})
       .Case<tile::InlineAsmOp>([&](auto o) {
         fail(o, "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run: "
                 "launch the kernel on the GPU");

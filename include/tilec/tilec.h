@@ -292,6 +292,15 @@ struct LaunchOptions {
   /// that what a kernel computes for one row cannot change with the rows
   /// launched beside it. Changes no code; keyed apart in the caches.
   bool deterministic = false;
+  /// Programmatic dependent launch (Triton's launch_pdl; sm_90+, ignored
+  /// before and by the interpreter): the kernel may start while the kernel
+  /// ahead of it on the stream still runs (as soon as every program of
+  /// that one has run tl.extra.cuda.gdc_launch_dependents, or ended), and
+  /// must call tl.extra.cuda.gdc_wait before it touches anything that
+  /// kernel writes or reads, and in every program (a kernel that never
+  /// waits may end before the one ahead of it does). Kept in CUDA graphs
+  /// captured from the stream. Changes no code.
+  bool launchPdl = false;
   void *stream = nullptr; ///< a CUstream; null for the default stream
   Backend backend = defaultBackend();
 };
@@ -380,7 +389,9 @@ public:
   /// integers equal to 1 (an i32 value widens to an i64 entry; fp32 and fp64
   /// convert). target() must run on the GPU. Every failure throws Error
   /// naming the argument, and then nothing is launched.
-  void launch(Grid grid, const std::vector<Arg> &args, void *stream = nullptr) const;
+  /// `launchPdl` as LaunchOptions::launchPdl.
+  void launch(Grid grid, const std::vector<Arg> &args, void *stream = nullptr,
+              bool launchPdl = false) const;
 
 private:
   friend class Kernel;

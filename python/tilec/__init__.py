@@ -16,9 +16,11 @@
     add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80", BLOCK=1024)
 
 Kernels follow Triton's conventions: `kernel[grid](*args, num_warps=4,
-num_stages=3, stream=None, **constexprs)`, where grid is a tuple of 1 to 3 ints or a
-callable taking the meta-parameters (every parameter by name) and returning
-one. Arguments may be torch CUDA tensors, objects with
+num_stages=3, stream=None, launch_pdl=False, **constexprs)`, where grid is a tuple of
+1 to 3 ints or a callable taking the meta-parameters (every parameter by name) and
+returning one. `launch_pdl=True` is a programmatic dependent launch (sm_90+): the
+kernel may start before the one ahead of it on the stream ends, and must call
+`tl.extra.cuda.gdc_wait()` before touching what that one writes or reads. Arguments may be torch CUDA tensors, objects with
 `__cuda_array_interface__` (CuPy, Numba), objects with `__dlpack__` on a CUDA
 device (JAX, ...) or DLPack capsules, Python ints (i32, or i64 when they do not
 fit) and floats (fp32). numpy arrays live in host memory and are refused,
@@ -348,7 +350,7 @@ class CompiledKernel:
         return _tilec.summarize_ptx(self._compiled.ptx)
 
     def __getitem__(self, grid):
-        """`compiled[grid](*args, stream=None)` launches this specialisation
+        """`compiled[grid](*args, stream=None, launch_pdl=False)` launches this specialisation
         with no further compile, as Triton's CompiledKernel does. args are
         every parameter in order (constexprs must then equal the compiled
         values) or only the runtime ones. Each is checked against the
@@ -359,7 +361,7 @@ class CompiledKernel:
             self._runtime = [p[0] for p in self._params if not p[1]]
         params, runtime_names = self._params, self._runtime
 
-        def launch(*args, stream=None):
+        def launch(*args, stream=None, launch_pdl=False):
             if len(args) == len(params) and len(params) != len(runtime_names):
                 given = []
                 for (name, is_constexpr, _), value in zip(params, args):
@@ -382,7 +384,7 @@ class CompiledKernel:
             if callable(g):
                 g = g({**dict(zip(runtime_names, args)), **self.constexprs,
                        "num_warps": self.num_warps, "num_stages": self.num_stages})
-            self._compiled.launch(g, tuple(args), runtime_names, stream)
+            self._compiled.launch(g, tuple(args), runtime_names, stream, bool(launch_pdl))
         return launch
 
     def __repr__(self):

@@ -38,7 +38,7 @@ struct Names {
   PyObject *data_ptr, *dtype, *is_cuda, *cai, *dlpack, *typestr, *data, *value,
       *name, *cuda_stream, *num_warps, *stream, *num_stages, *num_ctas, *maxnreg, *debug,
       *deterministic, *array_interface, *device, *type, *shape, *strides, *nbytes,
-      *get_device;
+      *get_device, *launch_pdl;
 };
 Names names;
 
@@ -50,7 +50,7 @@ void internNames() {
            in("name"),     in("cuda_stream"), in("num_warps"),
            in("stream"),   in("num_stages"), in("num_ctas"), in("maxnreg"), in("debug"),
            in("deterministic"), in("__array_interface__"), in("device"), in("type"),
-           in("shape"), in("strides"), in("nbytes"), in("get_device")};
+           in("shape"), in("strides"), in("nbytes"), in("get_device"), in("launch_pdl")};
 }
 
 [[noreturn]] void throwPython() { throw py::error_already_set(); }
@@ -734,6 +734,7 @@ struct Launcher {
     unsigned maxRegisters = 0; ///< maxnreg; 0: none
     bool debug = false;
     bool deterministic = false;
+    bool launchPdl = false; ///< launch_pdl: programmatic dependent launch
     PyObject *stream = nullptr;
   };
 
@@ -823,6 +824,8 @@ struct Launcher {
           setFlag(value, b.debug);
         } else if (PyUnicode_Compare(key, names.deterministic) == 0) {
           setFlag(value, b.deterministic);
+        } else if (PyUnicode_Compare(key, names.launch_pdl) == 0) {
+          setFlag(value, b.launchPdl);
         } else {
           PyErr_Clear();
           typeError(kernel.name() + "() got an unexpected keyword argument '" +
@@ -916,6 +919,7 @@ struct Launcher {
     options.maxRegisters = b.maxRegisters;
     options.debug = b.debug;
     options.deterministic = b.deterministic;
+    options.launchPdl = b.launchPdl;
     if (interpret) {
       // Device memory is staged with synchronous copies on the legacy
       // default stream, which wait for work queued before them.
@@ -1450,7 +1454,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("target", &tilec::CompiledKernel::target)
       .def("launch",
            [](const tilec::CompiledKernel &k, py::object grid, py::tuple args,
-              py::list names, py::object stream) {
+              py::list names, py::object stream, bool launchPdl) {
              std::vector<tilec::Arg> argv;
              for (size_t i = 0; i < args.size(); ++i) {
                std::string name = i < names.size() ? py::str(names[i]).cast<std::string>()
@@ -1460,11 +1464,12 @@ PYBIND11_MODULE(_tilec, m) {
              tilec::Grid g = Launcher::parseGrid(grid.ptr());
              void *s = streamOf(stream.ptr());
              py::gil_scoped_release release;
-             k.launch(g, argv, s);
+             k.launch(g, argv, s, launchPdl);
            },
            py::arg("grid"), py::arg("args"), py::arg("names"), py::arg("stream") = py::none(),
+           py::arg("launch_pdl") = false,
            "Launch this specialisation; args are its runtime arguments, checked "
-           "against its signature.")
+           "against its signature (launch_pdl: programmatic dependent launch).")
       .def_property_readonly("num_registers", &tilec::CompiledKernel::numRegisters,
                              "Registers per thread once loaded on the GPU; -1 before.")
       .def_property_readonly("spill_bytes", &tilec::CompiledKernel::spillBytes,

@@ -226,7 +226,7 @@ int64_t extentOf(const Arg &a) {
 /// Enqueues one launch of a loaded entry with its parameters, and waits
 /// for a debug compile's kernel.
 void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarps,
-             void *stream) {
+             void *stream, bool programmatic) {
   runtime::LaunchDims dims;
   dims.grid[0] = grid.x;
   dims.grid[1] = grid.y;
@@ -234,6 +234,7 @@ void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarp
   dims.block[0] = numWarps * 32;
   dims.sharedBytes = entry.sharedBytes;
   dims.stream = stream;
+  dims.programmaticDependence = programmatic;
   try {
     runtime::launch(*entry.module, dims, params);
   } catch (const runtime::CudaError &e) {
@@ -260,7 +261,7 @@ void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarp
 [[gnu::noinline]] void launchWithTensorMaps(const CacheEntry &entry, Grid grid,
                                             const Arg *args, size_t numArgs, void **params,
                                             size_t firstMap, unsigned numWarps,
-                                            void *stream) {
+                                            void *stream, bool programmatic) {
   const jit::TensorMapCache &cache = *entry.tensorMaps;
   size_t numMaps = cache.specs().size();
   constexpr size_t kFixedMaps = 8;
@@ -275,7 +276,7 @@ void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarp
     cache.get(i, args, numArgs, entry.compiled->name, entry.runtimeNameRefs, maps[i]);
     params[firstMap + i] = &maps[i];
   }
-  enqueue(entry, grid, params, numWarps, stream);
+  enqueue(entry, grid, params, numWarps, stream, programmatic);
 }
 
 /// Enqueues one launch of a loaded entry. Every parameter is passed by
@@ -283,7 +284,7 @@ void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarp
 /// (little-endian). After the arguments come a debug compile's extents,
 /// then the kernel's tensor maps.
 void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t numArgs,
-                 unsigned numWarps, void *stream) {
+                 unsigned numWarps, void *stream, bool programmatic) {
   // A debug compile takes the extent of each pointer argument after the
   // arguments, in their order.
   size_t numExtents = 0;
@@ -317,8 +318,8 @@ void launchEntry(const CacheEntry &entry, Grid grid, const Arg *args, size_t num
     }
   if (numMaps)
     return launchWithTensorMaps(entry, grid, args, numArgs, params, numArgs + numExtents,
-                                numWarps, stream);
-  enqueue(entry, grid, params, numWarps, stream);
+                                numWarps, stream, programmatic);
+  enqueue(entry, grid, params, numWarps, stream, programmatic);
 }
 
 /// The target of the GPU current on this thread (device 0 when none is).
@@ -910,7 +911,8 @@ struct Kernel::Impl {
 
     jit::checkDevicePointers(name, runtimeNames, args, numArgs,
                              entry->module->device().ordinal());
-    launchEntry(*entry, grid, args, numArgs, entry->blockWarps, options.stream);
+    launchEntry(*entry, grid, args, numArgs, entry->blockWarps, options.stream,
+                options.launchPdl);
   }
 };
 
@@ -951,7 +953,8 @@ CacheEntry &mutableEntryOf(const std::shared_ptr<const void> &impl) {
 
 void CompiledKernel::load() const { loadOnCurrentDevice(mutableEntryOf(impl_)); }
 
-void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream) const {
+void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream,
+                            bool launchPdl) const {
   CacheEntry &entry = mutableEntryOf(impl_);
   const std::string &name = entry.compiled->name;
   const jit::ParamNames &names = entry.runtimeNameRefs;
@@ -963,7 +966,7 @@ void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *strea
   jit::checkDevicePointers(name, names, converted.data(), converted.size(),
                            entry.module->device().ordinal());
   launchEntry(entry, grid, converted.data(), converted.size(),
-              entry.compiled->stages.numWarps, stream);
+              entry.compiled->stages.numWarps, stream, launchPdl);
 }
 
 const std::string &CompiledKernel::tile() const { return entryOf(impl_).compiled->stages.tile; }

@@ -806,4 +806,35 @@ def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
   let assemblyFormat = "attr-dict";
 }
 
+// Programmatic dependent launch (sm_90+): a kernel launched with launch_pdl
+// may start while the kernel before it on the stream still runs; these two
+// say where it waits for that kernel and where it lets the next one start.
+def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Wait until the grids this one depends on have finished";
+  let description = [{
+    `tl.extra.cuda.gdc_wait()`: `griddepcontrol.wait` on sm_90+, which
+    returns once the kernel launched before this one (with launch_pdl) has
+    finished and its memory writes are visible; what the program reads or
+    writes of that kernel's data must come after it. Nothing where there
+    is no such launch (before sm_90, the interpreter, which runs launches
+    one after the other), nor where the launch had no launch_pdl.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Let the next kernel on the stream start launching";
+  let description = [{
+    `tl.extra.cuda.gdc_launch_dependents()`: `griddepcontrol.launch_dependents`
+    on sm_90+: once every program of this grid has run it (or finished),
+    a kernel launched after it with launch_pdl may start, up to its own
+    `grid_dependency_wait`. It orders no memory: the next kernel's wait
+    still waits for this whole grid. Nothing before sm_90 or in the
+    interpreter.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TILEC_TILE_OPS

@@ -1,0 +1,39 @@
+"""Kernels of the programmatic dependent launch tests (test_grid_dependency.py)."""
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def slow_fill(out_ptr, n, rounds, BLOCK: tl.constexpr):
+    """out[i] = i + rounds, reached one addition at a time through memory
+    (`rounds` dependent round trips), so that the kernel after it on the
+    stream, launched with launch_pdl, starts well before this one ends."""
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.extra.cuda.gdc_wait()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, offs, mask=mask)
+    for _ in range(rounds):
+        tl.store(out_ptr + offs, tl.load(out_ptr + offs, mask=mask, volatile=True) + 1,
+                 mask=mask)
+
+
+@tilec.jit
+def add_after(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out[i] = x[i] * 2 + 1, reading x only after the kernel before it
+    (which writes x) has ended."""
+    tl.extra.cuda.gdc_launch_dependents()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.extra.cuda.gdc_wait()
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2 + 1, mask=mask)
+
+
+@tilec.jit
+def wait_with_an_argument(x_ptr):
+    tl.extra.cuda.gdc_wait(x_ptr)
+
+
+@tilec.jit
+def unknown_extra(x_ptr):
+    tl.extra.cuda.gdc_sleep()
