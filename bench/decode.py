@@ -163,18 +163,10 @@ def copy_bandwidth():
 
 #: Tensor-core tilings (deterministic mode's at every batch) besides the
 #: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: the one shipped before it (QKV 16 x 128, gate/up 32 x 64 and the
-#: projections 16 x 256 with two chains, no slices); and the one before
-#: that (one chain: gate/up 32 x 128, the projections 16 x 512); and QKV's
-#: and gate/up's K blocks sliced too (4 slices of 16, and of 32 in blocks of
-#: 128).
-_BEFORE = dataclasses.replace(ds.MMA_TILES, qkv_block_k=128, gate_up_chains=2, block_k=256,
-                              slices=1)
-MMA_CANDIDATES = {"mma before": _BEFORE,
-                  "mma, one chain": dataclasses.replace(_BEFORE, gate_up_chains=1,
-                                                        gate_up_block_k=128, chains=1,
-                                                        block_k=512),
-                  "mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
+#: batch: QKV's and gate/up's K blocks sliced too (4 slices of 16, and of 32
+#: in blocks of 128). (The tilings shipped before 8a688f8 were timed beside
+#: it in decode-2026-12-06-8a688f8.json.)
+MMA_CANDIDATES = {"mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
                                                          gate_up_slices=4),
                   "mma, all sliced x 128": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
                                                                qkv_block_k=128,
@@ -334,9 +326,9 @@ def stacked_layers(k, k_free, batch, length, empty, tables):
                                                 for _ in range(STACK)]
     pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")
     steps = {}
-    for name, kernels, deterministic, tiles in layer_variants(k, k_free):
+    for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free):
         model = [(ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
-                                  deterministic=deterministic, tiles=tiles), kc, vc)
+                                  deterministic=deterministic, tiles=tiles, pdl=pdl), kc, vc)
                  for w, kc, vc in layers]
 
         def step(model=model):
@@ -366,12 +358,14 @@ def empty(shape, dtype):
 
 
 def layer_variants(k, k_free):
-    """(name, kernels, deterministic, tiles) of each tilec layer timed:
+    """(name, kernels, deterministic, tiles, pdl) of each tilec layer timed:
     "tilec", deterministic (one tiling, fixed split at every batch);
-    "tilec free", tiling and split picked for the batch and length; and
-    deterministic with each of MMA_CANDIDATES' tilings."""
-    return ([("tilec", k, True, None), ("tilec free", k_free, False, None)] +
-            [("tilec " + name, k, True, tiles) for name, tiles in MMA_CANDIDATES.items()])
+    "tilec free", tiling and split picked for the batch and length; both
+    again with programmatic dependent launches ("pdl"); and deterministic
+    with each of MMA_CANDIDATES' tilings."""
+    return ([("tilec", k, True, None, False), ("tilec free", k_free, False, None, False),
+             ("tilec pdl", k, True, None, True), ("tilec free pdl", k_free, False, None, True)] +
+            [("tilec " + name, k, True, tiles, False) for name, tiles in MMA_CANDIDATES.items()])
 
 
 def layer_cases(k, k_free, shapes):
@@ -387,9 +381,9 @@ def layer_cases(k, k_free, shapes):
         tables = torch_rope_tables(length)
         out = torch.empty_like(x)
         runs, ok = {}, {}
-        for name, kernels, deterministic, tiles in layer_variants(k, k_free):
+        for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free):
             layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
-                                    deterministic=deterministic, tiles=tiles)
+                                    deterministic=deterministic, tiles=tiles, pdl=pdl)
             layer.step(x, pos, kc, vc, out)
             torch.cuda.synchronize()
             ok[name] = close(name, out, want, 4 * ref.TOL)
@@ -414,6 +408,7 @@ def layer_cases(k, k_free, shapes):
         nbytes = sum(t.numel() * 2 for n, t in w.items()) + 2 * kc.numel() * 2
         times = timed(runs)
         cost = times["tilec graph"][0] / times["tilec free graph"][0] - 1
+        cost_pdl = times["tilec pdl graph"][0] / times["tilec free pdl graph"][0] - 1
         stacked = stacked_layers(k, k_free, batch, length, empty, tables)
         rows.append(row(f"{STACK} layers B={batch} L={length}, per layer", nbytes,
                         {name: (ms / STACK, spread) for name, (ms, spread) in stacked.items()},
@@ -421,10 +416,12 @@ def layer_cases(k, k_free, shapes):
                         batch=batch, length=length))
         rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
                         batch=batch, length=length, invariance_cost=cost,
+                        invariance_cost_pdl=cost_pdl,
                         free_split=ds.split_for(batch, length, CFG.kv_heads, False),
                         free_tiles="rows" if ds.tiles_for(batch, False) == ds.ROW_TILES
                         else "mma"))
-        print(f"{'':>44}  batch invariance costs {100 * cost:.1f}% (graphs)", flush=True)
+        print(f"{'':>44}  batch invariance costs {100 * cost:.1f}% (graphs; "
+              f"{100 * cost_pdl:.1f}% with pdl)", flush=True)
     return rows
 
 

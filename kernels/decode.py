@@ -58,9 +58,29 @@ warps. SPLIT = 128
 (deterministic; otherwise picked per batch and length), BLOCK_L = 64,
 GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
+
+Each kernel starts with _after_previous_kernel(): launched with launch_pdl
+on sm_90+, a kernel's programs are placed on the SMs while the kernel
+before it finishes, and wait there for it, so that the gap between two
+kernels of a step is not spent launching.
 """
 import tilec
 import tilec.language as tl
+
+
+@tilec.jit
+def _after_previous_kernel():
+    """First in every kernel here: a launch with launch_pdl (programmatic
+    dependent launch, sm_90+) may start while the kernel before it on the
+    stream still runs. Let the next kernel start launching as soon as
+    every program of this one runs, then wait for the previous one to end
+    (its writes visible) before reading or writing anything: a step's
+    kernels read what the previous wrote, and write what it may still
+    read (the down projection's output is the layer's input). Both are
+    free without launch_pdl, and nothing before sm_90 or in the
+    interpreter."""
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.extra.cuda.gdc_wait()
 
 
 @tilec.jit
@@ -461,6 +481,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                      KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0,
                      CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
+    _after_previous_kernel()
     # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
     # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
     # share `share` of K (_k_share), the last share to finish adding them
@@ -534,6 +555,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                    PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                    CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
+    _after_previous_kernel()
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -561,6 +583,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
                   K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1,
                   SLICES: tl.constexpr = 1):
+    _after_previous_kernel()
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
     # KSPLIT programs as in rmsnorm_qkv_rope.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
@@ -612,6 +635,7 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
                     stride_lb, stride_lh, qk_scale,
                     GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, D: tl.constexpr,
                     SPLIT: tl.constexpr, BLOCK_L: tl.constexpr, STAGES: tl.constexpr = 0):
+    _after_previous_kernel()
     # Program (s, kvh, b): tokens [s*SPLIT, (s+1)*SPLIT) of batch row b's
     # context, for the GROUP query heads of KV head kvh. Writes each head's
     # softmax-weighted sum of V over those tokens (normalised) and its
@@ -656,6 +680,7 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
 def attention_combine(o_part, lse_part, pos_ptr, out_ptr, stride_ob, stride_oh,
                       stride_os, stride_lb, stride_lh, stride_out,
                       D: tl.constexpr, SPLIT: tl.constexpr, BLOCK_S: tl.constexpr):
+    _after_previous_kernel()
     # Program (h, b): query head h of batch row b, its splits combined in
     # order. out[b, h*D:(h+1)*D] (the layout the O projection reads).
     h = tl.program_id(0)
@@ -697,6 +722,7 @@ def _streamed_tile(first, t, n_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr,
 def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks, eps,
                         NORM: tl.constexpr, PAIRS: tl.constexpr, BLOCK_K: tl.constexpr,
                         K_TILES: tl.constexpr, STAGES: tl.constexpr):
+    _after_previous_kernel()
     # Batch 1. Program p: the `blocks` blocks of PAIRS outputs from
     # p * blocks on, in one loop over all their W tiles, so that the ring
     # of STAGES stages stays full across the blocks' boundaries. K_TILES
@@ -738,6 +764,7 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
 def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
                        ROWS: tl.constexpr, BLOCK_K: tl.constexpr, K_TILES: tl.constexpr,
                        STAGES: tl.constexpr):
+    _after_previous_kernel()
     # Batch 1: out[rows] = W[rows, :] . x + res[rows], program p streaming
     # the `blocks` blocks of ROWS outputs from p * blocks on through one
     # loop (as gate_up_swiglu_flat). K_TILES is cdiv(n_in, BLOCK_K).

@@ -278,7 +278,7 @@ def _split_args(scratch, ksplit, fallback):
 
 
 def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
-             tiles=INVARIANT_TILES, stream=None, scratch=None):
+             tiles=INVARIANT_TILES, stream=None, scratch=None, pdl=False):
     """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at
     pos[b]. scratch: make_scratch()'s, when the tiling shares K."""
     d = cfg.head_dim
@@ -292,26 +292,27 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
         STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
         CHAINS=tiles.qkv_chains, SLICES=tiles.qkv_slices, num_warps=tiles.qkv_warps,
-        stream=stream)
+        stream=stream, launch_pdl=pdl)
 
 
-def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None):
+def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None,
+            pdl=False):
     """out[b] = silu(Wg norm(x[b])) * (Wu norm(x[b])); gamma None: no norm."""
     if batch == 1 and tiles.streams(tiles.gate_up_programs, tiles.gate_up_stages):
         return gate_up_flat(k, cfg, x, gamma, w_gate_up, out, tiles.gate_up_pairs,
                             tiles.gate_up_block_k, tiles.gate_up_stages,
-                            tiles.gate_up_programs, tiles.gate_up_warps, stream)
+                            tiles.gate_up_programs, tiles.gate_up_warps, stream, pdl)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(cfg.intermediate, tiles.gate_up_pairs))
     k.gate_up_swiglu[grid](
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
         STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, SLICES=tiles.gate_up_slices,
-        num_warps=tiles.gate_up_warps, stream=stream)
+        num_warps=tiles.gate_up_warps, stream=stream, launch_pdl=pdl)
 
 
 def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
-                 warps=NUM_WARPS, stream=None):
+                 warps=NUM_WARPS, stream=None, pdl=False):
     """gate_up at batch 1 by gate_up_swiglu_flat: about `programs`
     programs, each streaming an equal run of blocks of `pairs` outputs
     through one loop of `stages` stages."""
@@ -321,28 +322,29 @@ def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, progr
         x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden, cfg.intermediate,
         blocks, cfg.eps, NORM=gamma is not None, PAIRS=pairs, BLOCK_K=block_k,
         K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, num_warps=warps,
-        stream=stream)
+        stream=stream, launch_pdl=pdl)
 
 
 def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, programs,
-                    warps=NUM_WARPS, stream=None):
+                    warps=NUM_WARPS, stream=None, pdl=False):
     """projection at batch 1 by gemv_residual_flat: about `programs`
     programs, each streaming an equal run of blocks of `rows` outputs."""
     n_blocks = tilec.cdiv(n_out, rows)
     blocks = tilec.cdiv(n_blocks, programs)
     k.gemv_residual_flat[(tilec.cdiv(n_blocks, blocks),)](
         x, w, residual, out, n_in, n_out, blocks, ROWS=rows, BLOCK_K=block_k,
-        K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, num_warps=warps, stream=stream)
+        K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, num_warps=warps, stream=stream,
+        launch_pdl=pdl)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
-               stream=None, scratch=None):
+               stream=None, scratch=None, pdl=False):
     """out[b] = W x[b] + residual[b] (out may be residual). scratch:
     make_scratch()'s, when the tiling shares K."""
     if batch == 1 and tiles.streams(tiles.programs, tiles.stages):
         return projection_flat(k, n_in, n_out, x, w, residual, out, tiles.rows,
                                tiles.block_k, tiles.stages, tiles.programs, tiles.warps,
-                               stream)
+                               stream, pdl)
     ksplit, chunk = k_shares(n_in, tiles.ksplit, tiles.block_k * tiles.chains)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows) * ksplit)
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
@@ -350,12 +352,12 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
                           BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k, STAGES=tiles.stages,
                           KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
                           CHAINS=tiles.chains, SLICES=tiles.slices, num_warps=tiles.warps,
-                          stream=stream)
+                          stream=stream, launch_pdl=pdl)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
               split=SPLIT, stream=None, block_l=BLOCK_L, stages=ATTENTION_STAGES,
-              block_s=BLOCK_S):
+              block_s=BLOCK_S, pdl=False):
     """out[b, h] = softmax(q[b, h] . K[b, h/group, :pos+1] / sqrt(D)) V[...].
     o_part [batch, q_heads, splits, D] and lse_part [batch, q_heads, splits]
     (fp32, splits = splits_for(max_len, split)) hold the partial results.
@@ -372,11 +374,12 @@ def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part
         cfg.q_heads * splits * d, splits * d, d, cfg.q_heads * splits, splits,
         1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
         GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
-        BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream)
+        BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream,
+        launch_pdl=pdl)
     k.attention_combine[(cfg.q_heads, batch)](
         o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
         cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=block_s,
-        num_warps=NUM_WARPS, stream=stream)
+        num_warps=NUM_WARPS, stream=stream, launch_pdl=pdl)
 
 
 class DecoderLayer:
@@ -392,12 +395,18 @@ class DecoderLayer:
     same at any batch size (one tiling, INVARIANT_TILES, and the fixed
     attention split, with kernels compiled and checked as deterministic).
     False picks the tiling and split per batch and length for speed.
-    `split` and `tiles` override either choice."""
+    `split` and `tiles` override either choice.
+
+    pdl=True launches every kernel with launch_pdl (programmatic dependent
+    launch, sm_90+; ignored before): each kernel's programs are placed on
+    the GPU while the one before it finishes, and wait for it
+    (decode.py's _after_previous_kernel). The results are the same."""
 
     def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
-                 deterministic=True, split=None, tiles=None):
+                 deterministic=True, split=None, tiles=None, pdl=False):
         cfg.check(batch, max_len)
         self.cfg, self.w, self.batch, self.max_len = cfg, weights, batch, max_len
+        self.pdl = pdl
         self.split = split or split_for(batch, max_len, cfg.kv_heads, deterministic)
         self.tiles = tiles or tiles_for(batch, deterministic)
         self.k = kernels or Kernels(deterministic=deterministic)
@@ -417,15 +426,15 @@ class DecoderLayer:
         """out = the layer applied to x [batch, hidden] at positions pos
         [batch] (int32), appending to k_cache and v_cache [batch, kv_heads,
         max_len, head_dim]. out may be x."""
-        cfg, w, b, k, t = self.cfg, self.w, self.batch, self.k, self.tiles
+        cfg, w, b, k, t, pdl = self.cfg, self.w, self.batch, self.k, self.tiles, self.pdl
         qkv_rope(k, cfg, b, self.max_len, x, w["input_norm"], w["qkv"],
                  w.get("qkv_bias") if cfg.qkv_bias else None, pos, self.q, k_cache,
-                 v_cache, tiles=t, stream=stream, scratch=self.scratch)
+                 v_cache, tiles=t, stream=stream, scratch=self.scratch, pdl=pdl)
         attention(k, cfg, b, self.max_len, self.q, k_cache, v_cache, pos, self.o_part,
-                  self.lse_part, self.attn, split=self.split, stream=stream)
+                  self.lse_part, self.attn, split=self.split, stream=stream, pdl=pdl)
         projection(k, b, cfg.q_size, cfg.hidden, self.attn, w["o"], x, self.mid, tiles=t,
-                   stream=stream, scratch=self.scratch)
+                   stream=stream, scratch=self.scratch, pdl=pdl)
         gate_up(k, cfg, b, self.mid, w["post_norm"], w["gate_up"], self.h, tiles=t,
-                stream=stream)
+                stream=stream, pdl=pdl)
         projection(k, b, cfg.intermediate, cfg.hidden, self.h, w["down"], self.mid, out,
-                   tiles=t, stream=stream, scratch=self.scratch)
+                   tiles=t, stream=stream, scratch=self.scratch, pdl=pdl)

@@ -3,12 +3,14 @@
 // then (on the GPU) the step captured into a CUDA graph and replayed for
 // new positions, bitwise equal to eager steps, and timed.
 //
-//   tilec-example-decode [--interpret] [--batch B] [--context L] [--replays N]
+//   tilec-example-decode [--interpret] [--batch B] [--context L] [--replays N] [--pdl]
 //
 // --interpret runs a small layer (hidden 96, 6/2 heads of 32, intermediate
 // 100) on tilec's CPU interpreter: no GPU needed (CI runs it). Otherwise
 // Qwen2.5-1.5B's shapes on the GPU, batch 1 with a context of 1024 tokens
-// unless told. Exit status 0 when every check passed.
+// unless told. --pdl launches every kernel with LaunchOptions::launchPdl
+// (programmatic dependent launch: each kernel's programs are placed while
+// the one before it finishes; sm_90+). Exit status 0 when every check passed.
 #include "decode_layer.h"
 
 #include <chrono>
@@ -190,7 +192,7 @@ bool closeToReference(const std::vector<uint16_t> &got, const std::vector<double
   return worst <= 1.0;
 }
 
-int run(bool interpret, int batch, int maxLen, int replays) {
+int run(bool interpret, int batch, int maxLen, int replays, bool pdl) {
   const tilec::Backend where = interpret ? tilec::Backend::Interpreter : tilec::Backend::GPU;
   Config c;
   if (interpret)
@@ -217,6 +219,7 @@ int run(bool interpret, int batch, int maxLen, int replays) {
   dpos.upload(pos.data());
   tilec::LaunchOptions options;
   options.backend = where;
+  options.launchPdl = pdl;
   tilec::Stream stream;
   if (!interpret) {
     stream = tilec::Stream::create();
@@ -225,9 +228,10 @@ int run(bool interpret, int batch, int maxLen, int replays) {
   decode::DecoderLayer layer(c, kernels, w, batch, maxLen, dx, dpos, dk, dv, dout, options);
 
   std::printf("decoder layer: hidden %d, %d/%d heads of %d, intermediate %d; batch %d, "
-              "cache %d tokens, on the %s\n",
+              "cache %d tokens, on the %s%s\n",
               c.hidden, c.qHeads, c.kvHeads, c.headDim, c.intermediate, batch, maxLen,
-              interpret ? "interpreter" : "GPU");
+              interpret ? "interpreter" : "GPU",
+              pdl ? " (programmatic dependent launches)" : "");
   layer.step();
   stream.synchronize();
   std::vector<uint16_t> got(size_t(batch) * c.hidden);
@@ -290,7 +294,7 @@ int run(bool interpret, int batch, int maxLen, int replays) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool interpret = false;
+  bool interpret = false, pdl = false;
   int batch = 0, context = 0, replays = 200;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -309,10 +313,12 @@ int main(int argc, char **argv) {
       context = number();
     else if (a == "--replays")
       replays = number();
+    else if (a == "--pdl")
+      pdl = true;
     else {
       std::fprintf(stderr,
                    "usage: tilec-example-decode [--interpret] [--batch B] [--context L] "
-                   "[--replays N]\n");
+                   "[--replays N] [--pdl]\n");
       return 2;
     }
   }
@@ -323,7 +329,7 @@ int main(int argc, char **argv) {
   if (replays <= 0)
     replays = 1;
   try {
-    return run(interpret, batch, context, replays);
+    return run(interpret, batch, context, replays, pdl);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

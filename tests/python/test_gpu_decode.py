@@ -274,6 +274,55 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup, tiles):
         assert torch.equal(kc, k_eager) and torch.equal(vc, v_eager), step
 
 
+@pytest.mark.parametrize("batch, deterministic", [(1, True), (1, False), (16, True),
+                                                   (16, False)])
+def test_programmatic_dependent_launches_compute_the_same(setup, batch, deterministic):
+    # pdl=True launches every kernel with launch_pdl: each may start while
+    # the one before it runs, and waits in _after_previous_kernel. Four
+    # layers in a row (each reads what the one before wrote, the last
+    # kernel of one and the first of the next overlapping), eager and
+    # replayed from a graph, bitwise what plain launches compute.
+    torch, w, _ = setup
+    max_len, layers = 1024, 4
+    kernels = decode_step.Kernels(deterministic=deterministic)
+    g = torch.Generator(device="cuda").manual_seed(12)
+    x = torch.randn((batch, CFG.hidden), device="cuda", generator=g).to(torch.bfloat16)
+    pos = torch.randint(0, max_len, (batch,), device="cuda", generator=g, dtype=torch.int32)
+    kc, vc = caches(torch, batch, max_len, 13)
+
+    def model(pdl):
+        return [decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
+                                         deterministic=deterministic, kernels=kernels,
+                                         pdl=pdl) for _ in range(layers)]
+
+    def run(stack, caches_now, xs):
+        for i, layer in enumerate(stack):
+            layer.step(xs[i], pos, *caches_now[i], xs[i + 1])
+
+    def fresh():
+        return ([(kc.clone(), vc.clone()) for _ in range(layers)],
+                [x.clone()] + [torch.empty_like(x) for _ in range(layers)])
+
+    plain_caches, plain_xs = fresh()
+    run(model(False), plain_caches, plain_xs)
+    pdl_model = model(True)
+    for _ in range(2):  # the second time warm, launches back to back
+        pdl_caches, pdl_xs = fresh()
+        run(pdl_model, pdl_caches, pdl_xs)
+        torch.cuda.synchronize()
+        assert all(torch.equal(a, b) for a, b in zip(plain_xs, pdl_xs))
+        assert all(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+                   for a, b in zip(plain_caches, pdl_caches))
+    graph_caches, graph_xs = fresh()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run(pdl_model, graph_caches, graph_xs)
+    for _ in range(3):  # (each replay appends at the same positions again)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert all(torch.equal(a, b) for a, b in zip(plain_xs, graph_xs))
+
+
 @pytest.mark.parametrize("programs", [1, 7, 132, 396, 5000])
 @pytest.mark.parametrize("stages", [2, 3, 4])
 def test_streamed_gemvs_at_batch_1(setup, programs, stages):
