@@ -137,7 +137,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # invariance bitwise, CUDA-graph replay; then under memcheck and
     # racecheck (the attention's tl.dot layouts go through shared memory).
     step py-tests-decode python3 -m pytest -q -rs tests/python/test_gpu_decode.py \
-      tests/python/test_decode.py tests/python/test_deterministic.py
+      tests/python/test_decode.py tests/python/test_deterministic.py \
+      tests/python/test_grid_dependency.py
     if command -v compute-sanitizer > /dev/null; then
       sanitize_decode() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \
