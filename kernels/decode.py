@@ -61,7 +61,7 @@ launches them (and a whole decoder layer).
 
 Each kernel starts with _after_previous_kernel(): launched with launch_pdl
 on sm_90+, a kernel's programs are placed on the SMs while the kernel
-before it finishes, and wait there for it, so that the gap between two
+before it runs, and wait there for it, so that the gap between two
 kernels of a step is not spent launching.
 """
 import tilec
@@ -72,15 +72,17 @@ import tilec.language as tl
 def _after_previous_kernel():
     """First in every kernel here: a launch with launch_pdl (programmatic
     dependent launch, sm_90+) may start while the kernel before it on the
-    stream still runs. Let the next kernel start launching as soon as
-    every program of this one runs, then wait for the previous one to end
-    (its writes visible) before reading or writing anything: a step's
-    kernels read what the previous wrote, and write what it may still
-    read (the down projection's output is the layer's input). Both are
-    free without launch_pdl, and nothing before sm_90 or in the
+    stream still runs. Wait for the previous one to end (its writes
+    visible) before reading or writing anything: a step's kernels read
+    what the previous wrote, and write what it may still read (the down
+    projection's output is the layer's input). Then let the next kernel
+    start launching. (Released before the wait, each kernel's programs
+    released the next at once, and a whole step's kernels came to sit on
+    the SMs waiting: on an H100 the layer took 59.5 us instead of 54.8.)
+    Both are free without launch_pdl, and nothing before sm_90 or in the
     interpreter."""
-    tl.extra.cuda.gdc_launch_dependents()
     tl.extra.cuda.gdc_wait()
+    tl.extra.cuda.gdc_launch_dependents()
 
 
 @tilec.jit
