@@ -201,7 +201,9 @@ def _extra_modules():
     import types as _types
 
     extra = _types.ModuleType(__name__ + ".extra", "Triton's CUDA extras: libdevice.")
-    cuda = _types.ModuleType(__name__ + ".extra.cuda", "libdevice, as tl.extra.cuda has it.")
+    cuda = _types.ModuleType(__name__ + ".extra.cuda",
+                             "libdevice, gdc_wait and gdc_launch_dependents, as tl.extra.cuda "
+                             "has them.")
     libdevice = _types.ModuleType(
         __name__ + ".extra.libdevice",
         "CUDA libdevice functions a kernel may call (docs/language.md, 'libdevice').")
@@ -214,6 +216,14 @@ def _extra_modules():
     libdevice.__all__ = list(_LIBDEVICE)
     extra.libdevice = cuda.libdevice = libdevice
     extra.cuda = cuda
+    # Programmatic dependent launch (docs/language.md), as Triton spells it.
+    for name in ("gdc_wait", "gdc_launch_dependents"):
+        fn = _builtin(name, f"tl.extra.cuda.{name}")
+        fn.__module__ = cuda.__name__
+        fn.__doc__ = (f"tl.extra.cuda.{name}: see docs/language.md, 'Programmatic "
+                      f"dependent launch'.")
+        fn._tilec_builtin = "extra.cuda." + name
+        setattr(cuda, name, fn)
     # Importable by name too: `from tilec.language.extra import libdevice`,
     # `import tilec.language.extra.cuda.libdevice as libdevice`.
     for module in (extra, cuda, libdevice):

@@ -21,7 +21,24 @@ def compiler_names():
 
 
 def tl_members():
-    return {n[len("tl."):] for n in compiler_names() if n.startswith("tl.")}
+    """The compiler's tl.X builtins, X without a dot (those under tl.extra
+    are checked by test_every_extra_builtin_is_in_language_py)."""
+    return {n[len("tl."):] for n in compiler_names()
+            if n.startswith("tl.") and "." not in n[len("tl."):]}
+
+
+def test_every_extra_builtin_is_in_language_py():
+    # tl.extra.cuda.gdc_wait and the like: reached through tl's modules,
+    # each a stub marked with its dotted name.
+    dotted = [n[len("tl."):] for n in compiler_names()
+              if n.startswith("tl.") and "." in n[len("tl."):]]
+    assert dotted, "the compiler has no builtin under tl.extra"
+    for name in dotted:
+        value = tl
+        for part in name.split("."):
+            assert hasattr(value, part), f"tl.{name} is not in python/tilec/language.py"
+            value = getattr(value, part)
+        assert inspect.isfunction(value) and value._tilec_builtin == name, name
 
 
 def stubs():
