@@ -595,8 +595,11 @@ Value Generator::genAttribute(const AttributeExpr &e) {
     if (base.text == "tl.extra.cuda" &&
         (e.attr == "gdc_wait" || e.attr == "gdc_launch_dependents"))
       return Value::ofBuiltin("tl.extra.cuda." + e.attr);
-    if (base.text == "tl.extra" || base.text == "tl.extra.cuda")
-      fail(e.loc, base.text + " has no attribute '" + e.attr +
+    if (base.text == "tl.extra")
+      fail(e.loc, "tl.extra has no attribute '" + e.attr +
+                      "' usable in a kernel (tilec has its libdevice and cuda only)");
+    if (base.text == "tl.extra.cuda")
+      fail(e.loc, "tl.extra.cuda has no attribute '" + e.attr +
                       "' usable in a kernel (tilec has its libdevice, gdc_wait and "
                       "gdc_launch_dependents only)");
     if (base.text == "libdevice") {

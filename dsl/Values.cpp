@@ -268,6 +268,9 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
             scope->define(bound, Value::ofBuiltin("tl." + alias.name));
           else if (from == "libdevice")
             scope->define(bound, Value::ofBuiltin("libdevice." + alias.name));
+          else if (from == "tl.extra.cuda" &&
+                   (alias.name == "gdc_wait" || alias.name == "gdc_launch_dependents"))
+            scope->define(bound, Value::ofBuiltin("tl.extra.cuda." + alias.name));
           else if (imp->fromModule == "triton" || imp->fromModule == "tilec")
             scope->define(bound, alias.name == "jit"
                                      ? Value::ofBuiltin("tl.jit")

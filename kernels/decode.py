@@ -78,7 +78,8 @@ def _after_previous_kernel():
     projection's output is the layer's input). Then let the next kernel
     start launching. (Released before the wait, each kernel's programs
     released the next at once, and a whole step's kernels came to sit on
-    the SMs waiting: on an H100 the layer took 59.5 us instead of 54.8.)
+    the SMs waiting: on an H100 four deterministic layers in a graph took
+    59.5 us each with launch_pdl, against 54.8 with plain launches.)
     Both are free without launch_pdl, and nothing before sm_90 or in the
     interpreter."""
     tl.extra.cuda.gdc_wait()

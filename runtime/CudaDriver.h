@@ -53,7 +53,12 @@ struct CUlaunchConfig {
   CUlaunchAttribute *attrs;
   unsigned numAttrs;
 };
-static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's CUlaunchAttribute is 72 bytes");
+static_assert(sizeof(CUlaunchAttribute) == 72 && offsetof(CUlaunchAttribute, value) == 8,
+              "cuda.h's CUlaunchAttribute: 72 bytes, the value at 8");
+static_assert(sizeof(CUlaunchConfig) == 56 && offsetof(CUlaunchConfig, hStream) == 32 &&
+                  offsetof(CUlaunchConfig, attrs) == 40 &&
+                  offsetof(CUlaunchConfig, numAttrs) == 48,
+              "cuda.h's CUlaunchConfig: 56 bytes, hStream at 32, attrs at 40");
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launch may
 /// start before the kernel ahead of it on its stream ends (sm_90+).
 constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
@@ -168,7 +173,8 @@ struct CudaDriver {
                              unsigned blockY, unsigned blockZ,
                              unsigned sharedBytes, CUstream stream,
                              void **kernelParams, void **extra);
-  // optional (CUDA 12+): launches with attributes (programmatic dependence).
+  // optional (drivers of CUDA 11.8+): launches with attributes (programmatic
+  // dependence).
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
                                void **kernelParams, void **extra);
 

@@ -361,7 +361,8 @@ std::string dimsText(const unsigned dims[3]) {
             " bytes of dynamic shared memory asked for, " +
             std::to_string(m.maxDynamicSharedBytes()) +
             " allowed (see Module::setDynamicSharedBytes)";
-  throw CudaError("launch of kernel '" + m.kernelName() + "' failed: " +
+  throw CudaError(std::string(dims.programmaticDependence ? "programmatic " : "") +
+                      "launch of kernel '" + m.kernelName() + "' failed: " +
                       errorText(result) + " with grid " + dimsText(dims.grid) +
                       ", block " + dimsText(dims.block) + hint,
                   result);
@@ -390,7 +391,7 @@ void launch(const Module &m, const LaunchDims &dims, void **kernelParams) {
     CUresult result = withContext(m.device().context(), [&] {
       return d.cuLaunchKernelEx(&config, function, kernelParams, nullptr);
     });
-    if (result != CUDA_SUCCESS)
+    if (result != CUDA_SUCCESS) // (launchFailed names the programmatic launch)
       launchFailed(m, dims, result);
     return;
   }

@@ -47,7 +47,10 @@
 // The producer repeats scalar arithmetic only (a tensor op's lowering may
 // need a barrier of the consumers), and starts copying as soon as the warps
 // split: a store, atomic or volatile load before the loop is refused, as
-// the copies would no longer wait for it. The outer scf.if carries
+// the copies would no longer wait for it. A wait for the grid launched
+// before this one (tl.extra.cuda.gdc_wait) at the kernel's top level moves
+// ahead of the split, so that the producer waits too; one inside the loop
+// or inside an if before it is refused. The outer scf.if carries
 // tilegpu.warp_roles: tilegpu-insert-barriers leaves the producer alone
 // and makes the consumers' barriers named barriers of their threads. The
 // module's tilegpu.producer_warps (4) grows the block by one warpgroup.
@@ -244,6 +247,30 @@ struct TileGPUWarpSpecializePass
                                    "loop's blocks before this store, atomic or volatile load "
                                    "finishes; move it after the loop"));
     }
+    // A wait for the grid before this one (tl.extra.cuda.gdc_wait) must
+    // hold the producer's copies back too: one at the kernel's top level
+    // before the loop moves ahead of the split (below); anywhere else the
+    // producer, which repeats only the coordinates, would copy without it.
+    SmallVector<Operation *> gridWaits;
+    for (Operation &op : *entry) {
+      if (&op == loop.getOperation())
+        break;
+      if (isa<tile::GridDependencyWaitOp>(op)) {
+        gridWaits.push_back(&op);
+        continue;
+      }
+      WalkResult nested = op.walk([](tile::GridDependencyWaitOp) { return WalkResult::interrupt(); });
+      if (nested.wasInterrupted())
+        return refuse(op.emitError("warp_specialize: tl.extra.cuda.gdc_wait inside an if or "
+                                   "a loop before the loop would not hold the producer "
+                                   "warpgroup's copies back; call it at the kernel's top level"));
+    }
+    if (loop.getBody()
+            ->walk([](tile::GridDependencyWaitOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return refuse(loop.emitError("warp_specialize: tl.extra.cuda.gdc_wait inside the loop "
+                                   "would not hold the producer warpgroup's copies back; call "
+                                   "it before the loop"));
     for (Operation *op : stage.ops)
       if (llvm::any_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
         return refuse(op->emitError("warp_specialize: the blocks' coordinates must be scalar "
@@ -378,6 +405,10 @@ struct TileGPUWarpSpecializePass
              llvm::make_range(std::next(roles->getIterator()), entry->end())))
       if (!op.hasTrait<OpTrait::IsTerminator>())
         op.moveBefore(consumerEnd);
+    // Every warp waits for the grid before this one before the roles part
+    // (waiting earlier than written only waits longer).
+    for (Operation *wait : gridWaits)
+      wait->moveBefore(roles);
 
     int64_t bytes = 0;
     for (ProducedLoad &p : loads)

@@ -231,7 +231,7 @@ int run(bool interpret, int batch, int maxLen, int replays, bool pdl) {
               "cache %d tokens, on the %s%s\n",
               c.hidden, c.qHeads, c.kvHeads, c.headDim, c.intermediate, batch, maxLen,
               interpret ? "interpreter" : "GPU",
-              pdl ? " (programmatic dependent launches)" : "");
+              pdl && !interpret ? " (programmatic dependent launches)" : "");
   layer.step();
   stream.synchronize();
   std::vector<uint16_t> got(size_t(batch) * c.hidden);

@@ -16,11 +16,11 @@
     add.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80", BLOCK=1024)
 
 Kernels follow Triton's conventions: `kernel[grid](*args, num_warps=4,
-num_stages=3, stream=None, launch_pdl=False, **constexprs)`, where grid is a tuple of
-1 to 3 ints or a callable taking the meta-parameters (every parameter by name) and
-returning one. `launch_pdl=True` is a programmatic dependent launch (sm_90+): the
-kernel may start before the one ahead of it on the stream ends, and must call
-`tl.extra.cuda.gdc_wait()` before touching what that one writes or reads. Arguments may be torch CUDA tensors, objects with
+num_stages=3, stream=None, launch_pdl=False, **constexprs)`, where grid is a
+tuple of 1 to 3 ints or a callable taking the meta-parameters (every parameter by
+name) and returning one. `launch_pdl=True` is a programmatic dependent launch
+(sm_90+): the kernel may start before the one ahead of it on the stream ends, and
+must call `tl.extra.cuda.gdc_wait()` before touching what that one writes or reads. Arguments may be torch CUDA tensors, objects with
 `__cuda_array_interface__` (CuPy, Numba), objects with `__dlpack__` on a CUDA
 device (JAX, ...) or DLPack capsules, Python ints (i32, or i64 when they do not
 fit) and floats (fp32). numpy arrays live in host memory and are refused,
@@ -241,6 +241,9 @@ def _global_spec(name, value):
     if isinstance(builtin, str):
         return ("builtin", builtin)
     module = getattr(value, "__module__", "") or ""
+    if callable(value) and module.startswith("triton.language.extra") and \
+            getattr(value, "__name__", name) in ("gdc_wait", "gdc_launch_dependents"):
+        return ("builtin", "extra.cuda." + value.__name__)  # triton's extra.cuda.gdc
     if callable(value) and module.startswith("triton.language.extra") and \
             module.endswith(".libdevice"):
         return ("builtin", "libdevice." + getattr(value, "__name__", name))

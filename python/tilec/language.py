@@ -200,7 +200,9 @@ def _extra_modules():
     import sys
     import types as _types
 
-    extra = _types.ModuleType(__name__ + ".extra", "Triton's CUDA extras: libdevice.")
+    extra = _types.ModuleType(__name__ + ".extra",
+                              "Triton's CUDA extras: libdevice, and under cuda gdc_wait and "
+                              "gdc_launch_dependents.")
     cuda = _types.ModuleType(__name__ + ".extra.cuda",
                              "libdevice, gdc_wait and gdc_launch_dependents, as tl.extra.cuda "
                              "has them.")

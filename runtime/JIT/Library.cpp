@@ -223,6 +223,12 @@ int64_t extentOf(const Arg &a) {
   return int64_t(std::min<uint64_t>(bytes, uint64_t(INT64_MAX)));
 }
 
+/// Whether PTX for `target` ("sm_90a", "sm_80", ...) keeps griddepcontrol
+/// (tl.extra.cuda.gdc_wait): sm_90 and newer.
+bool hasGridDependencyControl(const std::string &target) {
+  return target.rfind("sm_", 0) == 0 && std::atoi(target.c_str() + 3) >= 90;
+}
+
 /// Enqueues one launch of a loaded entry with its parameters, and waits
 /// for a debug compile's kernel.
 void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarps,
@@ -234,7 +240,9 @@ void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarp
   dims.block[0] = numWarps * 32;
   dims.sharedBytes = entry.sharedBytes;
   dims.stream = stream;
-  dims.programmaticDependence = programmatic;
+  // (Only a kernel compiled for sm_90+ waits where it says: one compiled
+  // for an older target, running on a newer GPU, lost its gdc_wait.)
+  dims.programmaticDependence = programmatic && hasGridDependencyControl(entry.target);
   try {
     runtime::launch(*entry.module, dims, params);
   } catch (const runtime::CudaError &e) {

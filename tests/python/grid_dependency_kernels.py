@@ -1,6 +1,7 @@
 """Kernels of the programmatic dependent launch tests (test_grid_dependency.py)."""
 import tilec
 import tilec.language as tl
+from tilec.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 
 @tilec.jit
@@ -27,6 +28,26 @@ def add_after(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.extra.cuda.gdc_wait()
     mask = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2 + 1, mask=mask)
+
+
+@tilec.jit
+def copy_without_waiting(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out[i] = x[i] with no gdc_wait: launched with launch_pdl behind
+    slow_fill it may read x before slow_fill ends (the tests' evidence that
+    the launch overlapped)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask, volatile=True), mask=mask)
+
+
+@tilec.jit
+def imported_by_name(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """gdc_wait and gdc_launch_dependents imported by name, as Triton's
+    kernels may."""
+    gdc_launch_dependents()
+    gdc_wait()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
 
 
 @tilec.jit

@@ -30,12 +30,20 @@ def test_tile_ir_names_the_ops():
 
 
 def test_bad_calls_are_located_errors():
-    with pytest.raises(tilec.Error, match=r"grid_dependency_kernels.py:\d+:\d+: error: .*"
-                                          r"gdc_wait"):
+    with pytest.raises(tilec.Error, match=r"grid_dependency_kernels.py:\d+:\d+: error: "
+                                          r"tl.extra.cuda.gdc_wait\(\) takes at most 0 "
+                                          r"arguments, got 1"):
         k.wait_with_an_argument.compile("*i32:16", target="sm_90a")
     with pytest.raises(tilec.Error, match=r"grid_dependency_kernels.py:\d+:\d+: error: "
                                           r"tl.extra.cuda has no attribute 'gdc_sleep'"):
         k.unknown_extra.compile("*i32:16", target="sm_90a")
+
+
+def test_imported_by_name_they_compile_the_same():
+    ptx = k.imported_by_name.compile("*i32:16,*i32:16,i32", target="sm_90a",
+                                     BLOCK=256).asm["ptx"]
+    assert re.findall(r"griddepcontrol\.\w+", ptx) == ["griddepcontrol.launch_dependents",
+                                                        "griddepcontrol.wait"]
 
 
 def test_interpreter_runs_them_as_nothing():
@@ -76,3 +84,30 @@ def test_gpu_dependent_launch_reads_what_the_kernel_before_wrote(torch_cuda):
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out, want)
+
+
+@pytest.mark.gpu
+def test_gpu_launch_pdl_overlaps_the_kernel_before(torch_cuda):
+    # The evidence that launch_pdl took effect: a kernel that does not wait,
+    # launched that way behind slow_fill (which releases it at once), reads
+    # x before slow_fill has finished, in at least one of a few tries;
+    # launched plainly it never does.
+    torch = torch_cuda
+    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("programmatic dependent launch needs sm_90+")
+    n, rounds = 1 << 16, 256
+    x = torch.zeros(n, dtype=torch.int32, device="cuda")
+    out = torch.zeros_like(x)
+    final = torch.arange(n, dtype=torch.int32, device="cuda") + rounds
+    grid = (tilec.cdiv(n, 256),)
+    k.slow_fill[grid](x, n, rounds, BLOCK=256)
+    k.copy_without_waiting[grid](x, out, n, BLOCK=256)
+    torch.cuda.synchronize()
+    assert torch.equal(out, final)  # plain launches: in order
+    early = False
+    for _ in range(5):
+        k.slow_fill[grid](x, n, rounds, BLOCK=256)
+        k.copy_without_waiting[grid](x, out, n, BLOCK=256, launch_pdl=True)
+        torch.cuda.synchronize()
+        early |= not torch.equal(out, final)
+    assert early, "launch_pdl never let the second kernel start before the first ended"

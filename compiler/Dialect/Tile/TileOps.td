@@ -823,6 +823,8 @@ def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+// (A write of memory it does not order, so that nothing erases or moves it;
+// a loop holding it is then not software-pipelined, as with a store.)
 def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Let the next kernel on the stream start launching";

@@ -86,3 +86,45 @@ def yielded(a_ptr, b_ptr, c_ptr, K):
         acc = tl.dot(a.load([off, k]), b.load([k, 0]), acc)
         off = base
     tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def waits_for_the_grid_before(a_ptr, b_ptr, c_ptr, K):
+    # A programmatic dependent launch's wait before the loop: every warp,
+    # the producer's included, waits before the roles part.
+    tl.extra.cuda.gdc_wait()
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def waits_in_the_loop(a_ptr, b_ptr, c_ptr, K):
+    # The wait inside the loop: the producer, which repeats only the
+    # coordinates, would copy without it.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        tl.extra.cuda.gdc_wait()
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def waits_in_an_if(a_ptr, b_ptr, c_ptr, K, FLAG):
+    # The wait inside an if before the loop: refused likewise.
+    if FLAG > 0:
+        tl.extra.cuda.gdc_wait()
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
