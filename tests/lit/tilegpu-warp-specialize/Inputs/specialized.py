@@ -89,10 +89,9 @@ def yielded(a_ptr, b_ptr, c_ptr, K):
 
 
 @tilec.jit
-def waits_for_the_grid_before(a_ptr, b_ptr, c_ptr, K):
-    # A programmatic dependent launch's wait before the loop: every warp,
-    # the producer's included, waits before the roles part.
-    tl.extra.cuda.gdc_wait()
+def _specialized_product(a_ptr, b_ptr, c_ptr, K):
+    # A 64 x 64 product over K in a warp-specialised loop (inlined into
+    # the kernels below, at their top level).
     a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
     b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
     r = tl.arange(0, 64)
@@ -100,6 +99,14 @@ def waits_for_the_grid_before(a_ptr, b_ptr, c_ptr, K):
     for k in tl.range(0, K, 64, warp_specialize=True):
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
     tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+
+
+@tilec.jit
+def waits_for_the_grid_before(a_ptr, b_ptr, c_ptr, K):
+    # A programmatic dependent launch's wait before the loop: every warp,
+    # the producer's included, waits before the roles part.
+    tl.extra.cuda.gdc_wait()
+    _specialized_product(a_ptr, b_ptr, c_ptr, K)
 
 
 @tilec.jit
@@ -121,10 +128,4 @@ def waits_in_an_if(a_ptr, b_ptr, c_ptr, K, FLAG):
     # The wait inside an if before the loop: refused likewise.
     if FLAG > 0:
         tl.extra.cuda.gdc_wait()
-    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
-    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
-    r = tl.arange(0, 64)
-    acc = tl.zeros((64, 64), dtype=tl.float32)
-    for k in tl.range(0, K, 64, warp_specialize=True):
-        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
-    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+    _specialized_product(a_ptr, b_ptr, c_ptr, K)
