@@ -259,7 +259,8 @@ struct TileGPUWarpSpecializePass
         gridWaits.push_back(&op);
         continue;
       }
-      WalkResult nested = op.walk([](tile::GridDependencyWaitOp) { return WalkResult::interrupt(); });
+      WalkResult nested =
+          op.walk([](tile::GridDependencyWaitOp) { return WalkResult::interrupt(); });
       if (nested.wasInterrupted())
         return refuse(op.emitError("warp_specialize: tl.extra.cuda.gdc_wait inside an if or "
                                    "a loop before the loop would not hold the producer "
