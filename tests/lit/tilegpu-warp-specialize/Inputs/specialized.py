@@ -89,14 +89,17 @@ def yielded(a_ptr, b_ptr, c_ptr, K):
 
 
 @tilec.jit
-def _specialized_product(a_ptr, b_ptr, c_ptr, K):
+def _specialized_product(a_ptr, b_ptr, c_ptr, K, WAIT_IN_LOOP: tl.constexpr = False):
     # A 64 x 64 product over K in a warp-specialised loop (inlined into
-    # the kernels below, at their top level).
+    # the kernels below, at their top level); WAIT_IN_LOOP: a gdc_wait in
+    # each iteration.
     a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
     b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
     r = tl.arange(0, 64)
     acc = tl.zeros((64, 64), dtype=tl.float32)
     for k in tl.range(0, K, 64, warp_specialize=True):
+        if WAIT_IN_LOOP:
+            tl.extra.cuda.gdc_wait()
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
     tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
 
@@ -113,14 +116,7 @@ def waits_for_the_grid_before(a_ptr, b_ptr, c_ptr, K):
 def waits_in_the_loop(a_ptr, b_ptr, c_ptr, K):
     # The wait inside the loop: the producer, which repeats only the
     # coordinates, would copy without it.
-    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
-    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
-    r = tl.arange(0, 64)
-    acc = tl.zeros((64, 64), dtype=tl.float32)
-    for k in tl.range(0, K, 64, warp_specialize=True):
-        tl.extra.cuda.gdc_wait()
-        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
-    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)
+    _specialized_product(a_ptr, b_ptr, c_ptr, K, WAIT_IN_LOOP=True)
 
 
 @tilec.jit
