@@ -118,6 +118,7 @@ const BuiltinTable &builtins() {
     addAtomicBuiltins(t);
     addRandomBuiltins(t);
     addDebugBuiltins(t);
+    addCudaBuiltins(t);
     addPythonBuiltins(t);
     addLibdeviceBuiltins(t);
     addInlineAsmBuiltins(t);

@@ -208,6 +208,8 @@ void addAtomicBuiltins(BuiltinTable &t); // IRGenAtomic.cpp
 void addRandomBuiltins(BuiltinTable &t); // IRGenRandom.cpp
 /// device_assert, device_print, debug_barrier.
 void addDebugBuiltins(BuiltinTable &t); // IRGenDebug.cpp
+/// tl.extra.cuda's gdc_wait, gdc_launch_dependents and prefetch_l2.
+void addCudaBuiltins(BuiltinTable &t); // IRGenCuda.cpp
 /// Python's min, max, abs, len, int, float, bool, range, print.
 void addPythonBuiltins(BuiltinTable &t); // IRGenPython.cpp
 /// libdevice.pow, atan2, acos, ..., isnan, clz, popc (Triton's

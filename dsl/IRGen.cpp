@@ -591,17 +591,20 @@ Value Generator::genAttribute(const AttributeExpr &e) {
       return Value::ofModule("libdevice");
     if (base.text == "tl.extra" && e.attr == "cuda")
       return Value::ofModule("tl.extra.cuda");
-    // Programmatic dependent launch (Triton's spellings).
-    if (base.text == "tl.extra.cuda" &&
-        (e.attr == "gdc_wait" || e.attr == "gdc_launch_dependents"))
+    // gdc_wait, gdc_launch_dependents (Triton's spellings), prefetch_l2.
+    if (base.text == "tl.extra.cuda" && builtins().find("tl.extra.cuda." + e.attr))
       return Value::ofBuiltin("tl.extra.cuda." + e.attr);
     if (base.text == "tl.extra")
       fail(e.loc, "tl.extra has no attribute '" + e.attr +
                       "' usable in a kernel (tilec has its libdevice and cuda only)");
-    if (base.text == "tl.extra.cuda")
+    if (base.text == "tl.extra.cuda") {
+      std::string known = "libdevice";
+      for (const std::string &name : builtins().names())
+        if (name.rfind("tl.extra.cuda.", 0) == 0)
+          known += ", " + name.substr(14);
       fail(e.loc, "tl.extra.cuda has no attribute '" + e.attr +
-                      "' usable in a kernel (tilec has its libdevice, gdc_wait and "
-                      "gdc_launch_dependents only)");
+                      "' usable in a kernel (tilec has " + known + ")");
+    }
     if (base.text == "libdevice") {
       if (builtins().find("libdevice." + e.attr))
         return Value::ofBuiltin("libdevice." + e.attr);

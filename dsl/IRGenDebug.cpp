@@ -1,9 +1,7 @@
 // The debugging builtins: tl.device_assert (also what a runtime `assert`
 // statement becomes), tl.device_print and tl.debug_barrier. Assertions
 // generate code only when the kernel is compiled with debug=True, as in
-// Triton; prints and barriers always do. Beside the barrier, the other
-// synchronisation of no value: tl.extra.cuda.gdc_wait and
-// gdc_launch_dependents (programmatic dependent launch).
+// Triton; prints and barriers always do.
 #include "dsl/BuiltinTable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -107,20 +105,6 @@ Value debugBarrier(Generator &g, const BuiltinArguments &args) {
   g.builder().create<tile::DebugBarrierOp>(g.loc(args.at()));
   return Value::none();
 }
-
-// Programmatic dependent launch: where a kernel launched with launch_pdl
-// waits for the kernel before it, and where it lets the next one start.
-Value gdcWait(Generator &g, const BuiltinArguments &args) {
-  g.requireIR(args.at(), "tl.extra.cuda.gdc_wait");
-  g.builder().create<tile::GridDependencyWaitOp>(g.loc(args.at()));
-  return Value::none();
-}
-
-Value gdcLaunchDependents(Generator &g, const BuiltinArguments &args) {
-  g.requireIR(args.at(), "tl.extra.cuda.gdc_launch_dependents");
-  g.builder().create<tile::LaunchDependentsOp>(g.loc(args.at()));
-  return Value::none();
-}
 } // namespace
 
 void Generator::deviceAssert(const Value &cond, const std::string &message,
@@ -188,8 +172,6 @@ void addDebugBuiltins(BuiltinTable &t) {
   t.add("tl.device_assert", {{"cond", "msg", "mask"}, 1}, deviceAssertBuiltin);
   t.add("tl.device_print", {{"prefix", "hex"}, 0, /*variadic=*/true}, devicePrint);
   t.add("tl.debug_barrier", {{}, 0}, debugBarrier);
-  t.add("tl.extra.cuda.gdc_wait", {{}, 0}, gdcWait);
-  t.add("tl.extra.cuda.gdc_launch_dependents", {{}, 0}, gdcLaunchDependents);
 }
 
 } // namespace tilec::dsl

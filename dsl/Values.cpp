@@ -1,5 +1,6 @@
 #include "dsl/Values.h"
 
+#include "dsl/BuiltinTable.h"
 #include "dsl/IRGen.h"
 
 #include "llvm/Support/Casting.h"
@@ -268,8 +269,7 @@ std::shared_ptr<Scope> buildFileScope(std::shared_ptr<ModuleAST> module) {
             scope->define(bound, Value::ofBuiltin("tl." + alias.name));
           else if (from == "libdevice")
             scope->define(bound, Value::ofBuiltin("libdevice." + alias.name));
-          else if (from == "tl.extra.cuda" &&
-                   (alias.name == "gdc_wait" || alias.name == "gdc_launch_dependents"))
+          else if (from == "tl.extra.cuda" && builtins().find("tl.extra.cuda." + alias.name))
             scope->define(bound, Value::ofBuiltin("tl.extra.cuda." + alias.name));
           else if (imp->fromModule == "triton" || imp->fromModule == "tilec")
             scope->define(bound, alias.name == "jit"

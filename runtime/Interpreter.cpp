@@ -550,6 +550,7 @@ private:
   void histogram(tile::HistogramOp op);
   void addptr(tile::AddPtrOp op);
   void load(tile::LoadOp op);
+  void prefetchL2(tile::PrefetchL2Op op);
   void store(tile::StoreOp op);
   void atomicRMW(tile::AtomicRMWOp op);
   void atomicCAS(tile::AtomicCASOp op);
@@ -1227,6 +1228,19 @@ void Machine::load(tile::LoadOp op) {
   set(op.getResult(), std::move(r));
 }
 
+/// A hint of no effect here; its range is checked as a load's would be,
+/// so that a kernel asking for memory outside its arguments fails in CI.
+void Machine::prefetchL2(tile::PrefetchL2Op op) {
+  const Tensor &p = in(op, op.getPtr());
+  expectKind(op, p, Kind::Ptr);
+  int64_t count = in(op, op.getCount()).i.at(0);
+  if (count <= 0)
+    return;
+  uint64_t bytes = uint64_t(count) * tile::getElementBytes(
+      mlir::cast<tile::PointerType>(op.getPtr().getType()).getPointeeType());
+  address(op, "prefetch_l2", p, 0, unsigned(std::min<uint64_t>(bytes, UINT32_MAX)));
+}
+
 void Machine::store(tile::StoreOp op) {
   const Tensor &p = in(op, op.getPtr()), &v = in(op, op.getValue());
   expectKind(op, p, Kind::Ptr);
@@ -1860,6 +1874,7 @@ void Machine::exec(Operation &operation) {
       .Case<tile::DebugBarrierOp>([&](auto) {}) // programs run one at a time
       // (Launches run one after the other: nothing to wait for or release.)
       .Case<tile::GridDependencyWaitOp, tile::LaunchDependentsOp>([&](auto) {})
+      .Case<tile::PrefetchL2Op>([&](auto o) { prefetchL2(o); })
       .Case<tile::InlineAsmOp>([&](auto o) {
         fail(o, "tl.inline_asm_elementwise runs PTX, which the interpreter cannot run: "
                 "launch the kernel on the GPU");

@@ -31,7 +31,8 @@ static bool anyGlobalWrite(scf::ForOp loop, function_ref<bool(Operation *)> writ
     for (const MemoryEffects::EffectInstance &e : list)
       if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
           e.getResource() != tilec::tilegpu::SharedMemory::get() &&
-          e.getResource() != tilec::tile::DebugOutput::get())
+          e.getResource() != tilec::tile::DebugOutput::get() &&
+          e.getResource() != tilec::tile::CacheHint::get())
         return write(op) ? WalkResult::interrupt() : WalkResult::advance();
     return WalkResult::advance();
   });

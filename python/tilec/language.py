@@ -201,11 +201,11 @@ def _extra_modules():
     import types as _types
 
     extra = _types.ModuleType(__name__ + ".extra",
-                              "Triton's CUDA extras: libdevice, and under cuda gdc_wait and "
-                              "gdc_launch_dependents.")
+                              "Triton's CUDA extras: libdevice, and under cuda gdc_wait, "
+                              "gdc_launch_dependents and tilec's prefetch_l2.")
     cuda = _types.ModuleType(__name__ + ".extra.cuda",
                              "libdevice, gdc_wait and gdc_launch_dependents, as tl.extra.cuda "
-                             "has them.")
+                             "has them, and prefetch_l2.")
     libdevice = _types.ModuleType(
         __name__ + ".extra.libdevice",
         "CUDA libdevice functions a kernel may call (docs/language.md, 'libdevice').")
@@ -218,8 +218,9 @@ def _extra_modules():
     libdevice.__all__ = list(_LIBDEVICE)
     extra.libdevice = cuda.libdevice = libdevice
     extra.cuda = cuda
-    # Programmatic dependent launch (docs/language.md), as Triton spells it.
-    for name in ("gdc_wait", "gdc_launch_dependents"):
+    # Programmatic dependent launch, as Triton spells it, and the L2
+    # prefetch that goes with it (docs/language.md).
+    for name in ("gdc_wait", "gdc_launch_dependents", "prefetch_l2"):
         fn = _builtin(name, f"tl.extra.cuda.{name}")
         fn.__module__ = cuda.__name__
         fn.__doc__ = (f"tl.extra.cuda.{name}: see docs/language.md, 'Programmatic "

@@ -1,7 +1,7 @@
 """Kernels of the programmatic dependent launch tests (test_grid_dependency.py)."""
 import tilec
 import tilec.language as tl
-from tilec.language.extra.cuda import gdc_launch_dependents, gdc_wait
+from tilec.language.extra.cuda import gdc_launch_dependents, gdc_wait, prefetch_l2
 
 
 @tilec.jit
@@ -58,3 +58,48 @@ def wait_with_an_argument(x_ptr):
 @tilec.jit
 def unknown_extra(x_ptr):
     tl.extra.cuda.gdc_sleep()
+
+
+@tilec.jit
+def scale_prefetched(x_ptr, w_ptr, out_ptr, n, AHEAD: tl.constexpr, BLOCK: tl.constexpr):
+    """out[i] = x[i] * w[i], each program asking the L2 for its AHEAD
+    elements of w (w is not what the kernel before writes) before it waits
+    for that kernel, which may write x."""
+    start = tl.program_id(0) * BLOCK
+    tl.extra.cuda.prefetch_l2(w_ptr + start, tl.minimum(AHEAD, n - start))
+    tl.extra.cuda.gdc_wait()
+    offs = start + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * tl.load(w_ptr + offs, mask=mask),
+             mask=mask)
+
+
+@tilec.jit
+def prefetch_imported_by_name(w_ptr, n):
+    prefetch_l2(w_ptr, n)
+
+
+@tilec.jit
+def prefetch_of_a_tile(w_ptr, BLOCK: tl.constexpr):
+    tl.extra.cuda.prefetch_l2(w_ptr + tl.arange(0, BLOCK), BLOCK)
+
+
+@tilec.jit
+def prefetch_of_a_float_count(w_ptr):
+    tl.extra.cuda.prefetch_l2(w_ptr, 2.5)
+
+
+@tilec.jit
+def prefetch_without_a_count(w_ptr):
+    tl.extra.cuda.prefetch_l2(w_ptr)
+
+
+@tilec.jit
+def to_float(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out[i] = float(x[i]) once the kernel before has ended; then the next
+    kernel may start."""
+    tl.extra.cuda.gdc_wait()
+    tl.extra.cuda.gdc_launch_dependents()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(tl.float32), mask=mask)

@@ -166,7 +166,7 @@ def test_spellings_and_fma():
     ("libdevice.isnan(x > 0)", "libdevice.isnan takes floats, got"),
     ("libdevice.pow(x)", "missing"),
     ("tl.extra.cuda.globaltimer()", "tl.extra.cuda has no attribute 'globaltimer' usable in a "
-     "kernel \\(tilec has its libdevice, gdc_wait and gdc_launch_dependents only\\)"),
+     "kernel \\(tilec has libdevice, gdc_launch_dependents, gdc_wait, prefetch_l2\\)"),
 ])
 def test_errors(tmp_path, source, message):
     path = tmp_path / "bad.py"

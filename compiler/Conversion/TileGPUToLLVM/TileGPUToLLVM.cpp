@@ -107,7 +107,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateDotOpToLLVMPatterns(converter, context, patterns);
     populateWarpGroupDotOpToLLVMPatterns(converter, context, patterns);
     populateDebugOpToLLVMPatterns(converter, context, patterns);
-    populateGridDependencyToLLVMPatterns(converter, context, patterns);
+    populateOverlapOpToLLVMPatterns(converter, context, patterns);
     populateFP8ToLLVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // Math functions are libdevice calls (linked when the PTX is made);

@@ -273,11 +273,12 @@ mlir::LogicalResult checkFP8Lowerable(mlir::ModuleOp module,
 void populateDebugOpToLLVMPatterns(TileTypeConverter &converter,
                                    const LoweringContext &context,
                                    mlir::RewritePatternSet &patterns);
-/// tile.grid_dependency_wait and tile.launch_dependents: griddepcontrol on
-/// sm_90+, nothing before (NVIDIA/GridDependencyToLLVM.cpp).
-void populateGridDependencyToLLVMPatterns(TileTypeConverter &converter,
-                                          const LoweringContext &context,
-                                          mlir::RewritePatternSet &patterns);
+/// tile.grid_dependency_wait, tile.launch_dependents and tile.prefetch_l2:
+/// griddepcontrol and cp.async.bulk.prefetch.L2 on sm_90+, nothing before
+/// (NVIDIA/OverlapToLLVM.cpp).
+void populateOverlapOpToLLVMPatterns(TileTypeConverter &converter,
+                                     const LoweringContext &context,
+                                     mlir::RewritePatternSet &patterns);
 /// fence.proxy.async.shared::cta: this thread's shared-memory writes so
 /// far become visible to the async proxy (wgmma, TMA), for the threads a
 /// later barrier synchronises with (NVIDIA/WgmmaToLLVM.cpp).

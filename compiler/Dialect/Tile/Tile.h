@@ -20,6 +20,11 @@ namespace tilec::tile {
 struct DebugOutput : public mlir::SideEffects::Resource::Base<DebugOutput> {
   llvm::StringRef getName() final { return "<DebugOutput>"; }
 };
+/// What tile.prefetch_l2 writes: the L2's contents, which no load sees (its
+/// values do not change), so loads and stores move past it freely.
+struct CacheHint : public mlir::SideEffects::Resource::Base<CacheHint> {
+  llvm::StringRef getName() final { return "<CacheHint>"; }
+};
 } // namespace tilec::tile
 #include "compiler/Dialect/Tile/TileEnums.h.inc"
 
