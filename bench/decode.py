@@ -161,26 +161,15 @@ def copy_bandwidth():
     return row("copy 256 MB (read + write)", 2 * src.numel(), times, {})
 
 
-#: Tensor-core tilings (deterministic mode's at every batch) besides the
-#: shipped one, each also timed as whole layers (deterministic) at every
-#: batch: QKV's and gate/up's K blocks sliced too (4 slices of 16, and of 32
-#: in blocks of 128). (The tilings shipped before 8a688f8 were timed beside
-#: it in decode-2026-12-06-8a688f8.json.)
-MMA_CANDIDATES = {"mma, all sliced": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
-                                                         gate_up_slices=4),
-                  "mma, all sliced x 128": dataclasses.replace(ds.MMA_TILES, qkv_slices=4,
-                                                               qkv_block_k=128,
-                                                               gate_up_slices=4,
-                                                               gate_up_block_k=128)}
 #: The shipped tilings; the one-row tiling with every GEMV streamed by
 #: about 396 programs (the _flat kernels), with one program per block, and
 #: without its stages (what the cp.async rings of tl.range's num_stages are
 #: worth, in the same run). A variant equal to the shipped one for a kernel
-#: times it twice: the run's noise.
+#: times it twice: the run's noise. (The sliced QKV and gate/up tilings of
+#: dbf38fd, slower, were timed in decode-2026-12-06-5367574.json.)
 TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec mma, K shared by 4": dataclasses.replace(ds.MMA_TILES, qkv_ksplit=4,
                                                            ksplit=4),
-           **{"tilec " + name: tiles for name, tiles in MMA_CANDIDATES.items()},
            "tilec rows, streamed": dataclasses.replace(ds.ROW_TILES, gate_up_programs=396,
                                                        programs=396),
            "tilec rows, blocks": dataclasses.replace(ds.ROW_TILES, gate_up_programs=0,
@@ -326,7 +315,7 @@ def stacked_layers(k, k_free, batch, length, empty, tables):
                                                 for _ in range(STACK)]
     pos = torch.full((batch,), length - 1, dtype=torch.int32, device="cuda")
     steps = {}
-    for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free):
+    for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free, batch):
         model = [(ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
                                   deterministic=deterministic, tiles=tiles, pdl=pdl), kc, vc)
                  for w, kc, vc in layers]
@@ -357,15 +346,29 @@ def empty(shape, dtype):
     return torch.empty(shape, dtype=dtypes[dtype], device="cuda")
 
 
-def layer_variants(k, k_free):
+#: Weight columns per GEMV row asked into the L2 before each kernel's wait
+#: in the "l2" layer variants (Tiles.l2_ahead): whole rows of QKV, gate/up
+#: and the O projection (K = 1536), a sixth of the down projection's.
+L2_AHEAD = 1536
+
+
+def layer_variants(k, k_free, batch):
     """(name, kernels, deterministic, tiles, pdl) of each tilec layer timed:
     "tilec", deterministic (one tiling, fixed split at every batch);
     "tilec free", tiling and split picked for the batch and length; both
-    again with programmatic dependent launches ("pdl"); and deterministic
-    with each of MMA_CANDIDATES' tilings."""
-    return ([("tilec", k, True, None, False), ("tilec free", k_free, False, None, False),
-             ("tilec pdl", k, True, None, True), ("tilec free pdl", k_free, False, None, True)] +
-            [("tilec " + name, k, True, tiles, False) for name, tiles in MMA_CANDIDATES.items()])
+    again with programmatic dependent launches ("pdl"), and with the
+    weights asked into the L2 before each kernel's wait ("l2", L2_AHEAD),
+    with and without pdl."""
+    variants = []
+    for pdl in (False, True):
+        for l2 in (False, True):
+            for name, kernels, deterministic in (("tilec", k, True),
+                                                 ("tilec free", k_free, False)):
+                tiles = (dataclasses.replace(ds.tiles_for(batch, deterministic),
+                                             l2_ahead=L2_AHEAD) if l2 else None)
+                variants.append((name + (" pdl" if pdl else "") + (" l2" if l2 else ""),
+                                 kernels, deterministic, tiles, pdl))
+    return variants
 
 
 def layer_cases(k, k_free, shapes):
@@ -381,7 +384,7 @@ def layer_cases(k, k_free, shapes):
         tables = torch_rope_tables(length)
         out = torch.empty_like(x)
         runs, ok = {}, {}
-        for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free):
+        for name, kernels, deterministic, tiles, pdl in layer_variants(k, k_free, batch):
             layer = ds.DecoderLayer(CFG, w, batch, length, empty, kernels=kernels,
                                     deterministic=deterministic, tiles=tiles, pdl=pdl)
             layer.step(x, pos, kc, vc, out)
@@ -409,6 +412,7 @@ def layer_cases(k, k_free, shapes):
         times = timed(runs)
         cost = times["tilec graph"][0] / times["tilec free graph"][0] - 1
         cost_pdl = times["tilec pdl graph"][0] / times["tilec free pdl graph"][0] - 1
+        cost_l2 = times["tilec pdl l2 graph"][0] / times["tilec free pdl l2 graph"][0] - 1
         stacked = stacked_layers(k, k_free, batch, length, empty, tables)
         rows.append(row(f"{STACK} layers B={batch} L={length}, per layer", nbytes,
                         {name: (ms / STACK, spread) for name, (ms, spread) in stacked.items()},
@@ -416,12 +420,13 @@ def layer_cases(k, k_free, shapes):
                         batch=batch, length=length))
         rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
                         batch=batch, length=length, invariance_cost=cost,
-                        invariance_cost_pdl=cost_pdl,
+                        invariance_cost_pdl=cost_pdl, invariance_cost_pdl_l2=cost_l2,
                         free_split=ds.split_for(batch, length, CFG.kv_heads, False),
                         free_tiles="rows" if ds.tiles_for(batch, False) == ds.ROW_TILES
                         else "mma"))
         print(f"{'':>44}  batch invariance costs {100 * cost:.1f}% (graphs; "
-              f"{100 * cost_pdl:.1f}% with pdl)", flush=True)
+              f"{100 * cost_pdl:.1f}% with pdl, {100 * cost_l2:.1f}% with pdl and l2)",
+              flush=True)
     return rows
 
 

@@ -62,7 +62,11 @@ launches them (and a whole decoder layer).
 Each kernel starts with _after_previous_kernel(): launched with launch_pdl
 on sm_90+, a kernel's programs are placed on the SMs while the kernel
 before it runs, and wait there for it, so that the gap between two
-kernels of a step is not spent launching.
+kernels of a step is not spent launching. With L2_AHEAD > 0 a GEMV
+program first asks the L2 for the first L2_AHEAD columns of each of its
+weight rows (tl.extra.cuda.prefetch_l2; a streamed program as much of its
+run), which no kernel of the step writes, so that they are fetched while
+the kernel before it ends.
 """
 import tilec
 import tilec.language as tl
@@ -84,6 +88,36 @@ def _after_previous_kernel():
     interpreter."""
     tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
+
+
+@tilec.jit
+def _request_rows(w_ptr, row0, n_rows, n, k_start, k_end, ROWS: tl.constexpr,
+                  AHEAD: tl.constexpr):
+    """Before _after_previous_kernel (the weights are nothing a kernel of
+    the step writes): asks the L2 for the first AHEAD columns from k_start
+    (up to k_end) of weight rows row0 ... row0 + n_rows - 1 (n_rows <=
+    ROWS), the order in which a program's K loop reads them, so that they
+    are on their way while the kernel before still runs. Whole rows are
+    one range. AHEAD 0: nothing. Only the first batch block's programs
+    ask (the others read the same rows)."""
+    if AHEAD > 0:
+        if tl.program_id(0) == 0:
+            if k_start == 0 and k_end == n and AHEAD >= n:
+                tl.extra.cuda.prefetch_l2(w_ptr + row0 * n, n_rows * n)
+            else:
+                for r in tl.static_range(ROWS):
+                    if r < n_rows:
+                        tl.extra.cuda.prefetch_l2(w_ptr + (row0 + r) * n + k_start,
+                                                  tl.minimum(k_end - k_start, AHEAD))
+
+
+@tilec.jit
+def _request_run(w_ptr, row0, n_rows, n, ROWS: tl.constexpr, AHEAD: tl.constexpr):
+    """_request_rows for a streamed run of n_rows whole rows, read block of
+    ROWS rows after block: its first ROWS * AHEAD elements (the budget of
+    one block of _request_rows)."""
+    if AHEAD > 0:
+        tl.extra.cuda.prefetch_l2(w_ptr + row0 * n, tl.minimum(n_rows * n, ROWS * AHEAD))
 
 
 @tilec.jit
@@ -483,8 +517,8 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                      PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                      KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0,
-                     CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
-    _after_previous_kernel()
+                     CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1,
+                     L2_AHEAD: tl.constexpr = 0):
     # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
     # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
     # share `share` of K (_k_share), the last share to finish adding them
@@ -499,6 +533,11 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
     rows_lo = head * D + j
     rows_hi = rows_lo + D // 2
     k_start, k_end = _k_share(hidden, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
+    _request_rows(w_ptr, head * D + (group % groups_per_head) * PAIRS, PAIRS, hidden, k_start,
+                  k_end, PAIRS, L2_AHEAD)
+    _request_rows(w_ptr, head * D + (group % groups_per_head) * PAIRS + D // 2, PAIRS, hidden,
+                  k_start, k_end, PAIRS, L2_AHEAD)
+    _after_previous_kernel()
     # The loop sums x^2 for the RMSNorm too: over all of K, or over this
     # program's share, the shares' sums then added in order.
     lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
@@ -557,13 +596,18 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
                    stride_out, eps, NORM: tl.constexpr, PAIRS: tl.constexpr,
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                    PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
-                   CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1):
-    _after_previous_kernel()
+                   CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1,
+                   L2_AHEAD: tl.constexpr = 0):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
+    row0 = tl.program_id(1) * PAIRS
+    n_rows = tl.minimum(PAIRS, inter - row0)
+    _request_rows(w_ptr, row0, n_rows, hidden, 0, hidden, PAIRS, L2_AHEAD)
+    _request_rows(w_ptr, row0 + inter, n_rows, hidden, 0, hidden, PAIRS, L2_AHEAD)
+    _after_previous_kernel()
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
-    rows = tl.program_id(1) * PAIRS + tl.arange(0, PAIRS)
+    rows = row0 + tl.arange(0, PAIRS)
     # Rows past the end read row 0 (always there) and are not stored.
     valid = rows < inter
     rows = tl.where(valid, rows, 0)
@@ -585,18 +629,20 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
                   STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
                   K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1,
-                  SLICES: tl.constexpr = 1):
-    _after_previous_kernel()
+                  SLICES: tl.constexpr = 1, L2_AHEAD: tl.constexpr = 0):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
     # KSPLIT programs as in rmsnorm_qkv_rope.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
-    b_rows, b_valid = _batch_rows(batch, BLOCK_B)
     tile, slot = _tile_slot(KSPLIT)
+    k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
+    _request_rows(w_ptr, tile * ROWS, tl.minimum(ROWS, n_out - tile * ROWS), n_in, k_start,
+                  k_end, ROWS, L2_AHEAD)
+    _after_previous_kernel()
+    b_rows, b_valid = _batch_rows(batch, BLOCK_B)
     rows = tile * ROWS + tl.arange(0, ROWS)
     valid = rows < n_out
     rows = tl.where(valid, rows, 0)
     mask = b_valid[:, None] & valid[None, :]
-    k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
     # The residual is requested before the loop, so that its latency is not
     # added after the last weights arrive. (Where out is res, no program
     # writes its tile before every program of that tile has read it: the
@@ -724,8 +770,8 @@ def _streamed_tile(first, t, n_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr,
 @tilec.jit
 def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks, eps,
                         NORM: tl.constexpr, PAIRS: tl.constexpr, BLOCK_K: tl.constexpr,
-                        K_TILES: tl.constexpr, STAGES: tl.constexpr):
-    _after_previous_kernel()
+                        K_TILES: tl.constexpr, STAGES: tl.constexpr,
+                        L2_AHEAD: tl.constexpr = 0):
     # Batch 1. Program p: the `blocks` blocks of PAIRS outputs from
     # p * blocks on, in one loop over all their W tiles, so that the ring
     # of STAGES stages stays full across the blocks' boundaries. K_TILES
@@ -736,6 +782,10 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
     # Grid: (cdiv(cdiv(inter, PAIRS), blocks),).
     first = tl.program_id(0) * blocks
     n_blocks = tl.minimum(blocks, tl.cdiv(inter, PAIRS) - first)
+    run = tl.minimum(n_blocks * PAIRS, inter - first * PAIRS)
+    _request_run(w_ptr, first * PAIRS, run, hidden, PAIRS, L2_AHEAD)
+    _request_run(w_ptr, first * PAIRS + inter, run, hidden, PAIRS, L2_AHEAD)
+    _after_previous_kernel()
     acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
     acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)
     squares = tl.zeros((1, BLOCK_K), tl.float32)
@@ -766,14 +816,16 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
 @tilec.jit
 def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
                        ROWS: tl.constexpr, BLOCK_K: tl.constexpr, K_TILES: tl.constexpr,
-                       STAGES: tl.constexpr):
-    _after_previous_kernel()
+                       STAGES: tl.constexpr, L2_AHEAD: tl.constexpr = 0):
     # Batch 1: out[rows] = W[rows, :] . x + res[rows], program p streaming
     # the `blocks` blocks of ROWS outputs from p * blocks on through one
     # loop (as gate_up_swiglu_flat). K_TILES is cdiv(n_in, BLOCK_K).
     # Grid: (cdiv(cdiv(n_out, ROWS), blocks),).
     first = tl.program_id(0) * blocks
     n_blocks = tl.minimum(blocks, tl.cdiv(n_out, ROWS) - first)
+    _request_run(w_ptr, first * ROWS, tl.minimum(n_blocks * ROWS, n_out - first * ROWS), n_in,
+                 ROWS, L2_AHEAD)
+    _after_previous_kernel()
     acc = tl.zeros((ROWS, BLOCK_K), tl.float32)
     zero = tl.zeros((1,), tl.int32)
     for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):

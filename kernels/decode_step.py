@@ -105,6 +105,12 @@ class Tiles:
     qkv_slices: int = 1
     gate_up_slices: int = 1
     slices: int = 1
+    #: Weight columns of each of a GEMV program's rows (from its K share's
+    #: start; whole rows as one range) asked into the L2 before the kernel
+    #: waits for the one before it (L2_AHEAD: tl.extra.cuda.prefetch_l2),
+    #: for the launches with pdl, which then fetch while that kernel ends;
+    #: a streamed program asks for as much of its run. 0: none.
+    l2_ahead: int = 0
 
     def __post_init__(self):
         for name in ("qkv_chains", "gate_up_chains", "chains"):
@@ -291,8 +297,8 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         LOG2_THETA=math.log2(cfg.rope_theta), HAS_BIAS=bias is not None,
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
         STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-        CHAINS=tiles.qkv_chains, SLICES=tiles.qkv_slices, num_warps=tiles.qkv_warps,
-        stream=stream, launch_pdl=pdl)
+        CHAINS=tiles.qkv_chains, SLICES=tiles.qkv_slices, L2_AHEAD=tiles.l2_ahead,
+        num_warps=tiles.qkv_warps, stream=stream, launch_pdl=pdl)
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None,
@@ -301,18 +307,19 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
     if batch == 1 and tiles.streams(tiles.gate_up_programs, tiles.gate_up_stages):
         return gate_up_flat(k, cfg, x, gamma, w_gate_up, out, tiles.gate_up_pairs,
                             tiles.gate_up_block_k, tiles.gate_up_stages,
-                            tiles.gate_up_programs, tiles.gate_up_warps, stream, pdl)
+                            tiles.gate_up_programs, tiles.gate_up_warps, stream, pdl,
+                            tiles.l2_ahead)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(cfg.intermediate, tiles.gate_up_pairs))
     k.gate_up_swiglu[grid](
         x, gamma if gamma is not None else x, w_gate_up, out, batch, cfg.hidden,
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
         STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, SLICES=tiles.gate_up_slices,
-        num_warps=tiles.gate_up_warps, stream=stream, launch_pdl=pdl)
+        L2_AHEAD=tiles.l2_ahead, num_warps=tiles.gate_up_warps, stream=stream, launch_pdl=pdl)
 
 
 def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
-                 warps=NUM_WARPS, stream=None, pdl=False):
+                 warps=NUM_WARPS, stream=None, pdl=False, l2_ahead=0):
     """gate_up at batch 1 by gate_up_swiglu_flat: about `programs`
     programs, each streaming an equal run of blocks of `pairs` outputs
     through one loop of `stages` stages."""
@@ -321,20 +328,20 @@ def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, progr
     k.gate_up_swiglu_flat[(tilec.cdiv(n_blocks, blocks),)](
         x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden, cfg.intermediate,
         blocks, cfg.eps, NORM=gamma is not None, PAIRS=pairs, BLOCK_K=block_k,
-        K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, num_warps=warps,
-        stream=stream, launch_pdl=pdl)
+        K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, L2_AHEAD=l2_ahead,
+        num_warps=warps, stream=stream, launch_pdl=pdl)
 
 
 def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, programs,
-                    warps=NUM_WARPS, stream=None, pdl=False):
+                    warps=NUM_WARPS, stream=None, pdl=False, l2_ahead=0):
     """projection at batch 1 by gemv_residual_flat: about `programs`
     programs, each streaming an equal run of blocks of `rows` outputs."""
     n_blocks = tilec.cdiv(n_out, rows)
     blocks = tilec.cdiv(n_blocks, programs)
     k.gemv_residual_flat[(tilec.cdiv(n_blocks, blocks),)](
         x, w, residual, out, n_in, n_out, blocks, ROWS=rows, BLOCK_K=block_k,
-        K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, num_warps=warps, stream=stream,
-        launch_pdl=pdl)
+        K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, L2_AHEAD=l2_ahead, num_warps=warps,
+        stream=stream, launch_pdl=pdl)
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
@@ -344,15 +351,16 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
     if batch == 1 and tiles.streams(tiles.programs, tiles.stages):
         return projection_flat(k, n_in, n_out, x, w, residual, out, tiles.rows,
                                tiles.block_k, tiles.stages, tiles.programs, tiles.warps,
-                               stream, pdl)
+                               stream, pdl, tiles.l2_ahead)
     ksplit, chunk = k_shares(n_in, tiles.ksplit, tiles.block_k * tiles.chains)
     grid = (tilec.cdiv(batch, tiles.block_b), tilec.cdiv(n_out, tiles.rows) * ksplit)
     k.gemv_residual[grid](x, w, residual, out, batch, n_in, n_out, n_in, n_out, n_out,
                           *_split_args(scratch, ksplit, x), ROWS=tiles.rows,
                           BLOCK_B=tiles.block_b, BLOCK_K=tiles.block_k, STAGES=tiles.stages,
                           KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
-                          CHAINS=tiles.chains, SLICES=tiles.slices, num_warps=tiles.warps,
-                          stream=stream, launch_pdl=pdl)
+                          CHAINS=tiles.chains, SLICES=tiles.slices,
+                          L2_AHEAD=tiles.l2_ahead, num_warps=tiles.warps, stream=stream,
+                          launch_pdl=pdl)
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
@@ -400,7 +408,9 @@ class DecoderLayer:
     pdl=True launches every kernel with launch_pdl (programmatic dependent
     launch, sm_90+; ignored before): each kernel's programs are placed on
     the GPU while the one before it finishes, and wait for it
-    (decode.py's _after_previous_kernel). The results are the same."""
+    (decode.py's _after_previous_kernel). A tiling's l2_ahead then has the
+    GEMVs ask for their first weights into the L2 before that wait. The
+    results are the same."""
 
     def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
                  deterministic=True, split=None, tiles=None, pdl=False):

@@ -138,7 +138,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # racecheck (the attention's tl.dot layouts go through shared memory).
     step py-tests-decode python3 -m pytest -q -rs tests/python/test_gpu_decode.py \
       tests/python/test_decode.py tests/python/test_deterministic.py \
-      tests/python/test_grid_dependency.py
+      tests/python/test_grid_dependency.py tests/python/test_prefetch_l2.py
     if command -v compute-sanitizer > /dev/null; then
       sanitize_decode() { # tool
         compute-sanitizer --tool "$1" --error-exitcode 1 python3 -m pytest -q -x \

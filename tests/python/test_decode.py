@@ -39,9 +39,15 @@ CHAINED = dataclasses.replace(SHARED_K, qkv_block_k=32, block_k=16, gate_up_bloc
 # columns, with K shared; 4 of 16 in gate/up.
 SLICED = dataclasses.replace(SHARED_K, qkv_slices=2, gate_up_block_k=64, gate_up_slices=4,
                              slices=2)
+# Asking the L2 for weights before the wait (l2_ahead): whole rows as one
+# range, and the first 40 columns of each row's K share; the interpreter
+# checks that every range lies inside the weights.
+ROWS_L2 = dataclasses.replace(decode_step.ROW_TILES, l2_ahead=4096)
+SHARED_K_L2 = dataclasses.replace(SHARED_K, l2_ahead=40)
 TILINGS = pytest.mark.parametrize(
-    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, CHAINED, SLICED],
-    ids=["rows", "mma", "mma-shared-k", "mma-chains", "mma-slices"])
+    "tiles", [decode_step.ROW_TILES, decode_step.MMA_TILES, SHARED_K, CHAINED, SLICED, ROWS_L2,
+              SHARED_K_L2],
+    ids=["rows", "mma", "mma-shared-k", "mma-chains", "mma-slices", "rows-l2", "mma-shared-k-l2"])
 
 
 def scratch():
@@ -339,8 +345,9 @@ def test_tiling_and_split_choices():
 
 
 @pytest.mark.parametrize("norm", [True, False])
-@pytest.mark.parametrize("pairs,block_k,programs", [(8, 32, 3), (4, 64, 7), (2, 128, 100)])
-def test_gate_up_flat(kernels, norm, pairs, block_k, programs):
+@pytest.mark.parametrize("pairs,block_k,programs,l2_ahead",
+                         [(8, 32, 3, 0), (4, 64, 7, 50), (2, 128, 100, 4096)])
+def test_gate_up_flat(kernels, norm, pairs, block_k, programs, l2_ahead):
     # Blocks of PAIRS outputs streamed by few programs (a partial last
     # block, a partial last program, K below or not a multiple of BLOCK_K).
     rng = np.random.default_rng(3)
@@ -349,14 +356,16 @@ def test_gate_up_flat(kernels, norm, pairs, block_k, programs):
     out = Bf16(np.full((1, CFG.intermediate + 3), 5.0))
     gamma = w["post_norm"] if norm else None
     decode_step.gate_up_flat(kernels, CFG, x.arg, gamma.arg if norm else None,
-                             w["gate_up"].arg, out.arg, pairs, block_k, 3, programs)
+                             w["gate_up"].arg, out.arg, pairs, block_k, 3, programs,
+                             l2_ahead=l2_ahead)
     want = ref.swiglu(CFG, x.value, gamma.value if norm else None, w["gate_up"].value)
     assert_close(out.value[:, :CFG.intermediate], want, TOL)
     assert (out.value[:, CFG.intermediate:] == 5.0).all()
 
 
-@pytest.mark.parametrize("rows,block_k,programs", [(4, 32, 3), (2, 64, 5), (8, 128, 100)])
-def test_projection_flat_in_place(kernels, rows, block_k, programs):
+@pytest.mark.parametrize("rows,block_k,programs,l2_ahead",
+                         [(4, 32, 3, 0), (2, 64, 5, 30), (8, 128, 100, 4096)])
+def test_projection_flat_in_place(kernels, rows, block_k, programs, l2_ahead):
     # out may alias the residual: each output's residual is read before
     # the same program writes it.
     rng = np.random.default_rng(4)
@@ -366,7 +375,7 @@ def test_projection_flat_in_place(kernels, rows, block_k, programs):
     res = ref.random_bf16(rng, 1, n_out)
     want = x.value @ w.value.T + res.value
     decode_step.projection_flat(kernels, n_in, n_out, x.arg, w.arg, res.arg, res.arg, rows,
-                                block_k, 3, programs)
+                                block_k, 3, programs, l2_ahead=l2_ahead)
     assert_close(res.value, want, TOL)
 
 
@@ -385,3 +394,34 @@ def test_streamed_kernels_pipeline_their_loop_and_pass_the_deterministic_check()
         assert c.deterministic
         assert "cp.async.wait_group" in c.asm["ptx"], fn
         assert "memdesc<3x" in c.asm["tilegpu"], fn
+
+
+def test_gemv_kernels_ask_for_their_weights_before_the_wait():
+    # With L2_AHEAD the GEMVs' bulk prefetches come before griddepcontrol.wait
+    # (the weights are on their way while the kernel before ends), issued
+    # only by the first batch block's programs; without it there are none.
+    k = decode_step.Kernels()
+    bf = "*bf16:16"
+    qkv = [bf] * 4 + ["*i32:16"] + [bf] * 3 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16",
+                      "fp32", "*fp32:16", "*i32:16"]
+    cases = [(k.rmsnorm_qkv_rope, qkv,
+              dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=4, BLOCK_B=1,
+                   BLOCK_K=512, STAGES=3)),
+             (k.gate_up_swiglu, [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16",
+                                            "fp32"],
+              dict(NORM=True, PAIRS=32, BLOCK_B=16, BLOCK_K=64, STAGES=3)),
+             (k.gemv_residual, [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16",
+                                           "i32:16", "*fp32:16", "*i32:16"],
+              dict(ROWS=16, BLOCK_B=16, BLOCK_K=512, STAGES=3, CHAINS=2, SLICES=4)),
+             (k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
+              dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6, STAGES=3)),
+             (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
+              dict(ROWS=4, BLOCK_K=1024, K_TILES=9, STAGES=3))]
+    for fn, signature, constexprs in cases:
+        ptx = fn.compile(signature, target="sm_90a", num_warps=4, L2_AHEAD=1536,
+                         **constexprs).asm["ptx"]
+        order = re.findall(r"cp\.async\.bulk\.prefetch\.L2|griddepcontrol\.wait", ptx)
+        assert order and order[-1] == "griddepcontrol.wait", fn
+        assert "cp.async.bulk.prefetch.L2" in order and order.count("griddepcontrol.wait") == 1
+        plain = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
+        assert "cp.async.bulk.prefetch" not in plain, fn

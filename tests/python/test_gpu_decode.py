@@ -274,14 +274,18 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup, tiles):
         assert torch.equal(kc, k_eager) and torch.equal(vc, v_eager), step
 
 
+@pytest.mark.parametrize("l2_ahead", [0, 1536, 100])
 @pytest.mark.parametrize("batch, deterministic", [(1, True), (1, False), (16, True),
                                                    (16, False)])
-def test_programmatic_dependent_launches_compute_the_same(setup, batch, deterministic):
+def test_programmatic_dependent_launches_compute_the_same(setup, batch, deterministic,
+                                                          l2_ahead):
     # pdl=True launches every kernel with launch_pdl: each may start while
     # the one before it runs, and waits in _after_previous_kernel. Four
     # layers in a row (each reads what the one before wrote, the last
     # kernel of one and the first of the next overlapping), eager and
-    # replayed from a graph, bitwise what plain launches compute.
+    # replayed from a graph, bitwise what plain launches compute; so with
+    # each GEMV program asking for its weights into the L2 before its wait
+    # (whole rows or the first 1536 columns; the first 100).
     torch, w, _ = setup
     max_len, layers = 1024, 4
     kernels = decode_step.Kernels(deterministic=deterministic)
@@ -290,10 +294,13 @@ def test_programmatic_dependent_launches_compute_the_same(setup, batch, determin
     pos = torch.randint(0, max_len, (batch,), device="cuda", generator=g, dtype=torch.int32)
     kc, vc = caches(torch, batch, max_len, 13)
 
+    tiles = dataclasses.replace(decode_step.tiles_for(batch, deterministic), l2_ahead=l2_ahead)
+
     def model(pdl):
         return [decode_step.DecoderLayer(CFG, w, batch, max_len, empty_like_layer(torch),
                                          deterministic=deterministic, kernels=kernels,
-                                         pdl=pdl) for _ in range(layers)]
+                                         tiles=tiles if pdl else None, pdl=pdl)
+                for _ in range(layers)]
 
     def run(stack, caches_now, xs):
         for i, layer in enumerate(stack):
