@@ -64,6 +64,10 @@ step cpp-decode-example-b16 "$bundle/bin/tilec-example-decode" --batch 16 --cont
 # The same with programmatic dependent launches (LaunchOptions::launchPdl).
 step cpp-decode-example-pdl "$bundle/bin/tilec-example-decode" --pdl
 step cpp-decode-example-b16-pdl "$bundle/bin/tilec-example-decode" --batch 16 --context 4096 --pdl
+# And each GEMV asking for its weights into the L2 before its wait.
+step cpp-decode-example-pdl-l2 "$bundle/bin/tilec-example-decode" --pdl --l2-ahead 1536
+step cpp-decode-example-b16-pdl-l2 "$bundle/bin/tilec-example-decode" --batch 16 --context 4096 \
+  --pdl --l2-ahead 1536
 # Kernels compiled ahead of time (tilec aot) into programs that carry no
 # compiler: run with an empty library path, so nothing of tilec's is found.
 step cpp-aot-tests env -u LD_LIBRARY_PATH "$bundle/bin/tilec-aot-tests"
@@ -473,7 +477,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

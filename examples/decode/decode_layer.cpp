@@ -97,7 +97,8 @@ void Array::download(void *data) const {
 DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                            const Weights &w, int batch, int maxLen, const Array &x,
                            const Array &pos, const Array &kCache, const Array &vCache,
-                           const Array &out, const tilec::LaunchOptions &options, int split)
+                           const Array &out, const tilec::LaunchOptions &options, int split,
+                           int l2Ahead)
     : options_(options) {
   using tilec::ScalarType;
   // The kernels' offsets are 32-bit.
@@ -155,7 +156,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                    {"BLOCK_K", kQkvBlockK},
                    {"STAGES", kQkvStages},
                    {"CHAINS", kQkvChains},
-                   {"SLICES", kQkvSlices}},
+                   {"SLICES", kQkvSlices},
+                   {"L2_AHEAD", l2Ahead}},
                   qkvShares)});
   // Attention: the splits, then their combination.
   launches_.push_back(
@@ -179,7 +181,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
   // O projection + residual, gate/up + SwiGLU, down projection + residual.
   const tilec::Constexprs gemv{
       {"ROWS", kGemvRows},     {"BLOCK_B", kBlockB},       {"BLOCK_K", kGemvBlockK},
-      {"STAGES", kGemvStages}, {"CHAINS", kGemvChains}, {"SLICES", kGemvSlices}};
+      {"STAGES", kGemvStages}, {"CHAINS", kGemvChains}, {"SLICES", kGemvSlices},
+      {"L2_AHEAD", l2Ahead}};
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, projTiles * oShares.first},
                        {attn_.arg(), w.o.arg(), x.arg(), mid_.arg(), batch, c.qSize(),
@@ -196,7 +199,8 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                         {"BLOCK_K", kGateUpBlockK},
                         {"STAGES", kGateUpStages},
                         {"CHAINS", kGateUpChains},
-                        {"SLICES", kGateUpSlices}}});
+                        {"SLICES", kGateUpSlices},
+                        {"L2_AHEAD", l2Ahead}}});
   launches_.push_back({kernel("gemv_residual"),
                        {batchBlocks, projTiles * downShares.first},
                        {h_.arg(), w.down.arg(), mid_.arg(), out.arg(), batch, c.intermediate,

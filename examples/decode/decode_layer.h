@@ -51,13 +51,16 @@ struct Weights {
 /// token's position; context pos + 1), kCache/vCache [batch, kvHeads,
 /// maxLen, headDim] bf16 (the new k, v are written at pos), out [batch,
 /// hidden] bf16 (may be x). Caches of 2^31 elements or more are refused
-/// (std::invalid_argument): the kernels' offsets are 32-bit.
+/// (std::invalid_argument): the kernels' offsets are 32-bit. l2Ahead > 0:
+/// each GEMV program asks the L2 for the first l2Ahead columns of its
+/// weight rows before it waits for the kernel before (decode.py's
+/// L2_AHEAD; it pays with options.launchPdl).
 class DecoderLayer {
 public:
   DecoderLayer(const Config &config, const tilec::Library &kernels, const Weights &weights,
                int batch, int maxLen, const Array &x, const Array &pos, const Array &kCache,
                const Array &vCache, const Array &out, const tilec::LaunchOptions &options,
-               int split = 128);
+               int split = 128, int l2Ahead = 0);
   /// The six launches, on options.stream.
   void step() const;
 
