@@ -59,7 +59,7 @@ warps. SPLIT = 128
 GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
 
-Each kernel starts with _after_previous_kernel(): launched with launch_pdl
+Each kernel calls _after_previous_kernel() first: launched with launch_pdl
 on sm_90+, a kernel's programs are placed on the SMs while the kernel
 before it runs, and wait there for it, so that the gap between two
 kernels of a step is not spent launching. With L2_AHEAD > 0 a GEMV
@@ -74,10 +74,11 @@ import tilec.language as tl
 
 @tilec.jit
 def _after_previous_kernel():
-    """First in every kernel here: a launch with launch_pdl (programmatic
-    dependent launch, sm_90+) may start while the kernel before it on the
-    stream still runs. Wait for the previous one to end (its writes
-    visible) before reading or writing anything: a step's kernels read
+    """In every kernel here, before anything but its L2 requests
+    (_request_rows): a launch with launch_pdl (programmatic dependent
+    launch, sm_90+) may start while the kernel before it on the stream
+    still runs. Wait for the previous one to end (its writes visible)
+    before reading or writing anything: a step's kernels read
     what the previous wrote, and write what it may still read (the down
     projection's output is the layer's input). Then let the next kernel
     start launching. (Released before the wait, each kernel's programs

@@ -130,6 +130,25 @@ tilegpu::LocalAllocOp dotBufferOf(tile::TensorMapLoadOp load) {
   return buffer;
 }
 
+/// The ops of `block` that `op`'s operands come from, transitively, into
+/// `slice`; false when one of them is not side-effect-free scalar
+/// arithmetic without regions (it could not move ahead of the warps'
+/// split).
+bool scalarSliceIn(Operation *op, Block *block, llvm::SetVector<Operation *> &slice) {
+  SmallVector<Value> work(op->getOperands());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != block || slice.contains(def))
+      continue;
+    if (!isMemoryEffectFree(def) || def->getNumRegions() ||
+        llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+      return false;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  return true;
+}
+
 Value constant(OpBuilder &b, Location loc, int64_t v) {
   return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
 }
@@ -251,12 +270,15 @@ struct TileGPUWarpSpecializePass
     // hold the producer's copies back too: one at the kernel's top level
     // before the loop moves ahead of the split (below); anywhere else the
     // producer, which repeats only the coordinates, would copy without it.
-    SmallVector<Operation *> gridWaits;
+    // (The L2 prefetches at that level, which ask before the wait for what
+    // the kernel before does not write, go ahead of the split with the
+    // waits, in the order written, where their operands can: below.)
+    SmallVector<Operation *> aheadOfSplit;
     for (Operation &op : *entry) {
       if (&op == loop.getOperation())
         break;
-      if (isa<tile::GridDependencyWaitOp>(op)) {
-        gridWaits.push_back(&op);
+      if (isa<tile::GridDependencyWaitOp, tile::PrefetchL2Op>(op)) {
+        aheadOfSplit.push_back(&op);
         continue;
       }
       WalkResult nested =
@@ -407,9 +429,21 @@ struct TileGPUWarpSpecializePass
       if (!op.hasTrait<OpTrait::IsTerminator>())
         op.moveBefore(consumerEnd);
     // Every warp waits for the grid before this one before the roles part
-    // (waiting earlier than written only waits longer).
-    for (Operation *wait : gridWaits)
-      wait->moveBefore(roles);
+    // (waiting earlier than written only waits longer). A prefetch there
+    // goes along with the scalar arithmetic of its range, so that it still
+    // asks before the wait; one whose range needs more stays where it was
+    // (a hint asked later).
+    for (Operation *op : aheadOfSplit) {
+      if (isa<tile::PrefetchL2Op>(op)) {
+        llvm::SetVector<Operation *> range;
+        if (!scalarSliceIn(op, consumer, range))
+          continue;
+        for (Operation &def : llvm::make_early_inc_range(*consumer))
+          if (range.contains(&def))
+            def.moveBefore(roles);
+      }
+      op->moveBefore(roles);
+    }
 
     int64_t bytes = 0;
     for (ProducedLoad &p : loads)

@@ -420,8 +420,12 @@ def test_gemv_kernels_ask_for_their_weights_before_the_wait():
     for fn, signature, constexprs in cases:
         ptx = fn.compile(signature, target="sm_90a", num_warps=4, L2_AHEAD=1536,
                          **constexprs).asm["ptx"]
-        order = re.findall(r"cp\.async\.bulk\.prefetch\.L2|griddepcontrol\.wait", ptx)
-        assert order and order[-1] == "griddepcontrol.wait", fn
-        assert "cp.async.bulk.prefetch.L2" in order and order.count("griddepcontrol.wait") == 1
+        # Nothing that reads or writes memory comes before the wait but the
+        # prefetches.
+        accesses = re.findall(r"cp\.async\.bulk\.prefetch\.L2|griddepcontrol\.wait|"
+                              r"ld\.global|st\.global|cp\.async\.c[ag]|atom\.|red\.", ptx)
+        first = accesses.index("griddepcontrol.wait")
+        assert first > 0 and set(accesses[:first]) == {"cp.async.bulk.prefetch.L2"}, fn
+        assert accesses.count("griddepcontrol.wait") == 1
         plain = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
         assert "cp.async.bulk.prefetch" not in plain, fn

@@ -39,13 +39,15 @@ def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [
 }
 
 // What tile.prefetch_l2 writes: the cache's contents, which no load sees.
-// The write keeps the op alive and in place among the other overlap ops,
-// and lets loads and stores move past it (a loop that prefetches is still
-// software-pipelined).
+// That write keeps the op alive although nothing uses it, without making
+// it a write of memory (a loop that prefetches is still
+// software-pipelined); its read of memory keeps it in order with the
+// writes and the grid_dependency_wait around it, while loads may move past
+// it.
 def Tile_CacheHint : Resource<"::tilec::tile::CacheHint">;
 
 def Tile_PrefetchL2Op : Tile_Op<"prefetch_l2", [
-    MemoryEffects<[MemWrite<Tile_CacheHint>]>]> {
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<Tile_CacheHint>]>]> {
   let summary = "Ask the L2 to fetch a range of global memory";
   let description = [{
     `tl.extra.cuda.prefetch_l2(pointer, count)`: the `count` elements from
@@ -57,9 +59,10 @@ def Tile_PrefetchL2Op : Tile_Op<"prefetch_l2", [
     weights) while that kernel still runs.
 
     On sm_90+ one `cp.async.bulk.prefetch.L2` of the 16-byte-aligned bytes
-    inside the range (a range of under 16 bytes, or `count` <= 0, asks for
-    nothing); nothing before sm_90. The interpreter checks that the range
-    lies inside the argument it points into, as for a load.
+    inside the range (none where it holds no whole aligned 16 bytes, or
+    `count` <= 0; at most 4 GiB - 16), by thread 0; nothing before sm_90.
+    The interpreter checks that the range lies inside the argument it
+    points into, as for a load (a debug compile's bounds checks do not).
 
     ```mlir
     tile.prefetch_l2 %w, %n : !tile.ptr<bf16>

@@ -32,21 +32,22 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   // CHECK: %[[FIRST:.*]] = llvm.ptrtoint %[[P]] : !llvm.ptr<1> to i64
   // CHECK: %[[C2:.*]] = llvm.mlir.constant(2 : i64)
   // CHECK: %[[BYTES:.*]] = llvm.mul %[[N]], %[[C2]]
-  // CHECK: %[[M16:.*]] = llvm.mlir.constant(-16 : i64)
   // CHECK: %[[C15:.*]] = llvm.mlir.constant(15 : i64)
+  // CHECK: %[[M16:.*]] = llvm.mlir.constant(-16 : i64)
   // CHECK: %[[UP:.*]] = llvm.add %[[FIRST]], %[[C15]]
   // CHECK: %[[START:.*]] = llvm.and %[[UP]], %[[M16]]
-  // CHECK: %[[M16B:.*]] = llvm.mlir.constant(-16 : i64)
   // CHECK: %[[LAST:.*]] = llvm.add %[[FIRST]], %[[BYTES]]
-  // CHECK: %[[END:.*]] = llvm.and %[[LAST]], %[[M16B]]
+  // CHECK: %[[END:.*]] = llvm.and %[[LAST]], %[[M16]]
   // CHECK: %[[SIZE:.*]] = llvm.sub %[[END]], %[[START]]
-  // CHECK: %[[SOME:.*]] = llvm.icmp "sgt" %[[SIZE]]
+  // CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64)
+  // CHECK: %[[SOME:.*]] = llvm.icmp "sgt" %[[SIZE]], %[[ZERO]]
   // CHECK: %[[CAP:.*]] = llvm.mlir.constant(4294967280 : i64)
   // CHECK: %[[CAPPED:.*]] = llvm.intr.umin(%[[SIZE]], %[[CAP]])
   // CHECK: %[[SIZE32:.*]] = llvm.trunc %[[CAPPED]] : i64 to i32
   // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
-  // CHECK: %[[ZERO:.*]] = llvm.icmp "eq" %[[TID]]
-  // CHECK: %[[ISSUE:.*]] = llvm.and %[[ZERO]], %[[SOME]]
+  // CHECK: %[[ZERO32:.*]] = llvm.mlir.constant(0 : i32)
+  // CHECK: %[[FIRSTTHREAD:.*]] = llvm.icmp "eq" %[[TID]], %[[ZERO32]]
+  // CHECK: %[[ISSUE:.*]] = llvm.and %[[FIRSTTHREAD]], %[[SOME]]
   // CHECK: llvm.inline_asm has_side_effects "@$0 cp.async.bulk.prefetch.L2.global [$1], $2;", "b,l,r" %[[ISSUE]], %[[START]], %[[SIZE32]]
   // CHECK: griddepcontrol.wait
   // AMPERE-LABEL: llvm.func @prefetched

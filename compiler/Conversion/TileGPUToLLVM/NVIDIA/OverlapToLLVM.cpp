@@ -58,21 +58,29 @@ struct PrefetchL2Lowering : OpConversionPattern<tile::PrefetchL2Op> {
     auto constant = [&](int64_t v) {
       return b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(v)).getResult();
     };
-    unsigned elementBytes = tile::getElementBytes(cast<tile::PointerType>(op.getPtr().getType()).getPointeeType());
+    // (One op per statement: the order of a call's arguments is the
+    // compiler's, and the IR's order must not depend on it.)
+    unsigned elementBytes =
+        tile::getElementBytes(cast<tile::PointerType>(op.getPtr().getType()).getPointeeType());
     Value first = b.create<LLVM::PtrToIntOp>(loc, i64, adaptor.getPtr());
-    Value bytes = b.create<LLVM::MulOp>(loc, adaptor.getCount(), constant(elementBytes));
-    Value start = b.create<LLVM::AndOp>(loc, b.create<LLVM::AddOp>(loc, first, constant(15)),
-                                        constant(~int64_t(15)));
-    Value end = b.create<LLVM::AndOp>(loc, b.create<LLVM::AddOp>(loc, first, bytes),
-                                      constant(~int64_t(15)));
+    Value width = constant(elementBytes);
+    Value bytes = b.create<LLVM::MulOp>(loc, adaptor.getCount(), width);
+    Value alignment = constant(15), aligned = constant(~int64_t(15));
+    Value up = b.create<LLVM::AddOp>(loc, first, alignment);
+    Value start = b.create<LLVM::AndOp>(loc, up, aligned);
+    Value last = b.create<LLVM::AddOp>(loc, first, bytes);
+    Value end = b.create<LLVM::AndOp>(loc, last, aligned);
     Value size = b.create<LLVM::SubOp>(loc, end, start);
     // (A count <= 0 gives end <= start; so does a range inside 16 bytes.)
-    Value some = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, size, constant(0));
-    Value capped = b.create<LLVM::UMinOp>(loc, size, constant(0xFFFFFFF0));
+    Value zero = constant(0);
+    Value some = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, size, zero);
+    Value cap = constant(0xFFFFFFF0);
+    Value capped = b.create<LLVM::UMinOp>(loc, size, cap);
     Value size32 = b.create<LLVM::TruncOp>(loc, b.getI32Type(), capped);
-    Value first32 = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                           threadId(b, loc, context), i32Constant(b, loc, 0));
-    Value issue = b.create<LLVM::AndOp>(loc, first32, some);
+    Value tid = threadId(b, loc, context);
+    Value zero32 = i32Constant(b, loc, 0);
+    Value threadZero = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, tid, zero32);
+    Value issue = b.create<LLVM::AndOp>(loc, threadZero, some);
     orderedAsm(b, loc, LLVM::LLVMVoidType::get(op.getContext()), {issue, start, size32},
                "@$0 cp.async.bulk.prefetch.L2.global [$1], $2;", "b,l,r");
     rewriter.eraseOp(op);

@@ -125,3 +125,12 @@ def waits_in_an_if(a_ptr, b_ptr, c_ptr, K, FLAG):
     if FLAG > 0:
         tl.extra.cuda.gdc_wait()
     _specialized_product(a_ptr, b_ptr, c_ptr, K)
+
+
+@tilec.jit
+def prefetches_before_the_wait(a_ptr, b_ptr, c_ptr, K):
+    # An L2 prefetch of B before the wait goes ahead of the split with the
+    # wait and its range's arithmetic, still before it.
+    tl.extra.cuda.prefetch_l2(b_ptr + 64, K * 64 - 64)
+    tl.extra.cuda.gdc_wait()
+    _specialized_product(a_ptr, b_ptr, c_ptr, K)
