@@ -431,13 +431,16 @@ def layer_cases(k, k_free, shapes):
 
 
 def main():
-    args = common.parse_args()
+    args = common.parse_args(lambda ap: ap.add_argument(
+        "--layers-only", action="store_true",
+        help="the copy bandwidth and the layer cases, not the kernels one by one"))
     k = ds.Kernels()
     k_free = ds.Kernels(deterministic=False)
     splits = [ds.SPLIT] if args.quick else sorted({64, 128, 256, 512, ds.SPLIT})
     rows = [copy_bandwidth()]
-    rows += gemv_cases(k)
-    rows += attention_cases(k, [1024] if args.quick else [1024, 8192, 32768], splits)
+    if not args.layers_only:
+        rows += gemv_cases(k)
+        rows += attention_cases(k, [1024] if args.quick else [1024, 8192, 32768], splits)
     rows += layer_cases(k, k_free, [(1, 1024)] if args.quick else [(1, 1024), (16, 4096)])
     path = common.write_record("decode", args.commit, rows, args.out)
     print(f"wrote {path}")

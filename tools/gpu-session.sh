@@ -295,7 +295,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/decode.py ]; then
-    step bench-decode python3 bench/decode.py --commit "$commit" --out "$out"
+    # (TILEC_BENCH_DECODE_ARGS: more of its options, e.g. --layers-only.)
+    # shellcheck disable=SC2086
+    step bench-decode python3 bench/decode.py --commit "$commit" --out "$out" \
+      ${TILEC_BENCH_DECODE_ARGS:-}
   fi
   # Where the batch-1 GEMVs' time goes, one row per program against the
   # tensor-core tilings (TILEC_PROFILE_DECODE: GEMV:TILING cases, see
