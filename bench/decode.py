@@ -36,6 +36,7 @@ call: after it the L2 is full of dirty lines, which a read-bound kernel
 evicts and so writes back in its own time (bench/timing_method.py
 measures that). Results: bench/results/decode-DATE.json.
 """
+import os
 import dataclasses
 import pathlib
 import sys
@@ -349,7 +350,7 @@ def empty(shape, dtype):
 #: Weight columns per GEMV row asked into the L2 before each kernel's wait
 #: in the "l2" layer variants (Tiles.l2_ahead): whole rows of QKV, gate/up
 #: and the O projection (K = 1536), a sixth of the down projection's.
-L2_AHEAD = 1536
+L2_AHEAD = int(os.environ.get("TILEC_L2_AHEAD", "1536"))
 
 
 def layer_variants(k, k_free, batch):

@@ -109,7 +109,11 @@ class Tiles:
     #: start; whole rows as one range) asked into the L2 before the kernel
     #: waits for the one before it (L2_AHEAD: tl.extra.cuda.prefetch_l2),
     #: for the launches with pdl, which then fetch while that kernel ends;
-    #: a streamed program asks for as much of its run. 0: none.
+    #: a streamed program asks for as much of its run. 0: none, as
+    #: shipped: on an H100 (decode-2026-12-06-928e59d*.json) it made the
+    #: tensor-core tilings' layers 3.4-7.3 us slower (a prefetch per row
+    #: from one thread) and the one-row tiling's 1.9% faster under pdl at
+    #: 256 columns.
     l2_ahead: int = 0
 
     def __post_init__(self):
