@@ -648,6 +648,74 @@ def Tile_AssumeContiguousOp : Tile_Op<"assume_contiguous", [Pure, SameOperandsAn
   let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Code from outside the language: inline PTX, CUDA C++ device functions
+//===----------------------------------------------------------------------===//
+
+def Tile_InlineAsmOp : Tile_Op<"inline_asm", [Tile_SameOperandsAndResultEncoding,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Inline PTX applied elementwise";
+  let description = [{
+    `tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure,
+    pack)`: `asm` runs once per `pack` elements of every operand (which
+    ones share an invocation is unspecified), with LLVM's inline-assembly
+    `constraints` naming its outputs first (`=r,...`), then its inputs.
+    Per invocation each result and operand of fewer than 32 bits takes
+    `pack / min(pack, 32 / bits)` registers, each a vector of the
+    elements it packs (four i8 in one `r`), and a wider one `pack`
+    registers. Operands and results have one shape (all scalars when
+    `pack` is 1). Not `pure`: it may read and write memory, so it is never
+    moved or removed.
+
+    ```mlir
+    %y = tile.inline_asm "shl.b32 $0, $1, 3;", "=r,r", %x
+        {pure = true, pack = 1 : i32} : (tensor<128xi32>) -> tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, BoolAttr:$pure,
+                       I32Attr:$pack, Variadic<AnyType>:$args);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints (`,` $args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Registers one invocation gives a value of `element`'s type, and the
+    /// elements each packs (see the description).
+    static unsigned elementsPerRegister(::mlir::Type element, unsigned pack);
+    /// What is wrong with the operand references (`$N`, `${N...}`, `$$`,
+    /// `$(`, `$|`, `$)`) of `asm` for `operands` registers; empty when
+    /// nothing is (LLVM's inline-asm printer aborts on a bad one).
+    static std::string checkOperandReferences(::llvm::StringRef asm_, unsigned operands);
+    static unsigned registersPerInvocation(::mlir::Type element, unsigned pack) {
+      return pack / elementsPerRegister(element, pack);
+    }
+  }];
+}
+
+def Tile_CudaCallOp : Tile_Op<"cuda_call", [Tile_SameOperandsAndResultEncoding,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "A CUDA C++ device function applied elementwise";
+  let description = [{
+    `tl.cuda_device_call(source, name, args, dtype, is_pure)`: the
+    `extern "C" __device__` function `callee`, defined in one of the CUDA
+    C++ sources the module lists in its `tile.cuda_sources` attribute,
+    called once per element with the operands' elements (integers of 8 to
+    64 bits or f16, bf16, f32, f64; all tensors of one shape, or all
+    scalars). NVRTC compiles the sources to PTX after the kernel's, and the
+    two are linked as one PTX module. Not `pure`: it may read and write
+    memory, so it is never moved or removed.
+
+    ```mlir
+    %y = tile.cuda_call @cube(%x) {pure = true} : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, BoolAttr:$pure, Variadic<AnyType>:$args);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type($args, $result)";
+  let hasVerifier = 1;
+}
+
 include "compiler/Dialect/Tile/TileDebugOps.td"
 include "compiler/Dialect/Tile/TileOverlapOps.td"
 
