@@ -69,10 +69,7 @@ std::vector<Value> integerTuple(Generator &g, const Value &v, SourceLoc at,
                  std::to_string(entries.size()));
   std::vector<Value> out;
   for (const Value &e : entries) {
-    bool integer = e.kind == Value::Kind::Int ||
-                   (e.isIR() && !e.type.isTensor() && e.type.element.isInt() &&
-                    !e.type.element.isBool() && !e.type.element.isPointer);
-    if (!integer)
+    if (!e.isIntegerScalar())
       fail(at, function + "'s " + name + " must hold integers, got " + e.describe());
     // Offsets are int32, as Triton's: a wider one would be cut.
     if (e.isIR() && e.type.element.bits() > type.bits())

@@ -35,10 +35,7 @@ Value prefetchL2(Generator &g, const BuiltinArguments &args) {
          "tl.extra.cuda.prefetch_l2 takes one pointer (a scalar: the range's first element), "
          "got " + pointer.describe());
   const Value &count = args["count"];
-  bool integer = count.kind == Value::Kind::Int ||
-                 (count.isIR() && !count.type.isTensor() && count.type.element.isInt() &&
-                  !count.type.element.isBool() && !count.type.element.isPointer);
-  if (!integer)
+  if (!count.isIntegerScalar())
     fail(args.loc("count"), "tl.extra.cuda.prefetch_l2's count (elements from the pointer "
                             "on) must be an integer scalar, got " + count.describe());
   g.requireIR(args.at(), "tl.extra.cuda.prefetch_l2");

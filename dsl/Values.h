@@ -105,6 +105,12 @@ struct Value {
   bool isNumber() const {
     return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
   }
+  /// One integer: a compile-time int, or a scalar IR integer that is not a
+  /// bool or a pointer.
+  bool isIntegerScalar() const {
+    return kind == Kind::Int || (kind == Kind::IR && !type.isTensor() && type.element.isInt() &&
+                                 !type.element.isBool() && !type.element.isPointer);
+  }
   /// Known at compile time (everything but IR values; a tuple when all its
   /// elements are).
   bool isConstexpr() const;

@@ -130,18 +130,24 @@ tilegpu::LocalAllocOp dotBufferOf(tile::TensorMapLoadOp load) {
   return buffer;
 }
 
+/// Side-effect-free scalar arithmetic without regions: what the producer
+/// warpgroup can repeat, and what may move ahead of the warps' split. (A
+/// tensor op's lowering may need the consumers' own barriers.)
+bool isScalarArithmetic(Operation *op) {
+  return isMemoryEffectFree(op) && !op->getNumRegions() &&
+         llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
+}
+
 /// The ops of `block` that `op`'s operands come from, transitively, into
-/// `slice`; false when one of them is not side-effect-free scalar
-/// arithmetic without regions (it could not move ahead of the warps'
-/// split).
+/// `slice`; false when one of them is not scalar arithmetic (it could not
+/// move ahead of the warps' split).
 bool scalarSliceIn(Operation *op, Block *block, llvm::SetVector<Operation *> &slice) {
   SmallVector<Value> work(op->getOperands());
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (!def || def->getBlock() != block || slice.contains(def))
       continue;
-    if (!isMemoryEffectFree(def) || def->getNumRegions() ||
-        llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+    if (!isScalarArithmetic(def))
       return false;
     slice.insert(def);
     llvm::append_range(work, def->getOperands());
@@ -323,10 +329,7 @@ struct TileGPUWarpSpecializePass
       if (def->getBlock() != entry)
         return refuse(loop.emitError("warp_specialize: the blocks' coordinates use a value "
                                      "computed inside an if or a loop before this loop"));
-      // (Scalars only: a tensor op's lowering may need the consumers' own
-      // barriers.)
-      if (!isMemoryEffectFree(def) || def->getNumRegions() ||
-          llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType>(t); }))
+      if (!isScalarArithmetic(def))
         return refuse(def->emitError("warp_specialize: the loop's bounds or the blocks' "
                                      "coordinates depend on this, which the producer "
                                      "warpgroup cannot repeat (scalar arithmetic only)"));

@@ -4,6 +4,7 @@
 
 #include "compiler/Conversion/TileGPUToLLVM/MemoryAccess.h"
 #include "compiler/Dialect/TileGPU/SharedLayouts.h"
+#include "compiler/Dialect/TileGPU/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -101,6 +102,29 @@ Value tilec::lowering::threadId(OpBuilder &b, Location loc,
   auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,
                                             context.blockThreads());
   return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
+}
+
+// (One op per statement: the order of a call's arguments is the C++
+// compiler's, and the IR's order must not depend on it.)
+Value tilec::lowering::laneZero(OpBuilder &b, Location loc, const LoweringContext &context) {
+  Value tid = threadId(b, loc, context);
+  Value mask = i32Constant(b, loc, 31);
+  Value lane = b.create<LLVM::AndOp>(loc, tid, mask);
+  Value zero = i32Constant(b, loc, 0);
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lane, zero);
+}
+
+Value tilec::lowering::electedThread(Operation *op, OpBuilder &b, Location loc,
+                                     const LoweringContext &context, Value pred) {
+  Value first;
+  if (op->hasAttr(tilegpu::kLaneZeroAttr)) {
+    first = laneZero(b, loc, context);
+  } else {
+    Value tid = threadId(b, loc, context);
+    Value zero = i32Constant(b, loc, 0);
+    first = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, tid, zero);
+  }
+  return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
 }
 
 ThreadIndex tilec::lowering::threadIndex(OpBuilder &b, Location loc,

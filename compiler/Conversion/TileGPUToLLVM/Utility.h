@@ -96,6 +96,16 @@ void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &c
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc,
                      const LoweringContext &context);
 
+/// True (i1) on lane 0 of the executing warp.
+mlir::Value laneZero(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
+
+/// True on the one thread that issues `op` for its program: thread 0 of
+/// the CTA, or for an op marked tilegpu.lane_zero (a producer warp's,
+/// which thread 0 never reaches) lane 0 of its warp; and where `pred`
+/// holds, when given.
+mlir::Value electedThread(mlir::Operation *op, mlir::OpBuilder &b, mlir::Location loc,
+                          const LoweringContext &context, mlir::Value pred = mlir::Value());
+
 /// This thread's lane and warp (i32).
 struct ThreadIndex {
   mlir::Value lane, warp;

@@ -5,7 +5,8 @@
 //   memory clobber, not NVVM's intrinsics: those are marked as touching no
 //   memory, and the loads of the earlier kernel's results must stay after
 //   the wait.
-// - tile.prefetch_l2: one cp.async.bulk.prefetch.L2 by thread 0.
+// - tile.prefetch_l2: one cp.async.bulk.prefetch.L2 by the elected thread
+//   (thread 0).
 // Before sm_90 no launch can overlap the one before it, so there is
 // nothing to wait for and nothing to release, and the bulk prefetch does
 // not exist: the ops go away.
@@ -77,10 +78,7 @@ struct PrefetchL2Lowering : OpConversionPattern<tile::PrefetchL2Op> {
     Value cap = constant(0xFFFFFFF0);
     Value capped = b.create<LLVM::UMinOp>(loc, size, cap);
     Value size32 = b.create<LLVM::TruncOp>(loc, b.getI32Type(), capped);
-    Value tid = threadId(b, loc, context);
-    Value zero32 = i32Constant(b, loc, 0);
-    Value threadZero = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, tid, zero32);
-    Value issue = b.create<LLVM::AndOp>(loc, threadZero, some);
+    Value issue = electedThread(op, b, loc, context, some);
     orderedAsm(b, loc, LLVM::LLVMVoidType::get(op.getContext()), {issue, start, size32},
                "@$0 cp.async.bulk.prefetch.L2.global [$1], $2;", "b,l,r");
     rewriter.eraseOp(op);

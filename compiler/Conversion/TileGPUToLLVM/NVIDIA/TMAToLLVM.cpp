@@ -43,25 +43,6 @@ Value sharedAddress32(OpBuilder &b, Location loc, Value ptr) {
   return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), ptr);
 }
 
-/// True on lane 0 of the executing warp.
-Value laneZero(OpBuilder &b, Location loc, const LoweringContext &context) {
-  Value lane = b.create<LLVM::AndOp>(loc, threadId(b, loc, context), i32Constant(b, loc, 31));
-  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lane, i32Constant(b, loc, 0));
-}
-
-/// True on thread 0 of the CTA, or for an op marked tilegpu.lane_zero (a
-/// producer warp's, which thread 0 never reaches) on lane 0 of its warp;
-/// and where `pred` holds, when given.
-Value electedThread(Operation *op, OpBuilder &b, Location loc,
-                    const LoweringContext &context, Value pred = Value()) {
-  Value first = op->hasAttr(tilegpu::kLaneZeroAttr)
-                    ? laneZero(b, loc, context)
-                    : b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                             threadId(b, loc, context), i32Constant(b, loc, 0))
-                          .getResult();
-  return pred ? b.create<LLVM::AndOp>(loc, first, pred).getResult() : first;
-}
-
 /// What a TMA copy of a 2-D block moves, either way: the buffer's layout
 /// (the verifier checked that TMA copies the block), the map's generic
 /// address, the buffer's shared address, and the block's first row and
