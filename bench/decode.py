@@ -357,17 +357,18 @@ def layer_variants(k, k_free, batch):
     """(name, kernels, deterministic, tiles, pdl) of each tilec layer timed:
     "tilec", deterministic (one tiling, fixed split at every batch);
     "tilec free", tiling and split picked for the batch and length; both
-    again with programmatic dependent launches ("pdl"), and with the
-    weights asked into the L2 before each kernel's wait ("l2", L2_AHEAD),
-    with and without pdl."""
+    again with programmatic dependent launches, each kernel releasing the
+    next right after its wait ("pdl") or as its programs exit ("pdl
+    exit"), and with the weights asked into the L2 before each kernel's
+    wait ("l2", L2_AHEAD), with and without pdl."""
     variants = []
-    for pdl in (False, True):
+    for pdl, pdl_name in ((False, ""), (True, " pdl"), ("exit", " pdl exit")):
         for l2 in (False, True):
             for name, kernels, deterministic in (("tilec", k, True),
                                                  ("tilec free", k_free, False)):
                 tiles = (dataclasses.replace(ds.tiles_for(batch, deterministic),
                                              l2_ahead=L2_AHEAD) if l2 else None)
-                variants.append((name + (" pdl" if pdl else "") + (" l2" if l2 else ""),
+                variants.append((name + pdl_name + (" l2" if l2 else ""),
                                  kernels, deterministic, tiles, pdl))
     return variants
 
@@ -414,6 +415,7 @@ def layer_cases(k, k_free, shapes):
         cost = times["tilec graph"][0] / times["tilec free graph"][0] - 1
         cost_pdl = times["tilec pdl graph"][0] / times["tilec free pdl graph"][0] - 1
         cost_l2 = times["tilec pdl l2 graph"][0] / times["tilec free pdl l2 graph"][0] - 1
+        cost_exit = times["tilec pdl exit graph"][0] / times["tilec free pdl exit graph"][0] - 1
         stacked = stacked_layers(k, k_free, batch, length, empty, tables)
         rows.append(row(f"{STACK} layers B={batch} L={length}, per layer", nbytes,
                         {name: (ms / STACK, spread) for name, (ms, spread) in stacked.items()},
@@ -422,11 +424,13 @@ def layer_cases(k, k_free, shapes):
         rows.append(row(f"layer step B={batch} L={length}", nbytes, times, ok,
                         batch=batch, length=length, invariance_cost=cost,
                         invariance_cost_pdl=cost_pdl, invariance_cost_pdl_l2=cost_l2,
+                        invariance_cost_pdl_exit=cost_exit,
                         free_split=ds.split_for(batch, length, CFG.kv_heads, False),
                         free_tiles="rows" if ds.tiles_for(batch, False) == ds.ROW_TILES
                         else "mma"))
         print(f"{'':>44}  batch invariance costs {100 * cost:.1f}% (graphs; "
-              f"{100 * cost_pdl:.1f}% with pdl, {100 * cost_l2:.1f}% with pdl and l2)",
+              f"{100 * cost_pdl:.1f}% with pdl, {100 * cost_l2:.1f}% with pdl and l2, "
+              f"{100 * cost_exit:.1f}% with pdl exit)",
               flush=True)
     return rows
 

@@ -73,22 +73,27 @@ import tilec.language as tl
 
 
 @tilec.jit
-def _after_previous_kernel():
+def _after_previous_kernel(RELEASE_EARLY: tl.constexpr):
     """In every kernel here, before anything but its L2 requests
     (_request_rows): a launch with launch_pdl (programmatic dependent
     launch, sm_90+) may start while the kernel before it on the stream
     still runs. Wait for the previous one to end (its writes visible)
     before reading or writing anything: a step's kernels read
     what the previous wrote, and write what it may still read (the down
-    projection's output is the layer's input). Then let the next kernel
-    start launching. (Released before the wait, each kernel's programs
-    released the next at once, and a whole step's kernels came to sit on
-    the SMs waiting: on an H100 four deterministic layers in a graph took
-    59.5 us each with launch_pdl, against 54.8 with plain launches.)
-    Both are free without launch_pdl, and nothing before sm_90 or in the
-    interpreter."""
+    projection's output is the layer's input). Then, with RELEASE_EARLY,
+    let the next kernel start launching: its programs come to sit on the
+    SMs beside this kernel's, waiting. Without it, the next kernel is
+    released as each program of this one exits, so it launches while this
+    kernel's last programs end and its writes are flushed, and never
+    shares an SM with it. (Released before the wait, each kernel's
+    programs released the next at once, and a whole step's kernels came
+    to sit on the SMs waiting: on an H100 four deterministic layers in a
+    graph took 59.5 us each with launch_pdl, against 54.8 with plain
+    launches.) Both are free without launch_pdl, and nothing before sm_90
+    or in the interpreter."""
     tl.extra.cuda.gdc_wait()
-    tl.extra.cuda.gdc_launch_dependents()
+    if RELEASE_EARLY:
+        tl.extra.cuda.gdc_launch_dependents()
 
 
 @tilec.jit
@@ -519,7 +524,8 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                      PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                      KSPLIT: tl.constexpr = 1, K_CHUNK: tl.constexpr = 0,
                      CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1,
-                     L2_AHEAD: tl.constexpr = 0):
+                     L2_AHEAD: tl.constexpr = 0,
+                     RELEASE_EARLY: tl.constexpr = True):
     # Program (bb, p * KSPLIT + share): PAIRS output rows j of one head and
     # their RoPE partners j + D/2, for BLOCK_B batch rows; with KSPLIT > 1,
     # share `share` of K (_k_share), the last share to finish adding them
@@ -538,7 +544,7 @@ def rmsnorm_qkv_rope(x_ptr, gamma_ptr, w_ptr, bias_ptr, pos_ptr, q_ptr, k_cache,
                   k_end, PAIRS, L2_AHEAD)
     _request_rows(w_ptr, head * D + (group % groups_per_head) * PAIRS + D // 2, PAIRS, hidden,
                   k_start, k_end, PAIRS, L2_AHEAD)
-    _after_previous_kernel()
+    _after_previous_kernel(RELEASE_EARLY)
     # The loop sums x^2 for the RMSNorm too: over all of K, or over this
     # program's share, the shares' sums then added in order.
     lo, hi, squares = _project2(w_ptr, rows_lo, rows_hi, x_ptr, b_rows, b_valid, stride_x,
@@ -598,7 +604,8 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
                    BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr,
                    PREFETCH: tl.constexpr = False, STAGES: tl.constexpr = 0,
                    CHAINS: tl.constexpr = 1, SLICES: tl.constexpr = 1,
-                   L2_AHEAD: tl.constexpr = 0):
+                   L2_AHEAD: tl.constexpr = 0,
+                   RELEASE_EARLY: tl.constexpr = True):
     # Program (bb, p): outputs p*PAIRS ... of BLOCK_B batch rows, from gate
     # rows and the up rows `inter` below them.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(inter, PAIRS)).
@@ -606,7 +613,7 @@ def gate_up_swiglu(x_ptr, gamma_ptr, w_ptr, out_ptr, batch, hidden, inter, strid
     n_rows = tl.minimum(PAIRS, inter - row0)
     _request_rows(w_ptr, row0, n_rows, hidden, 0, hidden, PAIRS, L2_AHEAD)
     _request_rows(w_ptr, row0 + inter, n_rows, hidden, 0, hidden, PAIRS, L2_AHEAD)
-    _after_previous_kernel()
+    _after_previous_kernel(RELEASE_EARLY)
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
     rows = row0 + tl.arange(0, PAIRS)
     # Rows past the end read row 0 (always there) and are not stored.
@@ -630,7 +637,8 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
                   BLOCK_B: tl.constexpr, BLOCK_K: tl.constexpr, PREFETCH: tl.constexpr = False,
                   STAGES: tl.constexpr = 0, KSPLIT: tl.constexpr = 1,
                   K_CHUNK: tl.constexpr = 0, CHAINS: tl.constexpr = 1,
-                  SLICES: tl.constexpr = 1, L2_AHEAD: tl.constexpr = 0):
+                  SLICES: tl.constexpr = 1, L2_AHEAD: tl.constexpr = 0,
+                  RELEASE_EARLY: tl.constexpr = True):
     # out[b, rows] = W[rows, :] . x[b, :] + res[b, rows]; K shared by
     # KSPLIT programs as in rmsnorm_qkv_rope.
     # Grid: (cdiv(batch, BLOCK_B), cdiv(n_out, ROWS) * KSPLIT).
@@ -638,7 +646,7 @@ def gemv_residual(x_ptr, w_ptr, res_ptr, out_ptr, batch, n_in, n_out, stride_x,
     k_start, k_end = _k_share(n_in, KSPLIT, K_CHUNK, BLOCK_K * CHAINS)
     _request_rows(w_ptr, tile * ROWS, tl.minimum(ROWS, n_out - tile * ROWS), n_in, k_start,
                   k_end, ROWS, L2_AHEAD)
-    _after_previous_kernel()
+    _after_previous_kernel(RELEASE_EARLY)
     b_rows, b_valid = _batch_rows(batch, BLOCK_B)
     rows = tile * ROWS + tl.arange(0, ROWS)
     valid = rows < n_out
@@ -684,8 +692,9 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
                     stride_cb, stride_ch, stride_cl, stride_ob, stride_oh, stride_os,
                     stride_lb, stride_lh, qk_scale,
                     GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, D: tl.constexpr,
-                    SPLIT: tl.constexpr, BLOCK_L: tl.constexpr, STAGES: tl.constexpr = 0):
-    _after_previous_kernel()
+                    SPLIT: tl.constexpr, BLOCK_L: tl.constexpr, STAGES: tl.constexpr = 0,
+                    RELEASE_EARLY: tl.constexpr = True):
+    _after_previous_kernel(RELEASE_EARLY)
     # Program (s, kvh, b): tokens [s*SPLIT, (s+1)*SPLIT) of batch row b's
     # context, for the GROUP query heads of KV head kvh. Writes each head's
     # softmax-weighted sum of V over those tokens (normalised) and its
@@ -729,8 +738,9 @@ def attention_split(q_ptr, k_cache, v_cache, pos_ptr, o_part, lse_part, stride_q
 @tilec.jit
 def attention_combine(o_part, lse_part, pos_ptr, out_ptr, stride_ob, stride_oh,
                       stride_os, stride_lb, stride_lh, stride_out,
-                      D: tl.constexpr, SPLIT: tl.constexpr, BLOCK_S: tl.constexpr):
-    _after_previous_kernel()
+                      D: tl.constexpr, SPLIT: tl.constexpr, BLOCK_S: tl.constexpr,
+                      RELEASE_EARLY: tl.constexpr = True):
+    _after_previous_kernel(RELEASE_EARLY)
     # Program (h, b): query head h of batch row b, its splits combined in
     # order. out[b, h*D:(h+1)*D] (the layout the O projection reads).
     h = tl.program_id(0)
@@ -772,7 +782,8 @@ def _streamed_tile(first, t, n_out, ROWS: tl.constexpr, BLOCK_K: tl.constexpr,
 def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks, eps,
                         NORM: tl.constexpr, PAIRS: tl.constexpr, BLOCK_K: tl.constexpr,
                         K_TILES: tl.constexpr, STAGES: tl.constexpr,
-                        L2_AHEAD: tl.constexpr = 0):
+                        L2_AHEAD: tl.constexpr = 0,
+                        RELEASE_EARLY: tl.constexpr = True):
     # Batch 1. Program p: the `blocks` blocks of PAIRS outputs from
     # p * blocks on, in one loop over all their W tiles, so that the ring
     # of STAGES stages stays full across the blocks' boundaries. K_TILES
@@ -786,7 +797,7 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
     run = tl.minimum(n_blocks * PAIRS, inter - first * PAIRS)
     _request_run(w_ptr, first * PAIRS, run, hidden, PAIRS, L2_AHEAD)
     _request_run(w_ptr, first * PAIRS + inter, run, hidden, PAIRS, L2_AHEAD)
-    _after_previous_kernel()
+    _after_previous_kernel(RELEASE_EARLY)
     acc_a = tl.zeros((PAIRS, BLOCK_K), tl.float32)
     acc_b = tl.zeros((PAIRS, BLOCK_K), tl.float32)
     squares = tl.zeros((1, BLOCK_K), tl.float32)
@@ -817,7 +828,8 @@ def gate_up_swiglu_flat(x_ptr, gamma_ptr, w_ptr, out_ptr, hidden, inter, blocks,
 @tilec.jit
 def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
                        ROWS: tl.constexpr, BLOCK_K: tl.constexpr, K_TILES: tl.constexpr,
-                       STAGES: tl.constexpr, L2_AHEAD: tl.constexpr = 0):
+                       STAGES: tl.constexpr, L2_AHEAD: tl.constexpr = 0,
+                       RELEASE_EARLY: tl.constexpr = True):
     # Batch 1: out[rows] = W[rows, :] . x + res[rows], program p streaming
     # the `blocks` blocks of ROWS outputs from p * blocks on through one
     # loop (as gate_up_swiglu_flat). K_TILES is cdiv(n_in, BLOCK_K).
@@ -826,7 +838,7 @@ def gemv_residual_flat(x_ptr, w_ptr, res_ptr, out_ptr, n_in, n_out, blocks,
     n_blocks = tl.minimum(blocks, tl.cdiv(n_out, ROWS) - first)
     _request_run(w_ptr, first * ROWS, tl.minimum(n_blocks * ROWS, n_out - first * ROWS), n_in,
                  ROWS, L2_AHEAD)
-    _after_previous_kernel()
+    _after_previous_kernel(RELEASE_EARLY)
     acc = tl.zeros((ROWS, BLOCK_K), tl.float32)
     zero = tl.zeros((1,), tl.int32)
     for t in tl.range(0, n_blocks * K_TILES, num_stages=STAGES):

@@ -192,6 +192,9 @@ SPLIT, BLOCK_L, BLOCK_S = 128, 64, 64
 #: 8192 / 32768 against 11.3 / 15.4 / 33.8 without).
 ATTENTION_STAGES = 2
 NUM_WARPS = 4
+#: A launcher's pdl argument (_pdl): False, True (the same as "early"),
+#: "early" or "exit".
+PDL_MODES = (False, True, "early", "exit")
 #: Programs the adaptive split aims at (two per SM of an H200).
 ADAPTIVE_PROGRAMS = 264
 
@@ -287,6 +290,17 @@ def _split_args(scratch, ksplit, fallback):
     return scratch
 
 
+def _pdl(pdl):
+    """The launch option and the kernels' RELEASE_EARLY for a launcher's
+    pdl: False (plain launches), True or "early" (launch_pdl, the next
+    kernel released right after each program's wait), or "exit"
+    (launch_pdl, the next kernel released as each program exits; see
+    decode.py's _after_previous_kernel)."""
+    if pdl not in PDL_MODES:
+        raise ValueError(f"pdl must be one of {PDL_MODES}, got {pdl!r}")
+    return {"launch_pdl": bool(pdl), "RELEASE_EARLY": pdl != "exit"}
+
+
 def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
              tiles=INVARIANT_TILES, stream=None, scratch=None, pdl=False):
     """q[b] = RoPE(Wq norm(x[b]) + bq); k, v likewise, into the caches at
@@ -302,7 +316,7 @@ def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_c
         PAIRS=tiles.qkv_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.qkv_block_k,
         STAGES=tiles.qkv_stages, KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
         CHAINS=tiles.qkv_chains, SLICES=tiles.qkv_slices, L2_AHEAD=tiles.l2_ahead,
-        num_warps=tiles.qkv_warps, stream=stream, launch_pdl=pdl)
+        num_warps=tiles.qkv_warps, stream=stream, **_pdl(pdl))
 
 
 def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stream=None,
@@ -319,7 +333,7 @@ def gate_up(k, cfg, batch, x, gamma, w_gate_up, out, tiles=INVARIANT_TILES, stre
         cfg.intermediate, cfg.hidden, cfg.intermediate, cfg.eps, NORM=gamma is not None,
         PAIRS=tiles.gate_up_pairs, BLOCK_B=tiles.block_b, BLOCK_K=tiles.gate_up_block_k,
         STAGES=tiles.gate_up_stages, CHAINS=tiles.gate_up_chains, SLICES=tiles.gate_up_slices,
-        L2_AHEAD=tiles.l2_ahead, num_warps=tiles.gate_up_warps, stream=stream, launch_pdl=pdl)
+        L2_AHEAD=tiles.l2_ahead, num_warps=tiles.gate_up_warps, stream=stream, **_pdl(pdl))
 
 
 def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, programs,
@@ -333,7 +347,7 @@ def gate_up_flat(k, cfg, x, gamma, w_gate_up, out, pairs, block_k, stages, progr
         x, gamma if gamma is not None else x, w_gate_up, out, cfg.hidden, cfg.intermediate,
         blocks, cfg.eps, NORM=gamma is not None, PAIRS=pairs, BLOCK_K=block_k,
         K_TILES=tilec.cdiv(cfg.hidden, block_k), STAGES=stages, L2_AHEAD=l2_ahead,
-        num_warps=warps, stream=stream, launch_pdl=pdl)
+        num_warps=warps, stream=stream, **_pdl(pdl))
 
 
 def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, programs,
@@ -345,7 +359,7 @@ def projection_flat(k, n_in, n_out, x, w, residual, out, rows, block_k, stages, 
     k.gemv_residual_flat[(tilec.cdiv(n_blocks, blocks),)](
         x, w, residual, out, n_in, n_out, blocks, ROWS=rows, BLOCK_K=block_k,
         K_TILES=tilec.cdiv(n_in, block_k), STAGES=stages, L2_AHEAD=l2_ahead, num_warps=warps,
-        stream=stream, launch_pdl=pdl)
+        stream=stream, **_pdl(pdl))
 
 
 def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES,
@@ -364,7 +378,7 @@ def projection(k, batch, n_in, n_out, x, w, residual, out, tiles=INVARIANT_TILES
                           KSPLIT=ksplit, K_CHUNK=chunk if ksplit > 1 else 0,
                           CHAINS=tiles.chains, SLICES=tiles.slices,
                           L2_AHEAD=tiles.l2_ahead, num_warps=tiles.warps, stream=stream,
-                          launch_pdl=pdl)
+                          **_pdl(pdl))
 
 
 def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part, out,
@@ -387,11 +401,11 @@ def attention(k, cfg, batch, max_len, q, k_cache, v_cache, pos, o_part, lse_part
         1.0 / math.sqrt(d) * math.log2(math.e), GROUP=cfg.group,
         GROUP_PAD=max(16, tilec.next_power_of_2(cfg.group)), D=d, SPLIT=split,
         BLOCK_L=block_l, STAGES=stages, num_warps=NUM_WARPS, stream=stream,
-        launch_pdl=pdl)
+        **_pdl(pdl))
     k.attention_combine[(cfg.q_heads, batch)](
         o_part, lse_part, pos, out, cfg.q_heads * splits * d, splits * d, d,
         cfg.q_heads * splits, splits, cfg.q_size, D=d, SPLIT=split, BLOCK_S=block_s,
-        num_warps=NUM_WARPS, stream=stream, launch_pdl=pdl)
+        num_warps=NUM_WARPS, stream=stream, **_pdl(pdl))
 
 
 class DecoderLayer:
@@ -409,17 +423,20 @@ class DecoderLayer:
     False picks the tiling and split per batch and length for speed.
     `split` and `tiles` override either choice.
 
-    pdl=True launches every kernel with launch_pdl (programmatic dependent
-    launch, sm_90+; ignored before): each kernel's programs are placed on
-    the GPU while the one before it finishes, and wait for it
-    (decode.py's _after_previous_kernel). A tiling's l2_ahead then has the
-    GEMVs ask for their first weights into the L2 before that wait. The
-    results are the same."""
+    pdl=True (or "early") launches every kernel with launch_pdl
+    (programmatic dependent launch, sm_90+; ignored before): each kernel's
+    programs are placed on the GPU while the one before it finishes, and
+    wait for it (decode.py's _after_previous_kernel); each releases the
+    next right after its wait. pdl="exit" releases the next kernel only as
+    each program exits, so that kernels do not share the SMs. A tiling's
+    l2_ahead then has the GEMVs ask for their first weights into the L2
+    before that wait. The results are the same."""
 
     def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
                  deterministic=True, split=None, tiles=None, pdl=False):
         cfg.check(batch, max_len)
         self.cfg, self.w, self.batch, self.max_len = cfg, weights, batch, max_len
+        _pdl(pdl)
         self.pdl = pdl
         self.split = split or split_for(batch, max_len, cfg.kv_heads, deterministic)
         self.tiles = tiles or tiles_for(batch, deterministic)

@@ -429,3 +429,24 @@ def test_gemv_kernels_ask_for_their_weights_before_the_wait():
         assert accesses.count("griddepcontrol.wait") == 1
         plain = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
         assert "cp.async.bulk.prefetch" not in plain, fn
+        # Each kernel releases the next right after its wait, or, with
+        # RELEASE_EARLY off (pdl="exit"), not at all: as its programs exit.
+        assert re.findall(r"griddepcontrol\.\w+", plain) == [
+            "griddepcontrol.wait", "griddepcontrol.launch_dependents"], fn
+        late = fn.compile(signature, target="sm_90a", num_warps=4, RELEASE_EARLY=False,
+                          **constexprs).asm["ptx"]
+        assert re.findall(r"griddepcontrol\.\w+", late) == ["griddepcontrol.wait"], fn
+
+
+def test_layer_pdl_modes():
+    # pdl: False, True, "early" or "exit"; anything else is refused before
+    # a kernel is launched.
+    assert decode_step._pdl(False) == {"launch_pdl": False, "RELEASE_EARLY": True}
+    assert decode_step._pdl(True) == decode_step._pdl("early") == {
+        "launch_pdl": True, "RELEASE_EARLY": True}
+    assert decode_step._pdl("exit") == {"launch_pdl": True, "RELEASE_EARLY": False}
+    for bad in ("late", 2, None):
+        with pytest.raises(ValueError, match="pdl must be one of"):
+            decode_step._pdl(bad)
+    with pytest.raises(ValueError, match="pdl must be one of"):
+        decode_step.DecoderLayer(CFG, {}, 1, 16, None, pdl="late")

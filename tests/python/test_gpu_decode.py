@@ -274,18 +274,20 @@ def test_cuda_graph_replays_what_eager_launches_compute(setup, tiles):
         assert torch.equal(kc, k_eager) and torch.equal(vc, v_eager), step
 
 
-@pytest.mark.parametrize("l2_ahead", [0, 1536, 100])
+@pytest.mark.parametrize("pdl, l2_ahead", [(True, 0), (True, 1536), (True, 100),
+                                           ("exit", 0), ("exit", 1536)])
 @pytest.mark.parametrize("batch, deterministic", [(1, True), (1, False), (16, True),
                                                    (16, False)])
 def test_programmatic_dependent_launches_compute_the_same(setup, batch, deterministic,
-                                                          l2_ahead):
+                                                          pdl, l2_ahead):
     # pdl=True launches every kernel with launch_pdl: each may start while
     # the one before it runs, and waits in _after_previous_kernel. Four
     # layers in a row (each reads what the one before wrote, the last
     # kernel of one and the first of the next overlapping), eager and
     # replayed from a graph, bitwise what plain launches compute; so with
     # each GEMV program asking for its weights into the L2 before its wait
-    # (whole rows or the first 1536 columns; the first 100).
+    # (whole rows or the first 1536 columns; the first 100), and with each
+    # kernel releasing the next only as its programs exit (pdl="exit").
     torch, w, _ = setup
     max_len, layers = 1024, 4
     kernels = decode_step.Kernels(deterministic=deterministic)
@@ -312,7 +314,7 @@ def test_programmatic_dependent_launches_compute_the_same(setup, batch, determin
 
     plain_caches, plain_xs = fresh()
     run(model(False), plain_caches, plain_xs)
-    pdl_model = model(True)
+    pdl_model = model(pdl)
     for _ in range(2):  # the second time warm, launches back to back
         pdl_caches, pdl_xs = fresh()
         run(pdl_model, pdl_caches, pdl_xs)
