@@ -49,6 +49,30 @@ const std::pair<const char *, UnaryBuild> kUnary[] = {
     {"trunc", unary<math::TruncOp>},
 };
 
+/// libdevice's fast_* functions (fp32): the same math ops marked `afn`
+/// (approximate functions allowed), which the lowering turns into
+/// libdevice's __nv_fast_* (tanh.approx.f32, ex2.approx, lg2.approx, ...:
+/// one or two special-function instructions instead of a polynomial), and
+/// the interpreter runs as the exact functions.
+template <class Op> mlir::Value approx(mlir::OpBuilder &b, mlir::Location l, mlir::Value x) {
+  return b.create<Op>(l, x, arith::FastMathFlags::afn);
+}
+template <class Op>
+mlir::Value approx2(mlir::OpBuilder &b, mlir::Location l, mlir::Value x, mlir::Value y) {
+  return b.create<Op>(l, x, y, arith::FastMathFlags::afn);
+}
+
+const std::pair<const char *, UnaryBuild> kFastUnary[] = {
+    {"fast_cosf", approx<math::CosOp>},     {"fast_expf", approx<math::ExpOp>},
+    {"fast_log10f", approx<math::Log10Op>}, {"fast_log2f", approx<math::Log2Op>},
+    {"fast_logf", approx<math::LogOp>},     {"fast_sinf", approx<math::SinOp>},
+    {"fast_tanf", approx<math::TanOp>},     {"fast_tanhf", approx<math::TanhOp>},
+};
+
+const std::pair<const char *, BinaryBuild> kFastBinary[] = {
+    {"fast_powf", approx2<math::PowFOp>},
+};
+
 const std::pair<const char *, BinaryBuild> kBinary[] = {
     {"atan2", binary<math::Atan2Op>},    {"copysign", binary<math::CopySignOp>},
     {"fmax", binary<arith::MaxNumFOp>},  {"fmin", binary<arith::MinNumFOp>},
@@ -69,17 +93,27 @@ std::pair<DType, DType> floatTypes(const Value &v, SourceLoc l, const std::strin
   return {result.bits() < 32 ? kF32 : result, result};
 }
 
-Value unaryFloat(Generator &g, const BuiltinArguments &args, UnaryBuild build) {
+/// A fast_* function (fp32 only) refuses fp64, which it would round.
+void requireSingle(DType compute, SourceLoc l, const std::string &name) {
+  if (compute.bits() > 32)
+    fail(l, name + " approximates in fp32 and takes fp32, fp16, bf16 or integers, got fp64");
+}
+
+Value unaryFloat(Generator &g, const BuiltinArguments &args, UnaryBuild build,
+                 bool fast = false) {
   SourceLoc at = args.at();
   g.requireIR(at, args.function().c_str());
   Value x = g.toIR(args["x"], args.loc("x"));
   auto [compute, result] = floatTypes(x, args.loc("x"), args.function());
+  if (fast)
+    requireSingle(compute, args.loc("x"), args.function());
   Value v = g.cast(x, compute, at);
   mlir::Value out = build(g.builder(), g.loc(at), v.ir);
   return g.cast(Value::ofIR(out, v.type), result, at);
 }
 
-Value binaryFloat(Generator &g, const BuiltinArguments &args, BinaryBuild build) {
+Value binaryFloat(Generator &g, const BuiltinArguments &args, BinaryBuild build,
+                  bool fast = false) {
   SourceLoc at = args.at();
   g.requireIR(at, args.function().c_str());
   const Value &x = args["x"], &y = args["y"];
@@ -90,6 +124,8 @@ Value binaryFloat(Generator &g, const BuiltinArguments &args, BinaryBuild build)
   Value xi = g.toIR(x, args.loc("x"), *p.type);
   auto [compute, result] = floatTypes(Value::ofIR(xi.ir, ValueType{*p.type, xi.type.shape}),
                                       at, args.function());
+  if (fast)
+    requireSingle(compute, at, args.function());
   Value a = g.cast(xi, compute, at);
   Value b = g.cast(g.toIR(y, args.loc("y"), *p.type), compute, at);
   g.broadcastPair(a, b, at);
@@ -169,6 +205,16 @@ void addLibdeviceBuiltins(BuiltinTable &t) {
     t.add(std::string("libdevice.") + name, {{"x", "y"}, 2},
           [build = build](Generator &g, const BuiltinArguments &a) {
             return binaryFloat(g, a, build);
+          });
+  for (auto [name, build] : kFastUnary)
+    t.add(std::string("libdevice.") + name, {{"x"}, 1},
+          [build = build](Generator &g, const BuiltinArguments &a) {
+            return unaryFloat(g, a, build, /*fast=*/true);
+          });
+  for (auto [name, build] : kFastBinary)
+    t.add(std::string("libdevice.") + name, {{"x", "y"}, 2},
+          [build = build](Generator &g, const BuiltinArguments &a) {
+            return binaryFloat(g, a, build, /*fast=*/true);
           });
   t.add("libdevice.fma", {{"x", "y", "z"}, 3}, fusedMultiplyAdd);
   t.add("libdevice.isnan", {{"x"}, 1},

@@ -190,7 +190,9 @@ del _name
 _LIBDEVICE = [
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
     "clz", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1",
-    "fabs", "floor", "fma", "fmax", "fmin", "fmod", "isinf", "isnan", "log",
+    "fabs", "fast_cosf", "fast_expf", "fast_log10f", "fast_log2f", "fast_logf",
+    "fast_powf", "fast_sinf", "fast_tanf", "fast_tanhf", "floor", "fma", "fmax", "fmin",
+    "fmod", "isinf", "isnan", "log",
     "log10", "log1p", "log2", "nearbyint", "popc", "pow", "rint", "round",
     "rsqrt", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
 ]

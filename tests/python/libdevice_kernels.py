@@ -134,3 +134,30 @@ def fma_ints(a_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     a = tl.load(a_ptr + offs)
     tl.store(out_ptr + offs, libdevice.fma(a, a, 1))
+
+
+@tilec.jit
+def fast(x_ptr, y_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    # The fp32 approximations (fast_powf takes y too).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if FN == "fast_cosf":
+        z = libdevice.fast_cosf(x)
+    elif FN == "fast_expf":
+        z = libdevice.fast_expf(x)
+    elif FN == "fast_log10f":
+        z = libdevice.fast_log10f(x)
+    elif FN == "fast_log2f":
+        z = libdevice.fast_log2f(x)
+    elif FN == "fast_logf":
+        z = libdevice.fast_logf(x)
+    elif FN == "fast_powf":
+        z = libdevice.fast_powf(x, tl.load(y_ptr + offs, mask=m))
+    elif FN == "fast_sinf":
+        z = libdevice.fast_sinf(x)
+    elif FN == "fast_tanf":
+        z = libdevice.fast_tanf(x)
+    else:
+        z = libdevice.fast_tanhf(x)
+    tl.store(out_ptr + offs, z, mask=m)

@@ -36,6 +36,22 @@ BINARY = {
     "atan2": np.arctan2, "copysign": np.copysign, "fmax": np.fmax, "fmin": np.fmin,
     "fmod": np.fmod, "pow": np.power,
 }
+# The fp32 approximations: (reference, lo, hi, the instructions the PTX
+# must hold, GPU rtol, GPU atol). The bounds are the PTX ISA's for the
+# instructions (tanh.approx: 2^-10.987 relative; sin/cos.approx: 2^-20.5
+# absolute on [-pi, pi]; ex2/lg2.approx: 2^-22), with the rounding of
+# the argument scalings on top.
+FAST = {
+    "fast_cosf": (np.cos, -3.1, 3.1, ["cos.approx.f32"], 0, 2e-6),
+    "fast_expf": (np.exp, -20, 20, ["ex2.approx"], 1e-5, 0),
+    "fast_log10f": (np.log10, 0.01, 100, ["lg2.approx.f32"], 1e-5, 1e-6),
+    "fast_log2f": (np.log2, 0.01, 100, ["lg2.approx.f32"], 1e-5, 1e-6),
+    "fast_logf": (np.log, 0.01, 100, ["lg2.approx.f32"], 1e-5, 1e-6),
+    "fast_powf": (np.power, 0.1, 10, ["lg2.approx.f32", "ex2.approx"], 1e-5, 0),
+    "fast_sinf": (np.sin, -3.1, 3.1, ["sin.approx.f32"], 0, 2e-6),
+    "fast_tanf": (np.tan, -1.2, 1.2, ["sin.approx.f32", "cos.approx.f32"], 1e-4, 1e-6),
+    "fast_tanhf": (np.tanh, -10, 10, ["tanh.approx.f32"], 6e-4, 1e-7),
+}
 # Relative tolerance per type: libdevice is within a few ulp; the
 # interpreter rounds the C library's result to the type.
 RTOL = {np.float32: 2e-6, np.float64: 1e-14, np.float16: 1e-3}
@@ -88,6 +104,41 @@ def test_half_precision_goes_through_fp32(name):
     interp(k.unary)[(3,)](x, out, len(x), FN=name, BLOCK=128)
     expected = ref(x.astype(np.float32)).astype(np.float16)
     np.testing.assert_array_equal(out, expected)
+
+
+def fast_inputs(name, n=300):
+    """x (and y for fast_powf) in the function's range, fp32."""
+    ref, lo, hi = FAST[name][:3]
+    return inputs(lo, hi, np.float32, n, seed=3), inputs(-3, 3, np.float32, n, seed=4)
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_fast_functions_are_the_functions_in_the_interpreter(name):
+    # The interpreter runs the exact functions (the approximations are the
+    # GPU's instructions): within fp32 rounding of numpy's.
+    x, y = fast_inputs(name)
+    out = np.full_like(x, np.nan)
+    interp(k.fast)[(3,)](x, y, out, len(x), FN=name, BLOCK=128)
+    args = [x, y] if name == "fast_powf" else [x]
+    check(out, args, FAST[name][0], np.float32)
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_fast_functions_are_the_approximate_instructions(name):
+    # Each fast_* is its special-function instructions (tanh.approx.f32 for
+    # fast_tanhf, ...), not libdevice's accurate sequence; libdevice.tanh
+    # stays accurate.
+    c = k.fast.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_90a", FN=name, BLOCK=128)
+    ptx = c.asm["ptx"]
+    for instruction in FAST[name][3]:
+        assert instruction in ptx, (name, instruction)
+    if name == "fast_tanhf":
+        accurate = k.unary.compile("*fp32:16,*fp32:16,i32", target="sm_80", FN="tanh",
+                                   BLOCK=128).asm["ptx"]
+        assert "tanh.approx" not in accurate
+        ptx80 = k.fast.compile("*fp32:16,*fp32:16,*fp32:16,i32", target="sm_80", FN=name,
+                               BLOCK=128).asm["ptx"]
+        assert "tanh.approx.f32" in ptx80
 
 
 def binary_inputs(name, dtype, n=300):
@@ -165,6 +216,9 @@ def test_spellings_and_fma():
     ("libdevice.clz(x)", "libdevice.clz takes a 32- or 64-bit integer, got"),
     ("libdevice.isnan(x > 0)", "libdevice.isnan takes floats, got"),
     ("libdevice.pow(x)", "missing"),
+    ("libdevice.fast_tanhf(x.to(tl.float64))",
+     "libdevice.fast_tanhf approximates in fp32 and takes fp32, fp16, bf16 or integers, got fp64"),
+    ("libdevice.fast_powf(x, x.to(tl.float64))", "libdevice.fast_powf approximates in fp32"),
     ("tl.extra.cuda.globaltimer()", "tl.extra.cuda has no attribute 'globaltimer' usable in a "
      "kernel \\(tilec has libdevice, gdc_launch_dependents, gdc_wait, prefetch_l2\\)"),
 ])
@@ -222,6 +276,23 @@ def test_gpu_binary(torch_cuda, name, dtype):
     if name not in ("fmax", "fmin"):
         np.testing.assert_array_equal(np.signbit(got[:8]),
                                       np.signbit(expected[:8].astype(dtype)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_gpu_fast_functions(torch_cuda, name):
+    # The instructions' accuracy (FAST's bounds) against numpy in float64.
+    torch = torch_cuda
+    ref, _, _, _, rtol, atol = FAST[name]
+    x, y = fast_inputs(name, n=5000)
+    out = torch.full((len(x),), float("nan"), device="cuda")
+    k.fast[(40,)](torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda(), out, len(x),
+                  FN=name, BLOCK=128)
+    torch.cuda.synchronize()
+    args = [x, y] if name == "fast_powf" else [x]
+    np.testing.assert_allclose(out.cpu().numpy().astype(np.float64),
+                               ref(*[a.astype(np.float64) for a in args]), rtol=rtol,
+                               atol=atol)
 
 
 @pytest.mark.gpu

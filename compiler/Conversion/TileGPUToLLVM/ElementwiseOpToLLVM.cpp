@@ -124,6 +124,32 @@ struct ApproximateDivFOpLowering : OpConversionPattern<arith::DivFOp> {
   }
 };
 
+/// A scalar fp32 tanh that allows approximation (`afn`: libdevice.fast_tanhf)
+/// becomes one tanh.approx.f32 (sm_75+, so every target tilec compiles
+/// for; NVPTX selects it for llvm.tanh with afn): a special-function
+/// instruction, within about 2^-11 of tanh, where libdevice's __nv_tanhf,
+/// which the upstream pattern calls for a tanh without afn, spends an ex2,
+/// a reciprocal and a polynomial.
+struct ApproximateTanhOpLowering : OpConversionPattern<math::TanhOp> {
+  ApproximateTanhOpLowering(TileTypeConverter &converter)
+      // Above the upstream libdevice patterns.
+      : OpConversionPattern(converter, &converter.getContext(), /*benefit=*/20) {}
+
+  LogicalResult
+  matchAndRewrite(math::TanhOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    auto call = rewriter.create<LLVM::CallIntrinsicOp>(
+        op.getLoc(), rewriter.getF32Type(), rewriter.getStringAttr("llvm.tanh"),
+        ValueRange{adaptor.getOperand()});
+    call.setFastmathFlags(LLVM::FastmathFlags::afn);
+    rewriter.replaceOp(op, call);
+    return success();
+  }
+};
+
 /// addptr: a GEP per register (or one for a scalar pointer).
 struct AddPtrOpLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -326,6 +352,7 @@ void tilec::lowering::populateElementwiseOpToLLVMPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ElementwiseTensorOpLowering>(converter);
   patterns.add<ApproximateDivFOpLowering>(converter);
+  patterns.add<ApproximateTanhOpLowering>(converter);
   patterns.add<InlineAsmOpLowering>(converter);
   patterns.add<CudaCallOpLowering>(converter, &converter.getContext());
   patterns.add<AddPtrOpLowering, PtrToIntOpLowering>(converter, &converter.getContext());
