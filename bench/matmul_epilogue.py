@@ -7,6 +7,7 @@ for the plain product, then that config with HAS_BIAS and ACTIVATION="gelu";
 beside torch's unfused matmul, bias add and GELU (tanh) for reference.
 
     python3 bench/matmul_epilogue.py [--commit SHA] [--out DIR] [--quick]
+        [--shape MxNxK ...] [--dtypes float16,bfloat16] [--kernels NAME,...]
 
 C in the inputs' type (fp16, bf16), random normal inputs, every output
 checked against float64 (the plain product, and the epilogue applied to
@@ -48,11 +49,27 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
 
 
+def shape(text):
+    """MxNxK as a tuple of three positive integers."""
+    dims = tuple(int(d) for d in text.lower().split("x"))
+    if len(dims) != 3 or min(dims) < 1:
+        raise ValueError(f"a shape is MxNxK, got {text!r}")
+    return dims
+
+
 def main():
-    args = common.parse_args()
+    def extra(ap):
+        ap.add_argument("--shape", type=shape, action="append",
+                        help="MxNxK (repeatable): these shapes instead of SHAPES")
+        ap.add_argument("--dtypes", default="float16,bfloat16")
+        ap.add_argument("--kernels", default=",".join(KERNELS),
+                        help="which of " + ", ".join(KERNELS) + " (comma-separated)")
+    args = common.parse_args(extra)
+    kernels = {name: KERNELS[name] for name in args.kernels.split(",")}
+    shapes = args.shape or (QUICK if args.quick else SHAPES)
     rows = []
-    for dtype in (torch.float16, torch.bfloat16):
-        for m, n, k in (QUICK if args.quick else SHAPES):
+    for dtype in (getattr(torch, name) for name in args.dtypes.split(",")):
+        for m, n, k in shapes:
             torch.manual_seed(m + n + k)
             a = torch.randn(m, k, device="cuda").to(dtype)
             b = torch.randn(k, n, device="cuda").to(dtype)
@@ -64,7 +81,7 @@ def main():
             entry = {"dtype": str(dtype).replace("torch.", ""), "M": m, "N": n, "K": k}
             print(f"{entry['dtype']} {m}x{n}x{k}", flush=True)
             runs, checks = {}, {}
-            for name, launch in KERNELS.items():
+            for name, launch in kernels.items():
                 cfg = best_matmul_config(
                     lambda a_, b_, c_, cfg_, launch=launch: launch(a_, b_, c_, cfg_, None, ""),
                     a, b, ref, configs, dtype)
