@@ -15,7 +15,9 @@ figure. Each case is checked against float64 before it is timed. Cases:
 - QKV: tilec's RMSNorm + GEMV + bias + RoPE + cache append vs torch's GEMV;
   each of the three in both tilings at batch 1: one row per program
   (fp32 multiply-adds, "tilec rows") and 16 per program (tensor cores,
-  "tilec mma", what deterministic mode runs at every batch);
+  "tilec mma", what deterministic mode runs at every batch), and the
+  one-row tiling launched with pdl (tiling_runs: back to back, each call
+  overlapping the one before as a layer's kernels do);
 - decode attention, batch 1, L = 1024 / 8192 / 32768: tilec's split-KV
   pair vs SDPA with enable_gqa (GB/s of KV read), tilec's split size
   swept as well;
@@ -178,6 +180,18 @@ TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
            "tilec rows, no stages": ds.ROW_TILES.with_stages(0)}
 
 
+def tiling_runs():
+    """(name, tiles, pdl) of each GEMV run: every tiling of TILINGS with
+    plain launches, and the shipped one-row tiling launched as
+    programmatic dependent launches, releasing the next call after its
+    wait ("pdl") or as it exits ("pdl exit"): back to back in a graph,
+    each call's launch and first loads then overlap the call before, as
+    a layer's kernels overlap under pdl."""
+    runs = [(name, tiles, False) for name, tiles in TILINGS.items()]
+    return runs + [("tilec rows pdl", ds.ROW_TILES, True),
+                   ("tilec rows pdl exit", ds.ROW_TILES, "exit")]
+
+
 def gemv_cases(k):
     rows = []
     x = randn(1, CFG.hidden, seed=11)
@@ -193,14 +207,14 @@ def gemv_cases(k):
     h = torch.empty(1, CFG.intermediate, dtype=torch.bfloat16, device="cuda")
     gate_up_w = weight("gate_up")
     runs, ok = {}, {}
-    for name, tiles in TILINGS.items():
-        ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h, tiles=tiles)
+    for name, tiles, pdl in tiling_runs():
+        ds.gate_up(k, CFG, 1, x, w0["post_norm"], w0["gate_up"], h, tiles=tiles, pdl=pdl)
         torch.cuda.synchronize()
         ok[name] = close(name, h, ref.swiglu(CFG, x64, w64["post_norm"], w64["gate_up"]),
                          ref.TOL)
 
-        def tilec_gu(tiles=tiles):
-            ds.gate_up(k, CFG, 1, x, w0["post_norm"], gate_up_w(), h, tiles=tiles)
+        def tilec_gu(tiles=tiles, pdl=pdl):
+            ds.gate_up(k, CFG, 1, x, w0["post_norm"], gate_up_w(), h, tiles=tiles, pdl=pdl)
         runs[name] = tilec_gu
     runs["torch"] = lambda: F.linear(x, gate_up_w())
     nbytes = 2 * CFG.intermediate * CFG.hidden * 2
@@ -213,16 +227,16 @@ def gemv_cases(k):
     out = torch.empty_like(res)
     down_w = weight("down")
     runs, ok = {}, {}
-    for name, tiles in TILINGS.items():
+    for name, tiles, pdl in tiling_runs():
         shared = ds.make_scratch(CFG, 1, tiles, empty)
         ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, w0["down"], res, out,
-                      tiles=tiles, scratch=shared)
+                      tiles=tiles, scratch=shared, pdl=pdl)
         torch.cuda.synchronize()
         ok[name] = close(name, out, f64(hx) @ w64["down"].T + f64(res), ref.TOL)
 
-        def tilec_down(tiles=tiles, shared=shared):
+        def tilec_down(tiles=tiles, shared=shared, pdl=pdl):
             ds.projection(k, 1, CFG.intermediate, CFG.hidden, hx, down_w(), res, out,
-                          tiles=tiles, scratch=shared)
+                          tiles=tiles, scratch=shared, pdl=pdl)
         runs[name] = tilec_down
     runs["torch"] = lambda: F.linear(hx, down_w())
     nbytes = CFG.intermediate * CFG.hidden * 2
@@ -236,16 +250,16 @@ def gemv_cases(k):
                                pos.cpu().numpy())
     qkv_w = weight("qkv")
     runs, ok = {}, {}
-    for name, tiles in TILINGS.items():
+    for name, tiles, pdl in tiling_runs():
         shared = ds.make_scratch(CFG, 1, tiles, empty)
         ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], w0["qkv"], w0["qkv_bias"], pos,
-                    q, kc, vc, tiles=tiles, scratch=shared)
+                    q, kc, vc, tiles=tiles, scratch=shared, pdl=pdl)
         torch.cuda.synchronize()
         ok[name] = close(name, q, q_ref.reshape(1, -1), ref.TOL)
 
-        def tilec_qkv(tiles=tiles, shared=shared):
+        def tilec_qkv(tiles=tiles, shared=shared, pdl=pdl):
             ds.qkv_rope(k, CFG, 1, max_len, x, w0["input_norm"], qkv_w(), w0["qkv_bias"],
-                        pos, q, kc, vc, tiles=tiles, scratch=shared)
+                        pos, q, kc, vc, tiles=tiles, scratch=shared, pdl=pdl)
         runs[name] = tilec_qkv
     runs["torch"] = lambda: F.linear(x, qkv_w(), w0["qkv_bias"])
     nbytes = CFG.qkv_rows * CFG.hidden * 2
