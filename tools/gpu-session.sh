@@ -64,6 +64,10 @@ step cpp-decode-example-b16 "$bundle/bin/tilec-example-decode" --batch 16 --cont
 # The same with programmatic dependent launches (LaunchOptions::launchPdl).
 step cpp-decode-example-pdl "$bundle/bin/tilec-example-decode" --pdl
 step cpp-decode-example-b16-pdl "$bundle/bin/tilec-example-decode" --batch 16 --context 4096 --pdl
+# Each kernel releasing the next only as its programs exit.
+step cpp-decode-example-pdl-exit "$bundle/bin/tilec-example-decode" --pdl-exit
+step cpp-decode-example-b16-pdl-exit "$bundle/bin/tilec-example-decode" --batch 16 \
+  --context 4096 --pdl-exit
 # And each GEMV asking for its weights into the L2 before its wait.
 step cpp-decode-example-pdl-l2 "$bundle/bin/tilec-example-decode" --pdl --l2-ahead 1536
 step cpp-decode-example-b16-pdl-l2 "$bundle/bin/tilec-example-decode" --batch 16 --context 4096 \

@@ -98,7 +98,7 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                            const Weights &w, int batch, int maxLen, const Array &x,
                            const Array &pos, const Array &kCache, const Array &vCache,
                            const Array &out, const tilec::LaunchOptions &options, int split,
-                           int l2Ahead)
+                           int l2Ahead, bool releaseEarly)
     : options_(options) {
   using tilec::ScalarType;
   // The kernels' offsets are 32-bit.
@@ -207,6 +207,9 @@ DecoderLayer::DecoderLayer(const Config &c, const tilec::Library &kernels,
                         c.hidden, c.intermediate, c.hidden, c.hidden, parts_.arg(),
                         counters_.arg()},
                        withShares(gemv, downShares)});
+  // Every kernel calls _after_previous_kernel(RELEASE_EARLY).
+  for (Launch &l : launches_)
+    l.constexprs.insert_or_assign("RELEASE_EARLY", releaseEarly);
 }
 
 void DecoderLayer::step() const {

@@ -54,13 +54,17 @@ struct Weights {
 /// (std::invalid_argument): the kernels' offsets are 32-bit. l2Ahead > 0:
 /// each GEMV program asks the L2 for the first l2Ahead columns of its
 /// weight rows before it waits for the kernel before (decode.py's
-/// L2_AHEAD; it pays with options.launchPdl).
+/// L2_AHEAD; it pays with options.launchPdl). releaseEarly (decode.py's
+/// RELEASE_EARLY; it matters with options.launchPdl): each kernel lets
+/// the next one launch right after its own wait; false: only as its
+/// programs exit, so that waiting programs do not share the SMs with
+/// running ones.
 class DecoderLayer {
 public:
   DecoderLayer(const Config &config, const tilec::Library &kernels, const Weights &weights,
                int batch, int maxLen, const Array &x, const Array &pos, const Array &kCache,
                const Array &vCache, const Array &out, const tilec::LaunchOptions &options,
-               int split = 128, int l2Ahead = 0);
+               int split = 128, int l2Ahead = 0, bool releaseEarly = true);
   /// The six launches, on options.stream.
   void step() const;
 

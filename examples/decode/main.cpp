@@ -4,14 +4,17 @@
 // new positions, bitwise equal to eager steps, and timed.
 //
 //   tilec-example-decode [--interpret] [--batch B] [--context L] [--replays N] [--pdl]
-//                        [--l2-ahead N]
+//                        [--pdl-exit] [--l2-ahead N]
 //
 // --interpret runs a small layer (hidden 96, 6/2 heads of 32, intermediate
 // 100) on tilec's CPU interpreter: no GPU needed (CI runs it). Otherwise
 // Qwen2.5-1.5B's shapes on the GPU, batch 1 with a context of 1024 tokens
 // unless told. --pdl launches every kernel with LaunchOptions::launchPdl
 // (programmatic dependent launch: each kernel's programs are placed while
-// the one before it finishes; sm_90+). --l2-ahead N has each GEMV program
+// the one before it finishes; sm_90+), each kernel releasing the next
+// right after its wait; --pdl-exit launches them so too, but each kernel
+// releases the next only as its programs exit (decode.py's
+// RELEASE_EARLY off). --l2-ahead N has each GEMV program
 // ask the L2 for the first N columns of its weight rows before it waits for
 // the kernel before (decode.py's L2_AHEAD). Exit status 0 when every check
 // passed.
@@ -196,7 +199,8 @@ bool closeToReference(const std::vector<uint16_t> &got, const std::vector<double
   return worst <= 1.0;
 }
 
-int run(bool interpret, int batch, int maxLen, int replays, bool pdl, int l2Ahead) {
+int run(bool interpret, int batch, int maxLen, int replays, bool pdl, bool releaseEarly,
+        int l2Ahead) {
   const tilec::Backend where = interpret ? tilec::Backend::Interpreter : tilec::Backend::GPU;
   Config c;
   if (interpret)
@@ -230,13 +234,15 @@ int run(bool interpret, int batch, int maxLen, int replays, bool pdl, int l2Ahea
     options.stream = stream.handle();
   }
   decode::DecoderLayer layer(c, kernels, w, batch, maxLen, dx, dpos, dk, dv, dout, options,
-                             128, l2Ahead);
+                             128, l2Ahead, releaseEarly);
 
   std::printf("decoder layer: hidden %d, %d/%d heads of %d, intermediate %d; batch %d, "
               "cache %d tokens, on the %s%s%s\n",
               c.hidden, c.qHeads, c.kvHeads, c.headDim, c.intermediate, batch, maxLen,
               interpret ? "interpreter" : "GPU",
-              pdl && !interpret ? " (programmatic dependent launches)" : "",
+              !pdl || interpret ? ""
+              : releaseEarly    ? " (programmatic dependent launches)"
+                                : " (programmatic dependent launches, released at exit)",
               l2Ahead > 0 ? ", weights asked into the L2 before each wait" : "");
   layer.step();
   stream.synchronize();
@@ -300,7 +306,7 @@ int run(bool interpret, int batch, int maxLen, int replays, bool pdl, int l2Ahea
 } // namespace
 
 int main(int argc, char **argv) {
-  bool interpret = false, pdl = false;
+  bool interpret = false, pdl = false, releaseEarly = true;
   int batch = 0, context = 0, replays = 200, l2Ahead = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -321,12 +327,14 @@ int main(int argc, char **argv) {
       replays = number();
     else if (a == "--pdl")
       pdl = true;
+    else if (a == "--pdl-exit")
+      pdl = true, releaseEarly = false;
     else if (a == "--l2-ahead")
       l2Ahead = number();
     else {
       std::fprintf(stderr,
                    "usage: tilec-example-decode [--interpret] [--batch B] [--context L] "
-                   "[--replays N] [--pdl] [--l2-ahead N]\n");
+                   "[--replays N] [--pdl] [--pdl-exit] [--l2-ahead N]\n");
       return 2;
     }
   }
@@ -337,7 +345,7 @@ int main(int argc, char **argv) {
   if (replays <= 0)
     replays = 1;
   try {
-    return run(interpret, batch, context, replays, pdl, l2Ahead);
+    return run(interpret, batch, context, replays, pdl, releaseEarly, l2Ahead);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
