@@ -16,8 +16,9 @@ figure. Each case is checked against float64 before it is timed. Cases:
   each of the three in both tilings at batch 1: one row per program
   (fp32 multiply-adds, "tilec rows") and 16 per program (tensor cores,
   "tilec mma", what deterministic mode runs at every batch), and the
-  one-row tiling launched with pdl (tiling_runs: back to back, each call
-  overlapping the one before as a layer's kernels do);
+  one-row tiling launched with pdl (tiling_runs: back to back in a graph,
+  each call launched before the one before it ends, as a layer's kernels
+  are; only the graph figures say anything of that);
 - decode attention, batch 1, L = 1024 / 8192 / 32768: tilec's split-KV
   pair vs SDPA with enable_gqa (GB/s of KV read), tilec's split size
   swept as well;
@@ -183,10 +184,11 @@ TILINGS = {"tilec rows": ds.ROW_TILES, "tilec mma": ds.MMA_TILES,
 def tiling_runs():
     """(name, tiles, pdl) of each GEMV run: every tiling of TILINGS with
     plain launches, and the shipped one-row tiling launched as
-    programmatic dependent launches, releasing the next call after its
-    wait ("pdl") or as it exits ("pdl exit"): back to back in a graph,
-    each call's launch and first loads then overlap the call before, as
-    a layer's kernels overlap under pdl."""
+    programmatic dependent launches, each call releasing the next after
+    its wait ("pdl") or once its programs have exited ("pdl exit"): back
+    to back in a graph, each call is then launched before the call before
+    it has ended, as a layer's kernels are under pdl. (do_bench's flush
+    between calls leaves nothing to overlap: its figures are plain.)"""
     runs = [(name, tiles, False) for name, tiles in TILINGS.items()]
     return runs + [("tilec rows pdl", ds.ROW_TILES, True),
                    ("tilec rows pdl exit", ds.ROW_TILES, "exit")]

@@ -61,10 +61,16 @@ def main():
     def extra(ap):
         ap.add_argument("--shape", type=shape, action="append",
                         help="MxNxK (repeatable): these shapes instead of SHAPES")
-        ap.add_argument("--dtypes", default="float16,bfloat16")
+        ap.add_argument("--dtypes", default="float16,bfloat16",
+                        help="float16 and/or bfloat16 (comma-separated)")
         ap.add_argument("--kernels", default=",".join(KERNELS),
                         help="which of " + ", ".join(KERNELS) + " (comma-separated)")
     args = common.parse_args(extra)
+    unknown = [name for name in args.kernels.split(",") if name not in KERNELS]
+    unknown += [name for name in args.dtypes.split(",") if name not in ("float16", "bfloat16")]
+    if unknown:
+        raise SystemExit(f"unknown kernel or dtype {unknown}: kernels are "
+                         f"{', '.join(KERNELS)}; dtypes float16, bfloat16")
     kernels = {name: KERNELS[name] for name in args.kernels.split(",")}
     shapes = args.shape or (QUICK if args.quick else SHAPES)
     rows = []

@@ -50,10 +50,12 @@ const std::pair<const char *, UnaryBuild> kUnary[] = {
 };
 
 /// libdevice's fast_* functions (fp32): the same math ops marked `afn`
-/// (approximate functions allowed), which the lowering turns into
-/// libdevice's __nv_fast_* (tanh.approx.f32, ex2.approx, lg2.approx, ...:
-/// one or two special-function instructions instead of a polynomial), and
-/// the interpreter runs as the exact functions.
+/// (approximate functions allowed), which the lowering turns into the
+/// hardware's approximations (upstream's calls of libdevice's
+/// __nv_fast_*: ex2.approx, lg2.approx, sin/cos.approx; tanh into
+/// tanh.approx.f32 itself: one or two special-function instructions
+/// instead of an accurate sequence), and the interpreter runs as the
+/// exact functions.
 template <class Op> mlir::Value approx(mlir::OpBuilder &b, mlir::Location l, mlir::Value x) {
   return b.create<Op>(l, x, arith::FastMathFlags::afn);
 }

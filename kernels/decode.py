@@ -59,10 +59,11 @@ warps. SPLIT = 128
 GROUP_PAD = 16 for attention; BLOCK_S = 64 for the combine. decode_step.py
 launches them (and a whole decoder layer).
 
-Each kernel calls _after_previous_kernel() first: launched with launch_pdl
-on sm_90+, a kernel's programs are placed on the SMs while the kernel
-before it runs, and wait there for it, so that the gap between two
-kernels of a step is not spent launching. With L2_AHEAD > 0 a GEMV
+Each kernel calls _after_previous_kernel(RELEASE_EARLY) first: launched
+with launch_pdl on sm_90+, a kernel's programs are placed on the SMs while
+the kernel before it runs (released by it right after its own wait, or
+with RELEASE_EARLY off once its programs have exited), and wait there for
+it, so that the gap between two kernels of a step is not spent launching. With L2_AHEAD > 0 a GEMV
 program first asks the L2 for the first L2_AHEAD columns of each of its
 weight rows (tl.extra.cuda.prefetch_l2; a streamed program as much of its
 run), which no kernel of the step writes, so that they are fetched while
@@ -83,9 +84,9 @@ def _after_previous_kernel(RELEASE_EARLY: tl.constexpr):
     projection's output is the layer's input). Then, with RELEASE_EARLY,
     let the next kernel start launching: its programs come to sit on the
     SMs beside this kernel's, waiting. Without it, the next kernel is
-    released as each program of this one exits, so it launches while this
-    kernel's last programs end and its writes are flushed, and never
-    shares an SM with it. (Released before the wait, each kernel's
+    released only once every program of this one has exited: it launches
+    while this kernel's writes are flushed, and never shares an SM with
+    it. (Released before the wait, each kernel's
     programs released the next at once, and a whole step's kernels came
     to sit on the SMs waiting: on an H100 four deterministic layers in a
     graph took 59.5 us each with launch_pdl, against 54.8 with plain

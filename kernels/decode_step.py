@@ -290,15 +290,24 @@ def _split_args(scratch, ksplit, fallback):
     return scratch
 
 
+#: The keyword arguments of a launch for each pdl mode: launch_pdl, and
+#: RELEASE_EARLY where it is not the kernels' default (so that the two
+#: spellings of a default launch share one compiled kernel).
+_PDL_LAUNCH_OPTIONS = {False: {"launch_pdl": False}, True: {"launch_pdl": True},
+                       "early": {"launch_pdl": True},
+                       "exit": {"launch_pdl": True, "RELEASE_EARLY": False}}
+
+
 def _pdl(pdl):
-    """The launch option and the kernels' RELEASE_EARLY for a launcher's
-    pdl: False (plain launches), True or "early" (launch_pdl, the next
-    kernel released right after each program's wait), or "exit"
-    (launch_pdl, the next kernel released as each program exits; see
+    """The launch keywords for a launcher's pdl: False (plain launches),
+    True or "early" (launch_pdl, each kernel releasing the next right after
+    its wait), or "exit" (launch_pdl, the next kernel released only once
+    every program of this one has exited: RELEASE_EARLY off; see
     decode.py's _after_previous_kernel)."""
-    if pdl not in PDL_MODES:
-        raise ValueError(f"pdl must be one of {PDL_MODES}, got {pdl!r}")
-    return {"launch_pdl": bool(pdl), "RELEASE_EARLY": pdl != "exit"}
+    try:
+        return _PDL_LAUNCH_OPTIONS[pdl]
+    except (KeyError, TypeError):
+        raise ValueError(f"pdl must be one of {PDL_MODES}, got {pdl!r}") from None
 
 
 def qkv_rope(k, cfg, batch, max_len, x, gamma, w_qkv, bias, pos, q, k_cache, v_cache,
@@ -427,16 +436,17 @@ class DecoderLayer:
     (programmatic dependent launch, sm_90+; ignored before): each kernel's
     programs are placed on the GPU while the one before it finishes, and
     wait for it (decode.py's _after_previous_kernel); each releases the
-    next right after its wait. pdl="exit" releases the next kernel only as
-    each program exits, so that kernels do not share the SMs. A tiling's
-    l2_ahead then has the GEMVs ask for their first weights into the L2
-    before that wait. The results are the same."""
+    next right after its wait. pdl="exit" launches them so too, but each
+    kernel releases the next only once all its programs have exited, so
+    that kernels do not share the SMs. Under either, a tiling's l2_ahead
+    has the GEMVs ask for their first weights into the L2 before their
+    wait. The results are the same in every mode."""
 
     def __init__(self, cfg, weights, batch, max_len, empty, kernels=None,
                  deterministic=True, split=None, tiles=None, pdl=False):
         cfg.check(batch, max_len)
         self.cfg, self.w, self.batch, self.max_len = cfg, weights, batch, max_len
-        _pdl(pdl)
+        _pdl(pdl)  # a bad mode is refused here, before any launch
         self.pdl = pdl
         self.split = split or split_for(batch, max_len, cfg.kv_heads, deterministic)
         self.tiles = tiles or tiles_for(batch, deterministic)

@@ -56,15 +56,18 @@ def relu(x):
 
 
 @tilec.jit
-def gelu_tanh(x):
-    # tanh approximation of GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
-    # the tanh as one tanh.approx.f32 (libdevice.fast_tanhf: within about
-    # 2^-11 of tanh, so within about 2^-12 |x| of the exact GELU), where
-    # tanh through exp and a division spent two special-function
-    # instructions per element (with them, bias + GELU cost 18-27% at
-    # 3000 x 5000 x 1000 on an H200: docs/results.md).
+def gelu_tanh(x, APPROX: tl.constexpr = False):
+    # tanh approximation of GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    # The tanh through exp and a division (two special-function
+    # instructions per element, each within a few ulp), or with APPROX
+    # one tanh.approx.f32 (libdevice.fast_tanhf: within about 2^-11
+    # relative of tanh, so within about 2^-12 |x| of the GELU).
     inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
-    return 0.5 * x * (1.0 + tl.extra.cuda.libdevice.fast_tanhf(inner))
+    if APPROX:
+        t = tl.extra.cuda.libdevice.fast_tanhf(inner)
+    else:
+        t = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0
+    return 0.5 * x * (1.0 + t)
 
 
 @tilec.jit
@@ -137,15 +140,23 @@ def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, 
 
 
 @tilec.jit
-def epilogue(acc, bias_ptr, N, rn, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
-    """bias and activation on the accumulator in its registers."""
+def epilogue(acc, c_ptr, bias_ptr, N, rn, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """bias and activation on the accumulator in its registers. GELU's
+    tanh is approximate (gelu_tanh's APPROX) where C has fewer than 32
+    bits, whose own rounding is coarser than the approximation's error,
+    and computed in full for an fp32 C. (Two special-function
+    instructions per element made bias + GELU cost 18-27% of the product
+    at 3000 x 5000 x 1000 on an H200: docs/results.md.)"""
     if HAS_BIAS:
         bias = tl.load(bias_ptr + rn, mask=rn < N, other=0)
         acc = acc + bias[None, :]
     if ACTIVATION == "relu":
         acc = relu(acc)
     elif ACTIVATION == "gelu":
-        acc = gelu_tanh(acc)
+        if c_ptr.dtype.element_ty == tl.float32:
+            acc = gelu_tanh(acc, False)
+        else:
+            acc = gelu_tanh(acc, True)
     return acc
 
 
@@ -154,7 +165,7 @@ def epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn, rm, rn,
                    HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
     """bias, activation and the cast to C's type on the accumulator in its
     registers, then the one store of the tile."""
-    acc = epilogue(acc, bias_ptr, N, rn, HAS_BIAS, ACTIVATION)
+    acc = epilogue(acc, c_ptr, bias_ptr, N, rn, HAS_BIAS, ACTIVATION)
     c_ptrs = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -168,7 +179,8 @@ def epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn
     TMA_STORE through C's descriptor (on sm_90a one thread's TMA copies from
     a shared buffer; elsewhere the same masked store)."""
     if TMA_STORE:
-        acc = epilogue(acc, bias_ptr, N, n + tl.arange(0, BLOCK_N), HAS_BIAS, ACTIVATION)
+        acc = epilogue(acc, c_ptr, bias_ptr, N, n + tl.arange(0, BLOCK_N), HAS_BIAS,
+                       ACTIVATION)
         c_desc.store([m, n], acc)
     else:
         epilogue_store(acc, c_ptr, bias_ptr, M, N, stride_cm, stride_cn,
@@ -558,7 +570,9 @@ def _tuned_grid(META):
 def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
            config=None, autotune=False, scale_a=None, scale_b=None,
            max_num_imprecise_acc=None, tuned=True):
-    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides).
+    """C = act(A @ B + bias) for 2-D torch tensors (or arrays with strides);
+    act is "", "relu" or "gelu" (tanh-approximated GELU, whose tanh is
+    tanh.approx.f32 for a C of fewer than 32 bits: epilogue()).
     `config` is one of matmul_configs(); with `autotune` the fastest of
     those for this M, N and K (autotuned_kernel()) instead. Given neither,
     a 16-bit product of torch tensors on a GPU the shipped table covers

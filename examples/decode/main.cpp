@@ -256,7 +256,9 @@ int run(bool interpret, int batch, int maxLen, int replays, bool pdl, bool relea
 
   // The same step captured in a graph (on the caches as they are now),
   // and an eager twin on copies of them: each replay at the next
-  // positions must match the eager step bit for bit.
+  // positions must match the eager step bit for bit. (The twin releases
+  // each kernel's successor after its wait whatever --pdl-exit says: the
+  // results do not depend on when a kernel is released.)
   std::vector<uint16_t> kNow(cacheCount), vNow(cacheCount);
   dk.download(kNow.data());
   dv.download(vNow.data());

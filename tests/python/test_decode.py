@@ -164,14 +164,14 @@ def test_attention_split_and_combine(kernels, split):
     assert_close(out.value, want, 3 * TOL)
 
 
-def make_layer(kernels, cfg, w, batch, max_len, tiles=None):
+def make_layer(kernels, cfg, w, batch, max_len, tiles=None, pdl=False):
     def empty(shape, dtype):
         if dtype == "bf16":
             return Bf16(shape=shape).arg
         return np.zeros(shape, np.float32 if dtype == "fp32" else np.int32)
     weights = {name: a.arg for name, a in w.items()}
     return decode_step.DecoderLayer(cfg, weights, batch, max_len, empty, kernels=kernels,
-                                    split=64, tiles=tiles)
+                                    split=64, tiles=tiles, pdl=pdl)
 
 
 @TILINGS
@@ -429,24 +429,89 @@ def test_gemv_kernels_ask_for_their_weights_before_the_wait():
         assert accesses.count("griddepcontrol.wait") == 1
         plain = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
         assert "cp.async.bulk.prefetch" not in plain, fn
-        # Each kernel releases the next right after its wait, or, with
-        # RELEASE_EARLY off (pdl="exit"), not at all: as its programs exit.
-        assert re.findall(r"griddepcontrol\.\w+", plain) == [
+
+
+def test_every_kernel_releases_the_next_after_its_wait_or_at_exit():
+    # _after_previous_kernel: each of the seven kernels waits for the one
+    # before, then releases the next (griddepcontrol.launch_dependents);
+    # with RELEASE_EARLY off (pdl="exit") it only waits, and the next is
+    # released once its programs have exited.
+    k = decode_step.Kernels()
+    bf, f32p, i32p = "*bf16:16", "*fp32:16", "*i32:16"
+    qkv = [bf] * 4 + [i32p] + [bf] * 3 + ["i32"] + ["i32:16"] * 6 + ["fp32", f32p, i32p]
+    gemv = [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16", f32p, i32p]
+    cases = [(k.rmsnorm_qkv_rope, qkv,
+              dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=4, BLOCK_B=1,
+                   BLOCK_K=512)),
+             (k.gate_up_swiglu, [bf] * 4 + ["i32"] + ["i32:16"] * 4 + ["fp32"],
+              dict(NORM=True, PAIRS=32, BLOCK_B=16, BLOCK_K=64)),
+             (k.gemv_residual, gemv, dict(ROWS=16, BLOCK_B=16, BLOCK_K=512)),
+             (k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
+              dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6, STAGES=3)),
+             (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
+              dict(ROWS=4, BLOCK_K=1024, K_TILES=9, STAGES=3)),
+             (k.attention_split, [bf, bf, bf, i32p, f32p, f32p] + ["i32:16"] * 9 + ["fp32"],
+              dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=128, BLOCK_L=64, STAGES=2)),
+             (k.attention_combine, [f32p, f32p, i32p, bf] + ["i32:16"] * 6,
+              dict(D=128, SPLIT=128, BLOCK_S=64))]
+    for fn, signature, constexprs in cases:
+        early = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
+        assert re.findall(r"griddepcontrol\.\w+", early) == [
             "griddepcontrol.wait", "griddepcontrol.launch_dependents"], fn
-        late = fn.compile(signature, target="sm_90a", num_warps=4, RELEASE_EARLY=False,
-                          **constexprs).asm["ptx"]
-        assert re.findall(r"griddepcontrol\.\w+", late) == ["griddepcontrol.wait"], fn
+        at_exit = fn.compile(signature, target="sm_90a", num_warps=4, RELEASE_EARLY=False,
+                             **constexprs).asm["ptx"]
+        assert re.findall(r"griddepcontrol\.\w+", at_exit) == ["griddepcontrol.wait"], fn
 
 
 def test_layer_pdl_modes():
     # pdl: False, True, "early" or "exit"; anything else is refused before
-    # a kernel is launched.
-    assert decode_step._pdl(False) == {"launch_pdl": False, "RELEASE_EARLY": True}
-    assert decode_step._pdl(True) == decode_step._pdl("early") == {
-        "launch_pdl": True, "RELEASE_EARLY": True}
+    # a kernel is launched. RELEASE_EARLY is passed only where it is not
+    # the kernels' default (one compiled kernel for both spellings).
+    assert decode_step._pdl(False) == {"launch_pdl": False}
+    assert decode_step._pdl(True) == decode_step._pdl("early") == {"launch_pdl": True}
     assert decode_step._pdl("exit") == {"launch_pdl": True, "RELEASE_EARLY": False}
-    for bad in ("late", 2, None):
+    for bad in ("late", 2, None, [True]):
         with pytest.raises(ValueError, match="pdl must be one of"):
             decode_step._pdl(bad)
     with pytest.raises(ValueError, match="pdl must be one of"):
         decode_step.DecoderLayer(CFG, {}, 1, 16, None, pdl="late")
+
+
+class _Recorded:
+    """A JIT function whose launches record their keyword arguments."""
+
+    def __init__(self, fn, launches):
+        self.fn, self.launches = fn, launches
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.launches.append(kwargs)
+            return self.fn[grid](*args, **kwargs)
+        return launch
+
+
+@pytest.mark.parametrize("pdl,release_early", [(False, None), (True, None), ("exit", False)])
+def test_a_layers_launches_carry_its_pdl_mode(pdl, release_early):
+    # Every launch of a layer's step (on the interpreter, which ignores the
+    # launch option itself) carries the layer's mode, and the results are
+    # those of plain launches.
+    rng = np.random.default_rng(8)
+    batch, max_len = 2, 70
+    w = ref.random_weights(rng, CFG)
+    pos = np.array([3, 69], np.int32)
+    shape = (batch, CFG.kv_heads, max_len, CFG.head_dim)
+    k_cache, v_cache = ref.random_bf16(rng, *shape), ref.random_bf16(rng, *shape)
+    x = ref.random_bf16(rng, batch, CFG.hidden)
+    want = ref.layer(CFG, {n: a.value for n, a in w.items()}, x.value, pos, k_cache.value,
+                     v_cache.value)
+    launches = []
+    kernels = decode_step.Kernels(interpret=True)
+    for name in decode_step.Kernels.NAMES:
+        setattr(kernels, name, _Recorded(getattr(kernels, name), launches))
+    layer = make_layer(kernels, CFG, w, batch, max_len, pdl=pdl)
+    out = Bf16(shape=(batch, CFG.hidden))
+    layer.step(x.arg, pos, k_cache.arg, v_cache.arg, out.arg)
+    assert len(launches) == 6
+    assert all(l["launch_pdl"] == bool(pdl) for l in launches)
+    assert all(l.get("RELEASE_EARLY") == release_early for l in launches)
+    assert_close(out.value, want, 4 * TOL)

@@ -405,3 +405,20 @@ def test_column_major_b_configs_run_on_wgmma(tmp_path, kernel, operand, output, 
         ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
     else:
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize("output,approximate", [("fp16", True), ("bf16", True), ("fp32", False)])
+def test_gelu_tanh_is_approximate_below_fp32(output, approximate):
+    # The fused GELU takes tanh.approx.f32 where C has fewer than 32 bits
+    # (its rounding is coarser than the instruction's 2^-11) and the
+    # accurate exp and division for an fp32 C (matmul.epilogue).
+    bm, bn, bk, gm, warps, stages = matmul.matmul_configs("float16", True)[0]
+    operand = "bf16" if output == "bf16" else "fp16"
+    k = matmul.matmul_desc_kernel.compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*fp32:16,i32:16,i32:16,"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=True, ACTIVATION="gelu")
+    ptx = k.asm["ptx"]
+    assert ("tanh.approx.f32" in ptx) == approximate
+    assert ("ex2.approx" in ptx) != approximate
