@@ -63,11 +63,12 @@ Each kernel calls _after_previous_kernel(RELEASE_EARLY) first: launched
 with launch_pdl on sm_90+, a kernel's programs are placed on the SMs while
 the kernel before it runs (released by it right after its own wait, or
 with RELEASE_EARLY off once its programs have exited), and wait there for
-it, so that the gap between two kernels of a step is not spent launching. With L2_AHEAD > 0 a GEMV
-program first asks the L2 for the first L2_AHEAD columns of each of its
-weight rows (tl.extra.cuda.prefetch_l2; a streamed program as much of its
-run), which no kernel of the step writes, so that they are fetched while
-the kernel before it ends.
+it, so that the gap between two kernels of a step is not spent
+launching. With L2_AHEAD > 0 a GEMV program first asks the L2 for the
+first L2_AHEAD columns of each of its weight rows
+(tl.extra.cuda.prefetch_l2; a streamed program as much of its run), which
+no kernel of the step writes, so that they are fetched while the kernel
+before it ends.
 """
 import tilec
 import tilec.language as tl
@@ -86,12 +87,11 @@ def _after_previous_kernel(RELEASE_EARLY: tl.constexpr):
     SMs beside this kernel's, waiting. Without it, the next kernel is
     released only once every program of this one has exited: it launches
     while this kernel's writes are flushed, and never shares an SM with
-    it. (Released before the wait, each kernel's
-    programs released the next at once, and a whole step's kernels came
-    to sit on the SMs waiting: on an H100 four deterministic layers in a
-    graph took 59.5 us each with launch_pdl, against 54.8 with plain
-    launches.) Both are free without launch_pdl, and nothing before sm_90
-    or in the interpreter."""
+    it. (Released before the wait, each kernel's programs released the
+    next at once, and a whole step's kernels came to sit on the SMs
+    waiting: on an H100 four deterministic layers in a graph took 59.5 us
+    each with launch_pdl, against 54.8 with plain launches.) Both are free
+    without launch_pdl, and nothing before sm_90 or in the interpreter."""
     tl.extra.cuda.gdc_wait()
     if RELEASE_EARLY:
         tl.extra.cuda.gdc_launch_dependents()
