@@ -287,7 +287,8 @@ def test_programmatic_dependent_launches_compute_the_same(setup, batch, determin
     # replayed from a graph, bitwise what plain launches compute; so with
     # each GEMV program asking for its weights into the L2 before its wait
     # (whole rows or the first 1536 columns; the first 100), and with each
-    # kernel releasing the next only as its programs exit (pdl="exit").
+    # kernel releasing the next only once its programs have exited
+    # (pdl="exit").
     torch, w, _ = setup
     max_len, layers = 1024, 4
     kernels = decode_step.Kernels(deterministic=deterministic)
