@@ -193,8 +193,13 @@ SPLIT, BLOCK_L, BLOCK_S = 128, 64, 64
 ATTENTION_STAGES = 2
 NUM_WARPS = 4
 #: A launcher's pdl argument (_pdl): False, True (the same as "early"),
-#: "early" or "exit".
-PDL_MODES = (False, True, "early", "exit")
+#: "early" or "exit", and the keyword arguments of a launch in each mode:
+#: launch_pdl, and RELEASE_EARLY where it is not the kernels' default (so
+#: that the two spellings of a default launch share one compiled kernel).
+_PDL_LAUNCH_OPTIONS = {False: {"launch_pdl": False}, True: {"launch_pdl": True},
+                       "early": {"launch_pdl": True},
+                       "exit": {"launch_pdl": True, "RELEASE_EARLY": False}}
+PDL_MODES = tuple(_PDL_LAUNCH_OPTIONS)
 #: Programs the adaptive split aims at (two per SM of an H200).
 ADAPTIVE_PROGRAMS = 264
 
@@ -288,14 +293,6 @@ def _split_args(scratch, ksplit, fallback):
         raise ValueError("a tiling whose GEMVs share K (ksplit > 1) needs the scratch of "
                          "make_scratch()")
     return scratch
-
-
-#: The keyword arguments of a launch for each pdl mode: launch_pdl, and
-#: RELEASE_EARLY where it is not the kernels' default (so that the two
-#: spellings of a default launch share one compiled kernel).
-_PDL_LAUNCH_OPTIONS = {False: {"launch_pdl": False}, True: {"launch_pdl": True},
-                       "early": {"launch_pdl": True},
-                       "exit": {"launch_pdl": True, "RELEASE_EARLY": False}}
 
 
 def _pdl(pdl):

@@ -396,28 +396,34 @@ def test_streamed_kernels_pipeline_their_loop_and_pass_the_deterministic_check()
         assert "memdesc<3x" in c.asm["tilegpu"], fn
 
 
+def _sm90_kernel_cases(k):
+    """(kernel, signature, constexprs) of each decode kernel of `k`
+    (decode_step.Kernels) at a tiling a layer launches: the five GEMVs
+    first, then attention_split and attention_combine."""
+    bf, f32p, i32p = "*bf16:16", "*fp32:16", "*i32:16"
+    qkv = [bf] * 4 + [i32p] + [bf] * 3 + ["i32"] + ["i32:16"] * 6 + ["fp32", f32p, i32p]
+    return [(k.rmsnorm_qkv_rope, qkv,
+             dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=4, BLOCK_B=1,
+                  BLOCK_K=512, STAGES=3)),
+            (k.gate_up_swiglu, [bf] * 4 + ["i32"] + ["i32:16"] * 4 + ["fp32"],
+             dict(NORM=True, PAIRS=32, BLOCK_B=16, BLOCK_K=64, STAGES=3)),
+            (k.gemv_residual, [bf] * 4 + ["i32"] + ["i32:16"] * 5 + [f32p, i32p],
+             dict(ROWS=16, BLOCK_B=16, BLOCK_K=512, STAGES=3, CHAINS=2, SLICES=4)),
+            (k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
+             dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6, STAGES=3)),
+            (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
+             dict(ROWS=4, BLOCK_K=1024, K_TILES=9, STAGES=3)),
+            (k.attention_split, [bf, bf, bf, i32p, f32p, f32p] + ["i32:16"] * 9 + ["fp32"],
+             dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=128, BLOCK_L=64, STAGES=2)),
+            (k.attention_combine, [f32p, f32p, i32p, bf] + ["i32:16"] * 6,
+             dict(D=128, SPLIT=128, BLOCK_S=64))]
+
+
 def test_gemv_kernels_ask_for_their_weights_before_the_wait():
     # With L2_AHEAD the GEMVs' bulk prefetches come before griddepcontrol.wait
     # (the weights are on their way while the kernel before ends), issued
     # only by the first batch block's programs; without it there are none.
-    k = decode_step.Kernels()
-    bf = "*bf16:16"
-    qkv = [bf] * 4 + ["*i32:16"] + [bf] * 3 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16",
-                      "fp32", "*fp32:16", "*i32:16"]
-    cases = [(k.rmsnorm_qkv_rope, qkv,
-              dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=4, BLOCK_B=1,
-                   BLOCK_K=512, STAGES=3)),
-             (k.gate_up_swiglu, [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16",
-                                            "fp32"],
-              dict(NORM=True, PAIRS=32, BLOCK_B=16, BLOCK_K=64, STAGES=3)),
-             (k.gemv_residual, [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16",
-                                           "i32:16", "*fp32:16", "*i32:16"],
-              dict(ROWS=16, BLOCK_B=16, BLOCK_K=512, STAGES=3, CHAINS=2, SLICES=4)),
-             (k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
-              dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6, STAGES=3)),
-             (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
-              dict(ROWS=4, BLOCK_K=1024, K_TILES=9, STAGES=3))]
-    for fn, signature, constexprs in cases:
+    for fn, signature, constexprs in _sm90_kernel_cases(decode_step.Kernels())[:5]:
         ptx = fn.compile(signature, target="sm_90a", num_warps=4, L2_AHEAD=1536,
                          **constexprs).asm["ptx"]
         # Nothing that reads or writes memory comes before the wait but the
@@ -436,25 +442,7 @@ def test_every_kernel_releases_the_next_after_its_wait_or_at_exit():
     # before, then releases the next (griddepcontrol.launch_dependents);
     # with RELEASE_EARLY off (pdl="exit") it only waits, and the next is
     # released once its programs have exited.
-    k = decode_step.Kernels()
-    bf, f32p, i32p = "*bf16:16", "*fp32:16", "*i32:16"
-    qkv = [bf] * 4 + [i32p] + [bf] * 3 + ["i32"] + ["i32:16"] * 6 + ["fp32", f32p, i32p]
-    gemv = [bf] * 4 + ["i32", "i32:16", "i32:16", "i32:16", "i32:16", "i32:16", f32p, i32p]
-    cases = [(k.rmsnorm_qkv_rope, qkv,
-              dict(HQ=12, HKV=2, D=128, LOG2_THETA=19.93, HAS_BIAS=True, PAIRS=4, BLOCK_B=1,
-                   BLOCK_K=512)),
-             (k.gate_up_swiglu, [bf] * 4 + ["i32"] + ["i32:16"] * 4 + ["fp32"],
-              dict(NORM=True, PAIRS=32, BLOCK_B=16, BLOCK_K=64)),
-             (k.gemv_residual, gemv, dict(ROWS=16, BLOCK_B=16, BLOCK_K=512)),
-             (k.gate_up_swiglu_flat, [bf] * 4 + ["i32:16", "i32:16", "i32", "fp32"],
-              dict(NORM=True, PAIRS=8, BLOCK_K=256, K_TILES=6, STAGES=3)),
-             (k.gemv_residual_flat, [bf] * 4 + ["i32:16", "i32:16", "i32"],
-              dict(ROWS=4, BLOCK_K=1024, K_TILES=9, STAGES=3)),
-             (k.attention_split, [bf, bf, bf, i32p, f32p, f32p] + ["i32:16"] * 9 + ["fp32"],
-              dict(GROUP=6, GROUP_PAD=16, D=128, SPLIT=128, BLOCK_L=64, STAGES=2)),
-             (k.attention_combine, [f32p, f32p, i32p, bf] + ["i32:16"] * 6,
-              dict(D=128, SPLIT=128, BLOCK_S=64))]
-    for fn, signature, constexprs in cases:
+    for fn, signature, constexprs in _sm90_kernel_cases(decode_step.Kernels()):
         early = fn.compile(signature, target="sm_90a", num_warps=4, **constexprs).asm["ptx"]
         assert re.findall(r"griddepcontrol\.\w+", early) == [
             "griddepcontrol.wait", "griddepcontrol.launch_dependents"], fn
