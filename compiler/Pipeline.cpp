@@ -272,8 +272,9 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
     return false;
   }
   stages.tilegpu = print(module);
-  // (A warp-specialised kernel launches its producer warp beside them.)
-  stages.numWarps = options.numWarps;
+  // (A warp-specialised kernel launches its producer warp beside them,
+  // and each of its consumer groups is num_warps warps.)
+  stages.numWarps = options.numWarps * tilegpu::getConsumerGroups(module);
   if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr))
     stages.numWarps += unsigned(producers.getInt());
   std::vector<std::string> cudaCallees;

@@ -169,10 +169,24 @@ void Generator::genFor(const ForStmt &stmt) {
     fail(call->loc, "range takes 1 to 3 arguments");
   std::optional<int64_t> numStages;
   bool warpSpecialize = false;
+  std::optional<int64_t> consumerGroups;
   for (const Keyword &k : call->keywords) {
     if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
-        k.name != "warp_specialize")
+        k.name != "warp_specialize" && k.name != "num_consumer_groups")
       fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
+    if (k.name == "num_consumer_groups") {
+      if (callee.text != "tl.range")
+        fail(k.loc, "num_consumer_groups is a tl.range argument");
+      Value groups = gen(*k.value);
+      if (groups.kind != Value::Kind::Int || groups.intValue < 1 || groups.intValue > 4)
+        fail(k.value->loc, "num_consumer_groups must be a compile-time integer from 1 to 4, "
+                           "got " +
+                               (groups.kind == Value::Kind::Int
+                                    ? std::to_string(groups.intValue)
+                                    : groups.describe()));
+      consumerGroups = groups.intValue;
+      continue;
+    }
     if (k.name == "warp_specialize") {
       if (callee.text != "tl.range")
         fail(k.loc, "warp_specialize is a tl.range argument");
@@ -270,6 +284,14 @@ void Generator::genFor(const ForStmt &stmt) {
     forOp->setAttr(tile::kNumStagesAttr, b_.getI32IntegerAttr(int32_t(*numStages)));
   if (warpSpecialize)
     forOp->setAttr(tile::kWarpSpecializeAttr, b_.getUnitAttr());
+  // (Consumer groups divide a warp-specialised loop's work: without a
+  // producer warpgroup there is nothing to divide.)
+  if (consumerGroups && *consumerGroups > 1) {
+    if (!warpSpecialize)
+      fail(call->loc, "num_consumer_groups > 1 needs warp_specialize=True");
+    forOp->setAttr(tile::kNumConsumerGroupsAttr,
+                   b_.getI32IntegerAttr(int32_t(*consumerGroups)));
+  }
   {
     mlir::OpBuilder::InsertionGuard guard(b_);
     mlir::Block *body = forOp.getBody();

@@ -349,7 +349,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                              STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
                              TMA_STORE: tl.constexpr = False,
-                             EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False):
+                             EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False,
+                             CONSUMER_GROUPS: tl.constexpr = 1):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -358,9 +359,11 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     runs, and on sm_90a the dot stays in flight except in a tile's last
     iteration, whose epilogue waits for it (docs/pipeline.md). With
     WARP_SPECIALIZE a producer warpgroup issues the copies instead, running
-    up to STAGES iterations ahead of the warps that multiply. With TMA_STORE
-    each tile goes out through C's descriptor (TMA on sm_90a). B_K_MAJOR as
-    matmul_desc_kernel's."""
+    up to STAGES iterations ahead of the warps that multiply, and
+    CONSUMER_GROUPS > 1 groups of num_warps warps take turns at the tiles
+    (ping-pong: one group's epilogue runs while the next multiplies). With
+    TMA_STORE each tile goes out through C's descriptor (TMA on sm_90a).
+    B_K_MAJOR as matmul_desc_kernel's."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
@@ -374,7 +377,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE):
+    for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE,
+                      num_consumer_groups=CONSUMER_GROUPS):
         # (With a producer warpgroup its loop, which only copies, finds the
         # tiles with multiplications; a loop of wgmma keeps its divisions.)
         pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
@@ -389,9 +393,16 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                                   EPILOGUE_PIECES)
             acc = tl.zeros_like(acc)
     if k_steps == 0:  # K = 0: C is the epilogue of zeros
+        # (The loop's accumulator, zeros in the dots' layout, whose pieces
+        # need no shared memory; consumer groups each have their own, which
+        # the code after the loop cannot read: a new tile of zeros there.)
+        if CONSUMER_GROUPS == 1:
+            zeros = acc
+        else:
+            zeros = tl.zeros_like(acc)
         for t in range(pid, tiles, programs):
             pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
+            epilogue_store_pieces(zeros, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
                                   pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N,
                                   HAS_BIAS, ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
 
@@ -673,7 +684,8 @@ def default_epilogue_pieces(config, c_bytes):
 
 
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
-               warp_specialize=False, tma_store=False, epilogue_pieces=None):
+               warp_specialize=False, tma_store=False, epilogue_pieces=None,
+               consumer_groups=1):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
@@ -688,7 +700,9 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     N (row-major) or along K (column-major, as `b.T` of an N x K tensor:
     read as N x K blocks and transposed, which wgmma takes for every type,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to
-    mma.sync). An empty C is
+    mma.sync). `consumer_groups` > 1 (persistent and warp-specialised
+    only) gives the persistent kernel that many groups of the config's
+    warps, taking turns at its tiles (ping-pong). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -696,6 +710,8 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
     assert programs is None or programs >= 1, "programs must be at least 1"
+    assert consumer_groups == 1 or (programs is not None and warp_specialize), \
+        "consumer_groups needs the persistent kernel (programs) and warp_specialize"
     if M == 0 or N == 0:
         return c
     if K == 0:
@@ -733,5 +749,5 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
             TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
-            num_warps=warps)
+            CONSUMER_GROUPS=consumer_groups, num_warps=warps)
     return c

@@ -143,7 +143,7 @@ SmallVector<AsyncDot> tilec::asynchronousDots(scf::ForOp loop,
 }
 
 void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
-                              ArrayRef<AsyncDot> async) {
+                              ArrayRef<AsyncDot> async, bool waitAfter) {
   Location loc = loop.getLoc();
   for (const AsyncDot &inFlight : async) {
     tilegpu::WarpGroupDotOp dot = inFlight.dot;
@@ -152,6 +152,8 @@ void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
       waitInEpilogue(rewriter, loop, inFlight);
       rewriter.setInsertionPointAfter(loop);
     }
+    if (!waitAfter)
+      continue;
     unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - loop.getNumInductionVars();
     Value result = loop.getResult(index);
     std::optional<APInt> trips = loop.getStaticTripCount();

@@ -47,8 +47,9 @@ asynchronousDots(mlir::scf::ForOp loop, llvm::ArrayRef<tilegpu::WarpGroupDotOp> 
 /// the last one's instructions with a warp_group_dot_wait {pending = 0}
 /// after the loop, before anything reads the accumulator. The waits go at
 /// the rewriter's insertion point, or right after `loop` where an epilogue
-/// was rewritten; the insertion point is left after the last wait.
+/// was rewritten; the insertion point is left after the last wait. Without
+/// `waitAfter` the caller ends the last instructions itself.
 void leaveDotsInFlight(mlir::RewriterBase &rewriter, mlir::scf::ForOp loop,
-                       llvm::ArrayRef<AsyncDot> async);
+                       llvm::ArrayRef<AsyncDot> async, bool waitAfter = true);
 
 } // namespace tilec

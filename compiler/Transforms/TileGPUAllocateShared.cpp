@@ -15,11 +15,20 @@
 // one block is an error naming the kernel, and the attribute then holds
 // that kernel's need (compileToPTX reports it, the autotuner drops the
 // config for it).
+//
+// With consumer groups (tilegpu.consumer_groups > 1) each group runs the
+// consumers' code on buffers of its own: what the consumers' region of
+// the warp roles allocates is placed in an arena of its own, after the
+// rest (the rings and their barriers, which the groups share), once per
+// group; those owners carry the arena's size as
+// tilegpu.group_shared_stride, group g's copy being that many bytes
+// further per group.
 #include "compiler/Analysis/SharedLifetimes.h"
 #include "compiler/Dialect/TileGPU/TileGPU.h"
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -40,9 +49,20 @@ struct Buffer {
   int64_t offset = -1;
 };
 
+/// Whether `op` is in the consumers' region of a warp-specialised kernel's
+/// roles (the else of the tilegpu.warp_roles scf.if).
+bool inConsumerRegion(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp())
+    if (auto roles = dyn_cast<scf::IfOp>(parent))
+      if (roles->hasAttr(tilegpu::kWarpRolesAttr))
+        return roles.getElseRegion().isAncestor(op->getParentRegion());
+  return false;
+}
+
 class SharedAllocation {
 public:
-  LogicalResult collect(func::FuncOp func) {
+  /// The buffers of `func` that `include` accepts (by owner).
+  LogicalResult collect(func::FuncOp func, function_ref<bool(Operation *)> include) {
     SmallVector<SharedLifetime> lifetimes;
     Operation *unmodelled = nullptr;
     if (failed(collectSharedLifetimes(func, lifetimes, &unmodelled))) {
@@ -54,7 +74,8 @@ public:
       return failure();
     }
     for (const SharedLifetime &lifetime : lifetimes)
-      buffers_.push_back(Buffer{lifetime});
+      if (include(lifetime.owner))
+        buffers_.push_back(Buffer{lifetime});
     return success();
   }
 
@@ -91,11 +112,15 @@ public:
     return int64_t(llvm::alignTo(total, kSharedAlignment));
   }
 
-  void annotate() {
+  /// Writes each buffer's offset, `base` bytes further; with `stride`, the
+  /// buffers are one copy per consumer group, that many bytes apart.
+  void annotate(int64_t base = 0, int64_t stride = 0) {
     for (const Buffer &b : buffers_) {
       Operation *owner = b.lifetime.owner;
-      owner->setAttr(tilegpu::kSharedOffsetAttr,
-                     IntegerAttr::get(IntegerType::get(owner->getContext(), 32), b.offset));
+      auto i32 = IntegerType::get(owner->getContext(), 32);
+      owner->setAttr(tilegpu::kSharedOffsetAttr, IntegerAttr::get(i32, base + b.offset));
+      if (stride)
+        owner->setAttr(tilegpu::kGroupSharedStrideAttr, IntegerAttr::get(i32, stride));
     }
   }
 
@@ -112,11 +137,23 @@ struct TileGPUAllocateSharedPass
     if (!target)
       return signalPassFailure();
     int64_t moduleBytes = 0;
+    unsigned groups = tilegpu::getConsumerGroups(module);
     for (auto func : module.getOps<func::FuncOp>()) {
-      SharedAllocation allocation;
-      if (failed(allocation.collect(func)))
+      SharedAllocation allocation, perGroup;
+      if (failed(allocation.collect(
+              func, [&](Operation *owner) { return groups == 1 || !inConsumerRegion(owner); })))
         return signalPassFailure();
       int64_t bytes = allocation.place();
+      int64_t groupBase = 0, stride = 0;
+      if (groups > 1) {
+        if (failed(perGroup.collect(func, inConsumerRegion)))
+          return signalPassFailure();
+        // (1024-byte steps keep every copy's swizzled buffers aligned.)
+        groupBase = int64_t(llvm::alignTo(bytes, 1024));
+        stride = int64_t(llvm::alignTo(perGroup.place(), 1024));
+        if (stride)
+          bytes = groupBase + groups * stride;
+      }
       if (bytes > target->maxSharedBytesPerBlock) {
         // The need stays on the module, so that the driver can report it
         // (the autotuner drops such a config before LLVM and ptxas run).
@@ -129,6 +166,8 @@ struct TileGPUAllocateSharedPass
         return signalPassFailure();
       }
       allocation.annotate();
+      if (stride)
+        perGroup.annotate(groupBase, stride);
       moduleBytes = std::max(moduleBytes, bytes);
     }
     module->setAttr(tilegpu::kSharedBytesAttr,

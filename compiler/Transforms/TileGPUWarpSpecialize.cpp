@@ -55,6 +55,16 @@
 // and makes the consumers' barriers named barriers of their threads. The
 // module's tilegpu.producer_warps (4) grows the block by one warpgroup.
 //
+// With tl.range(..., num_consumer_groups=G) the consumers are G groups of
+// num_warps warps taking turns at the loop's tiles (a tile ends where the
+// dots' accumulators are reset): each walks every iteration and works in
+// its turns only, holding its own accumulators, freeing its slots as the
+// single group does and a tile's last slot at the tile's end; group g is
+// warp / num_warps, and the code after the loop runs in group 0
+// (takeTurns; docs/pipeline.md). The lowering numbers each group's
+// threads from 0 and gives it named barrier 1 + g; the shared allocator
+// gives it its own copy of the consumers' buffers.
+//
 // Where it does not apply (before sm_90a; a loop whose dot operands are not
 // all TMA reads wgmma reads: pointer loads, descriptors a debug compile or
 // `tilec aot` reads through pointers, dots on mma.sync) the attribute is
@@ -183,6 +193,82 @@ std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value ph
 /// A located error (reported as the diagnostic goes out of scope).
 FailureOr<bool> refuse(InFlightDiagnostic &&) { return failure(); }
 
+/// The condition under which `loop`'s tiles end: every dot's accumulator is
+/// carried through a select that resets it to zeros under it (`if last:
+/// <epilogue>; acc = tl.zeros_like(acc)`); null where there is none.
+Value tileEndCondition(scf::ForOp loop, ArrayRef<tilegpu::WarpGroupDotOp> dots) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  Value end;
+  for (tilegpu::WarpGroupDotOp dot : dots) {
+    auto acc = dyn_cast<BlockArgument>(dot.getC());
+    if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0)
+      return {};
+    Value carried = yield.getOperand(acc.getArgNumber() - loop.getNumInductionVars());
+    auto reset = carried.getDefiningOp<arith::SelectOp>();
+    if (!reset || reset.getFalseValue() != dot.getD() || !isZeroFill(reset.getTrueValue()) ||
+        (end && reset.getCondition() != end))
+      return {};
+    end = reset.getCondition();
+  }
+  return end;
+}
+
+/// Consumer groups taking turns at `loop`'s tiles: puts everything of its
+/// body but the backward slices of `tileEnd` and of the yields numbered
+/// `kept` (scalar arithmetic every group computes in every iteration: the
+/// slot, the phase, the turn, the blocks' coordinates) under an scf.if of
+/// `turn == group`, whose else yields the iteration arguments as they
+/// were: a group's accumulators and held slot stay as they are through the
+/// other groups' tiles. Fails (with a located error) where a kept value
+/// needs more than scalar arithmetic.
+LogicalResult takeTurns(RewriterBase &b, scf::ForOp loop, Value tileEnd,
+                        ArrayRef<unsigned> kept, Value turn, Value group) {
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  llvm::SetVector<Operation *> everyGroup;
+  SmallVector<Value> work{tileEnd};
+  for (unsigned index : kept)
+    work.push_back(yield.getOperand(index));
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !loop->isAncestor(def) || everyGroup.contains(def))
+      continue;
+    if (def->getBlock() != body || !isScalarArithmetic(def))
+      return def->emitError("warp_specialize: with num_consumer_groups every group computes "
+                            "where the tiles end and the blocks' coordinates in every "
+                            "iteration, from scalar arithmetic alone; this is not");
+    everyGroup.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<unsigned> own;
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < yield.getNumOperands(); ++i)
+    if (!llvm::is_contained(kept, i)) {
+      own.push_back(i);
+      types.push_back(yield.getOperand(i).getType());
+    }
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(yield);
+  auto mine = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, turn, group);
+  auto owner = b.create<scf::IfOp>(loc, types, mine, /*withElseRegion=*/true);
+  Block *then = owner.thenBlock();
+  for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
+    if (&op != mine.getOperation() && &op != owner.getOperation() && !everyGroup.contains(&op))
+      op.moveBefore(then, then->end());
+  SmallVector<Value> owned, asBefore;
+  for (unsigned i : own) {
+    owned.push_back(yield.getOperand(i));
+    asBefore.push_back(loop.getRegionIterArgs()[i]);
+  }
+  b.setInsertionPointToEnd(then);
+  b.create<scf::YieldOp>(loc, owned);
+  b.setInsertionPointToEnd(owner.elseBlock());
+  b.create<scf::YieldOp>(loc, asBefore);
+  for (auto [k, i] : llvm::enumerate(own))
+    b.modifyOpInPlace(yield, [&] { yield->setOperand(i, owner.getResult(k)); });
+  return success();
+}
+
 struct TileGPUWarpSpecializePass
     : tilec::impl::TileGPUWarpSpecializeBase<TileGPUWarpSpecializePass> {
   using TileGPUWarpSpecializeBase::TileGPUWarpSpecializeBase;
@@ -200,8 +286,10 @@ struct TileGPUWarpSpecializePass
     if (!target)
       return signalPassFailure();
     if (!target->hasWgmma()) {
-      for (scf::ForOp loop : marked)
+      for (scf::ForOp loop : marked) {
         loop->removeAttr(tile::kWarpSpecializeAttr);
+        loop->removeAttr(tile::kNumConsumerGroupsAttr);
+      }
       return;
     }
     llvm::SmallPtrSet<Operation *, 2> kernels;
@@ -247,6 +335,7 @@ struct TileGPUWarpSpecializePass
     // for a producer warp to issue: the loop pipelines as any other.
     if (loads.empty() || pointerOperand) {
       loop->removeAttr(tile::kWarpSpecializeAttr);
+      loop->removeAttr(tile::kNumConsumerGroupsAttr);
       return false;
     }
     LoadAddressStage stage;
@@ -354,6 +443,40 @@ struct TileGPUWarpSpecializePass
       return llvm::any_of(loads, [&](ProducedLoad &p) { return buffer == p.buffer.getResult(); });
     });
 
+    // Consumer groups take turns at the loop's tiles, a tile ending where
+    // the accumulators are reset; each group carries its own accumulators,
+    // so the loop may carry nothing else that a group would miss the other
+    // groups' updates of (the blocks' coordinates every group computes).
+    unsigned groups = 1;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumConsumerGroupsAttr))
+      groups = unsigned(attr.getInt());
+    Value tileEnd;
+    if (groups > 1) {
+      tileEnd = tileEndCondition(loop, dots);
+      if (!tileEnd)
+        return refuse(loop.emitError("warp_specialize: num_consumer_groups = ")
+                      << groups
+                      << " needs the loop's tiles: groups take turns at them, a tile "
+                         "ending where the dots' accumulators are reset (`if last: "
+                         "<epilogue>; acc = tl.zeros_like(acc)`), and this loop resets "
+                         "none");
+      for (BlockArgument arg : loop.getRegionIterArgs()) {
+        unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
+        bool accumulator = llvm::any_of(
+            dots, [&](tilegpu::WarpGroupDotOp dot) { return dot.getC() == arg; });
+        if (!accumulator && !stage.carried.contains(index))
+          return refuse(loop.emitError("warp_specialize: with num_consumer_groups the loop "
+                                       "may carry only its dots' accumulators (one per "
+                                       "group) and the blocks' coordinates; value ")
+                        << index << " of what it carries is neither");
+        if (accumulator && !loop.getResult(index).use_empty())
+          return refuse(loop.emitError("warp_specialize: with num_consumer_groups each group "
+                                       "has its own accumulators, which the code after the "
+                                       "loop cannot read; store them in the loop's "
+                                       "epilogue"));
+      }
+    }
+
     // Stages: the loop's (and, with the dots in flight, a slot for the
     // blocks they still read), fewer where the rings would not fit beside
     // the kernel's other buffers and its largest scratch (the rings live
@@ -365,7 +488,8 @@ struct TileGPUWarpSpecializePass
     int64_t otherBytes = sharedBytesAtOnce(kernel, [&](Operation *owner) {
       return llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == owner; });
     });
-    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes;
+    // (Each consumer group has its own copy of the other buffers.)
+    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes * groups;
     unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);
     stages = unsigned(std::clamp<int64_t>(available / perStage, 1, wanted));
     // (Two slots with a dot in flight would leave the producer nothing to
@@ -382,14 +506,22 @@ struct TileGPUWarpSpecializePass
       return refuse(loop.emitError("warp_specialize: num_warps must be whole warpgroups "
                                    "(a multiple of 4), not ")
                     << warps);
+    // The consumers: `groups` groups of num_warps warps.
+    unsigned consumerWarps = warps * groups;
+    if (consumerWarps + kWarpsPerGroup > 32)
+      return refuse(loop.emitError("warp_specialize: ")
+                    << groups << " consumer groups of " << warps
+                    << " warps and the producer warpgroup are more than the 32 warps of a "
+                       "block");
     // The registers: the block starts with the whole file; the producer
     // warpgroup gives all but a few back, the consumers take them.
-    unsigned blockThreads = (warps + kWarpsPerGroup) * 32;
+    unsigned blockThreads = (consumerWarps + kWarpsPerGroup) * 32;
     int64_t pool = int64_t(tilegpu::warpSpecializedRegisters(blockThreads)) * blockThreads;
     // (Never fewer than the launch gave: setmaxnreg.inc may only grow.)
     unsigned launched = tilegpu::warpSpecializedRegisters(blockThreads);
     int64_t share =
-        (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) / (warps * 32);
+        (pool - int64_t(tilegpu::kProducerRegisters) * kWarpsPerGroup * 32) /
+        (consumerWarps * 32);
     unsigned consumerRegisters =
         unsigned(std::max<int64_t>(launched, std::min<int64_t>(248, share / 8 * 8)));
     Location loc = loop.getLoc();
@@ -418,8 +550,8 @@ struct TileGPUWarpSpecializePass
     }
     b.create<tilegpu::BarrierOp>(loc);
     Value warp = b.create<tilegpu::WarpIdOp>(loc, b.getI32Type());
-    Value isProducer =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, warp, constant(b, loc, warps));
+    Value isProducer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, warp,
+                                               constant(b, loc, consumerWarps));
     auto roles = b.create<scf::IfOp>(loc, isProducer, /*withElseRegion=*/true);
     roles->setAttr(tilegpu::kWarpRolesAttr, b.getUnitAttr());
 
@@ -461,8 +593,8 @@ struct TileGPUWarpSpecializePass
     // copies into the slots the consumers have freed.
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
     b.create<tilegpu::SetMaxRegistersOp>(loc, tilegpu::kProducerRegisters, /*increase=*/false);
-    Value firstWarp =
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warp, constant(b, loc, warps));
+    Value firstWarp = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warp,
+                                              constant(b, loc, consumerWarps));
     auto issuer = b.create<scf::IfOp>(loc, firstWarp, /*withElseRegion=*/false);
     b.setInsertionPoint(issuer.thenBlock()->getTerminator());
     IRMapping mapping;
@@ -522,7 +654,13 @@ struct TileGPUWarpSpecializePass
             consider(dot);
       }
     b.setInsertionPoint(loop);
+    // (slot, phase), and with consumer groups (held, turn): the slot whose
+    // dots may still be in flight (-1: none) and the group whose tile it is.
     SmallVector<Value> zeros{constant(b, loc, 0), constant(b, loc, 0)};
+    if (groups > 1) {
+      zeros.push_back(constant(b, loc, -1));
+      zeros.push_back(constant(b, loc, 0));
+    }
     Operation *releaseAfter = lastReader;
     auto rebuilt =
         cast<LoopLikeOpInterface>(loop.getOperation())
@@ -538,8 +676,21 @@ struct TileGPUWarpSpecializePass
                     tilegpu::replaceBuffer(p.buffer.getResult(), slotOf(ib, l, p.ring, slot));
                   }
                   ib.setInsertionPointAfter(releaseAfter);
+                  Value held;
                   if (async.empty()) {
                     ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, slot));
+                    if (groups > 1)
+                      held = args[2]; // (never any)
+                  } else if (groups > 1) {
+                    // The dots wait for the group's previous iteration's
+                    // instructions: its slot, where one is held, is free
+                    // from here.
+                    Value holds = ib.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, args[2],
+                                                           constant(ib, l, 0));
+                    auto release = ib.create<scf::IfOp>(l, holds, /*withElseRegion=*/false);
+                    ib.setInsertionPoint(release.thenBlock()->getTerminator());
+                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, args[2]));
+                    held = slot;
                   } else {
                     // The dots wait for the previous iteration's
                     // instructions: its slot is free from here (the first
@@ -558,7 +709,11 @@ struct TileGPUWarpSpecializePass
                   }
                   ib.setInsertionPoint(body->getTerminator());
                   auto [nextSlot, nextPhase] = advance(ib, l, slot, phase, stages);
-                  return {nextSlot, nextPhase};
+                  if (groups == 1)
+                    return {nextSlot, nextPhase};
+                  // (The turn, and the release at a tile's end, come last,
+                  // once the epilogue is rewritten: endTurns below.)
+                  return {nextSlot, nextPhase, held, args[3]};
                 });
     if (failed(rebuilt)) {
       loop.emitError("warp_specialize: the loop could not take its slot and phase");
@@ -570,18 +725,105 @@ struct TileGPUWarpSpecializePass
       p.load.erase();
     }
     consumerLoop->removeAttr(tile::kWarpSpecializeAttr);
+    consumerLoop->removeAttr(tile::kNumConsumerGroupsAttr);
     consumerLoop->removeAttr(tile::kNumStagesAttr);
     // The address stage's ops that only the copies read.
     stage.eraseUnused(consumerLoop.getBody());
     // The last dots' instructions end after the loop, before anything
     // reads their accumulators.
     b.setInsertionPointAfter(consumerLoop);
-    leaveDotsInFlight(b, consumerLoop, async);
-    // Every copy has landed and been waited for once the loop ends.
-    for (unsigned s = 0; s < stages; ++s) {
-      b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)));
-      b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)));
+    leaveDotsInFlight(b, consumerLoop, async, /*waitAfter=*/groups == 1);
+    if (groups == 1) {
+      // Every copy has landed and been waited for once the loop ends.
+      for (unsigned s = 0; s < stages; ++s) {
+        b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)));
+        b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)));
+      }
+      return true;
     }
+
+    // Consumer groups: each walks every iteration, and multiplies and
+    // stores in its turns only (group g = warp / num_warps).
+    unsigned base = consumerLoop.getNumRegionIterArgs() - 4;
+    {
+      OpBuilder::InsertionGuard atEnd(b);
+      Block *body = consumerLoop.getBody();
+      auto yield = cast<scf::YieldOp>(body->getTerminator());
+      b.setInsertionPoint(yield);
+      if (!async.empty()) {
+        // A tile's last iteration waited for its dots in the epilogue (just
+        // before): its slot is free, and the group holds none through the
+        // other groups' tiles.
+        Value slot = consumerLoop.getRegionIterArgs()[base];
+        auto release = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
+        b.setInsertionPoint(release.thenBlock()->getTerminator());
+        b.create<tilegpu::ArriveBarrierOp>(loc, slotOf(b, loc, empty, slot));
+        b.setInsertionPoint(yield);
+        Value held = b.create<arith::SelectOp>(loc, tileEnd, constant(b, loc, -1),
+                                               yield.getOperand(base + 2));
+        b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 2, held); });
+      }
+      // The next group's turn after a tile's last iteration.
+      Value turn = consumerLoop.getRegionIterArgs()[base + 3];
+      Value next = b.create<arith::AddIOp>(loc, turn, constant(b, loc, 1));
+      Value wraps =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, constant(b, loc, groups));
+      Value nextTurn = b.create<arith::SelectOp>(loc, wraps, constant(b, loc, 0), next);
+      Value after = b.create<arith::SelectOp>(loc, tileEnd, nextTurn, turn);
+      b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 3, after); });
+    }
+    SmallVector<unsigned> kept{base, base + 1, base + 3};
+    llvm::append_range(kept, stage.carried);
+    OpBuilder::InsertPoint afterWaits = b.saveInsertionPoint();
+    b.setInsertionPoint(consumerLoop);
+    Value group = b.create<arith::DivUIOp>(loc, warp, constant(b, loc, warps));
+    if (failed(takeTurns(b, consumerLoop, tileEnd, kept,
+                         consumerLoop.getRegionIterArgs()[base + 3], group)))
+      return failure();
+    b.restoreInsertionPoint(afterWaits);
+    // A group whose last iteration did not end a tile (a loop ending
+    // inside one) still holds its slot, its dots in flight: it waits for
+    // them and frees the slot for the other groups, whose copies may wait
+    // for it. (Its accumulators are unused after the loop; a group that
+    // holds none has waited for all its dots in its epilogues. ptxas adds
+    // a wait of its own after the loop, once, for the paths without.) The
+    // barriers are not invalidated: a group done early would invalidate
+    // them under the others, and nothing reuses their bytes.
+    if (!async.empty()) {
+      Value held = consumerLoop.getResult(base + 2);
+      // (Only a loop that ran holds one: said so, the accumulators'
+      // initial zeros never reach the wait, as in leaveDotsInFlight.)
+      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                          consumerLoop.getLowerBound(),
+                                          consumerLoop.getUpperBound());
+      auto ranIf = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard afterRelease(b);
+      b.setInsertionPoint(ranIf.thenBlock()->getTerminator());
+      Value holds =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, held, constant(b, loc, 0));
+      auto release = b.create<scf::IfOp>(loc, holds, /*withElseRegion=*/false);
+      b.setInsertionPoint(release.thenBlock()->getTerminator());
+      for (AsyncDot inFlight : async) {
+        unsigned index = cast<BlockArgument>(inFlight.dot.getC()).getArgNumber() -
+                         consumerLoop.getNumInductionVars();
+        b.create<tilegpu::WarpGroupDotWaitOp>(loc, consumerLoop.getResult(index).getType(),
+                                              consumerLoop.getResult(index), 0);
+      }
+      b.create<tilegpu::ArriveBarrierOp>(loc, slotOf(b, loc, empty, held));
+    }
+    // The code after the loop runs once per program: in group 0.
+    Operation *end = consumer->getTerminator();
+    Operation *first = b.getInsertionPoint() == consumer->end() ? end : &*b.getInsertionPoint();
+    if (first != end) {
+      Value isFirst =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, group, constant(b, loc, 0));
+      auto once = b.create<scf::IfOp>(loc, isFirst, /*withElseRegion=*/false);
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::make_range(first->getIterator(), end->getIterator())))
+        op.moveBefore(once.thenBlock()->getTerminator());
+    }
+    kernel->getParentOfType<ModuleOp>()->setAttr(
+        tilegpu::kConsumerGroupsAttr, IntegerAttr::get(b.getI32Type(), int32_t(groups)));
     return true;
   }
 };

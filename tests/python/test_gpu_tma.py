@@ -391,6 +391,38 @@ def test_warp_specialized_matmul_every_config(hopper, dtype, config_index, progr
                                atol=tolerance(x, a.shape[1]))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("config_index", SHIPPED)
+@pytest.mark.parametrize("programs", [1, 7, 132])
+@pytest.mark.parametrize("tma_store,c_type", [(False, "fp32"), (True, "inputs")])
+def test_consumer_groups_matmul(hopper, dtype, config_index, programs, tma_store, c_type):
+    # Two consumer groups of the config's warps taking turns at the
+    # persistent kernel's tiles (ping-pong, num_consumer_groups=2), every
+    # shipped config of one warpgroup, at a shape no tile divides: a single
+    # program walking every tile (both groups in turn), 7, and more
+    # programs than some configs' tiles (a program's one tile: group 1
+    # idle). Bias and GELU; C in fp32 through pointers, or in the inputs'
+    # type through TMA stores (each group's own staging buffer).
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
+    config, a, b, c = _shipped_case(torch, dtype, config_index, 80 + config_index, c_dtype)
+    if config[4] != 4:
+        pytest.skip("two groups of 8 warps leave the consumers too few registers")
+    bias = torch.randn(c.shape[1], device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
+                      warp_specialize=True, tma_store=tma_store, consumer_groups=2)
+    torch.cuda.synchronize()
+    ptx = matmul.matmul_persistent_kernel.asm["ptx"]
+    assert ".reqntid 384" in ptx and "bar.sync %r" in ptx
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    # (Plus one unit of C's type at the largest |C| where it is 16-bit.)
+    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
+    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
+                               atol=tolerance(x, a.shape[1]) + rounding)
+
+
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",

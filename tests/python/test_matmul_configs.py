@@ -322,6 +322,51 @@ def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, co
 
 
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("fp16", "fp16"),
+                                            ("bf16", "bf16")])
+@pytest.mark.parametrize("tma_store", [False, True])
+@pytest.mark.parametrize("config_index", SHIPPED)
+def test_consumer_groups_configs_assemble(tmp_path, operand, output, tma_store, config_index):
+    # The persistent kernel with two consumer groups (ping-pong) at every
+    # shipped config of one warpgroup: a block of 2 x 4 warps and the
+    # producer's 4, each group on a named barrier of its own (the id in a
+    # register), no spills, and no wgmma ptxas serialises or fences again.
+    # ptxas 13.0 injects one wait of its own after the loop, at most (the
+    # paths where a group's last iteration ended a tile and its epilogue
+    # waited), never inside it: C7517 at most once, nothing else. (An fp32 C
+    # with the bias + exact-GELU epilogue at 128 x 128 x 32 spills in the
+    # consumers' 232 registers: 4256 bytes with ptxas 13.0; one group of
+    # the same warps keeps 248. Checked without spills: the 16-bit C the
+    # schedule is for, and the other fp32 configs.)
+    bm, bn, bk, gm, warps, stages = matmul.matmul_configs(DTYPE[operand], True)[
+        config_index] if config_index < len(matmul.matmul_configs(DTYPE[operand], True)) \
+        else (0, 0, 0, 0, 0, 0)
+    if warps != 4:
+        pytest.skip("two groups of 8 warps leave the consumers too few registers")
+    ptx = _descriptor_kernel_ptx("matmul_persistent_kernel", operand, output, config_index,
+                                 WARP_SPECIALIZE=True, TMA_STORE=tma_store, CONSUMER_GROUPS=2)
+    assert ".reqntid 384, 1, 1" in ptx
+    assert re.search(r"bar\.sync %r\d+, 128;", ptx)
+    report = ref.assert_assembles(ptx, "sm_90a", tmp_path)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    if not (output == "fp32" and (bm, bn, bk) == (128, 128, 32)):
+        assert spills and all(s == "0" and l == "0" for s, l in spills), report
+    warnings = re.findall(r"C75\d\d", report)
+    assert warnings in ([], ["C7517"]), report
+    line = int(re.search(r"injected in around line (\d+)", report).group(1)) if warnings else 0
+    if line:
+        # (After the loop: past the last branch back to a label before the
+        # first wgmma, the loop's back edge. Line 0: ptxas did not say.)
+        lines = ptx.splitlines()
+        first = next(i for i, t in enumerate(lines) if "wgmma.mma_async" in t)
+        labels = {t.strip()[:-1]: i for i, t in enumerate(lines) if re.match(r"^\$L__BB\w+:", t)}
+        back = [i for i, t in enumerate(lines)
+                if (m := re.search(r"\bbra(?:\.uni)?\s+(\$L__BB\w+);", t))
+                and labels.get(m.group(1), 10 ** 9) < first < i]
+        assert back and line > max(back) + 1, report
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("kernel", ["matmul_desc_kernel", "matmul_persistent_kernel"])
 @pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("fp16", "fp16"),
                                             ("bf16", "bf16")])

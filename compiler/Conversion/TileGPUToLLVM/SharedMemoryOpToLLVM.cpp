@@ -133,30 +133,35 @@ struct LocalDeallocOpLowering : OpConversionPattern<tilegpu::LocalDeallocOp> {
 };
 
 struct BarrierOpLowering : OpConversionPattern<tilegpu::BarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
+  BarrierOpLowering(TileTypeConverter &converter, const LoweringContext &context)
+      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+
   LogicalResult
   matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // A warp-specialised kernel's consumers meet on named barrier 1, their
-    // threads alone (the producer warp may have left).
+    // A warp-specialised kernel's consumers meet on a named barrier, their
+    // threads alone (the producer warp may have left; each consumer group
+    // has its own).
     if (auto threads = op->getAttrOfType<IntegerAttr>(tilegpu::kBarrierThreadsAttr)) {
-      orderedAsm(rewriter, op.getLoc(), LLVM::LLVMVoidType::get(rewriter.getContext()), {},
-                 "bar.sync 1, " + std::to_string(threads.getInt()) + ";", "");
+      namedBarrier(rewriter, op.getLoc(), context, unsigned(threads.getInt()));
       rewriter.eraseOp(op);
       return success();
     }
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }
+
+private:
+  const LoweringContext &context;
 };
 } // namespace
 
 void tilec::lowering::populateSharedMemoryOpToLLVMPatterns(
     TileTypeConverter &converter, const LoweringContext &context,
     RewritePatternSet &patterns) {
-  patterns.add<LocalAllocOpLowering, LocalLoadOpLowering, LocalStoreOpLowering>(
-      converter, context);
-  patterns.add<LocalDeallocOpLowering, BarrierOpLowering, MemDescIndexOpLowering,
+  patterns.add<LocalAllocOpLowering, LocalLoadOpLowering, LocalStoreOpLowering,
+               BarrierOpLowering>(converter, context);
+  patterns.add<LocalDeallocOpLowering, MemDescIndexOpLowering,
                MemDescTransOpLowering>(
       converter, &converter.getContext());
 }

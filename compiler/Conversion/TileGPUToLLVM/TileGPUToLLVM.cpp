@@ -34,6 +34,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     LoweringContext context;
     context.numWarps = tilegpu::getNumWarps(module);
     context.maxRegisters = maxRegisters;
+    context.consumerGroups = tilegpu::getConsumerGroups(module);
     if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr)) {
       context.producerWarps = unsigned(producers.getInt());
       // Launched with the whole register file, which setmaxnreg splits

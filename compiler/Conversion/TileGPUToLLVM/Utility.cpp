@@ -93,15 +93,48 @@ void tilec::lowering::ctaBarrier(OpBuilder &b, Location loc, const LoweringConte
     b.create<NVVM::Barrier0Op>(loc);
     return;
   }
-  orderedAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
-             "bar.sync 1, " + std::to_string(context.numThreads()) + ";", "");
+  namedBarrier(b, loc, context, context.numThreads());
+}
+
+void tilec::lowering::namedBarrier(OpBuilder &b, Location loc, const LoweringContext &context,
+                                   unsigned threads) {
+  Type none = LLVM::LLVMVoidType::get(b.getContext());
+  std::string count = std::to_string(threads);
+  if (context.consumerGroups == 1) {
+    orderedAsm(b, loc, none, {}, "bar.sync 1, " + count + ";", "");
+    return;
+  }
+  // Each group meets on a barrier of its own (0 is the whole CTA's).
+  Value group = consumerGroup(b, loc, context);
+  Value one = i32Constant(b, loc, 1);
+  Value id = b.create<LLVM::AddOp>(loc, group, one);
+  orderedAsm(b, loc, none, {id}, "bar.sync $0, " + count + ";", "r");
+}
+
+Value tilec::lowering::blockThreadId(OpBuilder &b, Location loc,
+                                     const LoweringContext &context) {
+  auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,
+                                            context.blockThreads());
+  return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
 }
 
 Value tilec::lowering::threadId(OpBuilder &b, Location loc,
                                 const LoweringContext &context) {
-  auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0,
-                                            context.blockThreads());
-  return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
+  Value tid = blockThreadId(b, loc, context);
+  if (context.consumerGroups == 1)
+    return tid;
+  // (num_warps is a power of two: the groups' threads are bit fields.)
+  Value mask = i32Constant(b, loc, context.numThreads() - 1);
+  return b.create<LLVM::AndOp>(loc, tid, mask);
+}
+
+Value tilec::lowering::consumerGroup(OpBuilder &b, Location loc,
+                                     const LoweringContext &context) {
+  if (context.consumerGroups == 1)
+    return i32Constant(b, loc, 0);
+  Value tid = blockThreadId(b, loc, context);
+  Value shift = i32Constant(b, loc, llvm::Log2_32(context.numThreads()));
+  return b.create<LLVM::LShrOp>(loc, tid, shift);
 }
 
 // (One op per statement: the order of a call's arguments is the C++
@@ -332,11 +365,23 @@ Value tilec::lowering::sharedMemoryOf(OpBuilder &b, Location loc, Operation *op)
   if (!offset)
     return Value();
   Value base = sharedMemoryBase(b, loc, op);
-  if (offset.getInt() == 0)
-    return base;
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
-  return b.create<LLVM::GEPOp>(loc, sharedPtr, b.getI8Type(), base,
-                               ValueRange{i32Constant(b, loc, offset.getInt())});
+  Value at = i32Constant(b, loc, offset.getInt());
+  if (auto stride = op->getAttrOfType<IntegerAttr>(tilegpu::kGroupSharedStrideAttr)) {
+    // Consumer group g's copy: g * stride bytes further.
+    auto module = op->getParentOfType<ModuleOp>();
+    unsigned threads = tilegpu::getNumWarps(module) * tilegpu::kThreadsPerWarp;
+    auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0, 1024);
+    Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
+    Value shift = i32Constant(b, loc, llvm::Log2_32(threads));
+    Value group = b.create<LLVM::LShrOp>(loc, tid, shift);
+    Value bytes = i32Constant(b, loc, stride.getInt());
+    Value groupOffset = b.create<LLVM::MulOp>(loc, group, bytes);
+    at = b.create<LLVM::AddOp>(loc, at, groupOffset);
+  } else if (offset.getInt() == 0) {
+    return base;
+  }
+  return b.create<LLVM::GEPOp>(loc, sharedPtr, b.getI8Type(), base, ValueRange{at});
 }
 
 std::pair<Value, Value> tilec::lowering::indexWithin(OpBuilder &b, Location loc,

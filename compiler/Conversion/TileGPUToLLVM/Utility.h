@@ -28,11 +28,15 @@ struct LoweringContext {
   /// Warps launched beside numWarps in a warp-specialised kernel (its
   /// producer warp: tilegpu.producer_warps), which no layout spans.
   unsigned producerWarps = 0;
-  /// The threads the layouts span.
+  /// Groups of numWarps consumer warps (tilegpu.consumer_groups), each
+  /// running the kernel's code as a block of its own: threads count from 0
+  /// in each, barriers and shared buffers are the group's.
+  unsigned consumerGroups = 1;
+  /// The threads the layouts span (one consumer group's).
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
   /// The threads of the block (nvvm.reqntid), producer warps included.
   unsigned blockThreads() const {
-    return (numWarps + producerWarps) * tilegpu::kThreadsPerWarp;
+    return (numWarps * consumerGroups + producerWarps) * tilegpu::kThreadsPerWarp;
   }
 };
 
@@ -87,14 +91,26 @@ llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type packedType,
                  mlir::ValueRange registers);
 
-/// This thread's index in the CTA (i32).
 /// A barrier of the threads the layouts span: bar.sync 0, or in a
 /// warp-specialised kernel (whose producer warpgroup never reaches the
-/// consumers' code) named barrier 1 of the num_warps consumers' threads.
+/// consumers' code) a named barrier of the num_warps consumers' threads:
+/// 1, or 1 + g for consumer group g.
 void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
+/// The same barrier for `threads` threads (a tilegpu.barrier's
+/// tilegpu.barrier_threads).
+void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context,
+                  unsigned threads);
 
+/// This thread's index among the threads the layouts span (i32): its
+/// index in the CTA, or with consumer groups in its group.
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc,
                      const LoweringContext &context);
+/// This thread's index in the CTA (i32), consumer groups or not.
+mlir::Value blockThreadId(mlir::OpBuilder &b, mlir::Location loc,
+                          const LoweringContext &context);
+/// The consumer group of this thread (i32; 0 without groups).
+mlir::Value consumerGroup(mlir::OpBuilder &b, mlir::Location loc,
+                          const LoweringContext &context);
 
 /// True (i1) on lane 0 of the executing warp.
 mlir::Value laneZero(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
@@ -202,7 +218,8 @@ llvm::SmallVector<mlir::Value> applyCombiner(mlir::OpBuilder &b,
 mlir::Value sharedMemoryBase(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Operation *anchor);
 /// Pointer to the shared memory `tilegpu-allocate-shared` gave `op` (its
-/// `tilegpu.shared_offset`); null when it has none.
+/// `tilegpu.shared_offset`, and with consumer groups its group's copy);
+/// null when it has none.
 mlir::Value sharedMemoryOf(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Operation *op);
 

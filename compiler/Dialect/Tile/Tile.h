@@ -42,6 +42,11 @@ constexpr const char *kNumStagesAttr = "tile.num_stages";
 /// issuing the loop's TMA loads ahead of the warps that compute
 /// (tilegpu-warp-specialize; ignored where it does not apply).
 constexpr const char *kWarpSpecializeAttr = "tile.warp_specialize";
+/// scf.for attribute beside tile.warp_specialize:
+/// tl.range(..., num_consumer_groups=N), N > 1 groups of num_warps warps
+/// that take turns at the loop's accumulations (ping-pong: one group's
+/// epilogue runs while the next group multiplies).
+constexpr const char *kNumConsumerGroupsAttr = "tile.num_consumer_groups";
 /// Argument attribute of a debug compile: the parameter's name in the
 /// source, for the messages of its bounds checks.
 constexpr const char *kArgNameAttr = "tile.arg_name";

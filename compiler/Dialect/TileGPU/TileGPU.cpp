@@ -175,6 +175,12 @@ unsigned tilec::tilegpu::getNumWarps(ModuleOp module) {
   return 0;
 }
 
+unsigned tilec::tilegpu::getConsumerGroups(ModuleOp module) {
+  if (auto attr = module->getAttrOfType<IntegerAttr>(kConsumerGroupsAttr))
+    return unsigned(attr.getInt());
+  return 1;
+}
+
 std::string tilec::tilegpu::getTarget(ModuleOp module) {
   if (auto attr = module->getAttrOfType<StringAttr>(kTargetAttr))
     return attr.str();
@@ -236,10 +242,28 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
   if (name == kProducerWarpsAttr) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !value || value.getInt() < 0 ||
-        getNumWarps(cast<ModuleOp>(op)) + value.getInt() > 32)
+        getNumWarps(cast<ModuleOp>(op)) * getConsumerGroups(cast<ModuleOp>(op)) +
+                value.getInt() >
+            32)
       return op->emitError() << name
                              << " must be an integer on a module, at most 32 warps "
-                                "with num_warps";
+                                "with num_warps and its consumer groups";
+    return success();
+  }
+  if (name == kConsumerGroupsAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() < 1 ||
+        getNumWarps(cast<ModuleOp>(op)) * value.getInt() > 32)
+      return op->emitError() << name
+                             << " must be a positive integer on a module, at most 32 "
+                                "warps with num_warps";
+    return success();
+  }
+  if (name == kGroupSharedStrideAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() <= 0 || !op->hasAttr(kSharedOffsetAttr))
+      return op->emitError() << name
+                             << " must be a positive integer beside tilegpu.shared_offset";
     return success();
   }
   if (name == kWarpRolesAttr) {

@@ -45,6 +45,16 @@ constexpr const char *kSharedBytesAttr = "tilegpu.shared_bytes";
 /// num_warps (tilegpu-warp-specialize's producer warpgroup); the block is
 /// num_warps + producer_warps warps. Absent: none.
 constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
+/// Module attribute: groups of num_warps consumer warps in a
+/// warp-specialised kernel (tl.range(..., num_consumer_groups=N)), which
+/// take turns at the loop's tiles; the block is N * num_warps +
+/// producer_warps warps, and each group's layouts, barriers and shared
+/// buffers are its own (its threads count from 0). Absent: one.
+constexpr const char *kConsumerGroupsAttr = "tilegpu.consumer_groups";
+/// Op attribute (tilegpu-allocate-shared, with consumer groups): the op's
+/// buffer or scratch is one copy per consumer group, group g's at
+/// shared_offset + g * this many bytes.
+constexpr const char *kGroupSharedStrideAttr = "tilegpu.group_shared_stride";
 /// The registers each thread of a warp-specialised kernel's block of
 /// `threads` is launched with (its .maxnreg): the whole register file,
 /// which the warpgroups then split with setmaxnreg (producer 40).
@@ -63,8 +73,9 @@ constexpr const char *kWarpRolesAttr = "tilegpu.warp_roles";
 /// barrier_expect / async_tma_copy_global_to_local attribute: issued by
 /// lane 0 of the warp that reaches it (the producer's), not by thread 0.
 constexpr const char *kLaneZeroAttr = "tilegpu.lane_zero";
-/// tilegpu.barrier attribute: only the first N threads synchronise, on
-/// named barrier 1 (a warp-specialised kernel's consumers).
+/// tilegpu.barrier attribute: only N threads synchronise, on a named
+/// barrier: a warp-specialised kernel's consumers, barrier 1 (with consumer
+/// groups, group g's on barrier 1 + g).
 constexpr const char *kBarrierThreadsAttr = "tilegpu.barrier_threads";
 /// Op attribute: byte offset of the op's buffer or scratch in the kernel's
 /// shared memory (set by tilegpu-allocate-shared).
@@ -75,6 +86,8 @@ constexpr unsigned kThreadsPerWarp = 32;
 /// The module's num_warps; 0 when the module has not been through
 /// tile-to-tilegpu.
 unsigned getNumWarps(mlir::ModuleOp module);
+/// The module's consumer groups (tilegpu.consumer_groups; 1 when absent).
+unsigned getConsumerGroups(mlir::ModuleOp module);
 /// The module's target chip; empty when it has none.
 std::string getTarget(mlir::ModuleOp module);
 

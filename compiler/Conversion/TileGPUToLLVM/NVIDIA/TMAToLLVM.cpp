@@ -180,7 +180,7 @@ struct WarpIdLowering : TMAPattern<tilegpu::WarpIdOp> {
   LogicalResult matchAndRewrite(tilegpu::WarpIdOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<LLVM::LShrOp>(op, threadId(rewriter, loc, context),
+    rewriter.replaceOpWithNewOp<LLVM::LShrOp>(op, blockThreadId(rewriter, loc, context),
                                               i32Constant(rewriter, loc, 5));
     return success();
   }
