@@ -71,6 +71,18 @@ def test_persistent_matmul_interpreted(m, n, k, programs):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
 
 
+# Consumer groups (ping-pong) change who multiplies which tile on sm_90a,
+# not what the kernel computes: with CONSUMER_GROUPS=2 (and a producer
+# warpgroup) the interpreter gives the same C, K = 0 included (the code
+# after the loop, which reads a tile of zeros of its own).
+@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (20, 40, 0)])
+@pytest.mark.parametrize("programs", [1, 3])
+def test_persistent_matmul_with_consumer_groups_interpreted(m, n, k, programs):
+    c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
+                                      WARP_SPECIALIZE=True, CONSUMER_GROUPS=2)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
 # The tile stored in 2 or 4 pieces of columns (through pointers or C's
 # descriptor), each with its own columns of the bias: the same C, at edges
 # that cut through pieces (N = 70: the last tile's second half is empty).
