@@ -170,44 +170,36 @@ void Generator::genFor(const ForStmt &stmt) {
   std::optional<int64_t> numStages;
   bool warpSpecialize = false;
   std::optional<int64_t> consumerGroups;
+  // tl.range's keywords: range() and tl.static_range take none of them.
+  auto rangeKeyword = [&](const Keyword &k) {
+    if (callee.text != "tl.range")
+      fail(k.loc, k.name + " is a tl.range argument");
+    return gen(*k.value);
+  };
+  // A compile-time integer in [low, high].
+  auto boundedInt = [&](const Keyword &k, int64_t low, int64_t high) {
+    Value v = rangeKeyword(k);
+    if (v.kind != Value::Kind::Int || v.intValue < low || v.intValue > high)
+      fail(k.value->loc, k.name + " must be a compile-time integer from " +
+                             std::to_string(low) + " to " + std::to_string(high) + ", got " +
+                             (v.kind == Value::Kind::Int ? std::to_string(v.intValue)
+                                                         : v.describe()));
+    return v.intValue;
+  };
   for (const Keyword &k : call->keywords) {
-    if (k.name != "num_stages" && k.name != "loop_unroll_factor" &&
-        k.name != "warp_specialize" && k.name != "num_consumer_groups")
-      fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
-    if (k.name == "num_consumer_groups") {
-      if (callee.text != "tl.range")
-        fail(k.loc, "num_consumer_groups is a tl.range argument");
-      Value groups = gen(*k.value);
-      if (groups.kind != Value::Kind::Int || groups.intValue < 1 || groups.intValue > 4)
-        fail(k.value->loc, "num_consumer_groups must be a compile-time integer from 1 to 4, "
-                           "got " +
-                               (groups.kind == Value::Kind::Int
-                                    ? std::to_string(groups.intValue)
-                                    : groups.describe()));
-      consumerGroups = groups.intValue;
-      continue;
-    }
-    if (k.name == "warp_specialize") {
-      if (callee.text != "tl.range")
-        fail(k.loc, "warp_specialize is a tl.range argument");
-      Value on = gen(*k.value);
+    if (k.name == "num_stages") {
+      numStages = boundedInt(k, 1, 16);
+    } else if (k.name == "num_consumer_groups") {
+      consumerGroups = boundedInt(k, 1, 4);
+    } else if (k.name == "warp_specialize") {
+      Value on = rangeKeyword(k);
       if (on.kind != Value::Kind::Bool && on.kind != Value::Kind::Int)
         fail(k.value->loc, "warp_specialize must be a compile-time bool, got " +
                                on.describe());
       warpSpecialize = on.kind == Value::Kind::Bool ? on.boolValue : on.intValue != 0;
-      continue;
+    } else if (k.name != "loop_unroll_factor") {
+      fail(k.loc, "unexpected keyword argument '" + k.name + "' to range");
     }
-    if (k.name != "num_stages")
-      continue;
-    if (callee.text != "tl.range")
-      fail(k.loc, "num_stages is a tl.range argument");
-    Value stages = gen(*k.value);
-    if (stages.kind != Value::Kind::Int || stages.intValue < 1 || stages.intValue > 16)
-      fail(k.value->loc, "num_stages must be a compile-time integer from 1 to 16, got " +
-                             (stages.kind == Value::Kind::Int
-                                  ? std::to_string(stages.intValue)
-                                  : stages.describe()));
-    numStages = stages.intValue;
   }
 
   std::vector<Value> bounds;

@@ -174,6 +174,11 @@ Value tilec::throughConversions(Value v) {
   return v;
 }
 
+bool tilec::isScalarArithmetic(Operation *op) {
+  return isMemoryEffectFree(op) && !op->getNumRegions() &&
+         llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
+}
+
 bool tilec::isZeroFill(Value other) {
   // (Layout conversions of a zero, before they are folded, are zeros too.)
   other = throughConversions(other);

@@ -31,6 +31,12 @@ bool mayWriteWhatLoadsRead(mlir::scf::ForOp loop, llvm::ArrayRef<mlir::Operation
 /// attribute, else `defaultStages`.
 unsigned getNumStages(mlir::scf::ForOp loop, unsigned defaultStages);
 
+/// Side-effect-free scalar arithmetic without regions: what a
+/// warp-specialised kernel's producer warpgroup (and each consumer group)
+/// can repeat, and what may move ahead of the warps' split. (A tensor op's
+/// lowering may need the consumers' own barriers.)
+bool isScalarArithmetic(mlir::Operation *op);
+
 /// True when the `other` of a load is zero in every element (a zero
 /// constant, or a splat of one): what cp.async fills masked elements with.
 bool isZeroFill(mlir::Value other);

@@ -82,6 +82,7 @@
 #include "compiler/Transforms/AsyncDots.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
+#include "compiler/Transforms/Rings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -367,14 +368,10 @@ private:
 
   /// Slot `slot`'s mbarrier: its TMA copies complete on it.
   Value barrierOf(OpBuilder &b, Location loc, Value slot) {
-    auto ring = cast<tilegpu::MemDescType>(barriers_.getType());
-    auto one = tilegpu::MemDescType::get(b.getContext(), ring.getBufferShape(),
-                                         ring.getElementType(), ring.getEncoding(),
-                                         /*mutableMemory=*/true);
-    return b.create<tilegpu::MemDescIndexOp>(loc, one, barriers_, slot);
+    return ringSlot(b, loc, barriers_, slot);
   }
   Value barrierOf(OpBuilder &b, Location loc, unsigned slot) {
-    return barrierOf(b, loc, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), slot));
+    return barrierOf(b, loc, i32Value(b, loc, slot));
   }
 
   void allocateRings(OpBuilder &b, Location loc) {
@@ -398,11 +395,7 @@ private:
 
   /// Buffer `slot` of `ring`.
   static Value bufferOf(OpBuilder &b, Location loc, Value ring, Value slot) {
-    auto type = cast<tilegpu::MemDescType>(ring.getType());
-    auto one = tilegpu::MemDescType::get(b.getContext(), type.getBufferShape(),
-                                         type.getElementType(), type.getEncoding(),
-                                         /*mutableMemory=*/true);
-    return b.create<tilegpu::MemDescIndexOp>(loc, one, ring, slot);
+    return ringSlot(b, loc, ring, slot);
   }
 
   /// Starts the copies of the iteration whose values `mapping` gives, into

@@ -61,7 +61,7 @@
 // its turns only, holding its own accumulators, freeing its slots as the
 // single group does and a tile's last slot at the tile's end; group g is
 // warp / num_warps, and the code after the loop runs in group 0
-// (takeTurns; docs/pipeline.md). The lowering numbers each group's
+// (ConsumerGroups.h; docs/pipeline.md). The lowering numbers each group's
 // threads from 0 and gives it named barrier 1 + g; the shared allocator
 // gives it its own copy of the consumers' buffers.
 //
@@ -79,8 +79,10 @@
 #include "compiler/Target/TargetInfo.h"
 #include "compiler/TensorMap.h"
 #include "compiler/Transforms/AsyncDots.h"
+#include "compiler/Transforms/ConsumerGroups.h"
 #include "compiler/Transforms/LoopUtils.h"
 #include "compiler/Transforms/Passes.h"
+#include "compiler/Transforms/Rings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -140,14 +142,6 @@ tilegpu::LocalAllocOp dotBufferOf(tile::TensorMapLoadOp load) {
   return buffer;
 }
 
-/// Side-effect-free scalar arithmetic without regions: what the producer
-/// warpgroup can repeat, and what may move ahead of the warps' split. (A
-/// tensor op's lowering may need the consumers' own barriers.)
-bool isScalarArithmetic(Operation *op) {
-  return isMemoryEffectFree(op) && !op->getNumRegions() &&
-         llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
-}
-
 /// The ops of `block` that `op`'s operands come from, transitively, into
 /// `slice`; false when one of them is not scalar arithmetic (it could not
 /// move ahead of the warps' split).
@@ -165,109 +159,17 @@ bool scalarSliceIn(Operation *op, Block *block, llvm::SetVector<Operation *> &sl
   return true;
 }
 
-Value constant(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
-}
-
-/// Buffer `slot` of a ring (of blocks or of barriers).
-Value slotOf(OpBuilder &b, Location loc, Value ring, Value slot) {
-  auto type = cast<tilegpu::MemDescType>(ring.getType());
-  auto one = tilegpu::MemDescType::get(b.getContext(), type.getBufferShape(), type.getElementType(),
-                                       type.getEncoding(),
-                                       /*mutableMemory=*/true);
-  return b.create<tilegpu::MemDescIndexOp>(loc, one, ring, slot);
-}
-
 /// The slot after `slot` in a ring of `size`, and the phase parity after
 /// `phase` (flipped where the ring wraps).
 std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value phase,
                                 unsigned size) {
-  Value next = b.create<arith::AddIOp>(loc, slot, constant(b, loc, 1));
-  Value wraps =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, constant(b, loc, size));
-  Value nextSlot = b.create<arith::SelectOp>(loc, wraps, constant(b, loc, 0), next);
-  Value flipped = b.create<arith::XOrIOp>(loc, phase, constant(b, loc, 1));
+  auto [nextSlot, wraps] = nextModulo(b, loc, slot, size);
+  Value flipped = b.create<arith::XOrIOp>(loc, phase, i32Value(b, loc, 1));
   return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
 }
 
 /// A located error (reported as the diagnostic goes out of scope).
 FailureOr<bool> refuse(InFlightDiagnostic &&) { return failure(); }
-
-/// The condition under which `loop`'s tiles end: every dot's accumulator is
-/// carried through a select that resets it to zeros under it (`if last:
-/// <epilogue>; acc = tl.zeros_like(acc)`); null where there is none.
-Value tileEndCondition(scf::ForOp loop, ArrayRef<tilegpu::WarpGroupDotOp> dots) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  Value end;
-  for (tilegpu::WarpGroupDotOp dot : dots) {
-    auto acc = dyn_cast<BlockArgument>(dot.getC());
-    if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0)
-      return {};
-    Value carried = yield.getOperand(acc.getArgNumber() - loop.getNumInductionVars());
-    auto reset = carried.getDefiningOp<arith::SelectOp>();
-    if (!reset || reset.getFalseValue() != dot.getD() || !isZeroFill(reset.getTrueValue()) ||
-        (end && reset.getCondition() != end))
-      return {};
-    end = reset.getCondition();
-  }
-  return end;
-}
-
-/// Consumer groups taking turns at `loop`'s tiles: puts everything of its
-/// body but the backward slices of `tileEnd` and of the yields numbered
-/// `kept` (scalar arithmetic every group computes in every iteration: the
-/// slot, the phase, the turn, the blocks' coordinates) under an scf.if of
-/// `turn == group`, whose else yields the iteration arguments as they
-/// were: a group's accumulators and held slot stay as they are through the
-/// other groups' tiles. Fails (with a located error) where a kept value
-/// needs more than scalar arithmetic.
-LogicalResult takeTurns(RewriterBase &b, scf::ForOp loop, Value tileEnd,
-                        ArrayRef<unsigned> kept, Value turn, Value group) {
-  Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
-  llvm::SetVector<Operation *> everyGroup;
-  SmallVector<Value> work{tileEnd};
-  for (unsigned index : kept)
-    work.push_back(yield.getOperand(index));
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !loop->isAncestor(def) || everyGroup.contains(def))
-      continue;
-    if (def->getBlock() != body || !isScalarArithmetic(def))
-      return def->emitError("warp_specialize: with num_consumer_groups every group computes "
-                            "where the tiles end and the blocks' coordinates in every "
-                            "iteration, from scalar arithmetic alone; this is not");
-    everyGroup.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<unsigned> own;
-  SmallVector<Type> types;
-  for (unsigned i = 0; i < yield.getNumOperands(); ++i)
-    if (!llvm::is_contained(kept, i)) {
-      own.push_back(i);
-      types.push_back(yield.getOperand(i).getType());
-    }
-  Location loc = loop.getLoc();
-  b.setInsertionPoint(yield);
-  auto mine = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, turn, group);
-  auto owner = b.create<scf::IfOp>(loc, types, mine, /*withElseRegion=*/true);
-  Block *then = owner.thenBlock();
-  for (Operation &op : llvm::make_early_inc_range(body->without_terminator()))
-    if (&op != mine.getOperation() && &op != owner.getOperation() && !everyGroup.contains(&op))
-      op.moveBefore(then, then->end());
-  SmallVector<Value> owned, asBefore;
-  for (unsigned i : own) {
-    owned.push_back(yield.getOperand(i));
-    asBefore.push_back(loop.getRegionIterArgs()[i]);
-  }
-  b.setInsertionPointToEnd(then);
-  b.create<scf::YieldOp>(loc, owned);
-  b.setInsertionPointToEnd(owner.elseBlock());
-  b.create<scf::YieldOp>(loc, asBefore);
-  for (auto [k, i] : llvm::enumerate(own))
-    b.modifyOpInPlace(yield, [&] { yield->setOperand(i, owner.getResult(k)); });
-  return success();
-}
 
 struct TileGPUWarpSpecializePass
     : tilec::impl::TileGPUWarpSpecializeBase<TileGPUWarpSpecializePass> {
@@ -443,38 +345,16 @@ struct TileGPUWarpSpecializePass
       return llvm::any_of(loads, [&](ProducedLoad &p) { return buffer == p.buffer.getResult(); });
     });
 
-    // Consumer groups take turns at the loop's tiles, a tile ending where
-    // the accumulators are reset; each group carries its own accumulators,
-    // so the loop may carry nothing else that a group would miss the other
-    // groups' updates of (the blocks' coordinates every group computes).
+    // Consumer groups take turns at the loop's tiles (ConsumerGroups.h).
     unsigned groups = 1;
     if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumConsumerGroupsAttr))
       groups = unsigned(attr.getInt());
     Value tileEnd;
     if (groups > 1) {
-      tileEnd = tileEndCondition(loop, dots);
-      if (!tileEnd)
-        return refuse(loop.emitError("warp_specialize: num_consumer_groups = ")
-                      << groups
-                      << " needs the loop's tiles: groups take turns at them, a tile "
-                         "ending where the dots' accumulators are reset (`if last: "
-                         "<epilogue>; acc = tl.zeros_like(acc)`), and this loop resets "
-                         "none");
-      for (BlockArgument arg : loop.getRegionIterArgs()) {
-        unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
-        bool accumulator = llvm::any_of(
-            dots, [&](tilegpu::WarpGroupDotOp dot) { return dot.getC() == arg; });
-        if (!accumulator && !stage.carried.contains(index))
-          return refuse(loop.emitError("warp_specialize: with num_consumer_groups the loop "
-                                       "may carry only its dots' accumulators (one per "
-                                       "group) and the blocks' coordinates; value ")
-                        << index << " of what it carries is neither");
-        if (accumulator && !loop.getResult(index).use_empty())
-          return refuse(loop.emitError("warp_specialize: with num_consumer_groups each group "
-                                       "has its own accumulators, which the code after the "
-                                       "loop cannot read; store them in the loop's "
-                                       "epilogue"));
-      }
+      FailureOr<Value> shared = tilesToShare(loop, dots, stage.carried.getArrayRef(), groups);
+      if (failed(shared))
+        return failure();
+      tileEnd = *shared;
     }
 
     // Stages: the loop's (and, with the dots in flight, a slot for the
@@ -545,13 +425,13 @@ struct TileGPUWarpSpecializePass
     Value empty =
         b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx, stages), Value());
     for (unsigned s = 0; s < stages; ++s) {
-      b.create<tilegpu::InitBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)), 1);
-      b.create<tilegpu::InitBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)), warps);
+      b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, full, i32Value(b, loc, s)), 1);
+      b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)), warps);
     }
     b.create<tilegpu::BarrierOp>(loc);
     Value warp = b.create<tilegpu::WarpIdOp>(loc, b.getI32Type());
     Value isProducer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, warp,
-                                               constant(b, loc, consumerWarps));
+                                               i32Value(b, loc, consumerWarps));
     auto roles = b.create<scf::IfOp>(loc, isProducer, /*withElseRegion=*/true);
     roles->setAttr(tilegpu::kWarpRolesAttr, b.getUnitAttr());
 
@@ -594,14 +474,14 @@ struct TileGPUWarpSpecializePass
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
     b.create<tilegpu::SetMaxRegistersOp>(loc, tilegpu::kProducerRegisters, /*increase=*/false);
     Value firstWarp = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warp,
-                                              constant(b, loc, consumerWarps));
+                                              i32Value(b, loc, consumerWarps));
     auto issuer = b.create<scf::IfOp>(loc, firstWarp, /*withElseRegion=*/false);
     b.setInsertionPoint(issuer.thenBlock()->getTerminator());
     IRMapping mapping;
     for (Operation &op : *consumer)
       if (slice.contains(&op))
         b.clone(op, mapping);
-    SmallVector<Value> inits{constant(b, loc, 0), constant(b, loc, 0)};
+    SmallVector<Value> inits{i32Value(b, loc, 0), i32Value(b, loc, 0)};
     for (unsigned index : stage.carried)
       inits.push_back(mapping.lookupOrDefault(loop.getInitArgs()[index]));
     auto produce = b.create<scf::ForOp>(loc, mapping.lookupOrDefault(loop.getLowerBound()),
@@ -615,10 +495,10 @@ struct TileGPUWarpSpecializePass
       for (auto [k, index] : llvm::enumerate(stage.carried))
         mapping.map(loop.getRegionIterArgs()[index], produce.getRegionIterArgs()[2 + k]);
       stage.clone(b, loop, mapping);
-      Value freed = b.create<arith::XOrIOp>(loc, phase, constant(b, loc, 1));
-      b.create<tilegpu::WaitBarrierOp>(loc, slotOf(b, loc, empty, slot), freed);
+      Value freed = b.create<arith::XOrIOp>(loc, phase, i32Value(b, loc, 1));
+      b.create<tilegpu::WaitBarrierOp>(loc, ringSlot(b, loc, empty, slot), freed);
       Value on = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
-      Value barrier = slotOf(b, loc, full, slot);
+      Value barrier = ringSlot(b, loc, full, slot);
       auto expect = b.create<tilegpu::BarrierExpectOp>(loc, barrier, int32_t(bytes), on);
       expect->setAttr(tilegpu::kLaneZeroAttr, b.getUnitAttr());
       for (ProducedLoad &p : loads) {
@@ -626,7 +506,7 @@ struct TileGPUWarpSpecializePass
         for (Value offset : p.load.getOffsets())
           coords.push_back(mapping.lookupOrDefault(offset));
         auto copy = b.create<tilegpu::AsyncTMACopyGlobalToLocalOp>(
-            loc, mapping.lookupOrDefault(p.load.getMap()), coords, slotOf(b, loc, p.ring, slot),
+            loc, mapping.lookupOrDefault(p.load.getMap()), coords, ringSlot(b, loc, p.ring, slot),
             barrier, on);
         copy->setAttr(tilegpu::kLaneZeroAttr, b.getUnitAttr());
       }
@@ -656,10 +536,10 @@ struct TileGPUWarpSpecializePass
     b.setInsertionPoint(loop);
     // (slot, phase), and with consumer groups (held, turn): the slot whose
     // dots may still be in flight (-1: none) and the group whose tile it is.
-    SmallVector<Value> zeros{constant(b, loc, 0), constant(b, loc, 0)};
+    SmallVector<Value> zeros{i32Value(b, loc, 0), i32Value(b, loc, 0)};
     if (groups > 1) {
-      zeros.push_back(constant(b, loc, -1));
-      zeros.push_back(constant(b, loc, 0));
+      zeros.push_back(i32Value(b, loc, -1));
+      zeros.push_back(i32Value(b, loc, 0));
     }
     Operation *releaseAfter = lastReader;
     auto rebuilt =
@@ -670,15 +550,15 @@ struct TileGPUWarpSpecializePass
                   Value slot = args[0], phase = args[1];
                   Block *body = args[0].getOwner();
                   ib.setInsertionPointToStart(body);
-                  ib.create<tilegpu::WaitBarrierOp>(l, slotOf(ib, l, full, slot), phase);
+                  ib.create<tilegpu::WaitBarrierOp>(l, ringSlot(ib, l, full, slot), phase);
                   for (ProducedLoad &p : loads) {
                     ib.setInsertionPoint(p.buffer);
-                    tilegpu::replaceBuffer(p.buffer.getResult(), slotOf(ib, l, p.ring, slot));
+                    tilegpu::replaceBuffer(p.buffer.getResult(), ringSlot(ib, l, p.ring, slot));
                   }
                   ib.setInsertionPointAfter(releaseAfter);
                   Value held;
                   if (async.empty()) {
-                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, slot));
+                    ib.create<tilegpu::ArriveBarrierOp>(l, ringSlot(ib, l, empty, slot));
                     if (groups > 1)
                       held = args[2]; // (never any)
                   } else if (groups > 1) {
@@ -686,10 +566,10 @@ struct TileGPUWarpSpecializePass
                     // instructions: its slot, where one is held, is free
                     // from here.
                     Value holds = ib.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, args[2],
-                                                           constant(ib, l, 0));
+                                                           i32Value(ib, l, 0));
                     auto release = ib.create<scf::IfOp>(l, holds, /*withElseRegion=*/false);
                     ib.setInsertionPoint(release.thenBlock()->getTerminator());
-                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, args[2]));
+                    ib.create<tilegpu::ArriveBarrierOp>(l, ringSlot(ib, l, empty, args[2]));
                     held = slot;
                   } else {
                     // The dots wait for the previous iteration's
@@ -699,20 +579,20 @@ struct TileGPUWarpSpecializePass
                                                            body->getArgument(0),
                                                            loop.getLowerBound());
                     Value atStart = ib.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, slot,
-                                                             constant(ib, l, 0));
+                                                             i32Value(ib, l, 0));
                     Value previous = ib.create<arith::SelectOp>(
-                        l, atStart, constant(ib, l, stages - 1),
-                        ib.create<arith::SubIOp>(l, slot, constant(ib, l, 1)));
+                        l, atStart, i32Value(ib, l, stages - 1),
+                        ib.create<arith::SubIOp>(l, slot, i32Value(ib, l, 1)));
                     auto release = ib.create<scf::IfOp>(l, later, /*withElseRegion=*/false);
                     ib.setInsertionPoint(release.thenBlock()->getTerminator());
-                    ib.create<tilegpu::ArriveBarrierOp>(l, slotOf(ib, l, empty, previous));
+                    ib.create<tilegpu::ArriveBarrierOp>(l, ringSlot(ib, l, empty, previous));
                   }
                   ib.setInsertionPoint(body->getTerminator());
                   auto [nextSlot, nextPhase] = advance(ib, l, slot, phase, stages);
                   if (groups == 1)
                     return {nextSlot, nextPhase};
                   // (The turn, and the release at a tile's end, come last,
-                  // once the epilogue is rewritten: endTurns below.)
+                  // once the epilogue is rewritten: shareTiles.)
                   return {nextSlot, nextPhase, held, args[3]};
                 });
     if (failed(rebuilt)) {
@@ -736,92 +616,17 @@ struct TileGPUWarpSpecializePass
     if (groups == 1) {
       // Every copy has landed and been waited for once the loop ends.
       for (unsigned s = 0; s < stages; ++s) {
-        b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, full, constant(b, loc, s)));
-        b.create<tilegpu::InvalBarrierOp>(loc, slotOf(b, loc, empty, constant(b, loc, s)));
+        b.create<tilegpu::InvalBarrierOp>(loc, ringSlot(b, loc, full, i32Value(b, loc, s)));
+        b.create<tilegpu::InvalBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)));
       }
       return true;
     }
 
     // Consumer groups: each walks every iteration, and multiplies and
-    // stores in its turns only (group g = warp / num_warps).
-    unsigned base = consumerLoop.getNumRegionIterArgs() - 4;
-    {
-      OpBuilder::InsertionGuard atEnd(b);
-      Block *body = consumerLoop.getBody();
-      auto yield = cast<scf::YieldOp>(body->getTerminator());
-      b.setInsertionPoint(yield);
-      if (!async.empty()) {
-        // A tile's last iteration waited for its dots in the epilogue (just
-        // before): its slot is free, and the group holds none through the
-        // other groups' tiles.
-        Value slot = consumerLoop.getRegionIterArgs()[base];
-        auto release = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
-        b.setInsertionPoint(release.thenBlock()->getTerminator());
-        b.create<tilegpu::ArriveBarrierOp>(loc, slotOf(b, loc, empty, slot));
-        b.setInsertionPoint(yield);
-        Value held = b.create<arith::SelectOp>(loc, tileEnd, constant(b, loc, -1),
-                                               yield.getOperand(base + 2));
-        b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 2, held); });
-      }
-      // The next group's turn after a tile's last iteration.
-      Value turn = consumerLoop.getRegionIterArgs()[base + 3];
-      Value next = b.create<arith::AddIOp>(loc, turn, constant(b, loc, 1));
-      Value wraps =
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, constant(b, loc, groups));
-      Value nextTurn = b.create<arith::SelectOp>(loc, wraps, constant(b, loc, 0), next);
-      Value after = b.create<arith::SelectOp>(loc, tileEnd, nextTurn, turn);
-      b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 3, after); });
-    }
-    SmallVector<unsigned> kept{base, base + 1, base + 3};
-    llvm::append_range(kept, stage.carried);
-    OpBuilder::InsertPoint afterWaits = b.saveInsertionPoint();
-    b.setInsertionPoint(consumerLoop);
-    Value group = b.create<arith::DivUIOp>(loc, warp, constant(b, loc, warps));
-    if (failed(takeTurns(b, consumerLoop, tileEnd, kept,
-                         consumerLoop.getRegionIterArgs()[base + 3], group)))
+    // stores in its turns only.
+    if (failed(shareTiles(b, consumerLoop, async, stage.carried.getArrayRef(),
+                          {groups, warps, warp, tileEnd, empty})))
       return failure();
-    b.restoreInsertionPoint(afterWaits);
-    // A group whose last iteration did not end a tile (a loop ending
-    // inside one) still holds its slot, its dots in flight: it waits for
-    // them and frees the slot for the other groups, whose copies may wait
-    // for it. (Its accumulators are unused after the loop; a group that
-    // holds none has waited for all its dots in its epilogues. ptxas adds
-    // a wait of its own after the loop, once, for the paths without.) The
-    // barriers are not invalidated: a group done early would invalidate
-    // them under the others, and nothing reuses their bytes.
-    if (!async.empty()) {
-      Value held = consumerLoop.getResult(base + 2);
-      // (Only a loop that ran holds one: said so, the accumulators'
-      // initial zeros never reach the wait, as in leaveDotsInFlight.)
-      Value ran = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                          consumerLoop.getLowerBound(),
-                                          consumerLoop.getUpperBound());
-      auto ranIf = b.create<scf::IfOp>(loc, ran, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard afterRelease(b);
-      b.setInsertionPoint(ranIf.thenBlock()->getTerminator());
-      Value holds =
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, held, constant(b, loc, 0));
-      auto release = b.create<scf::IfOp>(loc, holds, /*withElseRegion=*/false);
-      b.setInsertionPoint(release.thenBlock()->getTerminator());
-      for (AsyncDot inFlight : async) {
-        unsigned index = cast<BlockArgument>(inFlight.dot.getC()).getArgNumber() -
-                         consumerLoop.getNumInductionVars();
-        b.create<tilegpu::WarpGroupDotWaitOp>(loc, consumerLoop.getResult(index).getType(),
-                                              consumerLoop.getResult(index), 0);
-      }
-      b.create<tilegpu::ArriveBarrierOp>(loc, slotOf(b, loc, empty, held));
-    }
-    // The code after the loop runs once per program: in group 0.
-    Operation *end = consumer->getTerminator();
-    Operation *first = b.getInsertionPoint() == consumer->end() ? end : &*b.getInsertionPoint();
-    if (first != end) {
-      Value isFirst =
-          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, group, constant(b, loc, 0));
-      auto once = b.create<scf::IfOp>(loc, isFirst, /*withElseRegion=*/false);
-      for (Operation &op : llvm::make_early_inc_range(
-               llvm::make_range(first->getIterator(), end->getIterator())))
-        op.moveBefore(once.thenBlock()->getTerminator());
-    }
     kernel->getParentOfType<ModuleOp>()->setAttr(
         tilegpu::kConsumerGroupsAttr, IntegerAttr::get(b.getI32Type(), int32_t(groups)));
     return true;

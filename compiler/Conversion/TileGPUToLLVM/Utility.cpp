@@ -128,13 +128,21 @@ Value tilec::lowering::threadId(OpBuilder &b, Location loc,
   return b.create<LLVM::AndOp>(loc, tid, mask);
 }
 
+/// The index of this thread's group of `groupThreads` (a power of two)
+/// among a block of at most `blockThreads`.
+static Value threadGroup(OpBuilder &b, Location loc, unsigned groupThreads,
+                         unsigned blockThreads) {
+  auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0, blockThreads);
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
+  Value shift = i32Constant(b, loc, llvm::Log2_32(groupThreads));
+  return b.create<LLVM::LShrOp>(loc, tid, shift);
+}
+
 Value tilec::lowering::consumerGroup(OpBuilder &b, Location loc,
                                      const LoweringContext &context) {
   if (context.consumerGroups == 1)
     return i32Constant(b, loc, 0);
-  Value tid = blockThreadId(b, loc, context);
-  Value shift = i32Constant(b, loc, llvm::Log2_32(context.numThreads()));
-  return b.create<LLVM::LShrOp>(loc, tid, shift);
+  return threadGroup(b, loc, context.numThreads(), context.blockThreads());
 }
 
 // (One op per statement: the order of a call's arguments is the C++
@@ -368,13 +376,12 @@ Value tilec::lowering::sharedMemoryOf(OpBuilder &b, Location loc, Operation *op)
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
   Value at = i32Constant(b, loc, offset.getInt());
   if (auto stride = op->getAttrOfType<IntegerAttr>(tilegpu::kGroupSharedStrideAttr)) {
-    // Consumer group g's copy: g * stride bytes further.
+    // Consumer group g's copy: g * stride bytes further. (Only the
+    // consumers' code reads the copies; the block's size is not known
+    // here, at most 1024 threads.)
     auto module = op->getParentOfType<ModuleOp>();
     unsigned threads = tilegpu::getNumWarps(module) * tilegpu::kThreadsPerWarp;
-    auto range = LLVM::ConstantRangeAttr::get(b.getContext(), 32, 0, 1024);
-    Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type(), range);
-    Value shift = i32Constant(b, loc, llvm::Log2_32(threads));
-    Value group = b.create<LLVM::LShrOp>(loc, tid, shift);
+    Value group = threadGroup(b, loc, threads, 1024);
     Value bytes = i32Constant(b, loc, stride.getInt());
     Value groupOffset = b.create<LLVM::MulOp>(loc, group, bytes);
     at = b.create<LLVM::AddOp>(loc, at, groupOffset);
