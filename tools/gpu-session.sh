@@ -295,6 +295,16 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out"
   fi
+  if [ -f bench/matmul_pingpong.py ]; then
+    # Consumer groups (ping-pong 128 x 128) against one cooperative group
+    # (128 x 256), plain and with bias + GELU, beside cuBLAS.
+    # (Bounded on their own: a schedule that deadlocks must not take the
+    # whole call.)
+    step py-tests-consumer-groups timeout -k 5 150 python3 -m pytest -q -x -rs tests/python/test_gpu_tma.py \
+      -k consumer_groups
+    step bench-matmul-pingpong timeout -k 5 240 python3 bench/matmul_pingpong.py --commit "$commit" \
+      --out "$out"
+  fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
   fi
