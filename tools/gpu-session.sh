@@ -304,6 +304,22 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       -k consumer_groups
     step bench-matmul-pingpong timeout -k 5 240 python3 bench/matmul_pingpong.py --commit "$commit" \
       --out "$out"
+    # The same two shapes with GELU's tanh as 2 / (1 + exp(-2x)) - 1 instead
+    # of tanh.approx (libdevice.fast_tanhf): what the fast tanh buys.
+    exp_tanh() {
+      local d
+      d=$(mktemp -d)
+      cp -r bench kernels "$d/"
+      sed -i 's|t = tl.extra.cuda.libdevice.fast_tanhf(inner)|t = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0|' \
+        "$d/kernels/matmul.py"
+      grep -q 'tl.exp(-2.0 \* inner)' "$d/kernels/matmul.py" || { echo "no fast tanh to replace"; return 1; }
+      mkdir -p "$logs/exp-tanh"
+      (cd "$d" && TILEC_KERNELS_DIR=$d/kernels timeout -k 5 200 python3 bench/matmul_pingpong.py \
+        --quick --commit "$commit-exp-tanh" --out "$logs/exp-tanh")
+    }
+    export -f exp_tanh
+    export logs commit
+    step bench-matmul-pingpong-exp-tanh exp_tanh
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
