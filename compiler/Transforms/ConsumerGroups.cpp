@@ -126,41 +126,129 @@ FailureOr<Value> tilec::tilesToShare(scf::ForOp loop, ArrayRef<tilegpu::WarpGrou
   return tileEnd;
 }
 
+/// The wait in `loop`'s body on a slot's mbarrier of the `full` ring: the
+/// consumers' wait for each iteration's blocks.
+static tilegpu::WaitBarrierOp fullWait(scf::ForOp loop, Value full) {
+  for (Operation &op : *loop.getBody())
+    if (auto wait = dyn_cast<tilegpu::WaitBarrierOp>(op))
+      if (auto slot = wait.getBarrier().getDefiningOp<tilegpu::MemDescIndexOp>())
+        if (slot->getOperand(0) == full)
+          return wait;
+  return {};
+}
+
+/// Where the epilogue of `async`'s one dot has waited for its instructions
+/// at a tile's end (`tileEnd`); null where there is not one such place.
+static Operation *waitAtTileEnd(ArrayRef<AsyncDot> async, Value tileEnd) {
+  if (async.size() != 1)
+    return nullptr;
+  tilegpu::WarpGroupDotOp dot = async.front().dot;
+  for (Operation *user : dot.getD().getUsers())
+    if (auto wait = dyn_cast<tilegpu::WarpGroupDotWaitOp>(user))
+      if (auto waited = dyn_cast<scf::IfOp>(wait->getParentOp()))
+        if (waited.getCondition() == tileEnd && wait.getPending() == 0)
+          return wait;
+  return nullptr;
+}
+
 LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<AsyncDot> async,
                                 ArrayRef<unsigned> coordinates, const ConsumerGroups &groups) {
   Location loc = loop.getLoc();
   Value tileEnd = groups.tileEnd;
-  unsigned base = loop.getNumRegionIterArgs() - 4; // slot, phase, held, turn
+  // slot, phase, held, turn, starts, order phase
+  unsigned base = loop.getNumRegionIterArgs() - 6;
+  Block *body = loop.getBody();
+  auto args = loop.getRegionIterArgs();
+  tilegpu::WaitBarrierOp blocksLanded = fullWait(loop, groups.full);
+  if (!blocksLanded)
+    return loop.emitError("warp_specialize: the consumers' loop waits for no blocks");
+  OpBuilder::InsertPoint afterLoop = b.saveInsertionPoint();
+
+  // The group, its mbarrier of the order ring and the next group's.
+  b.setInsertionPoint(loop);
+  Value group = b.create<arith::DivUIOp>(loc, groups.warp, i32Value(b, loc, groups.warps));
+  Value lastGroup = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, group,
+                                            i32Value(b, loc, groups.groups - 1));
+  Value nextGroup = b.create<arith::SelectOp>(
+      loc, lastGroup, i32Value(b, loc, 0),
+      b.create<arith::AddIOp>(loc, group, i32Value(b, loc, 1)));
+  Value myTurn = ringSlot(b, loc, groups.order, group);
+  Value nextTurn = ringSlot(b, loc, groups.order, nextGroup);
+  {
+    // (As if the last group had ended a tile before the first: group 0's
+    // first wait passes.)
+    OpBuilder::InsertionGuard guard(b);
+    auto opening = b.create<scf::IfOp>(loc, lastGroup, /*withElseRegion=*/false);
+    b.setInsertionPoint(opening.thenBlock()->getTerminator());
+    b.create<tilegpu::ArriveBarrierOp>(loc, ringSlot(b, loc, groups.order, i32Value(b, loc, 0)));
+  }
+
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  scf::IfOp handOn;
   {
     OpBuilder::InsertionGuard atEnd(b);
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    // A tile's first iteration waits for the previous tile's last blocks
+    // to have landed (its group arrived), so that every earlier fill of
+    // the slots has completed and the parity of its own is unambiguous.
+    b.setInsertionPoint(blocksLanded);
+    Value starts = args[base + 4], orderPhase = args[base + 5];
+    auto inTurn = b.create<scf::IfOp>(loc, starts, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(inTurn.thenBlock()->getTerminator());
+      b.create<tilegpu::WaitBarrierOp>(loc, myTurn, orderPhase);
+    }
+    Value flipped = b.create<arith::XOrIOp>(loc, orderPhase, i32Value(b, loc, 1));
+    Value nextOrderPhase = b.create<arith::SelectOp>(loc, starts, flipped, orderPhase);
+    // Its last iteration, once its blocks have landed, lets the next
+    // group start. (Placed where the tile's end is known; moved up to the
+    // wait once the condition's arithmetic is out of the group's part.)
+    Operation *endKnown = blocksLanded;
+    if (Operation *def = tileEnd.getDefiningOp())
+      if (def->getBlock() == body && blocksLanded->isBeforeInBlock(def))
+        endKnown = def;
+    b.setInsertionPointAfter(endKnown);
+    handOn = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(handOn.thenBlock()->getTerminator());
+      b.create<tilegpu::ArriveBarrierOp>(loc, nextTurn);
+    }
     b.setInsertionPoint(yield);
     if (!async.empty()) {
-      // A tile's last iteration waited for its dots in the epilogue (just
-      // before): its slot is free, and the group holds none through the
-      // other groups' tiles.
-      Value slot = loop.getRegionIterArgs()[base];
-      auto release = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
-      b.setInsertionPoint(release.thenBlock()->getTerminator());
-      b.create<tilegpu::ArriveBarrierOp>(loc, ringSlot(b, loc, groups.empty, slot));
+      // A tile's last iteration frees its slot once the epilogue has
+      // waited for the dots, before the epilogue's stores: the group holds
+      // none through them or the other groups' tiles.
+      Value slot = args[base];
+      if (Operation *waited = waitAtTileEnd(async, tileEnd)) {
+        b.setInsertionPointAfter(waited);
+        b.create<tilegpu::ArriveBarrierOp>(loc, ringSlot(b, loc, groups.empty, slot));
+      } else {
+        auto release = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
+        b.setInsertionPoint(release.thenBlock()->getTerminator());
+        b.create<tilegpu::ArriveBarrierOp>(loc, ringSlot(b, loc, groups.empty, slot));
+      }
       b.setInsertionPoint(yield);
       Value held = b.create<arith::SelectOp>(loc, tileEnd, i32Value(b, loc, -1),
                                              yield.getOperand(base + 2));
       b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 2, held); });
     }
     // The next group's turn after a tile's last iteration.
-    Value turn = loop.getRegionIterArgs()[base + 3];
-    Value nextTurn = nextModulo(b, loc, turn, groups.groups).first;
-    Value after = b.create<arith::SelectOp>(loc, tileEnd, nextTurn, turn);
-    b.modifyOpInPlace(yield, [&] { yield->setOperand(base + 3, after); });
+    Value turn = args[base + 3];
+    Value passed = nextModulo(b, loc, turn, groups.groups).first;
+    Value after = b.create<arith::SelectOp>(loc, tileEnd, passed, turn);
+    b.modifyOpInPlace(yield, [&] {
+      yield->setOperand(base + 3, after);
+      yield->setOperand(base + 4, tileEnd);
+      yield->setOperand(base + 5, nextOrderPhase);
+    });
   }
-  SmallVector<unsigned> kept{base, base + 1, base + 3};
+  SmallVector<unsigned> kept{base, base + 1, base + 3, base + 4};
   llvm::append_range(kept, coordinates);
-  OpBuilder::InsertPoint afterLoop = b.saveInsertionPoint();
-  b.setInsertionPoint(loop);
-  Value group = b.create<arith::DivUIOp>(loc, groups.warp, i32Value(b, loc, groups.warps));
   if (failed(takeTurns(b, loop, tileEnd, kept, loop.getRegionIterArgs()[base + 3], group)))
     return failure();
+  if (blocksLanded->getBlock() == handOn->getBlock())
+    handOn->moveAfter(blocksLanded);
   b.restoreInsertionPoint(afterLoop);
   // A group whose last iteration did not end a tile (a loop ending inside
   // one) still holds its slot, its dots in flight: it waits for them and

@@ -368,8 +368,16 @@ struct TileGPUWarpSpecializePass
     int64_t otherBytes = sharedBytesAtOnce(kernel, [&](Operation *owner) {
       return llvm::none_of(loads, [&](ProducedLoad &p) { return p.buffer == owner; });
     });
-    // (Each consumer group has its own copy of the other buffers.)
-    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes * groups;
+    int64_t available = int64_t(target.maxSharedBytesPerBlock) - otherBytes;
+    if (groups > 1) {
+      // Each consumer group has its own copy of the other buffers, in 1024-
+      // byte steps after the rings, their mbarriers and the groups' own
+      // (tilegpu-allocate-shared), all aligned to 1024 bytes.
+      int64_t copies = int64_t(groups) * int64_t(llvm::alignTo(otherBytes, 1024));
+      available = int64_t(llvm::alignDown(
+                      std::max<int64_t>(0, target.maxSharedBytesPerBlock - copies), 1024)) -
+                  8 * int64_t(groups);
+    }
     unsigned wanted = std::max(2u, stages) + (async.empty() ? 0 : 1);
     stages = unsigned(std::clamp<int64_t>(available / perStage, 1, wanted));
     // (Two slots with a dot in flight would leave the producer nothing to
@@ -427,6 +435,16 @@ struct TileGPUWarpSpecializePass
     for (unsigned s = 0; s < stages; ++s) {
       b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, full, i32Value(b, loc, s)), 1);
       b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)), warps);
+    }
+    // With consumer groups, group g's mbarrier of the order ring completes
+    // a phase when the group before it has seen the last blocks of its tile
+    // land (ConsumerGroups.h).
+    Value order;
+    if (groups > 1) {
+      order = b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx, groups), Value());
+      for (unsigned g = 0; g < groups; ++g)
+        b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, order, i32Value(b, loc, g)),
+                                         warps);
     }
     b.create<tilegpu::BarrierOp>(loc);
     Value warp = b.create<tilegpu::WarpIdOp>(loc, b.getI32Type());
@@ -534,11 +552,15 @@ struct TileGPUWarpSpecializePass
             consider(dot);
       }
     b.setInsertionPoint(loop);
-    // (slot, phase), and with consumer groups (held, turn): the slot whose
-    // dots may still be in flight (-1: none) and the group whose tile it is.
+    // (slot, phase), and with consumer groups (held, turn, starts, order
+    // phase): the slot whose dots may still be in flight (-1: none), the
+    // group whose tile it is, whether the iteration starts a tile, and the
+    // parity of the group's next wait on the order ring.
     SmallVector<Value> zeros{i32Value(b, loc, 0), i32Value(b, loc, 0)};
     if (groups > 1) {
       zeros.push_back(i32Value(b, loc, -1));
+      zeros.push_back(i32Value(b, loc, 0));
+      zeros.push_back(b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1));
       zeros.push_back(i32Value(b, loc, 0));
     }
     Operation *releaseAfter = lastReader;
@@ -591,9 +613,9 @@ struct TileGPUWarpSpecializePass
                   auto [nextSlot, nextPhase] = advance(ib, l, slot, phase, stages);
                   if (groups == 1)
                     return {nextSlot, nextPhase};
-                  // (The turn, and the release at a tile's end, come last,
-                  // once the epilogue is rewritten: shareTiles.)
-                  return {nextSlot, nextPhase, held, args[3]};
+                  // (The turn, the order, and the release at a tile's end,
+                  // come last, once the epilogue is rewritten: shareTiles.)
+                  return {nextSlot, nextPhase, held, args[3], args[4], args[5]};
                 });
     if (failed(rebuilt)) {
       loop.emitError("warp_specialize: the loop could not take its slot and phase");
@@ -625,7 +647,7 @@ struct TileGPUWarpSpecializePass
     // Consumer groups: each walks every iteration, and multiplies and
     // stores in its turns only.
     if (failed(shareTiles(b, consumerLoop, async, stage.carried.getArrayRef(),
-                          {groups, warps, warp, tileEnd, empty})))
+                          {groups, warps, warp, tileEnd, full, empty, order})))
       return failure();
     kernel->getParentOfType<ModuleOp>()->setAttr(
         tilegpu::kConsumerGroupsAttr, IntegerAttr::get(b.getI32Type(), int32_t(groups)));

@@ -155,13 +155,34 @@ Value tilec::lowering::laneZero(OpBuilder &b, Location loc, const LoweringContex
   return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lane, zero);
 }
 
+/// Whether `op` works on a shared object of the CTA's own (one copy, as
+/// the rings and mbarriers a warp-specialised loop allocates before its
+/// roles part) rather than on a consumer group's copy of one.
+static bool onBlockObject(Operation *op) {
+  for (Value operand : op->getOperands()) {
+    if (!isa<tilegpu::MemDescType>(operand.getType()))
+      continue;
+    Operation *owner = operand.getDefiningOp();
+    while (owner && isa<tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp>(owner))
+      owner = owner->getOperand(0).getDefiningOp();
+    if (owner && owner->hasAttr(tilegpu::kSharedOffsetAttr) &&
+        !owner->hasAttr(tilegpu::kGroupSharedStrideAttr))
+      return true;
+  }
+  return false;
+}
+
 Value tilec::lowering::electedThread(Operation *op, OpBuilder &b, Location loc,
                                      const LoweringContext &context, Value pred) {
   Value first;
   if (op->hasAttr(tilegpu::kLaneZeroAttr)) {
     first = laneZero(b, loc, context);
   } else {
-    Value tid = threadId(b, loc, context);
+    // (With consumer groups each group's thread 0 works on its group's
+    // copies; an object of which there is one, such as an mbarrier
+    // initialised before the roles part, is the block's thread 0's alone.)
+    Value tid = context.consumerGroups > 1 && onBlockObject(op) ? blockThreadId(b, loc, context)
+                                                                 : threadId(b, loc, context);
     Value zero = i32Constant(b, loc, 0);
     first = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, tid, zero);
   }

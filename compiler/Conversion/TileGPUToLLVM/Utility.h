@@ -116,9 +116,10 @@ mlir::Value consumerGroup(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value laneZero(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
 
 /// True on the one thread that issues `op` for its program: thread 0 of
-/// the CTA, or for an op marked tilegpu.lane_zero (a producer warp's,
-/// which thread 0 never reaches) lane 0 of its warp; and where `pred`
-/// holds, when given.
+/// the CTA (with consumer groups: of its group, unless `op` works on a
+/// shared object of which the CTA has one copy), or for an op marked
+/// tilegpu.lane_zero (a producer warp's, which thread 0 never reaches)
+/// lane 0 of its warp; and where `pred` holds, when given.
 mlir::Value electedThread(mlir::Operation *op, mlir::OpBuilder &b, mlir::Location loc,
                           const LoweringContext &context, mlir::Value pred = mlir::Value());
 
