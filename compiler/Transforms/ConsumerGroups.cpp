@@ -277,11 +277,16 @@ LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<Async
     }
     b.create<tilegpu::ArriveBarrierOp>(loc, ringSlot(b, loc, groups.empty, held));
   }
-  // The code after the loop runs once per program: in group 0.
+  // The code after the loop runs once per program: in group 0, once every
+  // group has left the loop (a barrier of all the consumers' threads), so
+  // that it follows every tile's stores as it would without groups.
   Block *consumer = loop->getBlock();
   Operation *end = consumer->getTerminator();
   Operation *first = b.getInsertionPoint() == consumer->end() ? end : &*b.getInsertionPoint();
   if (first != end) {
+    auto together = b.create<tilegpu::BarrierOp>(loc);
+    together->setAttr(tilegpu::kBarrierThreadsAttr,
+                      b.getI32IntegerAttr(int32_t(groups.groups * groups.warps * 32)));
     Value isFirst =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, group, i32Value(b, loc, 0));
     auto once = b.create<scf::IfOp>(loc, isFirst, /*withElseRegion=*/false);

@@ -385,8 +385,10 @@ struct TileGPUInsertBarriersPass
       if (!roles->hasAttr(tilegpu::kWarpRolesAttr))
         return;
       roles.getElseRegion().walk([&](tilegpu::BarrierOp barrier) {
-        barrier->setAttr(tilegpu::kBarrierThreadsAttr,
-                         IntegerAttr::get(IntegerType::get(&getContext(), 32), threads));
+        // (A barrier of every consumer group's threads says so already.)
+        if (!barrier->hasAttr(tilegpu::kBarrierThreadsAttr))
+          barrier->setAttr(tilegpu::kBarrierThreadsAttr,
+                           IntegerAttr::get(IntegerType::get(&getContext(), 32), threads));
       });
     });
   }

@@ -104,6 +104,12 @@ void tilec::lowering::namedBarrier(OpBuilder &b, Location loc, const LoweringCon
     orderedAsm(b, loc, none, {}, "bar.sync 1, " + count + ";", "");
     return;
   }
+  // All the groups' threads meet on the barrier after the groups' own.
+  if (threads == context.consumerGroups * context.numThreads()) {
+    orderedAsm(b, loc, none, {},
+               "bar.sync " + std::to_string(1 + context.consumerGroups) + ", " + count + ";", "");
+    return;
+  }
   // Each group meets on a barrier of its own (0 is the whole CTA's).
   Value group = consumerGroup(b, loc, context);
   Value one = i32Constant(b, loc, 1);

@@ -97,7 +97,8 @@ mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type packedType,
 /// 1, or 1 + g for consumer group g.
 void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context);
 /// The same barrier for `threads` threads (a tilegpu.barrier's
-/// tilegpu.barrier_threads).
+/// tilegpu.barrier_threads); with G consumer groups, G times a group's
+/// threads meet on barrier 1 + G.
 void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, const LoweringContext &context,
                   unsigned threads);
 
