@@ -52,8 +52,8 @@ mlir::FailureOr<mlir::Value> tilesToShare(mlir::scf::ForOp loop,
 ///
 /// After the loop a group still holding a slot waits for its dots and
 /// frees it, and the code after the loop (from the rewriter's insertion
-/// point) runs in group 0, after a barrier of every group's threads. Fails with a located error where the kept
-/// arithmetic is not scalar.
+/// point) runs in group 0, after a barrier of every group's threads.
+/// Fails with a located error where the kept arithmetic is not scalar.
 mlir::LogicalResult shareTiles(mlir::RewriterBase &b, mlir::scf::ForOp loop,
                                llvm::ArrayRef<AsyncDot> async,
                                llvm::ArrayRef<unsigned> coordinates,
