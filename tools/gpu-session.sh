@@ -302,8 +302,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # whole call.)
     step py-tests-consumer-groups timeout -k 5 150 python3 -m pytest -q -x -rs tests/python/test_gpu_tma.py \
       -k consumer_groups
+    # (TILEC_PINGPONG_ARGS: more of its options, e.g. --quick.)
+    # shellcheck disable=SC2086
     step bench-matmul-pingpong timeout -k 5 240 python3 bench/matmul_pingpong.py --commit "$commit" \
-      --out "$out"
+      --out "$out" ${TILEC_PINGPONG_ARGS:-}
     # The same two shapes with GELU's tanh as 2 / (1 + exp(-2x)) - 1 instead
     # of tanh.approx (libdevice.fast_tanhf): what the fast tanh buys.
     exp_tanh() {
