@@ -279,7 +279,8 @@ LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<Async
   }
   // The code after the loop runs once per program: in group 0, once every
   // group has left the loop (a barrier of all the consumers' threads), so
-  // that it follows every tile's stores as it would without groups.
+  // that it follows every tile's pointer stores as it would without groups
+  // (TMA stores are known complete only at the kernel's end, either way).
   Block *consumer = loop->getBlock();
   Operation *end = consumer->getTerminator();
   Operation *first = b.getInsertionPoint() == consumer->end() ? end : &*b.getInsertionPoint();
