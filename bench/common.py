@@ -133,6 +133,12 @@ def matmul_tolerance(ref, k, dtype=None):
     return bound
 
 
+def gelu_tanh(x):
+    """GELU in its tanh form, in x's type (the matmul epilogue's reference)."""
+    import torch  # the benchmarks' own dependency, not this module's
+    return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+
+
 def persistent_programs(a, b, cfg):
     """A persistent matmul's grid for A @ B at `cfg` (BLOCK_M, BLOCK_N
     first): one program per SM, or one per tile where there are fewer, as

@@ -23,7 +23,7 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import common  # noqa: E402  bench/common.py
-from common import (best_matmul_config, matmul_error, matmul_tolerance,  # noqa: E402
+from common import (best_matmul_config, gelu_tanh, matmul_error, matmul_tolerance,  # noqa: E402
                     persistent_programs)
 import matmul  # noqa: E402  kernels/matmul.py
 
@@ -43,10 +43,6 @@ KERNELS = {
         a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
         warp_specialize=True, tma_store=True),
 }
-
-
-def gelu_tanh(x):
-    return 0.5 * x * (1 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
 
 
 def shape(text):

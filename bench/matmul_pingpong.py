@@ -22,7 +22,6 @@ float64 GELU). Times: the median of three interleaved rounds of do_bench
 medians, the spread of the three reported.
 Results: bench/results/matmul_pingpong-DATE.json.
 """
-import math
 import pathlib
 import sys
 
@@ -31,7 +30,7 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import common  # noqa: E402  bench/common.py
-from common import matmul_error, matmul_tolerance, persistent_programs  # noqa: E402
+from common import gelu_tanh, matmul_error, matmul_tolerance, persistent_programs  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
 
 SHAPES = [(3000, 5000, 1000), (4096, 4096, 512), (4096, 4096, 4096), (8192, 8192, 8192)]
@@ -43,11 +42,6 @@ VARIANTS = {
     "pingpong 128x128": ((128, 128, 64, 8, 4, 4), 2),
     "one group 128x128": ((128, 128, 64, 8, 4, 4), 1),
 }
-
-
-def gelu64(x):
-    """The tanh GELU in float64, the epilogue rows' reference."""
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
 
 
 def launcher(a, b, c, bias, cfg, groups, epilogue):
@@ -70,7 +64,7 @@ def main():
         bias = torch.randn((N,), device="cuda", generator=gen).half()
         product = a.double() @ b.double()
         for epilogue in (False, True):
-            ref = gelu64(product + bias.double()) if epilogue else product
+            ref = gelu_tanh(product + bias.double()) if epilogue else product
             kind = "bias+gelu" if epilogue else "plain"
             print(f"float16 {M}x{N}x{K} {kind}", flush=True)
             if epilogue:

@@ -131,9 +131,8 @@ FailureOr<Value> tilec::tilesToShare(scf::ForOp loop, ArrayRef<tilegpu::WarpGrou
 static tilegpu::WaitBarrierOp fullWait(scf::ForOp loop, Value full) {
   for (Operation &op : *loop.getBody())
     if (auto wait = dyn_cast<tilegpu::WaitBarrierOp>(op))
-      if (auto slot = wait.getBarrier().getDefiningOp<tilegpu::MemDescIndexOp>())
-        if (slot->getOperand(0) == full)
-          return wait;
+      if (tilegpu::viewedBuffer(wait.getBarrier()) == full)
+        return wait;
   return {};
 }
 
@@ -184,7 +183,6 @@ LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<Async
   }
 
   auto yield = cast<scf::YieldOp>(body->getTerminator());
-  scf::IfOp handOn;
   {
     OpBuilder::InsertionGuard atEnd(b);
     // A tile's first iteration waits for the previous tile's last blocks
@@ -200,20 +198,6 @@ LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<Async
     }
     Value flipped = b.create<arith::XOrIOp>(loc, orderPhase, i32Value(b, loc, 1));
     Value nextOrderPhase = b.create<arith::SelectOp>(loc, starts, flipped, orderPhase);
-    // Its last iteration, once its blocks have landed, lets the next
-    // group start. (Placed where the tile's end is known; moved up to the
-    // wait once the condition's arithmetic is out of the group's part.)
-    Operation *endKnown = blocksLanded;
-    if (Operation *def = tileEnd.getDefiningOp())
-      if (def->getBlock() == body && blocksLanded->isBeforeInBlock(def))
-        endKnown = def;
-    b.setInsertionPointAfter(endKnown);
-    handOn = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(handOn.thenBlock()->getTerminator());
-      b.create<tilegpu::ArriveBarrierOp>(loc, nextTurn);
-    }
     b.setInsertionPoint(yield);
     if (!async.empty()) {
       // A tile's last iteration frees its slot once the epilogue has
@@ -247,8 +231,13 @@ LogicalResult tilec::shareTiles(RewriterBase &b, scf::ForOp loop, ArrayRef<Async
   llvm::append_range(kept, coordinates);
   if (failed(takeTurns(b, loop, tileEnd, kept, loop.getRegionIterArgs()[base + 3], group)))
     return failure();
-  if (blocksLanded->getBlock() == handOn->getBlock())
-    handOn->moveAfter(blocksLanded);
+  // A tile's last iteration, once its blocks have landed, lets the next
+  // group start. (Here, in the group's part, which the tile's end, every
+  // group's arithmetic, comes before.)
+  b.setInsertionPointAfter(blocksLanded);
+  auto handOn = b.create<scf::IfOp>(loc, tileEnd, /*withElseRegion=*/false);
+  b.setInsertionPoint(handOn.thenBlock()->getTerminator());
+  b.create<tilegpu::ArriveBarrierOp>(loc, nextTurn);
   b.restoreInsertionPoint(afterLoop);
   // A group whose last iteration did not end a tile (a loop ending inside
   // one) still holds its slot, its dots in flight: it waits for them and

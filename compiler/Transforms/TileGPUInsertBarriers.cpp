@@ -277,9 +277,7 @@ private:
   /// its buffers, whose index is not known here; the whole buffer for a
   /// transposed view of it).
   Range bufferRange(Value memdesc) {
-    while (isa_and_nonnull<tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp>(
-        memdesc.getDefiningOp()))
-      memdesc = memdesc.getDefiningOp()->getOperand(0);
+    memdesc = tilegpu::viewedBuffer(memdesc);
     auto alloc = memdesc.getDefiningOp<tilegpu::LocalAllocOp>();
     auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(tilegpu::kSharedOffsetAttr)
                         : IntegerAttr();

@@ -168,9 +168,7 @@ static bool onBlockObject(Operation *op) {
   for (Value operand : op->getOperands()) {
     if (!isa<tilegpu::MemDescType>(operand.getType()))
       continue;
-    Operation *owner = operand.getDefiningOp();
-    while (owner && isa<tilegpu::MemDescIndexOp, tilegpu::MemDescTransOp>(owner))
-      owner = owner->getOperand(0).getDefiningOp();
+    Operation *owner = tilegpu::viewedBuffer(operand).getDefiningOp();
     if (owner && owner->hasAttr(tilegpu::kSharedOffsetAttr) &&
         !owner->hasAttr(tilegpu::kGroupSharedStrideAttr))
       return true;

@@ -810,6 +810,12 @@ MemDescType tilec::tilegpu::getBarrierType(MLIRContext *ctx, unsigned ringSize) 
                           /*mutableMemory=*/true);
 }
 
+Value tilec::tilegpu::viewedBuffer(Value memdesc) {
+  while (isa_and_nonnull<MemDescIndexOp, MemDescTransOp>(memdesc.getDefiningOp()))
+    memdesc = memdesc.getDefiningOp()->getOperand(0);
+  return memdesc;
+}
+
 void tilec::tilegpu::replaceBuffer(Value buffer, Value replacement) {
   buffer.replaceAllUsesWith(replacement);
   SmallVector<Value> views{replacement};

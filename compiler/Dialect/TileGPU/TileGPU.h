@@ -117,6 +117,9 @@ MemDescType getBarrierType(mlir::MLIRContext *ctx, unsigned ringSize = 0);
 /// `buffer` replaced by `replacement` everywhere, the transposed views of
 /// it (memdesc_trans, which take their source's mutability) retyped.
 void replaceBuffer(mlir::Value buffer, mlir::Value replacement);
+/// The buffer (or ring of buffers) `memdesc` is a view of: `memdesc` with
+/// its memdesc_index and memdesc_trans views stripped.
+mlir::Value viewedBuffer(mlir::Value memdesc);
 
 namespace detail {
 /// The check every distributed encoding makes of a tensor's shape: the
