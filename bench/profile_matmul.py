@@ -1,14 +1,15 @@
 """kernels/matmul.py launches for a profiler (tools/gpu-session.sh runs this
-under Nsight Compute): one variant, one shape, each `--config BM,BN,BK,GM,W,S`
-(repeatable) compiled, checked against torch, then launched `--launches`
-times. `--time` also times each (do_bench median, TFLOP/s: the num_stages
-sweep of tools/gpu-session.sh); `--sass DIR` writes each config's SASS and
+under Nsight Compute): one variant, at each `--shape` (repeatable) each
+`--config BM,BN,BK,GM,W,S` (repeatable) compiled, checked against torch,
+then launched `--launches` times. `--time` also times each (do_bench
+median, TFLOP/s: the num_stages sweep of tools/gpu-session.sh), and with
+`--torch` torch.matmul at each shape; `--sass DIR` writes each config's SASS and
 the driver compiler's log of it (printing its registers, spills and C75xx
 warnings).
 
     python3 bench/profile_matmul.py --config 128,256,64,8,8,3 [--variant pointers]
-        [--dtype float16] [--shape 4096,4096,4096] [--pieces N] [--launches 1]
-        [--time] [--sass DIR]
+        [--dtype float16] [--shape 4096,4096,4096 ...] [--pieces N] [--launches 1]
+        [--time [--torch]] [--sass DIR]
 
 Variants: pointers (matmul(), C in fp32, as the sweep always measured);
 desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
@@ -82,21 +83,35 @@ def main():
     p.add_argument("--config", action="append", required=True)
     p.add_argument("--variant", choices=list(VARIANTS), default="pointers")
     p.add_argument("--dtype", choices=["float16", "bfloat16"], default="float16")
-    p.add_argument("--shape", default="4096,4096,4096")
+    p.add_argument("--shape", action="append",
+                   help="M,N,K (repeatable: each config at each shape; default 4096,4096,4096)")
     p.add_argument("--pieces", type=int, choices=[1, 2, 4])
     p.add_argument("--launches", type=int, default=1)
     p.add_argument("--time", action="store_true",
                    help="also time each config (do_bench median) and print TFLOP/s")
     p.add_argument("--sass", type=pathlib.Path, help="write each config's SASS to DIR")
+    p.add_argument("--torch", action="store_true",
+                   help="with --time, also time torch.matmul (cuBLAS) at each shape")
     args = p.parse_args()
-    m, n, k = (int(x) for x in args.shape.split(","))
     dtype = getattr(torch, args.dtype)
+    for shape in args.shape or ["4096,4096,4096"]:
+        m, n, k = (int(x) for x in shape.split(","))
+        run_shape(args, dtype, m, n, k)
+
+
+def run_shape(args, dtype, m, n, k):
+    """Each --config at one shape (and cuBLAS there with --torch)."""
     torch.manual_seed(0)
     a = torch.randn(m, k, device="cuda").to(dtype)
     b = torch.randn(k, n, device="cuda").to(dtype)
     want = a.float() @ b.float()
     c = torch.empty(m, n, device="cuda",
                     dtype=torch.float32 if args.variant == "pointers" else dtype)
+    if args.time and args.torch:
+        import triton.testing
+        ms = triton.testing.do_bench(lambda: torch.matmul(a, b))
+        print(f"torch {args.dtype} {m}x{n}x{k}: {2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} "
+              f"TFLOP/s ({ms:.4f} ms)", flush=True)
     for text in args.config:
         cfg = tuple(int(x) for x in text.split(","))
         launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces)
@@ -119,9 +134,8 @@ def main():
         if args.time:
             import triton.testing
             ms = triton.testing.do_bench(launch)
-            print(f"  {2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} TFLOP/s ({ms:.3f} ms)",
+            print(f"  {2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} TFLOP/s ({ms:.4f} ms)",
                   flush=True)
-
 
 if __name__ == "__main__":
     main()

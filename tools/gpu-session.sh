@@ -306,22 +306,35 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # shellcheck disable=SC2086
     step bench-matmul-pingpong timeout -k 5 240 python3 bench/matmul_pingpong.py --commit "$commit" \
       --out "$out" ${TILEC_PINGPONG_ARGS:-}
-    # The same two shapes with GELU's tanh as 2 / (1 + exp(-2x)) - 1 instead
-    # of tanh.approx (libdevice.fast_tanhf): what the fast tanh buys.
-    exp_tanh() {
-      local d
+    # The same two shapes with GELU's tanh computed otherwise than by
+    # tanh.approx.f32 (libdevice.fast_tanhf) in a copy of kernels/: NAME,
+    # then the line that replaces the fast tanh's.
+    tanh_variant() {
+      local d name=$1 line=$2
       d=$(mktemp -d)
       cp -r bench kernels "$d/"
-      sed -i 's|t = tl.extra.cuda.libdevice.fast_tanhf(inner)|t = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0|' \
-        "$d/kernels/matmul.py"
-      grep -q 'tl.exp(-2.0 \* inner)' "$d/kernels/matmul.py" || { echo "no fast tanh to replace"; return 1; }
-      mkdir -p "$logs/exp-tanh"
+      python3 - "$d/kernels/matmul.py" "$line" <<'PY' || return 1
+import sys
+path, line = sys.argv[1], sys.argv[2]
+text = open(path).read()
+old = "t = tl.extra.cuda.libdevice.fast_tanhf(inner)"
+if old not in text:
+    sys.exit("no fast tanh to replace")
+open(path, "w").write(text.replace(old, line))
+PY
+      mkdir -p "$logs/$name"
       (cd "$d" && TILEC_KERNELS_DIR=$d/kernels timeout -k 5 200 python3 bench/matmul_pingpong.py \
-        --quick --commit "$commit-exp-tanh" --out "$logs/exp-tanh")
+        --quick --commit "$commit-$name" --out "$logs/$name")
     }
-    export -f exp_tanh
+    export -f tanh_variant
     export logs commit
-    step bench-matmul-pingpong-exp-tanh exp_tanh
+    # As 2 / (1 + exp(-2x)) - 1: what the fast tanh buys.
+    step bench-matmul-pingpong-exp-tanh tanh_variant exp-tanh \
+      't = 2.0 / (1.0 + tl.exp(-2.0 * inner)) - 1.0'
+    # As tanh.approx.f16x2 on fp16 pairs: half the special-function
+    # instructions, the argument rounded to fp16.
+    step bench-matmul-pingpong-f16x2-tanh tanh_variant f16x2-tanh \
+      't = tl.inline_asm_elementwise("tanh.approx.f16x2 $0, $1;", "=r,r", [inner.to(tl.float16)], dtype=tl.float16, is_pure=True, pack=2).to(tl.float32)'
   fi
   if [ -f bench/matmul_nt.py ]; then
     step bench-matmul-nt python3 bench/matmul_nt.py --commit "$commit" --out "$out"
@@ -427,6 +440,32 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     export -f sweep_small
     step sweep-matmul-small sweep_small
   fi
+  # Time against K at fixed M x N (the shipped 128 x 256 tile, beside
+  # cuBLAS): a cost paid once per tile shows as the same microseconds per
+  # tile at every K, a slower K step as a steeper slope.
+  if [ -f bench/profile_matmul.py ]; then
+    kscan() {
+      local s v shapes=() failed=0
+      for s in 3000,5000,1000 3000,5000,2000 3000,5000,4000 4096,4096,512 \
+               4096,4096,1024 4096,4096,4096; do
+        shapes+=(--shape "$s")
+      done
+      python3 bench/profile_matmul.py --time --torch --variant desc "${shapes[@]}" \
+        --config 128,256,64,8,8,3 || failed=1
+      # (Four 16 KB pieces leave room for a 4th stage; one 64 KB piece not.)
+      python3 bench/profile_matmul.py --time --variant persistent-ws-store "${shapes[@]}" \
+        --config 128,256,64,8,8,3 --config 128,256,64,8,8,4 || failed=1
+      python3 bench/profile_matmul.py --time --variant persistent-ws-store --pieces 1 \
+        "${shapes[@]}" --config 128,256,64,8,8,3 || failed=1
+      for v in ${TILEC_KSCAN_VARIANTS:-}; do
+        python3 bench/profile_matmul.py --time --variant "$v" "${shapes[@]}" \
+          --config 128,256,64,8,8,3 || failed=1
+      done
+      return $failed
+    }
+    export -f kscan
+    step kscan-matmul kscan
+  fi
   # Where the matmul's time goes: ncu's speed of light, tensor pipe, warp
   # stalls and occupancy for the launches after the warm-up (clocks left
   # alone).
@@ -441,6 +480,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # each variant's time and SASS, ncu's throughput, stall and scheduler
     # sections, and its stall samples per SASS instruction; all in
     # $OUT/profile-tma.tar.gz (TILEC_PROFILE_VARIANTS picks the variants,
+    # TILEC_PROFILE_SHAPE the shape,
     # "persistent:1" a persistent one with its epilogue_pieces).
     profile_matmul_tma() {
       local dir v pieces
@@ -449,7 +489,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         pieces=()
         if [[ $v == *:* ]]; then pieces=(--pieces "${v#*:}"); v=${v%%:*}; fi
         local run=(python3 bench/profile_matmul.py --variant "$v" "${pieces[@]}"
-                   --config 128,256,64,8,8,3)
+                   --shape "${TILEC_PROFILE_SHAPE:-4096,4096,4096}" --config 128,256,64,8,8,3)
         local name=$v${pieces[1]:+-p${pieces[1]}}
         "${run[@]}" --time --sass "$dir" || return 1
         ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \
@@ -512,7 +552,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small kscan-matmul bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"
