@@ -9,7 +9,7 @@ warnings).
 
     python3 bench/profile_matmul.py --config 128,256,64,8,8,3 [--variant pointers]
         [--dtype float16] [--shape 4096,4096,4096 ...] [--pieces N] [--launches 1]
-        [--time [--torch]] [--sass DIR]
+        [--time [--torch]] [--pad ELEMENTS] [--sass DIR]
 
 Variants: pointers (matmul(), C in fp32, as the sweep always measured);
 desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
@@ -90,6 +90,9 @@ def main():
     p.add_argument("--time", action="store_true",
                    help="also time each config (do_bench median) and print TFLOP/s")
     p.add_argument("--sass", type=pathlib.Path, help="write each config's SASS to DIR")
+    p.add_argument("--pad", type=int, default=0, metavar="ELEMENTS",
+                   help="A and B as views into rows padded to a multiple of ELEMENTS "
+                        "(the same shapes, their rows aligned otherwise)")
     p.add_argument("--torch", action="store_true",
                    help="with --time, also time torch.matmul (cuBLAS) at each shape")
     args = p.parse_args()
@@ -104,14 +107,22 @@ def run_shape(args, dtype, m, n, k):
     torch.manual_seed(0)
     a = torch.randn(m, k, device="cuda").to(dtype)
     b = torch.randn(k, n, device="cuda").to(dtype)
+    if args.pad:
+        def padded(t):
+            cols = -(-t.shape[1] // args.pad) * args.pad
+            wide = torch.zeros(t.shape[0], cols, device="cuda", dtype=dtype)
+            wide[:, :t.shape[1]] = t
+            return wide[:, :t.shape[1]]
+        a, b = padded(a), padded(b)
     want = a.float() @ b.float()
     c = torch.empty(m, n, device="cuda",
                     dtype=torch.float32 if args.variant == "pointers" else dtype)
     if args.time and args.torch:
         import triton.testing
         ms = triton.testing.do_bench(lambda: torch.matmul(a, b))
-        print(f"torch {args.dtype} {m}x{n}x{k}: {2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} "
-              f"TFLOP/s ({ms:.4f} ms)", flush=True)
+        padded = " padded" if args.pad else ""
+        print(f"torch {args.dtype} {m}x{n}x{k}{padded}: "
+              f"{2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} TFLOP/s ({ms:.4f} ms)", flush=True)
     for text in args.config:
         cfg = tuple(int(x) for x in text.split(","))
         launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces)
@@ -120,7 +131,8 @@ def run_shape(args, dtype, m, n, k):
         err = (c.float() - want).abs().max().item()
         pieces = f" pieces {extra['EPILOGUE_PIECES']}" if extra and "EPILOGUE_PIECES" in extra \
             else ""
-        print(f"{args.variant} {args.dtype} {m}x{n}x{k} config {cfg}{pieces}: "
+        print(f"{args.variant} {args.dtype} {m}x{n}x{k}{' padded' if args.pad else ''} "
+              f"config {cfg}{pieces}: "
               f"max |error| vs fp32 torch {err:.3g}", flush=True)
         # (A 16-bit C also carries its own rounding: 2^-8 of the largest.)
         assert err < 0.05 * k ** 0.5 + want.abs().max().item() / 256, "wrong result"

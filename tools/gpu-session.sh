@@ -465,6 +465,24 @@ PY
     }
     export -f kscan
     step kscan-matmul kscan
+    # The same shapes with rows 128-byte aligned (A and B views into padded
+    # rows), and M x N x K multiples of the tile: what rows that do not
+    # start on a 128-byte line cost the TMA loads.
+    kscan_pad() {
+      local s pad shapes=() failed=0
+      for s in 3000,5000,1000 3072,5120,1024 4096,4096,1000 4096,4096,1024; do
+        shapes+=(--shape "$s")
+      done
+      for pad in 0 64; do
+        python3 bench/profile_matmul.py --time --torch --pad "$pad" --variant desc \
+          "${shapes[@]}" --config 128,256,64,8,8,3 || failed=1
+        python3 bench/profile_matmul.py --time --pad "$pad" --variant persistent-ws-store \
+          "${shapes[@]}" --config 128,256,64,8,8,3 || failed=1
+      done
+      return $failed
+    }
+    export -f kscan_pad
+    step kscan-matmul-pad kscan_pad
   fi
   # Where the matmul's time goes: ncu's speed of light, tensor pipe, warp
   # stalls and occupancy for the launches after the warm-up (clocks left
@@ -552,7 +570,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small kscan-matmul bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small kscan-matmul kscan-matmul-pad bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"
