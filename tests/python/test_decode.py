@@ -164,14 +164,16 @@ def test_attention_split_and_combine(kernels, split):
     assert_close(out.value, want, 3 * TOL)
 
 
-def make_layer(kernels, cfg, w, batch, max_len, tiles=None, pdl=False):
+def make_layer(kernels, cfg, w, batch, max_len, tiles=None, **pdl):
+    """A layer of `w` on the interpreter's arrays; pdl=... if given, else
+    the layer's default mode."""
     def empty(shape, dtype):
         if dtype == "bf16":
             return Bf16(shape=shape).arg
         return np.zeros(shape, np.float32 if dtype == "fp32" else np.int32)
     weights = {name: a.arg for name, a in w.items()}
     return decode_step.DecoderLayer(cfg, weights, batch, max_len, empty, kernels=kernels,
-                                    split=64, tiles=tiles, pdl=pdl)
+                                    split=64, tiles=tiles, **pdl)
 
 
 @TILINGS
@@ -478,11 +480,12 @@ class _Recorded:
         return launch
 
 
-@pytest.mark.parametrize("pdl,release_early", [(False, None), (True, None), ("exit", False)])
+@pytest.mark.parametrize("pdl,release_early", [(False, None), (True, None), ("exit", False),
+                                               ("default", False)])
 def test_a_layers_launches_carry_its_pdl_mode(pdl, release_early):
     # Every launch of a layer's step (on the interpreter, which ignores the
     # launch option itself) carries the layer's mode, and the results are
-    # those of plain launches.
+    # those of plain launches. A layer given no mode launches as "exit".
     rng = np.random.default_rng(8)
     batch, max_len = 2, 70
     w = ref.random_weights(rng, CFG)
@@ -496,7 +499,8 @@ def test_a_layers_launches_carry_its_pdl_mode(pdl, release_early):
     kernels = decode_step.Kernels(interpret=True)
     for name in decode_step.Kernels.NAMES:
         setattr(kernels, name, _Recorded(getattr(kernels, name), launches))
-    layer = make_layer(kernels, CFG, w, batch, max_len, pdl=pdl)
+    layer = make_layer(kernels, CFG, w, batch, max_len,
+                       **({} if pdl == "default" else {"pdl": pdl}))
     out = Bf16(shape=(batch, CFG.hidden))
     layer.step(x.arg, pos, k_cache.arg, v_cache.arg, out.arg)
     assert len(launches) == 6
