@@ -129,6 +129,15 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # descriptors; and the descriptor suite (pointer reads elsewhere).
     step py-tests-tma python3 -m pytest -q -rs tests/python/test_gpu_tma.py \
       tests/python/test_tensor_descriptor.py
+    # Two dots reading one TMA block (one ring, pipelined or warp-
+    # specialised), and the same under compute-sanitizer.
+    step py-tests-two-dots python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k two_dots
+    if command -v compute-sanitizer > /dev/null; then
+      for tool in racecheck memcheck; do
+        step "sanitize-two-dots-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+          python3 -m pytest -q -x tests/python/test_gpu_tma.py -k "two_dots and not 300"
+      done
+    fi
     # Loads pipelined without a dot (tl.range(num_stages=...)).
     step py-tests-pipelined python3 -m pytest -q tests/python/test_gpu_pipelined_loads.py
     # Atomics, `while` loops, Philox random numbers (against Triton's).
@@ -294,6 +303,11 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # most 3% slower), each tilec kernel at its best config.
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out"
+  fi
+  if [ -f bench/matmul_half_b.py ]; then
+    # Half of B's rows per K step (what a 2 x 1 cluster sharing B would
+    # ask of each SM) against the whole, rows on 128-byte lines and off.
+    step bench-matmul-half-b python3 bench/matmul_half_b.py --commit "$commit" --out "$out"
   fi
   if [ -f bench/matmul_pingpong.py ]; then
     # Consumer groups (ping-pong 128 x 128) against one cooperative group
@@ -570,7 +584,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small kscan-matmul kscan-matmul-pad bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small kscan-matmul kscan-matmul-pad bench-matmul-half-b py-tests-two-dots bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -145,6 +145,7 @@ SmallVector<AsyncDot> tilec::asynchronousDots(scf::ForOp loop,
 void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
                               ArrayRef<AsyncDot> async, bool waitAfter) {
   Location loc = loop.getLoc();
+  SmallVector<unsigned> waited; // the loop results the wait after it ties
   for (const AsyncDot &inFlight : async) {
     tilegpu::WarpGroupDotOp dot = inFlight.dot;
     dot.setPending(1);
@@ -152,38 +153,56 @@ void tilec::leaveDotsInFlight(RewriterBase &rewriter, scf::ForOp loop,
       waitInEpilogue(rewriter, loop, inFlight);
       rewriter.setInsertionPointAfter(loop);
     }
-    if (!waitAfter)
-      continue;
-    unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - loop.getNumInductionVars();
-    Value result = loop.getResult(index);
-    std::optional<APInt> trips = loop.getStaticTripCount();
-    if (trips && !trips->isZero()) {
-      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
-      result.replaceAllUsesExcept(wait.getResult(), wait);
-      continue;
-    }
-    // Only a loop that ran has instructions in flight; one that did not
-    // left its initial accumulator, which the other arm yields as it is.
-    // Without the guard that path (the accumulator's zeros, written by
-    // moves) reaches the wait too, and ptxas may serialise every wgmma of
-    // the function (warning C7515: registers a wgmma accumulates into
-    // defined by other instructions inside a stage); yielding the loop's
-    // result there instead would make it inject a wait (C7517).
-    Value ran = rewriter.create<arith::CmpIOp>(
-        loc, loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
-        loop.getLowerBound(), loop.getUpperBound());
-    auto guard = rewriter.create<scf::IfOp>(loc, result.getType(), ran, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard inside(rewriter);
-      rewriter.setInsertionPointToStart(guard.thenBlock());
-      auto wait = rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0);
-      rewriter.create<scf::YieldOp>(loc, wait.getResult());
-      rewriter.setInsertionPointToStart(guard.elseBlock());
-      rewriter.create<scf::YieldOp>(loc, loop.getInitArgs()[index]);
-    }
-    result.replaceUsesWithIf(guard.getResult(0), [&](OpOperand &use) {
+    if (waitAfter)
+      waited.push_back(cast<BlockArgument>(dot.getC()).getArgNumber() -
+                       loop.getNumInductionVars());
+  }
+  if (waited.empty())
+    return;
+  auto waitFor = [&](ArrayRef<Value> results) {
+    SmallVector<Value> done;
+    for (Value result : results)
+      done.push_back(
+          rewriter.create<tilegpu::WarpGroupDotWaitOp>(loc, result.getType(), result, 0));
+    return done;
+  };
+  SmallVector<Value> results;
+  for (unsigned index : waited)
+    results.push_back(loop.getResult(index));
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (trips && !trips->isZero()) {
+    for (auto [result, done] : llvm::zip_equal(results, waitFor(results)))
+      result.replaceAllUsesExcept(done, done.getDefiningOp());
+    return;
+  }
+  // Only a loop that ran has instructions in flight; one that did not
+  // left its initial accumulators, which the other arm yields as they
+  // are. Without the guard that path (the accumulators' zeros, written by
+  // moves) reaches the wait too, and ptxas may serialise every wgmma of
+  // the function (warning C7515: registers a wgmma accumulates into
+  // defined by other instructions inside a stage); yielding the loop's
+  // results there instead would make it inject a wait (C7517). One guard
+  // for every accumulator: with one per accumulator the later ones, still
+  // in flight, would be copied through the earlier guards' branches
+  // (C7517 again).
+  Value ran = rewriter.create<arith::CmpIOp>(
+      loc, loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+      loop.getLowerBound(), loop.getUpperBound());
+  auto guard = rewriter.create<scf::IfOp>(loc, ValueRange(results).getTypes(), ran,
+                                          /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inside(rewriter);
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+    rewriter.create<scf::YieldOp>(loc, waitFor(results));
+    rewriter.setInsertionPointToStart(guard.elseBlock());
+    SmallVector<Value> initial;
+    for (unsigned index : waited)
+      initial.push_back(loop.getInitArgs()[index]);
+    rewriter.create<scf::YieldOp>(loc, initial);
+  }
+  for (auto [k, result] : llvm::enumerate(results))
+    result.replaceUsesWithIf(guard.getResult(k), [&](OpOperand &use) {
       return !guard->isAncestor(use.getOwner());
     });
-    rewriter.setInsertionPointAfter(guard);
-  }
+  rewriter.setInsertionPointAfter(guard);
 }

@@ -270,12 +270,22 @@ struct TileGPUAccelerateMatmulPass
     rewriter.setInsertionPoint(op);
     // Each buffer is written where its tile is produced (once, for a tile
     // from outside the loop), and a transposed tile is read through a
-    // transposed view of its buffer.
+    // transposed view of its buffer. Dots that read one tile in the same
+    // layout share its buffer (as gate and up projections share x): one
+    // copy, and one load for tilegpu-pipeline-loads and
+    // tilegpu-warp-specialize to ring (they take a load with one buffer).
     auto buffer = [&](OperandTile tile, tilegpu::NVMMASharedEncodingAttr layout) -> Value {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointAfterValue(tile.tile);
-      Value alloc = rewriter.create<tilegpu::LocalAllocOp>(
-          loc, bufferType(tile.tile, layout), tile.tile);
+      tilegpu::MemDescType type = bufferType(tile.tile, layout);
+      Value alloc;
+      for (Operation *user : tile.tile.getUsers())
+        if (auto earlier = dyn_cast<tilegpu::LocalAllocOp>(user);
+            earlier && earlier.getType() == type &&
+            earlier->getBlock() == tile.tile.getParentBlock())
+          alloc = earlier.getResult();
+      if (!alloc)
+        alloc = rewriter.create<tilegpu::LocalAllocOp>(loc, type, tile.tile);
       if (!tile.transposed)
         return alloc;
       return rewriter.create<tilegpu::MemDescTransOp>(loc, alloc);

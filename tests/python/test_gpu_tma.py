@@ -63,6 +63,34 @@ def test_matmul_through_tma(hopper, dtype, m, n, kk, stages):
     np.testing.assert_allclose(got, want, rtol=0, atol=tolerance(want, kk))
 
 
+@pytest.mark.parametrize("m,n,kk", [(128, 128, 64), (200, 136, 72), (70, 200, 300), (64, 64, 8)])
+@pytest.mark.parametrize("stages,ws", [(1, False), (3, False), (3, True), (4, True)])
+def test_two_dots_share_a_block(hopper, m, n, kk, stages, ws):
+    # X's block, read by a gate and an up dot, is copied once per K step
+    # (one ring, pipelined or filled by a producer warpgroup) and both
+    # products come out right, the K loop ending with both in flight.
+    torch = hopper
+    gen = torch.Generator(device="cuda").manual_seed(m + n + kk)
+    ka, nb = (kk + 7) // 8 * 8, (n + 7) // 8 * 8
+    x = torch.randn((m, ka), device="cuda", generator=gen).half()[:, :kk]
+    g = torch.randn((kk, nb), device="cuda", generator=gen).half()[:, :n]
+    u = torch.randn((kk, nb), device="cuda", generator=gen).half()[:, :n]
+    assert g.stride(0) == u.stride(0)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    bm, bn, bk = 64, 128, 64
+    k.gate_up[(tilec.cdiv(m, bm), tilec.cdiv(n, bn))](
+        x, g, u, c, m, n, kk, x.stride(0), g.stride(0), c.stride(0),
+        BM=bm, BN=bn, BK=bk, STAGES=stages, WS=ws, num_warps=4)
+    torch.cuda.synchronize()
+    ptx = k.gate_up.asm["ptx"]
+    assert uses_tma(k.gate_up)
+    assert ("setmaxnreg" in ptx) == ws
+    x64, g64, u64 = (t.double().cpu().numpy() for t in (x, g, u))
+    want = (x64 @ g64) * (x64 @ u64)
+    got = c.cpu().numpy()
+    assert np.abs(got - want).max() <= tolerance(want, kk)
+
+
 @pytest.mark.parametrize("m,n,kk", [(128, 128, 100), (64, 64, 8)])
 def test_nan_padding_reaches_the_tensor_map(hopper, m, n, kk):
     # K not a multiple of the block: the last block's columns past K read

@@ -378,3 +378,21 @@ def test_autotune_refuses_host_descriptors_clearly():
                                         "autotuning does not take yet"):
         tuned[(1, 1)](TensorDescriptor.from_tensor(a, [16, 32]),
                       TensorDescriptor.from_tensor(a, [16, 32]), 1.0)
+
+
+@pytest.mark.parametrize("ws", [False, True])
+def test_two_dots_reading_one_block_in_the_interpreter(ws):
+    # tma_kernels.gate_up (two dots read each block of x; on sm_90a they
+    # share one copy of it: tests/lit/tilegpu-warp-specialize) against
+    # numpy at a shape whose edges cut through blocks.
+    import tma_kernels
+    rng = np.random.default_rng(11)
+    m, n, kk = 20, 40, 24
+    x = rng.standard_normal((m, kk)).astype(np.float16)
+    g = rng.standard_normal((kk, n)).astype(np.float16)
+    u = rng.standard_normal((kk, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float32)
+    interp(tma_kernels.gate_up)[(tilec.cdiv(m, 16), tilec.cdiv(n, 16))](
+        x, g, u, c, m, n, kk, kk, n, n, BM=16, BN=16, BK=16, STAGES=3, WS=ws)
+    x64, g64, u64 = (a.astype(np.float64) for a in (x, g, u))
+    np.testing.assert_allclose(c, (x64 @ g64) * (x64 @ u64), rtol=1e-3, atol=1e-3)

@@ -229,3 +229,24 @@ func.func @chained(%x: f16, %y: f32, %n: i32, %p: !tile.ptr<f32>) {
   tile.store %ps, %r : tensor<64x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// Two dots reading one tile in the same layout (gate and up projections
+// of one x) share its buffer: one local_alloc of A, one of each B.
+// CHECK-LABEL: func.func @shared_operand
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<64x32xf16
+// CHECK-NOT: tilegpu.local_alloc %{{.*}} -> !tilegpu.memdesc<64x32xf16
+// CHECK: tilegpu.warp_group_dot %[[A]],
+// CHECK: tilegpu.warp_group_dot %[[A]],
+func.func @shared_operand(%x: f16, %z: f16, %y: f32, %p: !tile.ptr<f32>) {
+  %a = tile.splat %x : tensor<64x32xf16>
+  %b = tile.splat %x : tensor<32x64xf16>
+  %e = tile.splat %z : tensor<32x64xf16>
+  %c = tile.splat %y : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %f = tile.dot %a, %e, %d : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %ps = tile.splat %p : tensor<64x64x!tile.ptr<f32>>
+  tile.store %ps, %f : tensor<64x64x!tile.ptr<f32>>
+  return
+}

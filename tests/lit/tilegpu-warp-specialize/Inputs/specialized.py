@@ -134,3 +134,21 @@ def prefetches_before_the_wait(a_ptr, b_ptr, c_ptr, K):
     tl.extra.cuda.prefetch_l2(b_ptr + 64, K * 64 - 64)
     tl.extra.cuda.gdc_wait()
     _specialized_product(a_ptr, b_ptr, c_ptr, K)
+
+
+@tilec.jit
+def gate_and_up(x_ptr, g_ptr, u_ptr, c_ptr, K):
+    # Two dots read one block of x (a gate and an up projection): it is
+    # copied once per slot, into one ring both dots read.
+    x = tl.make_tensor_descriptor(x_ptr, [64, K], [K, 1], [64, 64])
+    g = tl.make_tensor_descriptor(g_ptr, [K, 128], [128, 1], [64, 128])
+    u = tl.make_tensor_descriptor(u_ptr, [K, 128], [128, 1], [64, 128])
+    gate = tl.zeros((64, 128), dtype=tl.float32)
+    up = tl.zeros((64, 128), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True):
+        block = x.load([0, k])
+        gate = tl.dot(block, g.load([k, 0]), gate)
+        up = tl.dot(block, u.load([k, 0]), up)
+    r = tl.arange(0, 64)
+    n = tl.arange(0, 128)
+    tl.store(c_ptr + r[:, None] * 128 + n[None, :], gate * up)
