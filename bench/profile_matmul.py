@@ -16,7 +16,8 @@ desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
 ws = a producer warpgroup, store = C through TMA) and persistent,
 persistent-ws, persistent-ws-store (matmul_persistent_kernel on one
 program per SM, --pieces its epilogue_pieces, matmul_tma's default when not
-given), these with C in the inputs' type. Under ncu, profile a launch after
+given), persistent-ws-store-cluster (the same in clusters of two sharing
+B's blocks), these with C in the inputs' type. Under ncu, profile a launch after
 the first (which compiles and warms the caches), clocks left alone:
 
     ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \\
@@ -33,10 +34,13 @@ sys.path.insert(0, str(ROOT / "kernels"))
 import matmul  # noqa: E402  kernels/matmul.py
 import matmul_tuned  # noqa: E402
 
-#: variant: (persistent, warp_specialize, tma_store); None: the pointer kernel
-VARIANTS = {"pointers": None, "desc": (False, False, False), "desc-ws": (False, True, False),
-            "desc-ws-store": (False, True, True), "persistent": (True, False, False),
-            "persistent-ws": (True, True, False), "persistent-ws-store": (True, True, True)}
+#: variant: (persistent, warp_specialize, tma_store, cluster); None: the
+#: pointer kernel
+VARIANTS = {"pointers": None, "desc": (False, False, False, 1),
+            "desc-ws": (False, True, False, 1), "desc-ws-store": (False, True, True, 1),
+            "persistent": (True, False, False, 1), "persistent-ws": (True, True, False, 1),
+            "persistent-ws-store": (True, True, True, 1),
+            "persistent-ws-store-cluster": (True, True, True, 2)}
 
 
 def launcher(variant, a, b, c, cfg, pieces):
@@ -44,15 +48,16 @@ def launcher(variant, a, b, c, cfg, pieces):
     beyond the config's (for --sass)."""
     if VARIANTS[variant] is None:
         return (lambda: matmul.matmul(a, b, c, config=cfg)), None
-    persistent, ws, store = VARIANTS[variant]
+    persistent, ws, store, cluster = VARIANTS[variant]
     programs = matmul_tuned.programs(a, b, cfg) if persistent else None
     if persistent and pieces is None:
         pieces = matmul.default_epilogue_pieces(cfg, c.element_size())
     extra = {"WARP_SPECIALIZE": ws, "TMA_STORE": store}
     if persistent:
-        extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces)
+        extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces, CLUSTER=cluster)
     return (lambda: matmul.matmul_tma(a, b, c, cfg, programs=programs, warp_specialize=ws,
-                                      tma_store=store, epilogue_pieces=pieces)), extra
+                                      tma_store=store, epilogue_pieces=pieces,
+                                      cluster=cluster)), extra
 
 
 def write_sass(directory, variant, dtype, cfg, extra, tag):

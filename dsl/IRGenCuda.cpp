@@ -1,8 +1,8 @@
 // tl.extra.cuda's builtins that overlap a kernel with the one before it on
 // the stream (docs/language.md): gdc_wait and gdc_launch_dependents, as
 // Triton spells programmatic dependent launch, and prefetch_l2, which asks
-// the L2 for memory ahead of the loads that read it. (tl.extra.cuda's
-// libdevice is IRGenLibdevice.cpp's.)
+// the L2 for memory ahead of the loads that read it; and where a program
+// stands in its cluster. (tl.extra.cuda's libdevice is IRGenLibdevice.cpp's.)
 #include "dsl/BuiltinTable.h"
 
 namespace tilec::dsl {
@@ -44,9 +44,24 @@ Value prefetchL2(Generator &g, const BuiltinArguments &args) {
   return Value::none();
 }
 
+// cluster_id(), cluster_cta_rank(), cluster_size(): this program's
+// cluster (tl.range(..., num_ctas=N) launches the kernel's programs in
+// clusters of N along axis 0), its place in it, and the cluster's size,
+// 1 where the kernel has no clusters.
+template <typename Op>
+Value clusterQuery(Generator &g, const BuiltinArguments &args) {
+  g.requireIR(args.at(), args.function().c_str());
+  mlir::OpBuilder &b = g.builder();
+  mlir::Value v = b.create<Op>(g.loc(args.at()), b.getI32Type());
+  return Value::ofIR(v, ValueType{DType{ScalarKind::Int32, false}, {}});
+}
+
 } // namespace
 
 void addCudaBuiltins(BuiltinTable &t) {
+  t.add("tl.extra.cuda.cluster_id", {{}, 0}, clusterQuery<tile::ClusterIdOp>);
+  t.add("tl.extra.cuda.cluster_cta_rank", {{}, 0}, clusterQuery<tile::ClusterCtaRankOp>);
+  t.add("tl.extra.cuda.cluster_size", {{}, 0}, clusterQuery<tile::ClusterSizeOp>);
   t.add("tl.extra.cuda.gdc_wait", {{}, 0}, gdcWait);
   t.add("tl.extra.cuda.gdc_launch_dependents", {{}, 0}, gdcLaunchDependents);
   t.add("tl.extra.cuda.prefetch_l2", {{"pointer", "count"}, 2}, prefetchL2);

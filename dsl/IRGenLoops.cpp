@@ -170,6 +170,7 @@ void Generator::genFor(const ForStmt &stmt) {
   std::optional<int64_t> numStages;
   bool warpSpecialize = false;
   std::optional<int64_t> consumerGroups;
+  std::optional<int64_t> numCtas;
   // tl.range's keywords: range() and tl.static_range take none of them.
   auto rangeKeyword = [&](const Keyword &k) {
     if (callee.text != "tl.range")
@@ -191,6 +192,8 @@ void Generator::genFor(const ForStmt &stmt) {
       numStages = boundedInt(k, 1, 16);
     } else if (k.name == "num_consumer_groups") {
       consumerGroups = boundedInt(k, 1, 4);
+    } else if (k.name == "num_ctas") {
+      numCtas = boundedInt(k, 1, 2);
     } else if (k.name == "warp_specialize") {
       Value on = rangeKeyword(k);
       if (on.kind != Value::Kind::Bool && on.kind != Value::Kind::Int)
@@ -283,6 +286,12 @@ void Generator::genFor(const ForStmt &stmt) {
       fail(call->loc, "num_consumer_groups > 1 needs warp_specialize=True");
     forOp->setAttr(tile::kNumConsumerGroupsAttr,
                    b_.getI32IntegerAttr(int32_t(*consumerGroups)));
+  }
+  // (Clusters share what the loop's producer warpgroup copies.)
+  if (numCtas && *numCtas > 1) {
+    if (!warpSpecialize)
+      fail(call->loc, "num_ctas > 1 needs warp_specialize=True");
+    forOp->setAttr(tile::kNumCtasAttr, b_.getI32IntegerAttr(int32_t(*numCtas)));
   }
   {
     mlir::OpBuilder::InsertionGuard guard(b_);

@@ -107,6 +107,22 @@ def grouped_tile_of(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 
 
 @tilec.jit
+def grouped_pair_of(pair, rows, columns, GROUP: tl.constexpr):
+    """(row, column) of pair `pair` on a grid of `rows` x `columns` pairs
+    of tiles in grouped ordering (grouped_tile_of's, GROUP rows of pairs
+    visited column by column), dividing only by values the same for every
+    pair (FIXED_DIVISORS)."""
+    per_group = GROUP * columns
+    first = pair // per_group * GROUP
+    within = pair % per_group
+    last_rows = tl.maximum(rows - (rows - 1) // GROUP * GROUP, 1)
+    in_last = rows - first < GROUP
+    row = first + tl.where(in_last, within % last_rows, within % GROUP)
+    column = tl.where(in_last, within // last_rows, within // GROUP)
+    return row, column
+
+
+@tilec.jit
 def tile_product(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                  rm, rn, BLOCK_K: tl.constexpr, INPUT_PRECISION: tl.constexpr,
                  MAX_IMPRECISE_ACC: tl.constexpr):
@@ -350,7 +366,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
                              TMA_STORE: tl.constexpr = False,
                              EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False,
-                             CONSUMER_GROUPS: tl.constexpr = 1):
+                             CONSUMER_GROUPS: tl.constexpr = 1, CLUSTER: tl.constexpr = 1):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -363,7 +379,13 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     CONSUMER_GROUPS > 1 groups of num_warps warps take turns at the tiles
     (ping-pong: one group's epilogue runs while the next multiplies). With
     TMA_STORE each tile goes out through C's descriptor (TMA on sm_90a).
-    B_K_MAJOR as matmul_desc_kernel's."""
+    B_K_MAJOR as matmul_desc_kernel's. CLUSTER = 2 (with WARP_SPECIALIZE,
+    on sm_90a) launches the programs in clusters of two, which walk pairs
+    of tiles on one column of C, the two tiles of a pair at once: the
+    blocks of B they share are copied once for both (half by each
+    program's producer, multicast to both); elsewhere each program is a
+    cluster of its own and walks single tiles. The grid must then be whole
+    clusters."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
@@ -372,17 +394,35 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     programs = tl.num_programs(0)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
-    mine = tl.cdiv(tiles - pid, programs)  # 0 for a program past the last tile
+    if CLUSTER > 1:
+        # Clusters walk pairs of tiles: rows (2 r, 2 r + 1) of one column,
+        # each program the row its place in the cluster says (a row past
+        # the last reads zeros, and stores nothing). Everything but that
+        # row is the same in both programs: B's blocks are shared.
+        size = tl.extra.cuda.cluster_size()  # 1 where there are no clusters
+        rank = tl.extra.cuda.cluster_cta_rank()
+        cluster = tl.extra.cuda.cluster_id()
+        clusters = programs // size
+        pair_rows = tl.cdiv(tl.cdiv(M, BLOCK_M), size)
+        columns = tl.cdiv(N, BLOCK_N)
+        mine = tl.cdiv(pair_rows * columns - cluster, clusters)
+    else:
+        mine = tl.cdiv(tiles - pid, programs)  # 0 for a program past the last tile
     if c_ptr.dtype.element_ty == tl.int32:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE,
-                      num_consumer_groups=CONSUMER_GROUPS):
+                      num_consumer_groups=CONSUMER_GROUPS, num_ctas=CLUSTER):
         # (With a producer warpgroup its loop, which only copies, finds the
         # tiles with multiplications; a loop of wgmma keeps its divisions.)
-        pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
-                                       BLOCK_M, BLOCK_N, GROUP_M, WARP_SPECIALIZE)
+        if CLUSTER > 1:
+            pair_m, pid_n = grouped_pair_of(cluster + (i // k_steps) * clusters, pair_rows,
+                                            columns, GROUP_M // CLUSTER)
+            pid_m = pair_m * size + rank
+        else:
+            pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
+                                           BLOCK_M, BLOCK_N, GROUP_M, WARP_SPECIALIZE)
         m = pid_m * BLOCK_M
         n = pid_n * BLOCK_N
         k = (i % k_steps) * BLOCK_K
@@ -685,7 +725,7 @@ def default_epilogue_pieces(config, c_bytes):
 
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                warp_specialize=False, tma_store=False, epilogue_pieces=None,
-               consumer_groups=1):
+               consumer_groups=1, cluster=1):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
@@ -702,7 +742,9 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to
     mma.sync). `consumer_groups` > 1 (persistent and warp-specialised
     only) gives the persistent kernel that many groups of the config's
-    warps, taking turns at its tiles (ping-pong). An empty C is
+    warps, taking turns at its tiles (ping-pong). `cluster` = 2 (persistent and
+    warp-specialised only) launches it in clusters of two programs that
+    share B's blocks (`programs` rounded down to whole clusters). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -712,6 +754,9 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     assert programs is None or programs >= 1, "programs must be at least 1"
     assert consumer_groups == 1 or (programs is not None and warp_specialize), \
         "consumer_groups needs the persistent kernel (programs) and warp_specialize"
+    assert cluster in (1, 2), "cluster must be 1 or 2"
+    assert cluster == 1 or (programs is not None and warp_specialize), \
+        "cluster needs the persistent kernel (programs) and warp_specialize"
     if M == 0 or N == 0:
         return c
     if K == 0:
@@ -744,10 +789,11 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
         assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
             "a piece stored by TMA must be at least 16 bytes wide"
+        programs = max(cluster, programs // cluster * cluster)
         matmul_persistent_kernel[(programs,)](
             a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1), BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
             ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
             TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
-            CONSUMER_GROUPS=consumer_groups, num_warps=warps)
+            CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster, num_warps=warps)
     return c

@@ -579,6 +579,9 @@ private:
   RunLimits limits_;
   const PrintSink &print_;
   std::array<uint32_t, 3> pid_{0, 0, 0};
+  /// Programs per cluster along axis 0 (tile.num_ctas of the kernel's
+  /// warp-specialised loop, as the GPU launches it on sm_90a), else 1.
+  uint32_t clusterSize_ = 1;
   bool inProgram_ = false;
   llvm::DenseMap<Value, TensorRef> env_;
   RunStats stats_;
@@ -1848,6 +1851,16 @@ void Machine::exec(Operation &operation) {
         r.i[0] = wrapInt(counts[o.getAxis()], 32);
         set(o.getResult(), std::move(r));
       })
+      .Case<tile::ClusterIdOp, tile::ClusterCtaRankOp, tile::ClusterSizeOp>([&](auto o) {
+        Tensor r = makeTensor(Elem{Kind::Int, 32}, {}, 1);
+        uint32_t value = clusterSize_;
+        if (isa<tile::ClusterIdOp>(o.getOperation()))
+          value = pid_[0] / clusterSize_;
+        else if (isa<tile::ClusterCtaRankOp>(o.getOperation()))
+          value = pid_[0] % clusterSize_;
+        r.i[0] = wrapInt(value, 32);
+        set(o.getResult(), std::move(r));
+      })
       .Case<tile::MakeRangeOp>([&](auto o) { makeRange(o); })
       .Case<tile::SplatOp>([&](auto o) { splat(o); })
       .Case<tile::BroadcastOp>([&](auto o) { broadcast(o); })
@@ -2154,6 +2167,15 @@ RunStats Machine::run() {
   std::vector<TensorRef> argValues;
   bindArguments(argValues);
   Block &entry = fn_.getBody().front();
+  fn_.walk([&](scf::ForOp loop) {
+    if (auto n = loop->getAttrOfType<IntegerAttr>(tile::kNumCtasAttr))
+      clusterSize_ = uint32_t(n.getInt());
+  });
+  if (grid_.x % clusterSize_)
+    failAt(fn_.getLoc(), "the grid's " + std::to_string(grid_.x) +
+                             " programs along axis 0 are not whole clusters of " +
+                             std::to_string(clusterSize_) + " (tl.range(..., num_ctas=" +
+                             std::to_string(clusterSize_) + "))");
   llvm::SmallVector<TensorRef, 4> yielded;
   inProgram_ = true;
   for (uint32_t z = 0; z < grid_.z; ++z)

@@ -304,6 +304,38 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out"
   fi
+  # Clusters of two sharing B's blocks (the persistent kernel's cluster=2):
+  # every shipped config against float64, then under compute-sanitizer,
+  # then against the same kernel without clusters and cuBLAS at the
+  # issue's shapes (bounded: a cluster that deadlocks must not take the
+  # whole call).
+  step py-tests-cluster timeout -k 5 240 python3 -m pytest -q -x -rs \
+    tests/python/test_gpu_tma.py -k cluster_matmul
+  if command -v compute-sanitizer > /dev/null; then
+    for tool in memcheck racecheck; do
+      step "sanitize-cluster-$tool" timeout -k 5 240 compute-sanitizer --tool "$tool" \
+        --error-exitcode 1 python3 -m pytest -q -x tests/python/test_gpu_tma.py \
+        -k "cluster_matmul and float16 and -8-"
+    done
+  fi
+  if [ -f bench/profile_matmul.py ]; then
+    kscan_cluster() {
+      local s shapes=() failed=0
+      for s in ${TILEC_CLUSTER_SHAPES:-3000,5000,1000 4096,4096,512 8192,1024,8192 2048,2048,2048 4096,4096,4096 8192,8192,8192}; do
+        shapes+=(--shape "$s")
+      done
+      for dtype in float16 bfloat16; do
+        python3 bench/profile_matmul.py --time --torch --dtype "$dtype" \
+          --variant persistent-ws-store "${shapes[@]}" --config 128,256,64,8,8,3 || failed=1
+        timeout -k 5 120 python3 bench/profile_matmul.py --time --dtype "$dtype" \
+          --variant persistent-ws-store-cluster "${shapes[@]}" --config 128,256,64,8,8,3 \
+          --config 128,256,64,8,8,4 || failed=1
+      done
+      return $failed
+    }
+    export -f kscan_cluster
+    step kscan-cluster kscan_cluster
+  fi
   if [ -f bench/matmul_half_b.py ]; then
     # Half of B's rows per K step (what a 2 x 1 cluster sharing B would
     # ask of each SM) against the whole, rows on 128-byte lines and off.
@@ -584,7 +616,7 @@ fi
 # Few files come back from a lent machine: the logs travel as one archive.
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 echo
-for b in sweep-matmul-small kscan-matmul kscan-matmul-pad bench-matmul-half-b py-tests-two-dots bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
+for b in sweep-matmul-small kscan-matmul kscan-matmul-pad bench-matmul-half-b py-tests-two-dots py-tests-cluster kscan-cluster bench-timing-method ncu-timing-method cpp-decode-example cpp-decode-example-b16 cpp-decode-example-pdl cpp-decode-example-b16-pdl cpp-decode-example-pdl-exit cpp-decode-example-b16-pdl-exit cpp-decode-example-pdl-l2 cpp-decode-example-b16-pdl-l2 py-tests-decode py-tests-pipelined bench-decode profile-decode bench-decode-sweep bench-decode-sweep-quick bench-decode-sweep-mma py-tests-launch sanitize-shipped-memcheck sanitize-shipped-racecheck sanitize-shipped-synccheck py-tests-matmul py-tests-dot-trans py-tests-fp8 py-tests-tma bench-matmul-tma bench-matmul-tma-quick bench-matmul-epilogue bench-matmul bench-matmul-fp8 bench-small-kernel tune-python tune-cli-first tune-cli-second bench-softmax bench-transpose bench-vector-add; do
   [ -f "$logs/$b.log" ] && { echo "== $b"; tail -n 24 "$logs/$b.log"; }
 done
 echo "== summary"

@@ -168,6 +168,58 @@ std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value ph
   return {nextSlot, b.create<arith::SelectOp>(loc, wraps, flipped, phase)};
 }
 
+/// Whether values are the same in every CTA of a cluster along axis 0:
+/// built by scalar arithmetic from constants, the kernel's arguments, the
+/// cluster's id and size, the grid and the other axes' program ids, and
+/// from `loop`'s index and carried values where what flows into them is.
+/// A block read at such coordinates is the same block in every CTA of the
+/// cluster, which its producers can share (multicast).
+class ClusterUniformity {
+public:
+  explicit ClusterUniformity(scf::ForOp loop) : loop_(loop) {}
+
+  bool isUniform(Value v) {
+    if (auto known = known_.find(v); known != known_.end())
+      return known->second;
+    // (A value met again while deciding it, through the loop's carried
+    // values, is assumed uniform: only what enters the cycle can make it
+    // otherwise.)
+    known_[v] = true;
+    bool uniform = decide(v);
+    known_[v] = uniform;
+    return uniform;
+  }
+
+private:
+  bool decide(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Block *owner = arg.getOwner();
+      if (owner->isEntryBlock() && isa<func::FuncOp>(owner->getParentOp()))
+        return true; // a kernel argument
+      if (owner != loop_.getBody())
+        return false;
+      if (arg == loop_.getInductionVar())
+        return isUniform(loop_.getLowerBound()) && isUniform(loop_.getStep());
+      unsigned index = arg.getArgNumber() - loop_.getNumInductionVars();
+      auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
+      return isUniform(loop_.getInitArgs()[index]) && isUniform(yield.getOperand(index));
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto pid = dyn_cast<tile::ProgramIdOp>(def))
+      return pid.getAxis() != 0;
+    if (isa<tile::ClusterCtaRankOp>(def))
+      return false;
+    if (isa<tile::ClusterIdOp, tile::ClusterSizeOp, tile::NumProgramsOp>(def))
+      return true;
+    if (!isScalarArithmetic(def))
+      return false; // a load, a region's result: not known alike
+    return llvm::all_of(def->getOperands(), [&](Value operand) { return isUniform(operand); });
+  }
+
+  scf::ForOp loop_;
+  llvm::DenseMap<Value, bool> known_;
+};
+
 /// A located error (reported as the diagnostic goes out of scope).
 FailureOr<bool> refuse(InFlightDiagnostic &&) { return failure(); }
 
@@ -191,6 +243,7 @@ struct TileGPUWarpSpecializePass
       for (scf::ForOp loop : marked) {
         loop->removeAttr(tile::kWarpSpecializeAttr);
         loop->removeAttr(tile::kNumConsumerGroupsAttr);
+        loop->removeAttr(tile::kNumCtasAttr);
       }
       return;
     }
@@ -238,6 +291,7 @@ struct TileGPUWarpSpecializePass
     if (loads.empty() || pointerOperand) {
       loop->removeAttr(tile::kWarpSpecializeAttr);
       loop->removeAttr(tile::kNumConsumerGroupsAttr);
+      loop->removeAttr(tile::kNumCtasAttr);
       return false;
     }
     LoadAddressStage stage;
@@ -357,6 +411,34 @@ struct TileGPUWarpSpecializePass
       tileEnd = *shared;
     }
 
+    // Clusters (tl.range(..., num_ctas=N)): a block every CTA of the
+    // cluster reads at the same coordinates, through the same map, is
+    // copied once per cluster, each CTA's producer multicasting its share
+    // of the block's columns to all (so the block must have a multiple of
+    // N columns of the swizzle).
+    unsigned ctas = 1;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumCtasAttr))
+      ctas = unsigned(attr.getInt());
+    if (ctas > 1 && groups > 1)
+      return refuse(loop.emitError("warp_specialize: num_ctas > 1 with num_consumer_groups > 1 "
+                                   "is not supported"));
+    llvm::SmallPtrSet<Operation *, 4> multicast;
+    ClusterUniformity uniformity(loop);
+    // (Every CTA of the cluster must walk the same iterations, or one
+    // would wait for a peer's share of a block the peer never copies.)
+    if (ctas > 1 && uniformity.isUniform(loop.getLowerBound()) &&
+        uniformity.isUniform(loop.getUpperBound()) && uniformity.isUniform(loop.getStep())) {
+      for (ProducedLoad &p : loads) {
+        RankedTensorType type = p.load.getResult().getType();
+        std::optional<TMABlockLayout> layout =
+            tilegpu::getTMABlockLayout(type.getShape(), type.getElementType());
+        auto uniform = [&](Value v) { return uniformity.isUniform(v); };
+        if (layout && layout->copies % ctas == 0 && uniform(p.load.getMap()) &&
+            llvm::all_of(p.load.getOffsets(), uniform))
+          multicast.insert(p.load);
+      }
+    }
+
     // Stages: the loop's (and, with the dots in flight, a slot for the
     // blocks they still read), fewer where the rings would not fit beside
     // the kernel's other buffers and its largest scratch (the rings live
@@ -394,6 +476,9 @@ struct TileGPUWarpSpecializePass
       return refuse(loop.emitError("warp_specialize: num_warps must be whole warpgroups "
                                    "(a multiple of 4), not ")
                     << warps);
+    // (A slot a peer multicasts into is free once the consumers of every
+    // CTA of the cluster have read it.)
+    unsigned emptyArrivals = warps * (multicast.empty() ? 1 : ctas);
     // The consumers: `groups` groups of num_warps warps.
     unsigned consumerWarps = warps * groups;
     if (consumerWarps + kWarpsPerGroup > 32)
@@ -434,7 +519,8 @@ struct TileGPUWarpSpecializePass
         b.create<tilegpu::LocalAllocOp>(loc, tilegpu::getBarrierType(ctx, stages), Value());
     for (unsigned s = 0; s < stages; ++s) {
       b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, full, i32Value(b, loc, s)), 1);
-      b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)), warps);
+      b.create<tilegpu::InitBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)),
+                                       emptyArrivals);
     }
     // With consumer groups, group g's mbarrier of the order ring completes
     // a phase when the group before it has seen the last blocks of its tile
@@ -447,6 +533,10 @@ struct TileGPUWarpSpecializePass
                                          warps);
     }
     b.create<tilegpu::BarrierOp>(loc);
+    // (Every CTA's mbarriers are initialised before any peer copies or
+    // arrives on them.)
+    if (ctas > 1)
+      b.create<tilegpu::ClusterBarrierOp>(loc);
     Value warp = b.create<tilegpu::WarpIdOp>(loc, b.getI32Type());
     Value isProducer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, warp,
                                                i32Value(b, loc, consumerWarps));
@@ -461,6 +551,13 @@ struct TileGPUWarpSpecializePass
              llvm::make_range(std::next(roles->getIterator()), entry->end())))
       if (!op.hasTrait<OpTrait::IsTerminator>())
         op.moveBefore(consumerEnd);
+    // With clusters no CTA ends while a peer may still copy into its shared
+    // memory or arrive on its mbarriers: both roles meet the peers last.
+    if (ctas > 1) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(entry->getTerminator());
+      b.create<tilegpu::ClusterBarrierOp>(loc);
+    }
     // Every warp waits for the grid before this one before the roles part
     // (waiting earlier than written only waits longer). A prefetch there
     // goes along with the scalar arithmetic of its range, so that it still
@@ -527,6 +624,8 @@ struct TileGPUWarpSpecializePass
             loc, mapping.lookupOrDefault(p.load.getMap()), coords, ringSlot(b, loc, p.ring, slot),
             barrier, on);
         copy->setAttr(tilegpu::kLaneZeroAttr, b.getUnitAttr());
+        if (multicast.contains(p.load))
+          copy->setAttr(tilegpu::kMulticastAttr, b.getUnitAttr());
       }
       auto [nextSlot, nextPhase] = advance(b, loc, slot, phase, stages);
       SmallVector<Value> yields{nextSlot, nextPhase};
@@ -628,6 +727,7 @@ struct TileGPUWarpSpecializePass
     }
     consumerLoop->removeAttr(tile::kWarpSpecializeAttr);
     consumerLoop->removeAttr(tile::kNumConsumerGroupsAttr);
+    consumerLoop->removeAttr(tile::kNumCtasAttr);
     consumerLoop->removeAttr(tile::kNumStagesAttr);
     // The address stage's ops that only the copies read.
     stage.eraseUnused(consumerLoop.getBody());
@@ -635,8 +735,22 @@ struct TileGPUWarpSpecializePass
     // reads their accumulators.
     b.setInsertionPointAfter(consumerLoop);
     leaveDotsInFlight(b, consumerLoop, async, /*waitAfter=*/groups == 1);
+    if (ctas > 1) {
+      // Each warp frees its slots in every CTA of the cluster.
+      if (!multicast.empty())
+        consumerLoop.walk([&](tilegpu::ArriveBarrierOp arrive) {
+          if (tilegpu::viewedBuffer(arrive.getBarrier()) == empty)
+            arrive->setAttr(tilegpu::kClusterArriveAttr, b.getUnitAttr());
+        });
+      kernel->getParentOfType<ModuleOp>()->setAttr(
+          tilegpu::kClusterCtasAttr, IntegerAttr::get(b.getI32Type(), int32_t(ctas)));
+    }
     if (groups == 1) {
       // Every copy has landed and been waited for once the loop ends.
+      // (With multicast a peer may still arrive on this CTA's empty
+      // barriers until the cluster barrier at the end: they stay valid.)
+      if (!multicast.empty())
+        return true;
       for (unsigned s = 0; s < stages; ++s) {
         b.create<tilegpu::InvalBarrierOp>(loc, ringSlot(b, loc, full, i32Value(b, loc, s)));
         b.create<tilegpu::InvalBarrierOp>(loc, ringSlot(b, loc, empty, i32Value(b, loc, s)));

@@ -204,10 +204,12 @@ def _extra_modules():
 
     extra = _types.ModuleType(__name__ + ".extra",
                               "Triton's CUDA extras: libdevice, and under cuda gdc_wait, "
-                              "gdc_launch_dependents and tilec's prefetch_l2.")
+                              "gdc_launch_dependents and tilec's prefetch_l2 and cluster "
+                              "queries.")
     cuda = _types.ModuleType(__name__ + ".extra.cuda",
                              "libdevice, gdc_wait and gdc_launch_dependents, as tl.extra.cuda "
-                             "has them, and prefetch_l2.")
+                             "has them, prefetch_l2, and cluster_id, cluster_cta_rank and "
+                             "cluster_size.")
     libdevice = _types.ModuleType(
         __name__ + ".extra.libdevice",
         "CUDA libdevice functions a kernel may call (docs/language.md, 'libdevice').")
@@ -227,6 +229,13 @@ def _extra_modules():
         fn.__module__ = cuda.__name__
         fn.__doc__ = (f"tl.extra.cuda.{name}: see docs/language.md, 'Programmatic "
                       f"dependent launch'.")
+        fn._tilec_builtin = "extra.cuda." + name
+        setattr(cuda, name, fn)
+    # Where a program stands in its cluster (tl.range(..., num_ctas=N)).
+    for name in ("cluster_id", "cluster_cta_rank", "cluster_size"):
+        fn = _builtin(name, f"tl.extra.cuda.{name}")
+        fn.__module__ = cuda.__name__
+        fn.__doc__ = f"tl.extra.cuda.{name}: see docs/language.md, 'Clusters'."
         fn._tilec_builtin = "extra.cuda." + name
         setattr(cuda, name, fn)
     # Importable by name too: `from tilec.language.extra import libdevice`,

@@ -87,6 +87,9 @@ struct CacheEntry {
   unsigned blockWarps = 0;
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
+  /// Programs per cluster along x (its PTX's .reqnctapercluster, from
+  /// tl.range(..., num_ctas=N)); 1: no clusters.
+  unsigned clusterCtas = 1;
   bool debug = false;        ///< compiled with debug=True
   bool deterministic = false; ///< compiled (and checked) with deterministic=True
   /// The GPU target the PTX is for ("sm_90a").
@@ -229,10 +232,28 @@ bool hasGridDependencyControl(const std::string &target) {
   return target.rfind("sm_", 0) == 0 && std::atoi(target.c_str() + 3) >= 90;
 }
 
+/// The programs per cluster a kernel's PTX asks for (.reqnctapercluster
+/// N, 1, 1); 1 when it asks for none.
+unsigned clusterCtasOf(const std::string &ptx) {
+  size_t at = ptx.find(".reqnctapercluster");
+  if (at == std::string::npos)
+    return 1;
+  unsigned n =
+      unsigned(std::strtoul(ptx.c_str() + at + std::strlen(".reqnctapercluster"), nullptr, 10));
+  return n ? n : 1;
+}
+
 /// Enqueues one launch of a loaded entry with its parameters, and waits
 /// for a debug compile's kernel.
 void enqueue(const CacheEntry &entry, Grid grid, void **params, unsigned numWarps,
              void *stream, bool programmatic) {
+  // (The driver would refuse a grid of broken clusters with a bare
+  // CUDA_ERROR_INVALID_VALUE.)
+  if (grid.x % entry.clusterCtas)
+    throw Error("kernel '" + entry.compiled->name + "' runs in clusters of " +
+                std::to_string(entry.clusterCtas) + " programs along axis 0 (tl.range(..., "
+                "num_ctas=" + std::to_string(entry.clusterCtas) + ")): a grid of " +
+                std::to_string(grid.x) + " along axis 0 is not whole clusters");
   runtime::LaunchDims dims;
   dims.grid[0] = grid.x;
   dims.grid[1] = grid.y;
@@ -698,6 +719,7 @@ struct Kernel::Impl {
       entry->tensorMaps = tensorMapCacheFor(compiled->stages);
       entry->sharedBytes = compiled->stages.sharedBytes;
       entry->blockWarps = compiled->stages.numWarps;
+      entry->clusterCtas = clusterCtasOf(compiled->stages.ptx);
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
       entry->debug = knobs.debug;
@@ -743,6 +765,7 @@ struct Kernel::Impl {
     entry->tensorMaps = tensorMapCacheFor(result.kernel->stages);
     entry->sharedBytes = result.kernel->stages.sharedBytes;
     entry->blockWarps = result.kernel->stages.numWarps;
+    entry->clusterCtas = clusterCtasOf(result.kernel->stages.ptx);
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
     entry->debug = knobs.debug;

@@ -451,6 +451,37 @@ def test_consumer_groups_matmul(hopper, dtype, config_index, programs, tma_store
                                atol=tolerance(x, a.shape[1]) + rounding)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("config_index", SHIPPED)
+@pytest.mark.parametrize("programs", [2, 8, 132])
+@pytest.mark.parametrize("tma_store,c_type", [(False, "fp32"), (True, "inputs")])
+def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type):
+    # The persistent kernel in clusters of two (cluster=2): each cluster
+    # walks pairs of tiles on one column of C, B's blocks copied once for
+    # both programs (half by each producer, multicast), every shipped
+    # config, at a shape no tile divides and whose rows of tiles are odd
+    # for some configs (the last pair's second tile past C); one cluster
+    # walking every pair, 4, and 66. Bias and GELU; C in fp32 through
+    # pointers, or in the inputs' type through TMA stores.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
+    config, a, b, c = _shipped_case(torch, dtype, config_index, 90 + config_index, c_dtype)
+    bias = torch.randn(c.shape[1], device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
+                      warp_specialize=True, tma_store=tma_store, cluster=2)
+    torch.cuda.synchronize()
+    ptx = matmul.matmul_persistent_kernel.asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    multicast = "multicast::cluster" in ptx
+    assert multicast == (config[1] * 2 // 128 % 2 == 0)  # B's columns of 128 bytes, even
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
+    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
+                               atol=tolerance(x, a.shape[1]) + rounding)
+
+
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",

@@ -232,7 +232,8 @@ def test_spellings_and_fma():
      "libdevice.fast_tanhf approximates in fp32 and takes fp32, fp16, bf16 or integers, got fp64"),
     ("libdevice.fast_powf(x, x.to(tl.float64))", "libdevice.fast_powf approximates in fp32"),
     ("tl.extra.cuda.globaltimer()", "tl.extra.cuda has no attribute 'globaltimer' usable in a "
-     "kernel \\(tilec has libdevice, gdc_launch_dependents, gdc_wait, prefetch_l2\\)"),
+     "kernel \\(tilec has libdevice, cluster_cta_rank, cluster_id, cluster_size, "
+     "gdc_launch_dependents, gdc_wait, prefetch_l2\\)"),
 ])
 def test_errors(tmp_path, source, message):
     path = tmp_path / "bad.py"

@@ -50,9 +50,10 @@ def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=n
     a, b, c = _operands(rng, dtype, (m, k), (k, n))
     bias_values = rng.standard_normal(n).astype(np.float32)
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
+    constexprs.setdefault("GROUP_M", 2)
     kernel[(programs,)](
         a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16,
-        BLOCK_K=16, GROUP_M=2, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
+        BLOCK_K=16, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
     want = a.astype(np.float64) @ b.astype(np.float64)
     if bias:
         want = want + bias_values
@@ -81,6 +82,25 @@ def test_persistent_matmul_with_consumer_groups_interpreted(m, n, k, programs):
     c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
                                       WARP_SPECIALIZE=True, CONSUMER_GROUPS=2)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+# Clusters of two (CLUSTER=2, tl.range(..., num_ctas=2)): the interpreter
+# runs the programs as clusters of two along axis 0, as sm_90a launches
+# them, and each cluster walks pairs of tiles on one column; the same C at
+# an odd number of tile rows (M = 40: three, the last pair's second row
+# past C, which stores nothing), with several pairs per cluster, one, and
+# none (K = 0 included). GROUP_M = 4: pairs in groups of two rows.
+@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16), (16, 16, 8), (20, 40, 0)])
+@pytest.mark.parametrize("programs", [2, 4, 12])
+def test_persistent_matmul_in_clusters_interpreted(m, n, k, programs):
+    c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
+                                      WARP_SPECIALIZE=True, CLUSTER=2, GROUP_M=4)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+def test_clusters_need_whole_clusters_in_the_interpreter():
+    with pytest.raises(tilec.Error, match="not whole clusters of 2"):
+        _persistent_interpreted(40, 24, 50, 3, WARP_SPECIALIZE=True, CLUSTER=2)
 
 
 # The tile stored in 2 or 4 pieces of columns (through pointers or C's

@@ -37,6 +37,11 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
         rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(), func.getName(), llvmType);
     kernel->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                     rewriter.getUnitAttr());
+    // Clusters of clusterCtas programs along x (.reqnctapercluster): a
+    // launch then forms them itself, and its grid must be whole clusters.
+    if (context.clusterCtas > 1)
+      kernel->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                      rewriter.getDenseI32ArrayAttr({int32_t(context.clusterCtas), 1, 1}));
     kernel->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     rewriter.getDenseI32ArrayAttr(
                         {int32_t(context.blockThreads()), 1, 1}));

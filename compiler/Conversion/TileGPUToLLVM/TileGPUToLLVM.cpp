@@ -35,6 +35,8 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     context.numWarps = tilegpu::getNumWarps(module);
     context.maxRegisters = maxRegisters;
     context.consumerGroups = tilegpu::getConsumerGroups(module);
+    if (auto ctas = module->getAttrOfType<IntegerAttr>(tilegpu::kClusterCtasAttr))
+      context.clusterCtas = unsigned(ctas.getInt());
     if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr)) {
       context.producerWarps = unsigned(producers.getInt());
       // Launched with the whole register file, which setmaxnreg splits
@@ -105,6 +107,7 @@ struct TileGPUToLLVMPass : tilec::impl::TileGPUToLLVMBase<TileGPUToLLVMPass> {
     populateSharedMemoryOpToLLVMPatterns(converter, context, patterns);
     populateAsyncCopyOpToLLVMPatterns(converter, context, axisInfo, patterns);
     populateTMAToLLVMPatterns(converter, context, patterns);
+    populateClusterToLLVMPatterns(converter, context, patterns);
     populateDotOpToLLVMPatterns(converter, context, patterns);
     populateWarpGroupDotOpToLLVMPatterns(converter, context, patterns);
     populateDebugOpToLLVMPatterns(converter, context, patterns);

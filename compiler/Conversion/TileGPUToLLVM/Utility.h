@@ -32,6 +32,9 @@ struct LoweringContext {
   /// running the kernel's code as a block of its own: threads count from 0
   /// in each, barriers and shared buffers are the group's.
   unsigned consumerGroups = 1;
+  /// CTAs per cluster (tilegpu.num_ctas): multicast copies and cluster
+  /// arrivals address that many.
+  unsigned clusterCtas = 1;
   /// The threads the layouts span (one consumer group's).
   unsigned numThreads() const { return numWarps * tilegpu::kThreadsPerWarp; }
   /// The threads of the block (nvvm.reqntid), producer warps included.
@@ -316,6 +319,12 @@ void fenceProxyAsyncShared(mlir::OpBuilder &b, mlir::Location loc);
 void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &context,
                                           mlir::RewritePatternSet &patterns);
+/// Clusters (NVIDIA/ClusterToLLVM.cpp): tile.cluster_id, cluster_cta_rank,
+/// cluster_size, tilegpu.cluster_barrier.
+void populateClusterToLLVMPatterns(TileTypeConverter &converter, const LoweringContext &context,
+                                   mlir::RewritePatternSet &patterns);
+/// %cluster_ctarank (sm_90): this CTA's place in its cluster.
+mlir::Value clusterCtaRank(mlir::OpBuilder &b, mlir::Location loc);
 /// mbarriers and TMA copies (sm_90, NVIDIA/TMAToLLVM.cpp): init_barrier,
 /// inval_barrier, barrier_expect, wait_barrier, arrive_barrier,
 /// async_tma_copy_global_to_local, tma_store.

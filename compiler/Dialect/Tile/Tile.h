@@ -47,6 +47,11 @@ constexpr const char *kWarpSpecializeAttr = "tile.warp_specialize";
 /// that take turns at the loop's accumulations (ping-pong: one group's
 /// epilogue runs while the next group multiplies).
 constexpr const char *kNumConsumerGroupsAttr = "tile.num_consumer_groups";
+/// tl.range(..., num_ctas=N) on a warp-specialised loop: the kernel's
+/// programs are launched in clusters of N consecutive programs along axis
+/// 0, which share the blocks the loop reads at the same coordinates in
+/// every one of them (tilegpu-warp-specialize).
+constexpr const char *kNumCtasAttr = "tile.num_ctas";
 /// Argument attribute of a debug compile: the parameter's name in the
 /// source, for the messages of its bounds checks.
 constexpr const char *kArgNameAttr = "tile.arg_name";

@@ -41,6 +41,50 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
+// A program's cluster (sm_90: CTAs launched together on one GPC, which can
+// share what TMA copies). Clusters are `tile.num_ctas` consecutive programs
+// along axis 0 (tl.range(..., num_ctas=N) on a warp-specialised loop);
+// without one, or before sm_90, each program is a cluster of its own.
+def Tile_ClusterIdOp : Tile_Op<"cluster_id", [Pure]> {
+  let summary = "Index of this program's cluster along axis 0";
+  let description = [{
+    `tl.program_id(0) // cluster size` (`%clusterid.x` on sm_90).
+
+    ```mlir
+    %c = tile.cluster_id : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_ClusterCtaRankOp : Tile_Op<"cluster_cta_rank", [Pure]> {
+  let summary = "This program's place in its cluster";
+  let description = [{
+    `tl.program_id(0) % cluster size` (`%cluster_ctarank` on sm_90).
+
+    ```mlir
+    %r = tile.cluster_cta_rank : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_ClusterSizeOp : Tile_Op<"cluster_size", [Pure]> {
+  let summary = "How many programs this program's cluster has";
+  let description = [{
+    1 where the kernel is not launched in clusters (`%cluster_nctarank`
+    on sm_90).
+
+    ```mlir
+    %n = tile.cluster_size : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 //===----------------------------------------------------------------------===//
 // Tensor construction and shape
 //===----------------------------------------------------------------------===//

@@ -259,6 +259,25 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
                                 "warps with num_warps";
     return success();
   }
+  if (name == kClusterCtasAttr) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() < 1 || value.getInt() > 8 ||
+        !llvm::isPowerOf2_64(uint64_t(value.getInt())))
+      return op->emitError() << name
+                             << " must be an integer on a module, a power of two up to 8";
+    return success();
+  }
+  if (name == kMulticastAttr) {
+    if (!isa<AsyncTMACopyGlobalToLocalOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << name
+                             << " must be a unit attribute of async_tma_copy_global_to_local";
+    return success();
+  }
+  if (name == kClusterArriveAttr) {
+    if (!isa<ArriveBarrierOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << name << " must be a unit attribute of arrive_barrier";
+    return success();
+  }
   if (name == kGroupSharedStrideAttr) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() <= 0 || !op->hasAttr(kSharedOffsetAttr))

@@ -51,6 +51,19 @@ constexpr const char *kProducerWarpsAttr = "tilegpu.producer_warps";
 /// producer_warps warps, and each group's layouts, barriers and shared
 /// buffers are its own (its threads count from 0). Absent: one.
 constexpr const char *kConsumerGroupsAttr = "tilegpu.consumer_groups";
+/// Module attribute (tilegpu-warp-specialize, tl.range(..., num_ctas=N)):
+/// the kernel is launched in clusters of N programs along axis 0
+/// (.reqnctapercluster). Absent: one.
+constexpr const char *kClusterCtasAttr = "tilegpu.num_ctas";
+/// async_tma_copy_global_to_local attribute (with tilegpu.num_ctas = N):
+/// every CTA of the cluster copies the same block, so each issues its
+/// share of the block's columns (column j from CTA j mod N), multicast to
+/// all N, and each CTA's barrier counts the whole block's bytes.
+constexpr const char *kMulticastAttr = "tilegpu.multicast";
+/// arrive_barrier attribute (with tilegpu.num_ctas = N): the warp arrives
+/// on the same mbarrier in every CTA of the cluster (a slot that peers
+/// multicast into is free once the consumers of all N have read it).
+constexpr const char *kClusterArriveAttr = "tilegpu.cluster_arrive";
 /// Op attribute (tilegpu-allocate-shared, with consumer groups): the op's
 /// buffer or scratch is one copy per consumer group, group g's at
 /// shared_offset + g * this many bytes.

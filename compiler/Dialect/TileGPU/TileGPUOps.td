@@ -120,6 +120,25 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_ClusterBarrierOp : TileGPU_Op<"cluster_barrier"> {
+  let summary = "Wait until every thread of every CTA of the cluster arrives";
+  let description = [{
+    `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`
+    in every thread (sm_90): what any CTA of the cluster did before it
+    (initialised its mbarriers) is seen by the others after it, and no CTA
+    passes it while another has not reached it (a CTA must not end while
+    its peers may still copy into its shared memory or arrive on its
+    mbarriers). `tilegpu-warp-specialize` places one after the mbarriers'
+    initialisation and one at the kernel's end, where the kernel's CTAs
+    share copies (`tilegpu.num_ctas`).
+
+    ```mlir
+    tilegpu.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
   let summary = "One buffer of a ring of shared-memory buffers";
   let description = [{

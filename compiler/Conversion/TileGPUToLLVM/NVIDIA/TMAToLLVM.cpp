@@ -6,14 +6,17 @@
 //   wait_barrier     every thread: mbarrier.try_wait.parity until it holds
 //   async_tma_copy   thread 0 (and pred): fence.proxy.async, then one
 //                    cp.async.bulk.tensor per column of the buffer's
-//                    swizzle, each completing on the barrier
+//                    swizzle, each completing on the barrier (with
+//                    tilegpu.multicast, the CTA's share of the columns,
+//                    multicast to every CTA of the cluster)
 //   tma_store        thread 0: waits for its earlier stores to complete,
 //                    fence.proxy.async, one cp.async.bulk.tensor per
 //                    column from the buffer to global memory, one bulk
 //                    group
 //   tma_store_wait   every thread: cp.async.bulk.wait_group.read 0 (only
 //                    the issuing thread has groups to wait for)
-//   arrive_barrier   lane 0 of each warp: mbarrier.arrive
+//   arrive_barrier   lane 0 of each warp: mbarrier.arrive (with
+//                    tilegpu.cluster_arrive, in every CTA of the cluster)
 //   warp_id          the thread index >> 5
 //   set_max_registers  every thread of the warpgroup: setmaxnreg.inc/dec
 //
@@ -149,11 +152,24 @@ struct ArriveBarrierLowering : TMAPattern<tilegpu::ArriveBarrierOp> {
       return failure();
     // One arrival per warp (the barrier counts warps), with release
     // semantics: the warp's reads of the slot (waited for) come before.
+    // With tilegpu.cluster_arrive, on the same barrier in every CTA of the
+    // cluster (its address there through mapa), released to the cluster.
     Location loc = op.getLoc();
+    std::string ptx = "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];";
+    if (op->hasAttr(tilegpu::kClusterArriveAttr) && context.clusterCtas > 1) {
+      ptx = "{\n.reg .b32 remote;\n";
+      for (unsigned rank = 0; rank < context.clusterCtas; ++rank)
+        ptx += llvm::formatv("@$0 mapa.shared::cluster.u32 remote, $1, {0};\n"
+                             "@$0 mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                             "[remote];\n",
+                             rank)
+                   .str();
+      ptx += "}";
+    }
     orderedAsm(rewriter, loc, voidType(rewriter),
                {laneZero(rewriter, loc, context),
                 sharedAddress32(rewriter, loc, adaptor.getBarrier())},
-               "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];", "b,r");
+               ptx, "b,r");
     rewriter.eraseOp(op);
     return success();
   }
@@ -224,6 +240,28 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
     // ordered by a CTA barrier) must be ordered before the copies'.
     orderedAsm(rewriter, loc, voidType(rewriter), {issue},
                "@$0 fence.proxy.async.shared::cta;", "b");
+    // Multicast (tilegpu.multicast): every CTA of the cluster copies the
+    // same block, so each issues the columns j with j mod N its rank, to
+    // all N CTAs at the same offset, completing on each one's barrier.
+    unsigned ctas = op->hasAttr(tilegpu::kMulticastAttr) ? context.clusterCtas : 1;
+    if (ctas > 1) {
+      Value rank = clusterCtaRank(rewriter, loc);
+      Value mask = rewriter.create<LLVM::ConstantOp>(
+          loc, rewriter.getI16Type(), rewriter.getI16IntegerAttr(int16_t((1u << ctas) - 1)));
+      unsigned column = 0;
+      copy.forEachColumn(rewriter, loc, [&](Value at, Value inner) {
+        Value mine = rewriter.create<LLVM::ICmpOp>(
+            loc, LLVM::ICmpPredicate::eq, rank, i32Constant(rewriter, loc, column++ % ctas));
+        Value pred = rewriter.create<LLVM::AndOp>(loc, issue, mine);
+        orderedAsm(rewriter, loc, voidType(rewriter),
+                   {pred, at, copy.map, inner, copy.row, barrier, mask},
+                   "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"
+                   "::bytes.multicast::cluster [$1], [$2, {$3, $4}], [$5], $6;",
+                   "b,r,l,r,r,r,h");
+      });
+      rewriter.eraseOp(op);
+      return success();
+    }
     copy.forEachColumn(rewriter, loc, [&](Value at, Value inner) {
       orderedAsm(rewriter, loc, voidType(rewriter), {issue, at, copy.map, inner, copy.row, barrier},
                  "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx"

@@ -152,3 +152,29 @@ def gate_and_up(x_ptr, g_ptr, u_ptr, c_ptr, K):
     r = tl.arange(0, 64)
     n = tl.arange(0, 128)
     tl.store(c_ptr + r[:, None] * 128 + n[None, :], gate * up)
+
+
+@tilec.jit
+def per_program_blocks(a_ptr, b_ptr, c_ptr, K):
+    # Clusters of two whose blocks all depend on the program's own id: no
+    # block is the same in both programs, so nothing is multicast (the
+    # kernel still runs in clusters).
+    a = tl.make_tensor_descriptor(a_ptr, [1024, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 1024], [1024, 1], [64, 128])
+    pid = tl.program_id(0)
+    acc = tl.zeros((64, 128), dtype=tl.float32)
+    for k in tl.range(0, K, 64, warp_specialize=True, num_ctas=2):
+        acc = tl.dot(a.load([pid * 64, k]), b.load([k, pid * 128]), acc)
+    r = tl.arange(0, 64)
+    n = tl.arange(0, 128)
+    tl.store(c_ptr + r[:, None] * 128 + n[None, :], acc)
+
+
+@tilec.jit
+def clusters_without_producer(c_ptr, K):
+    # num_ctas asks for clusters that share a producer's copies: without
+    # warp_specialize it is refused.
+    acc = 0.0
+    for k in tl.range(0, K, 1, num_ctas=2):
+        acc += k
+    tl.store(c_ptr, acc)
