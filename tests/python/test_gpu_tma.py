@@ -194,6 +194,16 @@ def assert_product(a, b, c):
         np.testing.assert_array_equal(c.cpu().numpy(), want)
 
 
+def assert_gelu_epilogue(torch, a, b, bias, c):
+    """C = GELU (tanh form) of A @ B + bias, against float64, within the
+    dot's tolerance plus one unit of C's type at the largest |C|."""
+    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
+    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
+    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
+    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
+                               atol=tolerance(x, a.shape[1]) + rounding)
+
+
 def _shipped_case(torch, dtype, config_index, seed, c_dtype=None):
     """A shipped config of matmul_configs(dtype) (skips past the last) and
     operands of 333 x 712 by 712 x 520, a shape no tile divides: random
@@ -251,7 +261,6 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
     c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
     config, a, b, c = _shipped_case(torch, dtype, config_index, config_index + programs,
                                     c_dtype)
-    kk = a.shape[1]
     bias = torch.randn(c.shape[1], device="cuda") if floats else None
     matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu" if floats else "",
                       programs=programs)
@@ -261,12 +270,7 @@ def test_persistent_matmul_every_config(hopper, dtype, config_index, programs, c
         want = a.cpu().numpy().astype(np.int64) @ b.cpu().numpy().astype(np.int64)
         np.testing.assert_array_equal(c.cpu().numpy(), want)
         return
-    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
-    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
-    # (Plus one unit of C's type at the largest |C| where it is 16-bit.)
-    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
-    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
-                               atol=tolerance(x, kk) + rounding)
+    assert_gelu_epilogue(torch, a, b, bias, c)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "int8", "float8_e4m3fn"])
@@ -443,12 +447,7 @@ def test_consumer_groups_matmul(hopper, dtype, config_index, programs, tma_store
     torch.cuda.synchronize()
     ptx = matmul.matmul_persistent_kernel.asm["ptx"]
     assert ".reqntid 384" in ptx and "bar.sync %r" in ptx
-    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
-    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
-    # (Plus one unit of C's type at the largest |C| where it is 16-bit.)
-    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
-    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
-                               atol=tolerance(x, a.shape[1]) + rounding)
+    assert_gelu_epilogue(torch, a, b, bias, c)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -475,11 +474,7 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     assert ".reqnctapercluster 2, 1, 1" in ptx
     multicast = "multicast::cluster" in ptx
     assert multicast == (config[1] * 2 // 128 % 2 == 0)  # B's columns of 128 bytes, even
-    x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
-    want = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3)))
-    rounding = float(np.abs(want).max()) * torch.finfo(c.dtype).eps
-    np.testing.assert_allclose(c.double().cpu().numpy(), want, rtol=0,
-                               atol=tolerance(x, a.shape[1]) + rounding)
+    assert_gelu_epilogue(torch, a, b, bias, c)
 
 
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
