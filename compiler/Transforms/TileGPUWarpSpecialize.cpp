@@ -170,10 +170,12 @@ std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot, Value ph
 
 /// Whether values are the same in every CTA of a cluster along axis 0:
 /// built by scalar arithmetic from constants, the kernel's arguments, the
-/// cluster's id and size, the grid and the other axes' program ids, and
-/// from `loop`'s index and carried values where what flows into them is.
-/// A block read at such coordinates is the same block in every CTA of the
-/// cluster, which its producers can share (multicast).
+/// cluster's id and size, the grid, the other axes' program ids and
+/// `loop`'s index (where its bounds are such values). A block read at such
+/// coordinates is the same block in every CTA of the cluster, which its
+/// producers can share (multicast). Values the loop carries count as the
+/// CTA's own: deciding them would take a fixpoint over the loop, and the
+/// blocks' coordinates come from the index.
 class ClusterUniformity {
 public:
   explicit ClusterUniformity(scf::ForOp loop) : loop_(loop) {}
@@ -181,10 +183,6 @@ public:
   bool isUniform(Value v) {
     if (auto known = known_.find(v); known != known_.end())
       return known->second;
-    // (A value met again while deciding it, through the loop's carried
-    // values, is assumed uniform: only what enters the cycle can make it
-    // otherwise.)
-    known_[v] = true;
     bool uniform = decide(v);
     known_[v] = uniform;
     return uniform;
@@ -196,13 +194,8 @@ private:
       Block *owner = arg.getOwner();
       if (owner->isEntryBlock() && isa<func::FuncOp>(owner->getParentOp()))
         return true; // a kernel argument
-      if (owner != loop_.getBody())
-        return false;
-      if (arg == loop_.getInductionVar())
-        return isUniform(loop_.getLowerBound()) && isUniform(loop_.getStep());
-      unsigned index = arg.getArgNumber() - loop_.getNumInductionVars();
-      auto yield = cast<scf::YieldOp>(loop_.getBody()->getTerminator());
-      return isUniform(loop_.getInitArgs()[index]) && isUniform(yield.getOperand(index));
+      return arg == loop_.getInductionVar() && isUniform(loop_.getLowerBound()) &&
+             isUniform(loop_.getStep());
     }
     Operation *def = v.getDefiningOp();
     if (auto pid = dyn_cast<tile::ProgramIdOp>(def))
