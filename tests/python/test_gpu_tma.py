@@ -477,6 +477,22 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     assert_gelu_epilogue(torch, a, b, bias, c)
 
 
+def test_cluster_launch_needs_whole_clusters(hopper):
+    # A kernel in clusters of two launched on an odd grid is refused by
+    # name, before the driver (which would say only "invalid value").
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    config, a, b, c = _shipped_case(torch, "float16", 0, 5)
+    bm, bn, bk, gm, warps, stages = config
+    m, kk = a.shape
+    n = b.shape[1]
+    with pytest.raises(tilec.Error, match="not whole clusters"):
+        matmul.matmul_persistent_kernel[(3,)](
+            a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, BLOCK_M=bm,
+            BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="", STAGES=stages,
+            WARP_SPECIALIZE=True, CLUSTER=2, num_warps=warps)
+
+
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",
