@@ -418,7 +418,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         # tiles with multiplications; a loop of wgmma keeps its divisions.)
         if CLUSTER > 1:
             pair_m, pid_n = grouped_pair_of(cluster + (i // k_steps) * clusters, pair_rows,
-                                            columns, GROUP_M // CLUSTER)
+                                            columns, max(GROUP_M // CLUSTER, 1))
             pid_m = pair_m * size + rank
         else:
             pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,

@@ -98,6 +98,12 @@ def test_persistent_matmul_in_clusters_interpreted(m, n, k, programs):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
 
 
+def test_persistent_matmul_in_clusters_with_groups_of_one_row_interpreted():
+    # GROUP_M = 1, below the cluster's two rows: pairs in groups of one.
+    c, want = _persistent_interpreted(40, 24, 50, 4, WARP_SPECIALIZE=True, CLUSTER=2, GROUP_M=1)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(50))
+
+
 def test_clusters_need_whole_clusters_in_the_interpreter():
     with pytest.raises(tilec.Error, match="not whole clusters of 2"):
         _persistent_interpreted(40, 24, 50, 3, WARP_SPECIALIZE=True, CLUSTER=2)

@@ -178,3 +178,21 @@ def clusters_without_producer(c_ptr, K):
     for k in tl.range(0, K, 1, num_ctas=2):
         acc += k
     tl.store(c_ptr, acc)
+
+
+@tilec.jit
+def carried_column(a_ptr, b_ptr, c_ptr, K):
+    # B's column comes from a value the loop carries, which takes the
+    # program's place in its cluster: not the same in both programs, so
+    # not multicast (a carried value counts as the program's own).
+    a = tl.make_tensor_descriptor(a_ptr, [1024, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 4096], [4096, 1], [64, 128])
+    acc = tl.zeros((64, 128), dtype=tl.float32)
+    column = 0
+    for k in tl.range(0, K, 64, warp_specialize=True, num_ctas=2):
+        twice = column * 2
+        acc = tl.dot(a.load([0, k]), b.load([k, twice]), acc)
+        column = twice + tl.extra.cuda.cluster_cta_rank()
+    r = tl.arange(0, 64)
+    n = tl.arange(0, 128)
+    tl.store(c_ptr + r[:, None] * 128 + n[None, :], acc)
