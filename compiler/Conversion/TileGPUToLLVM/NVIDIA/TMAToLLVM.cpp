@@ -210,15 +210,20 @@ struct WaitBarrierLowering : TMAPattern<tilegpu::WaitBarrierOp> {
       return failure();
     Location loc = op.getLoc();
     // The label is local to the braces, so the loop may be inlined many
-    // times into one kernel.
+    // times into one kernel. (tilegpu.cluster_acquire: acquiring at
+    // cluster scope what peers' arrivals released.)
+    std::string ptx = llvm::formatv("{\n"
+                                    ".reg .pred done;\n"
+                                    "waitLoop:\n"
+                                    "mbarrier.try_wait.parity{0}.shared::cta.b64 done, [$0], $1;\n"
+                                    "@!done bra.uni waitLoop;\n"
+                                    "}",
+                                    op->hasAttr(tilegpu::kClusterAcquireAttr) &&
+                                            context.clusterCtas > 1
+                                        ? ".acquire.cluster"
+                                        : "");
     orderedAsm(rewriter, loc, voidType(rewriter),
-               {sharedAddress32(rewriter, loc, adaptor.getBarrier()), adaptor.getPhase()},
-               "{\n"
-               ".reg .pred done;\n"
-               "waitLoop:\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
-               "@!done bra.uni waitLoop;\n"
-               "}",
+               {sharedAddress32(rewriter, loc, adaptor.getBarrier()), adaptor.getPhase()}, ptx,
                "r,r");
     rewriter.eraseOp(op);
     return success();
