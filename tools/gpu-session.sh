@@ -324,12 +324,17 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       for s in ${TILEC_CLUSTER_SHAPES:-3000,5000,1000 4096,4096,512 8192,1024,8192 2048,2048,2048 4096,4096,4096 8192,8192,8192}; do
         shapes+=(--shape "$s")
       done
-      for dtype in float16 bfloat16; do
+      # (TILEC_CLUSTER_CONFIGS: the configs tried, both variants; a pair
+      # sharing B asks each SM for fewer of B's rows the taller its tile.)
+      local c configs=()
+      for c in ${TILEC_CLUSTER_CONFIGS:-128,256,64,8,8,3 128,256,64,8,8,4 256,128,64,8,8,3}; do
+        configs+=(--config "$c")
+      done
+      for dtype in ${TILEC_CLUSTER_DTYPES:-float16 bfloat16}; do
         python3 bench/profile_matmul.py --time --torch --dtype "$dtype" \
-          --variant persistent-ws-store "${shapes[@]}" --config 128,256,64,8,8,3 || failed=1
-        timeout -k 5 120 python3 bench/profile_matmul.py --time --dtype "$dtype" \
-          --variant persistent-ws-store-cluster "${shapes[@]}" --config 128,256,64,8,8,3 \
-          --config 128,256,64,8,8,4 || failed=1
+          --variant persistent-ws-store "${shapes[@]}" "${configs[@]}" || failed=1
+        timeout -k 5 150 python3 bench/profile_matmul.py --time --dtype "$dtype" \
+          --variant persistent-ws-store-cluster "${shapes[@]}" "${configs[@]}" || failed=1
       done
       return $failed
     }
