@@ -277,6 +277,8 @@ bool compileToPTX(ModuleOp module, const PipelineOptions &options,
   stages.numWarps = options.numWarps * tilegpu::getConsumerGroups(module);
   if (auto producers = module->getAttrOfType<IntegerAttr>(tilegpu::kProducerWarpsAttr))
     stages.numWarps += unsigned(producers.getInt());
+  if (auto ctas = module->getAttrOfType<IntegerAttr>(tilegpu::kClusterCtasAttr))
+    stages.clusterCtas = unsigned(ctas.getInt());
   std::vector<std::string> cudaCallees;
   std::string cudaFunctions;
   std::optional<Location> firstCudaCall;

@@ -72,6 +72,10 @@ struct CompiledStages {
   /// need): the autotuner drops such a config instead of failing it.
   bool sharedBytesExceeded = false;
   unsigned numWarps = 0;
+  /// Programs per cluster along axis 0 (tl.range(..., num_ctas=N): the
+  /// PTX's .reqnctapercluster); 1: no clusters. A launch's grid must be
+  /// whole clusters.
+  unsigned clusterCtas = 1;
   /// The TMA tensor maps the kernel takes after its other parameters, in
   /// order (compiler/TensorMap.h); empty for most kernels.
   std::vector<TensorMapSpec> tensorMaps;

@@ -325,6 +325,10 @@ public:
   unsigned sharedBytes() const;
   unsigned numWarps() const;
   unsigned numStages() const;
+  /// Programs per cluster along axis 0 (tl.range(..., num_ctas=N)); 1
+  /// when the kernel runs in no clusters. launch() refuses a grid whose
+  /// axis 0 is not a multiple of it.
+  unsigned clusterSize() const;
   /// The .maxnreg it was compiled with; 0 for none.
   unsigned maxRegisters() const;
   /// Compiled with debug=True (LaunchOptions::debug). Its kernel then

@@ -311,10 +311,13 @@ class CompiledKernel:
     def metadata(self):
         """What was compiled, by key or attribute (`metadata.shared`, as in
         Triton): name, signature, constexprs, num_warps, num_stages,
-        num_ctas (1), maxnreg, debug, deterministic, shared (bytes), target."""
+        num_ctas (1: one CTA per program), cluster_dims ((N, 1, 1) for a kernel
+        with tl.range(..., num_ctas=N), else (1, 1, 1)), maxnreg, debug,
+        deterministic, shared (bytes), target."""
         return _Metadata(name=self.name, signature=self.signature,
                          constexprs=self.constexprs, num_warps=self.num_warps,
-                         num_stages=self.num_stages, num_ctas=1, maxnreg=self.maxnreg,
+                         num_stages=self.num_stages, num_ctas=1,
+                         cluster_dims=(self._compiled.cluster_size, 1, 1), maxnreg=self.maxnreg,
                          debug=self.debug, deterministic=self.deterministic,
                          shared=self.shared, target=self.target)
 

@@ -808,8 +808,9 @@ struct Launcher {
             throwPython();
           if (c != 1)
             throw py::value_error("num_ctas=" + std::to_string(c) +
-                                  ": tilec launches one CTA per program (clusters are "
-                                  "not supported)");
+                                  ": tilec launches one CTA per program (clusters of "
+                                  "programs come from tl.range(..., warp_specialize=True, "
+                                  "num_ctas=N) in the kernel)");
         } else if (PyUnicode_Compare(key, names.maxnreg) == 0) {
           if (value != Py_None) {
             long r = PyLong_AsLong(value);
@@ -1444,6 +1445,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("shared_bytes", &tilec::CompiledKernel::sharedBytes)
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
+      .def_property_readonly("cluster_size", &tilec::CompiledKernel::clusterSize)
       .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
       .def_property_readonly("debug", &tilec::CompiledKernel::debug)
       .def_property_readonly("tensor_maps", &tilec::CompiledKernel::tensorMaps)

@@ -46,7 +46,8 @@ class Config:
         self.num_stages = int(num_stages)
         if num_ctas != 1:
             raise ValueError(f"Config(num_ctas={num_ctas!r}): tilec launches one CTA per "
-                             "program (clusters are not supported)")
+                             "program (clusters of programs come from tl.range(..., "
+                             "warp_specialize=True, num_ctas=N) in the kernel)")
         self.num_ctas = 1
         self.maxnreg = None if maxnreg is None else int(maxnreg)
         self.pre_hook = pre_hook

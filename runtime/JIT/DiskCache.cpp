@@ -25,7 +25,7 @@ namespace tilec::jit {
 
 namespace {
 // The format's version; 3 added the "tensormap" lines.
-constexpr const char *kEntryMagic = "tilec-cache-entry 3";
+constexpr const char *kEntryMagic = "tilec-cache-entry 4";
 constexpr const char *kHistoryMagic = "tilec-history 1";
 
 std::string hex64(uint64_t v) {
@@ -221,6 +221,7 @@ bool DiskCache::store(const std::string &key, const CachedKernel &entry) const {
   header += "signature\t" + escape(entry.signature) + "\n";
   header += "shared\t" + std::to_string(entry.stages.sharedBytes) + "\n";
   header += "warps\t" + std::to_string(entry.stages.numWarps) + "\n";
+  header += "cluster\t" + std::to_string(entry.stages.clusterCtas) + "\n";
   header += "cubin-arch\t" + escape(entry.cubinArch) + "\n";
   // One line per TMA tensor map, in parameter order (TensorMapSpec::str()
   // holds neither tabs nor newlines).
@@ -292,6 +293,9 @@ std::optional<CachedKernel> DiskCache::load(const std::string &key,
     } else if (tag == "warps" && f.size() == 2) {
       if (!number(f[1], k.stages.numWarps, 9) || k.stages.numWarps == 0)
         return bad("bad warp count");
+    } else if (tag == "cluster" && f.size() == 2) {
+      if (!number(f[1], k.stages.clusterCtas, 2) || k.stages.clusterCtas == 0)
+        return bad("bad cluster size");
     }
     else if (tag == "cubin-arch" && f.size() == 2) k.cubinArch = unescape(f[1]);
     else if (tag == "tensormap" && f.size() == 2) {

@@ -87,8 +87,8 @@ struct CacheEntry {
   unsigned blockWarps = 0;
   unsigned numStages = 0;    ///< what it was compiled with
   unsigned maxRegisters = 0; ///< its .maxnreg; 0: none
-  /// Programs per cluster along x (its PTX's .reqnctapercluster, from
-  /// tl.range(..., num_ctas=N)); 1: no clusters.
+  /// Programs per cluster along x (CompiledStages::clusterCtas); 1: no
+  /// clusters.
   unsigned clusterCtas = 1;
   bool debug = false;        ///< compiled with debug=True
   bool deterministic = false; ///< compiled (and checked) with deterministic=True
@@ -230,17 +230,6 @@ int64_t extentOf(const Arg &a) {
 /// (tl.extra.cuda.gdc_wait): sm_90 and newer.
 bool hasGridDependencyControl(const std::string &target) {
   return target.rfind("sm_", 0) == 0 && std::atoi(target.c_str() + 3) >= 90;
-}
-
-/// The programs per cluster a kernel's PTX asks for (.reqnctapercluster
-/// N, 1, 1); 1 when it asks for none.
-unsigned clusterCtasOf(const std::string &ptx) {
-  size_t at = ptx.find(".reqnctapercluster");
-  if (at == std::string::npos)
-    return 1;
-  unsigned n =
-      unsigned(std::strtoul(ptx.c_str() + at + std::strlen(".reqnctapercluster"), nullptr, 10));
-  return n ? n : 1;
 }
 
 /// Enqueues one launch of a loaded entry with its parameters, and waits
@@ -719,7 +708,7 @@ struct Kernel::Impl {
       entry->tensorMaps = tensorMapCacheFor(compiled->stages);
       entry->sharedBytes = compiled->stages.sharedBytes;
       entry->blockWarps = compiled->stages.numWarps;
-      entry->clusterCtas = clusterCtasOf(compiled->stages.ptx);
+      entry->clusterCtas = compiled->stages.clusterCtas;
       entry->numStages = knobs.numStages;
       entry->maxRegisters = knobs.maxRegisters;
       entry->debug = knobs.debug;
@@ -765,7 +754,7 @@ struct Kernel::Impl {
     entry->tensorMaps = tensorMapCacheFor(result.kernel->stages);
     entry->sharedBytes = result.kernel->stages.sharedBytes;
     entry->blockWarps = result.kernel->stages.numWarps;
-    entry->clusterCtas = clusterCtasOf(result.kernel->stages.ptx);
+    entry->clusterCtas = result.kernel->stages.clusterCtas;
     entry->numStages = knobs.numStages;
     entry->maxRegisters = knobs.maxRegisters;
     entry->debug = knobs.debug;
@@ -1011,6 +1000,7 @@ unsigned CompiledKernel::sharedBytes() const {
 }
 unsigned CompiledKernel::numWarps() const { return entryOf(impl_).compiled->stages.numWarps; }
 unsigned CompiledKernel::numStages() const { return entryOf(impl_).numStages; }
+unsigned CompiledKernel::clusterSize() const { return entryOf(impl_).clusterCtas; }
 unsigned CompiledKernel::maxRegisters() const { return entryOf(impl_).maxRegisters; }
 bool CompiledKernel::debug() const { return entryOf(impl_).debug; }
 std::vector<std::string> CompiledKernel::tensorMaps() const {
@@ -1241,6 +1231,9 @@ std::string show(const std::string &keyPrefix) {
                      "\nkernel: " + k->name + "\nsignature: " + k->signature +
                      "\nnum_warps: " + std::to_string(k->stages.numWarps) +
                      "\nshared bytes: " + std::to_string(k->stages.sharedBytes) +
+                     (k->stages.clusterCtas > 1
+                          ? "\nclusters of: " + std::to_string(k->stages.clusterCtas)
+                          : std::string()) +
                      "\ncubin: " +
                      (k->cubin.empty() ? std::string("none")
                                        : std::to_string(k->cubin.size()) + " bytes for " +

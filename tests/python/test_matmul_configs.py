@@ -321,6 +321,54 @@ def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, co
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
+# The persistent kernel's tiles in clusters of two (CLUSTER=2) beyond the
+# shipped configs: 256 x 128, whose pair shares B's 128-column blocks.
+CLUSTER_TILES = [(256, 128, 64, 8, 8, 3)]
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("bf16", "bf16")])
+@pytest.mark.parametrize("config_index", list(SHIPPED) + [-1])
+def test_cluster_configs_assemble(tmp_path, operand, output, config_index):
+    # matmul_persistent_kernel(CLUSTER=2) at every shipped config (-1: the
+    # CLUSTER_TILES): the cluster size in the PTX and in the compiled
+    # kernel's metadata (what the launcher checks grids against), B's
+    # blocks multicast where their 128-byte columns split evenly between
+    # the pair, the pair's barriers, and ptxas accepting it with no wgmma
+    # serialised and, as without clusters, no spills but for the 128 x
+    # 256 fp32 bias + GELU epilogue.
+    configs = matmul.matmul_configs(DTYPE[operand], True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    config = CLUSTER_TILES[0] if config_index < 0 else configs[config_index]
+    bm, bn, bk, gm, warps, stages = config
+    floats = output == "fp32"
+    k = matmul.matmul_persistent_kernel.compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 4 if floats else 2),
+        WARP_SPECIALIZE=True, TMA_STORE=not floats, CLUSTER=2)
+    ptx = k.asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert k.metadata.cluster_dims == (2, 1, 1) and k.metadata.num_ctas == 1
+    assert ("multicast::cluster" in ptx) == (bn * 2 // 128 % 2 == 0)
+    assert "barrier.cluster.arrive" in ptx and "barrier.cluster.wait" in ptx
+    if floats and bm * bn > 128 * 128:
+        ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
+    else:
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+    plain = matmul.matmul_persistent_kernel.compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="", STAGES=stages,
+        WARP_SPECIALIZE=True, CLUSTER=1)
+    assert plain.metadata.cluster_dims == (1, 1, 1)
+    assert ".reqnctapercluster" not in plain.asm["ptx"]
+
+
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("fp16", "fp16"),
                                             ("bf16", "bf16")])

@@ -53,6 +53,7 @@ def test_warmup_gives_num_stages_to_the_parameter_and_the_option():
     # Metadata by key and by attribute, as Triton's.
     assert k.metadata.shared == k.metadata["shared"] == k.shared
     assert k.metadata.num_warps == 8 and k.metadata.num_ctas == 1
+    assert k.metadata.cluster_dims == (1, 1, 1)
     assert k.metadata.shared > 0  # the row's max goes through shared memory on 8 warps
     with pytest.raises(AttributeError, match="no 'registers'"):
         k.metadata.registers

@@ -40,6 +40,7 @@ CachedKernel sample() {
   k.stages.ptx = ".version 8.6\n.target sm_90a\n.visible .entry add() { ret; }\n";
   k.stages.sharedBytes = 512;
   k.stages.numWarps = 8;
+  k.stages.clusterCtas = 2;
   return k;
 }
 
@@ -136,6 +137,7 @@ TEST(DiskCacheStore, RoundTripsEveryField) {
   EXPECT_EQ(back->stages.llir, k.stages.llir);
   EXPECT_EQ(back->stages.sharedBytes, 512u);
   EXPECT_EQ(back->stages.numWarps, 8u);
+  EXPECT_EQ(back->stages.clusterCtas, 2u);
   EXPECT_EQ(back->cubin, k.cubin);
   EXPECT_EQ(back->cubinArch, "sm_90");
   EXPECT_FALSE(cache.load("11111111111111111111111111111111"));
@@ -228,6 +230,27 @@ TEST(DiskCacheStore, MalformedTensorMapIsDamage) {
   EXPECT_FALSE(cache.load(key, &problem));
   EXPECT_NE(problem.find("bad tensor map"), std::string::npos) << problem;
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// A cluster size of 0 or of more digits than any GPU's clusters is damage
+// too: the launcher checks grids against it.
+TEST(DiskCacheStore, BadClusterSizeIsDamage) {
+  for (const char *bad : {"0", "123", "2x"}) {
+    DiskCache cache(tempDir((std::string("badcluster") + bad).c_str()));
+    const std::string key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f";
+    ASSERT_TRUE(cache.store(key, sample()));
+    std::string path = cache.entryPath(key), bytes = readAll(path);
+    size_t headerLine = bytes.find("header\t");
+    size_t headerEnd = bytes.find('\n', headerLine);
+    std::string above = bytes.substr(0, headerLine);
+    size_t at = above.find("cluster\t2\n");
+    ASSERT_NE(at, std::string::npos) << above;
+    above.replace(at, 10, std::string("cluster\t") + bad + "\n");
+    writeAll(path, above + "header\t" + digest(above) + bytes.substr(headerEnd));
+    std::string problem;
+    EXPECT_FALSE(cache.load(key, &problem)) << bad;
+    EXPECT_NE(problem.find("bad cluster size"), std::string::npos) << problem;
+  }
 }
 
 class DamagedEntry : public ::testing::TestWithParam<int> {};
