@@ -51,6 +51,16 @@ public:
   explicit TileTypeConverter(mlir::MLIRContext *ctx);
 };
 
+/// A conversion pattern of one op that reads the module's LoweringContext
+/// (the target, the warps, the cluster): the base of the lowerings whose
+/// PTX depends on them.
+template <typename Op>
+struct ContextPattern : mlir::OpConversionPattern<Op> {
+  ContextPattern(TileTypeConverter &converter, const LoweringContext &context)
+      : mlir::OpConversionPattern<Op>(converter, &converter.getContext()), context(context) {}
+  const LoweringContext &context;
+};
+
 /// Global address space of NVPTX.
 constexpr unsigned kGlobalAddressSpace = 1;
 /// Shared address space of NVPTX.

@@ -21,18 +21,11 @@ Value tilec::lowering::clusterCtaRank(OpBuilder &b, Location loc) {
 
 namespace {
 
-template <typename Op>
-struct ClusterPattern : OpConversionPattern<Op> {
-  ClusterPattern(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern<Op>(converter, &converter.getContext()), context(context) {}
-  const LoweringContext &context;
-};
-
 /// A cluster special register, or what it reads in a cluster of one CTA
 /// before sm_90 (where the registers do not exist).
 template <typename Op>
-struct ClusterQueryLowering : ClusterPattern<Op> {
-  using ClusterPattern<Op>::ClusterPattern;
+struct ClusterQueryLowering : ContextPattern<Op> {
+  using ContextPattern<Op>::ContextPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -52,8 +45,8 @@ struct ClusterQueryLowering : ClusterPattern<Op> {
   }
 };
 
-struct ClusterBarrierLowering : ClusterPattern<tilegpu::ClusterBarrierOp> {
-  using ClusterPattern::ClusterPattern;
+struct ClusterBarrierLowering : ContextPattern<tilegpu::ClusterBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::ClusterBarrierOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (context.target.computeCapability < 90)

@@ -23,18 +23,16 @@ using namespace tilec::lowering;
 
 namespace {
 template <typename Op>
-struct GridDependencyLowering : OpConversionPattern<Op> {
-  GridDependencyLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern<Op>(converter, &converter.getContext()), context(context) {}
+struct GridDependencyLowering : ContextPattern<Op> {
+  using ContextPattern<Op>::ContextPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (context.target.computeCapability >= 90)
+    if (this->context.target.computeCapability >= 90)
       orderedAsm(rewriter, op.getLoc(), LLVM::LLVMVoidType::get(op.getContext()), ValueRange(),
                  ptx, "~{memory}");
     rewriter.eraseOp(op);
     return success();
   }
-  const LoweringContext &context;
   static constexpr const char *ptx = std::is_same_v<Op, tile::GridDependencyWaitOp>
                                          ? "griddepcontrol.wait;"
                                          : "griddepcontrol.launch_dependents;";
@@ -44,9 +42,8 @@ struct GridDependencyLowering : OpConversionPattern<Op> {
 /// a multiple of 16 that fits 32 bits. The range asked for is cut to the
 /// aligned bytes inside it, so that nothing outside it is touched, and to
 /// under 4 GiB.
-struct PrefetchL2Lowering : OpConversionPattern<tile::PrefetchL2Op> {
-  PrefetchL2Lowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct PrefetchL2Lowering : ContextPattern<tile::PrefetchL2Op> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tile::PrefetchL2Op op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (context.target.computeCapability < 90) {
@@ -84,7 +81,6 @@ struct PrefetchL2Lowering : OpConversionPattern<tile::PrefetchL2Op> {
     rewriter.eraseOp(op);
     return success();
   }
-  const LoweringContext &context;
 };
 } // namespace
 

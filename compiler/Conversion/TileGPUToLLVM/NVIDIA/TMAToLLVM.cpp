@@ -104,15 +104,8 @@ LogicalResult lowerToElectedBarrierAsm(Operation *op, Value barrier, Value pred,
   return success();
 }
 
-template <typename Op>
-struct TMAPattern : OpConversionPattern<Op> {
-  TMAPattern(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern<Op>(converter, &converter.getContext()), context(context) {}
-  const LoweringContext &context;
-};
-
-struct InitBarrierLowering : TMAPattern<tilegpu::InitBarrierOp> {
-  using TMAPattern::TMAPattern;
+struct InitBarrierLowering : ContextPattern<tilegpu::InitBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::InitBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     std::string ptx = llvm::formatv("@$0 mbarrier.init.shared::cta.b64 [$1], {0};\n"
@@ -123,8 +116,8 @@ struct InitBarrierLowering : TMAPattern<tilegpu::InitBarrierOp> {
   }
 };
 
-struct InvalBarrierLowering : TMAPattern<tilegpu::InvalBarrierOp> {
-  using TMAPattern::TMAPattern;
+struct InvalBarrierLowering : ContextPattern<tilegpu::InvalBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::InvalBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     return lowerToElectedBarrierAsm(op, adaptor.getBarrier(), Value(),
@@ -133,8 +126,8 @@ struct InvalBarrierLowering : TMAPattern<tilegpu::InvalBarrierOp> {
   }
 };
 
-struct BarrierExpectLowering : TMAPattern<tilegpu::BarrierExpectOp> {
-  using TMAPattern::TMAPattern;
+struct BarrierExpectLowering : ContextPattern<tilegpu::BarrierExpectOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::BarrierExpectOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     std::string ptx = llvm::formatv(
@@ -144,8 +137,8 @@ struct BarrierExpectLowering : TMAPattern<tilegpu::BarrierExpectOp> {
   }
 };
 
-struct ArriveBarrierLowering : TMAPattern<tilegpu::ArriveBarrierOp> {
-  using TMAPattern::TMAPattern;
+struct ArriveBarrierLowering : ContextPattern<tilegpu::ArriveBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::ArriveBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
@@ -175,8 +168,8 @@ struct ArriveBarrierLowering : TMAPattern<tilegpu::ArriveBarrierOp> {
   }
 };
 
-struct SetMaxRegistersLowering : TMAPattern<tilegpu::SetMaxRegistersOp> {
-  using TMAPattern::TMAPattern;
+struct SetMaxRegistersLowering : ContextPattern<tilegpu::SetMaxRegistersOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::SetMaxRegistersOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
@@ -191,8 +184,8 @@ struct SetMaxRegistersLowering : TMAPattern<tilegpu::SetMaxRegistersOp> {
   }
 };
 
-struct WarpIdLowering : TMAPattern<tilegpu::WarpIdOp> {
-  using TMAPattern::TMAPattern;
+struct WarpIdLowering : ContextPattern<tilegpu::WarpIdOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::WarpIdOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -202,8 +195,8 @@ struct WarpIdLowering : TMAPattern<tilegpu::WarpIdOp> {
   }
 };
 
-struct WaitBarrierLowering : TMAPattern<tilegpu::WaitBarrierOp> {
-  using TMAPattern::TMAPattern;
+struct WaitBarrierLowering : ContextPattern<tilegpu::WaitBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::WaitBarrierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
@@ -230,8 +223,8 @@ struct WaitBarrierLowering : TMAPattern<tilegpu::WaitBarrierOp> {
   }
 };
 
-struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
-  using TMAPattern::TMAPattern;
+struct AsyncTMACopyLowering : ContextPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
@@ -278,8 +271,8 @@ struct AsyncTMACopyLowering : TMAPattern<tilegpu::AsyncTMACopyGlobalToLocalOp> {
   }
 };
 
-struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
-  using TMAPattern::TMAPattern;
+struct TMAStoreLowering : ContextPattern<tilegpu::TMAStoreOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::TMAStoreOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
@@ -312,8 +305,8 @@ struct TMAStoreLowering : TMAPattern<tilegpu::TMAStoreOp> {
   }
 };
 
-struct TMAStoreWaitLowering : TMAPattern<tilegpu::TMAStoreWaitOp> {
-  using TMAPattern::TMAPattern;
+struct TMAStoreWaitLowering : ContextPattern<tilegpu::TMAStoreWaitOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult matchAndRewrite(tilegpu::TMAStoreWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (failed(needsHopper(op, context)))
