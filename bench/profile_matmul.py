@@ -9,7 +9,7 @@ warnings).
 
     python3 bench/profile_matmul.py --config 128,256,64,8,8,3 [--variant pointers]
         [--dtype float16] [--shape 4096,4096,4096 ...] [--pieces N] [--launches 1]
-        [--time [--torch]] [--pad ELEMENTS] [--sass DIR]
+        [--time [--torch]] [--pad ELEMENTS] [--sass DIR] [--programs N ...]
 
 Variants: pointers (matmul(), C in fp32, as the sweep always measured);
 desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
@@ -43,13 +43,17 @@ VARIANTS = {"pointers": None, "desc": (False, False, False, 1),
             "persistent-ws-store-cluster": (True, True, True, 2)}
 
 
-def launcher(variant, a, b, c, cfg, pieces):
+def launcher(variant, a, b, c, cfg, pieces, programs=None):
     """launch() of `variant` at `cfg`, and the constexprs of its kernel
-    beyond the config's (for --sass)."""
+    beyond the config's (for --sass). `programs`: the persistent kernels'
+    grid (default: one program per SM, or per tile where fewer)."""
     if VARIANTS[variant] is None:
         return (lambda: matmul.matmul(a, b, c, config=cfg)), None
     persistent, ws, store, cluster = VARIANTS[variant]
-    programs = matmul_tuned.programs(a, b, cfg) if persistent else None
+    if persistent and programs is None:
+        programs = matmul_tuned.programs(a, b, cfg)
+    elif not persistent:
+        programs = None
     if persistent and pieces is None:
         pieces = matmul.default_epilogue_pieces(cfg, c.element_size())
     extra = {"WARP_SPECIALIZE": ws, "TMA_STORE": store}
@@ -100,6 +104,9 @@ def main():
                         "(the same shapes, their rows aligned otherwise)")
     p.add_argument("--torch", action="store_true",
                    help="with --time, also time torch.matmul (cuBLAS) at each shape")
+    p.add_argument("--programs", type=int, action="append",
+                   help="the persistent variants' grid (repeatable: each is run); "
+                        "default one program per SM, or per tile where fewer")
     args = p.parse_args()
     dtype = getattr(torch, args.dtype)
     for shape in args.shape or ["4096,4096,4096"]:
@@ -128,16 +135,17 @@ def run_shape(args, dtype, m, n, k):
         padded = " padded" if args.pad else ""
         print(f"torch {args.dtype} {m}x{n}x{k}{padded}: "
               f"{2.0 * m * n * k / (ms * 1e-3) / 1e12:.1f} TFLOP/s ({ms:.4f} ms)", flush=True)
-    for text in args.config:
+    for text, programs in [(t, g) for t in args.config for g in args.programs or [None]]:
         cfg = tuple(int(x) for x in text.split(","))
-        launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces)
+        launch, extra = launcher(args.variant, a, b, c, cfg, args.pieces, programs)
         launch()  # compiles and warms up
         torch.cuda.synchronize()
         err = (c.float() - want).abs().max().item()
         pieces = f" pieces {extra['EPILOGUE_PIECES']}" if extra and "EPILOGUE_PIECES" in extra \
             else ""
+        grid = f" programs {programs}" if programs else ""
         print(f"{args.variant} {args.dtype} {m}x{n}x{k}{' padded' if args.pad else ''} "
-              f"config {cfg}{pieces}: "
+              f"config {cfg}{pieces}{grid}: "
               f"max |error| vs fp32 torch {err:.3g}", flush=True)
         # (A 16-bit C also carries its own rounding: 2^-8 of the largest.)
         assert err < 0.05 * k ** 0.5 + want.abs().max().item() / 256, "wrong result"
