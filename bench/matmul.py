@@ -165,6 +165,10 @@ TILEC = {"tilec pointers": launch_tilec, "tilec descriptors": launch_tilec_desc,
          "tilec persistent WS": _with(launch_tilec_persistent, warp_specialize=True),
          "tilec persistent WS + TMA store": _with(launch_tilec_persistent,
                                                   warp_specialize=True, tma_store=True)}
+#: With --clusters: the persistent kernel in clusters of two sharing B's
+#: blocks (matmul_tma(cluster=2)).
+CLUSTERED = {"tilec persistent WS + TMA store, clusters": _with(
+    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=2)}
 TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 
@@ -174,7 +178,11 @@ def main():
                         help="tilec and Triton store C in fp32 (torch stores the inputs' type)")
         ap.add_argument("--dtypes", default="float16,bfloat16",
                         help="the inputs' types, comma-separated (default: %(default)s)")
+        ap.add_argument("--clusters", action="store_true",
+                        help="also the persistent kernel in clusters of two (sm_90a)")
     args = common.parse_args(options)
+    if args.clusters:
+        TILEC.update(CLUSTERED)
     dtypes = [getattr(torch, name.strip(), None) for name in args.dtypes.split(",")]
     if any(d not in (torch.float16, torch.bfloat16) for d in dtypes):
         sys.exit("--dtypes: float16 and bfloat16 only")

@@ -36,6 +36,10 @@ KERNELS = {
     "tilec persistent WS": ("persistent", {"warp_specialize": True}),
     "tilec persistent WS + TMA store": ("persistent",
                                         {"warp_specialize": True, "tma_store": True}),
+    # (Clusters of two sharing B's blocks: matmul_tma(cluster=2).)
+    "tilec persistent WS + TMA store, clusters": ("persistent",
+                                                  {"warp_specialize": True, "tma_store": True,
+                                                   "cluster": 2}),
 }
 
 CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps", "num_stages")

@@ -163,3 +163,23 @@ def test_tma_store_only_where_it_clips_exactly(monkeypatch):
         c = np.zeros((16, 80), np.float16)[:, :n]
         matmul.matmul_tma(a, b, c, config, tma_store=True)
         assert launched[-1] is want
+
+
+def test_a_clusters_entry_launches_in_clusters():
+    # The persistent kernel in clusters of two (bench/matmul.py --clusters):
+    # its options carry cluster=2, kept where C takes pointer stores
+    # instead of TMA (clusters need the warp-specialised persistent kernel,
+    # not the TMA store), dropped with the kernel where A or B cannot be
+    # read through descriptors.
+    table = matmul_tuned.table_from_results(dict(RECORD, rows=[
+        _row(3000, 5000, 1000, "tilec persistent WS + TMA store, clusters",
+             (128, 256, 64, 8, 8, 3))]))
+    clusters = {"warp_specialize": True, "tma_store": True, "cluster": 2}
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
+                               True, True, True, table) == (
+        "persistent", clusters, (128, 256, 64, 8, 8, 3))
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
+                               True, True, False, table)[1] == {"warp_specialize": True,
+                                                                "cluster": 2}
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
+                               True, False, True, table)[:2] == ("pointers", {})
