@@ -496,7 +496,8 @@ def test_cluster_launch_needs_whole_clusters(hopper):
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",
-                                    "tilec persistent WS + TMA store"])
+                                    "tilec persistent WS + TMA store",
+                                    "tilec persistent WS + TMA store, clusters"])
 @pytest.mark.parametrize("c_rows", [True, False])
 @pytest.mark.parametrize("b_rows", [True, False])
 def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monkeypatch):
@@ -536,6 +537,7 @@ def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monk
         assert (calls[0]["programs"] is not None) == (kind == "persistent")
         assert calls[0]["warp_specialize"] == options.get("warp_specialize", False)
         assert calls[0]["tma_store"] == (options.get("tma_store", False) and c_rows)
+        assert calls[0]["cluster"] == options.get("cluster", 1)
     x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
     want = np.maximum(x, 0)
     got = c.double().cpu().numpy()
