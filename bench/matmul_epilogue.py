@@ -2,7 +2,8 @@
 slower than the plain product): each of tilec's kernels (kernels/matmul.py:
 `matmul_kernel` through pointers, `matmul_desc_kernel` and
 `matmul_persistent_kernel` through descriptors, the latter also
-warp-specialised with C written by TMA) at its best shipped config
+warp-specialised with C written by TMA, and with --kernels naming it the
+same in clusters of two) at its best shipped config
 for the plain product, then that config with HAS_BIAS and ACTIVATION="gelu";
 beside torch's unfused matmul, bias add and GELU (tanh) for reference.
 
@@ -42,6 +43,10 @@ KERNELS = {
     "persistent WS + TMA store": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
         a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
         warp_specialize=True, tma_store=True),
+    # (Clusters of two sharing B's blocks: sm_90a.)
+    "persistent WS + TMA store, clusters": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
+        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
+        warp_specialize=True, tma_store=True, cluster=2),
 }
 
 
@@ -59,8 +64,9 @@ def main():
                         help="MxNxK (repeatable): these shapes instead of SHAPES")
         ap.add_argument("--dtypes", default="float16,bfloat16",
                         help="float16 and/or bfloat16 (comma-separated)")
-        ap.add_argument("--kernels", default=",".join(KERNELS),
-                        help="which of " + ", ".join(KERNELS) + " (comma-separated)")
+        ap.add_argument("--kernels", default=",".join(k for k in KERNELS if "clusters" not in k),
+                        help="which of " + ", ".join(KERNELS) + " (comma-separated; "
+                             "default: all but clusters)")
     args = common.parse_args(extra)
     unknown = [name for name in args.kernels.split(",") if name not in KERNELS]
     unknown += [name for name in args.dtypes.split(",") if name not in ("float16", "bfloat16")]

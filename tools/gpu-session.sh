@@ -301,8 +301,12 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       --out "$out"
     # The fused bias + GELU epilogue against the plain product (issue 14: at
     # most 3% slower), each tilec kernel at its best config.
+    # (TILEC_EPILOGUE_KERNELS: its --kernels, names with spaces, comma-
+    # separated; TILEC_EPILOGUE_ARGS: more of its options, e.g. --dtypes.)
+    # shellcheck disable=SC2086
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
-      --out "$out"
+      --out "$out" ${TILEC_EPILOGUE_KERNELS:+--kernels "$TILEC_EPILOGUE_KERNELS"} \
+      ${TILEC_EPILOGUE_ARGS:-}
   fi
   # Clusters of two sharing B's blocks (the persistent kernel's cluster=2):
   # every shipped config against float64, then under compute-sanitizer,
