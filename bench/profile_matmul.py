@@ -144,6 +144,9 @@ def run_shape(args, dtype, m, n, k):
         pieces = f" pieces {extra['EPILOGUE_PIECES']}" if extra and "EPILOGUE_PIECES" in extra \
             else ""
         grid = f" programs {programs}" if programs else ""
+        if extra and extra.get("CLUSTER", 1) > 1 and matmul._clusters_at_once:
+            # (matmul_tma's grid: no more clusters than run at once.)
+            grid += f" (clusters at once {list(matmul._clusters_at_once.values())[-1]})"
         print(f"{args.variant} {args.dtype} {m}x{n}x{k}{' padded' if args.pad else ''} "
               f"config {cfg}{pieces}{grid}: "
               f"max |error| vs fp32 torch {err:.3g}", flush=True)

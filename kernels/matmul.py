@@ -751,7 +751,8 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     only) gives the persistent kernel that many groups of the config's
     warps, taking turns at its tiles (ping-pong). `cluster` = 2 (persistent and
     warp-specialised only) launches it in clusters of two programs that
-    share B's blocks (`programs` rounded down to whole clusters). An empty C is
+    share B's blocks (`programs` rounded down to whole clusters, and to as
+    many as the GPU runs at once). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -796,11 +797,32 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
         assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
             "a piece stored by TMA must be at least 16 bytes wide"
-        programs = max(cluster, programs // cluster * cluster)
-        matmul_persistent_kernel[(programs,)](
-            a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1), BLOCK_M=bm,
-            BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=bias is not None,
-            ACTIVATION=activation, STAGES=stages, WARP_SPECIALIZE=warp_specialize,
-            TMA_STORE=tma_store, EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
-            CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster, num_warps=warps)
+        args = (a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1))
+        constexprs = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                          HAS_BIAS=bias is not None, ACTIVATION=activation, STAGES=stages,
+                          WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
+                          EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
+                          CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster, num_warps=warps)
+        if cluster > 1:
+            programs = _whole_clusters(programs, cluster, args, constexprs)
+        matmul_persistent_kernel[(programs,)](*args, **constexprs)
     return c
+
+
+#: (GPU, A's and C's types, the persistent kernel's constexprs): how many of
+#: its clusters that GPU runs at once.
+_clusters_at_once = {}
+
+
+def _whole_clusters(programs, cluster, args, constexprs):
+    """`programs` rounded down to whole clusters of `cluster`, and to no
+    more clusters than the GPU runs at once (the kernel's
+    max_active_clusters(): a cluster past them would wait for a whole
+    earlier one to end, its tiles after everyone else's); at least one."""
+    a, c = args[0], args[2]
+    key = (str(getattr(a, "device", "")), str(a.dtype), str(c.dtype),
+           tuple(sorted(constexprs.items())))
+    if key not in _clusters_at_once:
+        kernel = matmul_persistent_kernel.warmup(*args, grid=(cluster,), **constexprs)
+        _clusters_at_once[key] = kernel.max_active_clusters()
+    return cluster * max(1, min(programs // cluster, _clusters_at_once[key]))

@@ -75,6 +75,7 @@ LoadState load() {
   required(d.cuFuncSetAttribute, {"cuFuncSetAttribute"});
   required(d.cuLaunchKernel, {"cuLaunchKernel"});
   optional(d.cuLaunchKernelEx, {"cuLaunchKernelEx"});
+  optional(d.cuOccupancyMaxActiveClusters, {"cuOccupancyMaxActiveClusters"});
 
   optional(d.cuLinkCreate, {"cuLinkCreate_v2"});
   optional(d.cuLinkAddData, {"cuLinkAddData_v2"});

@@ -62,6 +62,9 @@ static_assert(sizeof(CUlaunchConfig) == 56 && offsetof(CUlaunchConfig, hStream) 
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launch may
 /// start before the kernel ahead of it on its stream ends (sm_90+).
 constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+/// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: the launch's cluster shape, three
+/// unsigned ints at the value's start (sm_90+).
+constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
 
 enum : int {
   CUDA_SUCCESS = 0,
@@ -177,6 +180,10 @@ struct CudaDriver {
   // dependence).
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
                                void **kernelParams, void **extra);
+  // optional (drivers of CUDA 12+): how many clusters of a launch's shape
+  // the device runs at once.
+  CUresult (*cuOccupancyMaxActiveClusters)(int *numClusters, CUfunction function,
+                                           const CUlaunchConfig *config);
 
   // optional: the JIT linker, used to keep cubins.
   CUresult (*cuLinkCreate)(unsigned numOptions, CUjit_option *options,

@@ -4,6 +4,7 @@
 #include "runtime/CudaDriver.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -324,6 +325,29 @@ void Module::setDynamicSharedBytes(int bytes) {
                      std::to_string(device_->maxSharedMemoryPerBlockOptin()) +
                      " bytes per block): cuFuncSetAttribute");
   dynamicSharedLimit_ = bytes;
+}
+
+int Module::maxActiveClusters(unsigned blockThreads, unsigned sharedBytes,
+                              unsigned clusterSize) const {
+  const CudaDriver &d = driver();
+  if (!d.cuOccupancyMaxActiveClusters || device_->computeCapability() < 90)
+    throw CudaError("kernel '" + kernelName_ +
+                    "': how many clusters run at once needs sm_90 and a driver of CUDA 12 "
+                    "or newer (cuOccupancyMaxActiveClusters)");
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  const unsigned shape[3] = {clusterSize, 1, 1};
+  std::memcpy(attribute.value.bytes, shape, sizeof shape);
+  CUlaunchConfig config{clusterSize, 1, 1, blockThreads, 1, 1, sharedBytes, nullptr,
+                        &attribute, 1};
+  int clusters = 0;
+  CUresult result = withContext(device_->context(), [&] {
+    return d.cuOccupancyMaxActiveClusters(&clusters, function_, &config);
+  });
+  if (result != CUDA_SUCCESS)
+    fail(result, "asking how many clusters of " + std::to_string(clusterSize) + " of kernel '" +
+                     kernelName_ + "' run at once: cuOccupancyMaxActiveClusters");
+  return clusters;
 }
 
 //===----------------------------------------------------------------------===//

@@ -136,6 +136,15 @@ public:
   /// kernel must opt in (cuFuncSetAttribute), once per size increase.
   void setDynamicSharedBytes(int bytes);
 
+  /// How many clusters of `clusterSize` blocks along x, each of
+  /// `blockThreads` threads and `sharedBytes` of dynamic shared memory, the
+  /// device runs at once (cuOccupancyMaxActiveClusters): what a persistent
+  /// grid in clusters should not exceed. Needs sm_90 and a driver of CUDA
+  /// 12 or newer; throws a CudaError otherwise. Call setDynamicSharedBytes
+  /// first where sharedBytes is above 48 KiB.
+  int maxActiveClusters(unsigned blockThreads, unsigned sharedBytes,
+                        unsigned clusterSize) const;
+
 private:
   Module(const Device &device, ::CUmod_st *module, std::string kernelName);
   // Loads a PTX or cubin image (cuModuleLoadDataEx) and finds the kernel.

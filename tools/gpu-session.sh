@@ -314,7 +314,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   # issue's shapes (bounded: a cluster that deadlocks must not take the
   # whole call).
   step py-tests-cluster timeout -k 5 240 python3 -m pytest -q -x -rs \
-    tests/python/test_gpu_tma.py -k "cluster_matmul or whole_clusters or (shipped_table and clusters)"
+    tests/python/test_gpu_tma.py -k "cluster_matmul or whole_clusters or clusters_at_once or (shipped_table and clusters)"
   if command -v compute-sanitizer > /dev/null; then
     for tool in memcheck racecheck; do
       step "sanitize-cluster-$tool" timeout -k 5 240 compute-sanitizer --tool "$tool" \

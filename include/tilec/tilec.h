@@ -329,6 +329,13 @@ public:
   /// when the kernel runs in no clusters. launch() refuses a grid whose
   /// axis 0 is not a multiple of it.
   unsigned clusterSize() const;
+  /// How many of its clusters (of clusterSize() programs; 1 for a kernel
+  /// without clusters) the current GPU runs at once, given its block and
+  /// shared memory (cuOccupancyMaxActiveClusters): a persistent grid in
+  /// clusters wider than that many clusters leaves the extra ones waiting
+  /// for a whole earlier cluster to end. Loads the kernel as load() does;
+  /// throws Error before sm_90 or without the driver's query.
+  int maxActiveClusters() const;
   /// The .maxnreg it was compiled with; 0 for none.
   unsigned maxRegisters() const;
   /// Compiled with debug=True (LaunchOptions::debug). Its kernel then

@@ -321,6 +321,14 @@ class CompiledKernel:
                          debug=self.debug, deterministic=self.deterministic,
                          shared=self.shared, target=self.target)
 
+    def max_active_clusters(self):
+        """How many of its clusters (metadata.cluster_dims[0] programs each;
+        1 for a kernel without clusters) the current GPU runs at once,
+        given its block and shared memory (cuOccupancyMaxActiveClusters):
+        what a persistent grid in clusters should not exceed. Loads the
+        machine code; sm_90 or newer."""
+        return self._compiled.max_active_clusters()
+
     def _init_handles(self):
         """Load the machine code on the current GPU, as a first launch does,
         so that n_regs and n_spills are known (Triton's name). Needs a GPU

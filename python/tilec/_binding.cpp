@@ -1446,6 +1446,7 @@ PYBIND11_MODULE(_tilec, m) {
       .def_property_readonly("num_warps", &tilec::CompiledKernel::numWarps)
       .def_property_readonly("num_stages", &tilec::CompiledKernel::numStages)
       .def_property_readonly("cluster_size", &tilec::CompiledKernel::clusterSize)
+      .def("max_active_clusters", &tilec::CompiledKernel::maxActiveClusters)
       .def_property_readonly("maxnreg", &tilec::CompiledKernel::maxRegisters)
       .def_property_readonly("debug", &tilec::CompiledKernel::debug)
       .def_property_readonly("tensor_maps", &tilec::CompiledKernel::tensorMaps)

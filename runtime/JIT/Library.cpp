@@ -973,6 +973,18 @@ CacheEntry &mutableEntryOf(const std::shared_ptr<const void> &impl) {
 
 void CompiledKernel::load() const { loadOnCurrentDevice(mutableEntryOf(impl_)); }
 
+int CompiledKernel::maxActiveClusters() const {
+  CacheEntry &entry = mutableEntryOf(impl_);
+  loadOnCurrentDevice(entry);
+  std::lock_guard<std::mutex> lock(entry.moduleMutex);
+  try {
+    return entry.module->maxActiveClusters(entry.blockWarps * 32, entry.sharedBytes,
+                                           entry.clusterCtas);
+  } catch (const runtime::CudaError &e) {
+    throw Error(e.what());
+  }
+}
+
 void CompiledKernel::launch(Grid grid, const std::vector<Arg> &args, void *stream,
                             bool launchPdl) const {
   CacheEntry &entry = mutableEntryOf(impl_);

@@ -493,6 +493,45 @@ def test_cluster_launch_needs_whole_clusters(hopper):
             WARP_SPECIALIZE=True, CLUSTER=2, num_warps=warps)
 
 
+def test_clusters_at_once(hopper):
+    # The driver's count of clusters the GPU runs at once: for the cluster
+    # kernel between one and a cluster per two SMs (one block of 128 x 256
+    # fills an SM's shared memory), for the same kernel without clusters
+    # (clusters of one) at most a block per SM; matmul_tma's persistent
+    # grid in clusters is no wider than that count's programs.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    config, a, b, c = _shipped_case(torch, "float16", 0, 6, torch.float16)
+    bm, bn, bk, gm, warps, stages = config
+    m, kk = a.shape
+    n = b.shape[1]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    counts = {}
+    for cluster in (1, 2):
+        k = matmul.matmul_persistent_kernel.warmup(
+            a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, grid=(cluster,),
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
+            STAGES=stages, WARP_SPECIALIZE=True, TMA_STORE=True, CLUSTER=cluster,
+            num_warps=warps)
+        assert k.metadata.cluster_dims == (cluster, 1, 1)
+        counts[cluster] = k.max_active_clusters()
+    assert 1 <= counts[1] <= sms, counts
+    assert 1 <= counts[2] <= sms // 2, counts
+    args = (a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1)
+    constexprs = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False,
+                      ACTIVATION="", STAGES=stages, WARP_SPECIALIZE=True, TMA_STORE=True,
+                      EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 2),
+                      B_K_MAJOR=False, CONSUMER_GROUPS=1, CLUSTER=2, num_warps=warps)
+    assert matmul._whole_clusters(10 * sms, 2, args, constexprs) == 2 * counts[2]
+    assert matmul._whole_clusters(3, 2, args, constexprs) == 2
+    matmul.matmul_tma(a, b, c, config, programs=10 * sms, warp_specialize=True,
+                      tma_store=True, cluster=2)
+    torch.cuda.synchronize()
+    want = (a.double() @ b.double()).cpu().numpy()
+    got = c.double().cpu().numpy()
+    assert np.abs(got - want).max() <= tolerance(want, kk) + np.abs(want).max() * 2.0 ** -9
+
+
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",
