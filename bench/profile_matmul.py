@@ -143,10 +143,12 @@ def run_shape(args, dtype, m, n, k):
         err = (c.float() - want).abs().max().item()
         pieces = f" pieces {extra['EPILOGUE_PIECES']}" if extra and "EPILOGUE_PIECES" in extra \
             else ""
-        grid = f" programs {programs}" if programs else ""
-        if extra and extra.get("CLUSTER", 1) > 1 and matmul._clusters_at_once:
-            # (matmul_tma's grid: no more clusters than run at once.)
-            grid += f" (clusters at once {list(matmul._clusters_at_once.values())[-1]})"
+        # (The grid launched: in clusters, matmul_tma's, no more clusters
+        # than the GPU runs at once.)
+        grid = f" programs {matmul.last_grid}" if programs or extra and "STAGES" in extra \
+            else ""
+        if programs and programs != matmul.last_grid:
+            grid += f" (asked {programs})"
         print(f"{args.variant} {args.dtype} {m}x{n}x{k}{' padded' if args.pad else ''} "
               f"config {cfg}{pieces}{grid}: "
               f"max |error| vs fp32 torch {err:.3g}", flush=True)

@@ -180,7 +180,7 @@ struct CudaDriver {
   // dependence).
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction function,
                                void **kernelParams, void **extra);
-  // optional (drivers of CUDA 12+): how many clusters of a launch's shape
+  // optional (drivers of CUDA 11.8+): how many clusters of a launch's shape
   // the device runs at once.
   CUresult (*cuOccupancyMaxActiveClusters)(int *numClusters, CUfunction function,
                                            const CUlaunchConfig *config);

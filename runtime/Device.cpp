@@ -332,8 +332,8 @@ int Module::maxActiveClusters(unsigned blockThreads, unsigned sharedBytes,
   const CudaDriver &d = driver();
   if (!d.cuOccupancyMaxActiveClusters || device_->computeCapability() < 90)
     throw CudaError("kernel '" + kernelName_ +
-                    "': how many clusters run at once needs sm_90 and a driver of CUDA 12 "
-                    "or newer (cuOccupancyMaxActiveClusters)");
+                    "': how many clusters run at once needs sm_90 and a driver of CUDA "
+                    "11.8 or newer (cuOccupancyMaxActiveClusters)");
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   const unsigned shape[3] = {clusterSize, 1, 1};

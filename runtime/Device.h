@@ -140,7 +140,7 @@ public:
   /// `blockThreads` threads and `sharedBytes` of dynamic shared memory, the
   /// device runs at once (cuOccupancyMaxActiveClusters): what a persistent
   /// grid in clusters should not exceed. Needs sm_90 and a driver of CUDA
-  /// 12 or newer; throws a CudaError otherwise. Call setDynamicSharedBytes
+  /// 11.8 or newer; throws a CudaError otherwise. Call setDynamicSharedBytes
   /// first where sharedBytes is above 48 KiB.
   int maxActiveClusters(unsigned blockThreads, unsigned sharedBytes,
                         unsigned clusterSize) const;

@@ -339,7 +339,7 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
           --variant persistent-ws-store "${shapes[@]}" "${configs[@]}" || failed=1
         # (TILEC_CLUSTER_PROGRAMS: grids tried in clusters, e.g. "132 128":
         # the SMs may not all take a cluster's pair at once.)
-        timeout -k 5 150 python3 bench/profile_matmul.py --time --dtype "$dtype" \
+        timeout -k 5 240 python3 bench/profile_matmul.py --time --dtype "$dtype" \
           --variant persistent-ws-store-cluster "${shapes[@]}" "${configs[@]}" \
           $(for g in ${TILEC_CLUSTER_PROGRAMS:-}; do echo --programs "$g"; done) || failed=1
       done

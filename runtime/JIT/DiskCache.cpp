@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 namespace tilec::jit {
 
 namespace {
-// The format's version; 3 added the "tensormap" lines.
+// The format's version; 3 added the "tensormap" lines, 4 the "cluster" line.
 constexpr const char *kEntryMagic = "tilec-cache-entry 4";
 constexpr const char *kHistoryMagic = "tilec-history 1";
 

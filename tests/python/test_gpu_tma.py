@@ -460,7 +460,8 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     # both programs (half by each producer, multicast), every shipped
     # config, at a shape no tile divides and whose rows of tiles are odd
     # for some configs (the last pair's second tile past C); one cluster
-    # walking every pair, 4, and 66. Bias and GELU; C in fp32 through
+    # walking every pair, 4, and 66 (or as many as the GPU runs at once:
+    # matmul_tma caps the grid). Bias and GELU; C in fp32 through
     # pointers, or in the inputs' type through TMA stores.
     import matmul  # kernels/matmul.py
     torch = hopper
@@ -506,27 +507,28 @@ def test_clusters_at_once(hopper):
     m, kk = a.shape
     n = b.shape[1]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    counts = {}
-    for cluster in (1, 2):
-        k = matmul.matmul_persistent_kernel.warmup(
-            a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, grid=(cluster,),
-            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="",
-            STAGES=stages, WARP_SPECIALIZE=True, TMA_STORE=True, CLUSTER=cluster,
-            num_warps=warps)
-        assert k.metadata.cluster_dims == (cluster, 1, 1)
-        counts[cluster] = k.max_active_clusters()
-    assert 1 <= counts[1] <= sms, counts
-    assert 1 <= counts[2] <= sms // 2, counts
     args = (a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1)
     constexprs = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False,
                       ACTIVATION="", STAGES=stages, WARP_SPECIALIZE=True, TMA_STORE=True,
                       EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 2),
-                      B_K_MAJOR=False, CONSUMER_GROUPS=1, CLUSTER=2, num_warps=warps)
+                      B_K_MAJOR=False, CONSUMER_GROUPS=1, num_warps=warps)
+    counts = {}
+    for cluster in (1, 2):
+        k = matmul.matmul_persistent_kernel.warmup(*args, grid=(cluster,), CLUSTER=cluster,
+                                                   **constexprs)
+        assert k.metadata.cluster_dims == (cluster, 1, 1)
+        counts[cluster] = k.max_active_clusters()
+    assert 1 <= counts[1] <= sms, counts
+    assert 1 <= counts[2] <= sms // 2, counts
+    constexprs["CLUSTER"] = 2
     assert matmul._whole_clusters(10 * sms, 2, args, constexprs) == 2 * counts[2]
     assert matmul._whole_clusters(3, 2, args, constexprs) == 2
+    # (N = 520 rows of 1040 bytes: matmul_tma stores through pointers, a
+    # kernel of its own, asked for its own count.)
     matmul.matmul_tma(a, b, c, config, programs=10 * sms, warp_specialize=True,
                       tma_store=True, cluster=2)
     torch.cuda.synchronize()
+    assert 2 <= matmul.last_grid <= 2 * counts[2], (matmul.last_grid, counts)
     want = (a.double() @ b.double()).cpu().numpy()
     got = c.double().cpu().numpy()
     assert np.abs(got - want).max() <= tolerance(want, kk) + np.abs(want).max() * 2.0 ** -9

@@ -104,6 +104,22 @@ def test_persistent_matmul_in_clusters_with_groups_of_one_row_interpreted():
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(50))
 
 
+@pytest.mark.parametrize("programs", [1, 3, 8])
+def test_matmul_tma_in_clusters_interpreted(monkeypatch, programs):
+    # matmul_tma(cluster=2) with the kernel in the interpreter: the grid
+    # rounded down to whole clusters (at least one), no GPU asked how many
+    # run at once, the same C.
+    monkeypatch.setattr(matmul, "matmul_persistent_kernel", tilec.JITFunction(
+        matmul.matmul_persistent_kernel.fn, interpret=True))
+    rng = np.random.default_rng(programs)
+    a, b, c = _operands(rng, np.float16, (40, 50), (50, 24))
+    matmul.matmul_tma(a, b, c, (16, 16, 16, 2, 4, 2), programs=programs,
+                      warp_specialize=True, cluster=2)
+    assert matmul.last_grid == max(2, programs // 2 * 2)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(50))
+
+
 def test_clusters_need_whole_clusters_in_the_interpreter():
     with pytest.raises(tilec.Error, match="not whole clusters of 2"):
         _persistent_interpreted(40, 24, 50, 3, WARP_SPECIALIZE=True, CLUSTER=2)
