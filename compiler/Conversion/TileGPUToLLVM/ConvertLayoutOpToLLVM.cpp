@@ -12,10 +12,8 @@ using namespace tilec::lowering;
 using tilegpu::LinearLayout;
 
 namespace {
-struct ConvertLayoutOpLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
-  ConvertLayoutOpLowering(TileTypeConverter &converter,
-                          const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct ConvertLayoutOpLowering : ContextPattern<tilegpu::ConvertLayoutOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::ConvertLayoutOp op, OpAdaptor adaptor,
@@ -56,7 +54,6 @@ struct ConvertLayoutOpLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 } // namespace
 

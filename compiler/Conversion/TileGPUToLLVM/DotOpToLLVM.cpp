@@ -104,9 +104,8 @@ bool operandsFollowAccumulator(const DotRegisters &dot, bool lanesToo) {
   return true;
 }
 
-struct DotOpLowering : OpConversionPattern<tile::DotOp> {
-  DotOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct DotOpLowering : ContextPattern<tile::DotOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
@@ -160,7 +159,6 @@ struct DotOpLowering : OpConversionPattern<tile::DotOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 } // namespace
 

@@ -8,9 +8,8 @@ using namespace tilec;
 using namespace tilec::lowering;
 
 namespace {
-struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
-  KernelOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct KernelOpLowering : ContextPattern<func::FuncOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(func::FuncOp func, OpAdaptor,
@@ -69,7 +68,6 @@ struct KernelOpLowering : OpConversionPattern<func::FuncOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
 struct ReturnOpLowering : OpConversionPattern<func::ReturnOp> {

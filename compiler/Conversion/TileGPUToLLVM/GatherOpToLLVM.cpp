@@ -15,9 +15,8 @@ using namespace tilec::lowering;
 
 namespace {
 
-struct GatherOpLowering : OpConversionPattern<tile::GatherOp> {
-  GatherOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct GatherOpLowering : ContextPattern<tile::GatherOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
@@ -70,7 +69,6 @@ struct GatherOpLowering : OpConversionPattern<tile::GatherOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
 } // namespace

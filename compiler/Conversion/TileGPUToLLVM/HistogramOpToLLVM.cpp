@@ -15,9 +15,8 @@ using namespace tilec::lowering;
 
 namespace {
 
-struct HistogramOpLowering : OpConversionPattern<tile::HistogramOp> {
-  HistogramOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct HistogramOpLowering : ContextPattern<tile::HistogramOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::HistogramOp op, OpAdaptor adaptor,
@@ -90,7 +89,6 @@ struct HistogramOpLowering : OpConversionPattern<tile::HistogramOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
 } // namespace

@@ -32,9 +32,8 @@ uint64_t keyOf(const LinearLayout &layout, unsigned r, unsigned axis) {
   return layout.flattenOut(image);
 }
 
-struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
-  ReduceOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct ReduceOpLowering : ContextPattern<tile::ReduceOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
@@ -191,7 +190,6 @@ struct ReduceOpLowering : OpConversionPattern<tile::ReduceOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
 } // namespace

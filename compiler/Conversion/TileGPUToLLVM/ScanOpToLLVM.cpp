@@ -30,9 +30,8 @@ using namespace tilec::lowering;
 
 namespace {
 
-struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
-  ScanOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct ScanOpLowering : ContextPattern<tile::ScanOp> {
+  using ContextPattern::ContextPattern;
 
   using Values = SmallVector<Value>;
 
@@ -266,7 +265,6 @@ struct ScanOpLowering : OpConversionPattern<tile::ScanOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
 } // namespace

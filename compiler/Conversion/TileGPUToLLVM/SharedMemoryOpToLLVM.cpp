@@ -29,10 +29,8 @@ void storeTensor(ConversionPatternRewriter &rewriter, Location loc,
     fenceProxyAsyncShared(rewriter, loc);
 }
 
-struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
-  LocalAllocOpLowering(TileTypeConverter &converter,
-                       const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct LocalAllocOpLowering : ContextPattern<tilegpu::LocalAllocOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::LocalAllocOp op, OpAdaptor adaptor,
@@ -49,12 +47,10 @@ struct LocalAllocOpLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
     rewriter.replaceOp(op, base);
     return success();
   }
-  const LoweringContext &context;
 };
 
-struct LocalLoadOpLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
-  LocalLoadOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct LocalLoadOpLowering : ContextPattern<tilegpu::LocalLoadOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::LocalLoadOp op, OpAdaptor adaptor,
@@ -74,12 +70,10 @@ struct LocalLoadOpLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
                                 values));
     return success();
   }
-  const LoweringContext &context;
 };
 
-struct LocalStoreOpLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
-  LocalStoreOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct LocalStoreOpLowering : ContextPattern<tilegpu::LocalStoreOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::LocalStoreOp op, OpAdaptor adaptor,
@@ -89,7 +83,6 @@ struct LocalStoreOpLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  const LoweringContext &context;
 };
 
 /// One buffer of a ring: `index` buffers' bytes past the ring's start.
@@ -132,9 +125,8 @@ struct LocalDeallocOpLowering : OpConversionPattern<tilegpu::LocalDeallocOp> {
   }
 };
 
-struct BarrierOpLowering : OpConversionPattern<tilegpu::BarrierOp> {
-  BarrierOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct BarrierOpLowering : ContextPattern<tilegpu::BarrierOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::BarrierOp op, OpAdaptor,
@@ -152,7 +144,6 @@ struct BarrierOpLowering : OpConversionPattern<tilegpu::BarrierOp> {
   }
 
 private:
-  const LoweringContext &context;
 };
 } // namespace
 

@@ -104,9 +104,8 @@ struct AsyncCommitGroupOpLowering
   }
 };
 
-struct AsyncWaitOpLowering : OpConversionPattern<tilegpu::AsyncWaitOp> {
-  AsyncWaitOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct AsyncWaitOpLowering : ContextPattern<tilegpu::AsyncWaitOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult
   matchAndRewrite(tilegpu::AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -118,7 +117,6 @@ struct AsyncWaitOpLowering : OpConversionPattern<tilegpu::AsyncWaitOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  const LoweringContext &context;
 };
 } // namespace
 

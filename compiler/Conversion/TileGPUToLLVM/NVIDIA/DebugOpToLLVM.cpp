@@ -246,9 +246,8 @@ void rejoin(ConversionPatternRewriter &rewriter, Location loc, Block *after) {
   rewriter.setInsertionPointToStart(after);
 }
 
-struct PrintOpLowering : OpConversionPattern<tile::PrintOp> {
-  PrintOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct PrintOpLowering : ContextPattern<tile::PrintOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::PrintOp op, OpAdaptor adaptor,
@@ -294,12 +293,10 @@ struct PrintOpLowering : OpConversionPattern<tile::PrintOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 
-struct AssertOpLowering : OpConversionPattern<tile::AssertOp> {
-  AssertOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct AssertOpLowering : ContextPattern<tile::AssertOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tile::AssertOp op, OpAdaptor adaptor,
@@ -374,12 +371,10 @@ struct AssertOpLowering : OpConversionPattern<tile::AssertOp> {
                    b.create<LLVM::ConstantOp>(loc, b.getI64Type(), 1)});
   }
 
-  const LoweringContext &context;
 };
 
-struct DebugBarrierOpLowering : OpConversionPattern<tile::DebugBarrierOp> {
-  DebugBarrierOpLowering(TileTypeConverter &converter, const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct DebugBarrierOpLowering : ContextPattern<tile::DebugBarrierOp> {
+  using ContextPattern::ContextPattern;
   LogicalResult
   matchAndRewrite(tile::DebugBarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -387,7 +382,6 @@ struct DebugBarrierOpLowering : OpConversionPattern<tile::DebugBarrierOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  const LoweringContext &context;
 };
 } // namespace
 

@@ -229,10 +229,8 @@ SmallVector<Value> waitFor(OpBuilder &b, Location loc, ArrayRef<Value> acc,
   return updateAccumulators(b, loc, ptx, acc, ValueRange{}, "");
 }
 
-struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
-  WarpGroupDotOpLowering(TileTypeConverter &converter,
-                         const LoweringContext &context)
-      : OpConversionPattern(converter, &converter.getContext()), context(context) {}
+struct WarpGroupDotOpLowering : ContextPattern<tilegpu::WarpGroupDotOp> {
+  using ContextPattern::ContextPattern;
 
   LogicalResult
   matchAndRewrite(tilegpu::WarpGroupDotOp op, OpAdaptor adaptor,
@@ -449,7 +447,6 @@ struct WarpGroupDotOpLowering : OpConversionPattern<tilegpu::WarpGroupDotOp> {
     return success();
   }
 
-  const LoweringContext &context;
 };
 struct WarpGroupDotWaitOpLowering
     : OpConversionPattern<tilegpu::WarpGroupDotWaitOp> {
