@@ -284,9 +284,11 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   fi
   if [ -f bench/matmul.py ]; then
     # (TILEC_MATMUL_DTYPES=float16 or bfloat16: one type per call, where
-    # both would not fit one call's time.)
+    # both would not fit one call's time; TILEC_MATMUL_ARGS: more of its
+    # options, e.g. --clusters.)
+    # shellcheck disable=SC2086
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out" \
-      --dtypes "${TILEC_MATMUL_DTYPES:-float16,bfloat16}"
+      --dtypes "${TILEC_MATMUL_DTYPES:-float16,bfloat16}" ${TILEC_MATMUL_ARGS:-}
     # The shipped tuning (kernels/matmul_tuned.py) from that run, to commit.
     if [ -f tools/matmul-tuned-table.py ]; then
       step matmul-tuned-table bash -c 'cp kernels/matmul_tuned.json "$1" 2>/dev/null;

@@ -604,11 +604,7 @@ struct TileGPUWarpSpecializePass
         mapping.map(loop.getRegionIterArgs()[index], produce.getRegionIterArgs()[2 + k]);
       stage.clone(b, loop, mapping);
       Value freed = b.create<arith::XOrIOp>(loc, phase, i32Value(b, loc, 1));
-      auto freeSlot = b.create<tilegpu::WaitBarrierOp>(loc, ringSlot(b, loc, empty, slot), freed);
-      // (Freed by the consumers of every CTA of the cluster, whose
-      // arrivals release at cluster scope.)
-      if (!multicast.empty())
-        freeSlot->setAttr(tilegpu::kClusterAcquireAttr, b.getUnitAttr());
+      b.create<tilegpu::WaitBarrierOp>(loc, ringSlot(b, loc, empty, slot), freed);
       Value on = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
       Value barrier = ringSlot(b, loc, full, slot);
       auto expect = b.create<tilegpu::BarrierExpectOp>(loc, barrier, int32_t(bytes), on);

@@ -273,11 +273,6 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
                              << " must be a unit attribute of async_tma_copy_global_to_local";
     return success();
   }
-  if (name == kClusterAcquireAttr) {
-    if (!isa<WaitBarrierOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << name << " must be a unit attribute of wait_barrier";
-    return success();
-  }
   if (name == kClusterArriveAttr) {
     if (!isa<ArriveBarrierOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << name << " must be a unit attribute of arrive_barrier";

@@ -64,10 +64,6 @@ constexpr const char *kMulticastAttr = "tilegpu.multicast";
 /// on the same mbarrier in every CTA of the cluster (a slot that peers
 /// multicast into is free once the consumers of all N have read it).
 constexpr const char *kClusterArriveAttr = "tilegpu.cluster_arrive";
-/// wait_barrier attribute (with tilegpu.num_ctas = N): the wait acquires
-/// at cluster scope, pairing with peers' cluster_arrive releases (a
-/// producer's wait for a slot every CTA of the cluster frees).
-constexpr const char *kClusterAcquireAttr = "tilegpu.cluster_acquire";
 /// Op attribute (tilegpu-allocate-shared, with consumer groups): the op's
 /// buffer or scratch is one copy per consumer group, group g's at
 /// shared_offset + g * this many bytes.

@@ -146,15 +146,19 @@ struct ArriveBarrierLowering : ContextPattern<tilegpu::ArriveBarrierOp> {
     // One arrival per warp (the barrier counts warps), with release
     // semantics: the warp's reads of the slot (waited for) come before.
     // With tilegpu.cluster_arrive, on the same barrier in every CTA of the
-    // cluster (its address there through mapa), released to the cluster.
+    // cluster (its address there through mapa). The release stays at CTA
+    // scope, as CUTLASS's cluster barriers keep it: the slot's reads are
+    // wgmma's, retired by wgmma.wait_group before the arrival, so no peer
+    // copy can overtake them, while `.release.cluster` costs a
+    // MEMBAR.ALL.GPU per arrival (two per K step and warp), which waits for
+    // every memory operation in flight (docs/pipeline.md, "Clusters").
     Location loc = op.getLoc();
     std::string ptx = "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];";
     if (op->hasAttr(tilegpu::kClusterArriveAttr) && context.clusterCtas > 1) {
       ptx = "{\n.reg .b32 remote;\n";
       for (unsigned rank = 0; rank < context.clusterCtas; ++rank)
         ptx += llvm::formatv("@$0 mapa.shared::cluster.u32 remote, $1, {0};\n"
-                             "@$0 mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-                             "[remote];\n",
+                             "@$0 mbarrier.arrive.shared::cluster.b64 _, [remote];\n",
                              rank)
                    .str();
       ptx += "}";
@@ -203,18 +207,13 @@ struct WaitBarrierLowering : ContextPattern<tilegpu::WaitBarrierOp> {
       return failure();
     Location loc = op.getLoc();
     // The label is local to the braces, so the loop may be inlined many
-    // times into one kernel. (tilegpu.cluster_acquire: acquiring at
-    // cluster scope what peers' arrivals released.)
-    std::string ptx = llvm::formatv("{\n"
-                                    ".reg .pred done;\n"
-                                    "waitLoop:\n"
-                                    "mbarrier.try_wait.parity{0}.shared::cta.b64 done, [$0], $1;\n"
-                                    "@!done bra.uni waitLoop;\n"
-                                    "}",
-                                    op->hasAttr(tilegpu::kClusterAcquireAttr) &&
-                                            context.clusterCtas > 1
-                                        ? ".acquire.cluster"
-                                        : "");
+    // times into one kernel.
+    const char *ptx = "{\n"
+                      ".reg .pred done;\n"
+                      "waitLoop:\n"
+                      "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+                      "@!done bra.uni waitLoop;\n"
+                      "}";
     orderedAsm(rewriter, loc, voidType(rewriter),
                {sharedAddress32(rewriter, loc, adaptor.getBarrier()), adaptor.getPhase()}, ptx,
                "r,r");
