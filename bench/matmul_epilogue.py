@@ -8,7 +8,7 @@ for the plain product, then that config with HAS_BIAS and ACTIVATION="gelu";
 beside torch's unfused matmul, bias add and GELU (tanh) for reference.
 
     python3 bench/matmul_epilogue.py [--commit SHA] [--out DIR] [--quick]
-        [--shape MxNxK ...] [--dtypes float16,bfloat16] [--kernels NAME,...]
+        [--shape MxNxK ...] [--dtypes float16,bfloat16] [--kernels NAME;...]
 
 C in the inputs' type (fp16, bf16), random normal inputs, every output
 checked against float64 (the plain product, and the epilogue applied to
@@ -64,16 +64,18 @@ def main():
                         help="MxNxK (repeatable): these shapes instead of SHAPES")
         ap.add_argument("--dtypes", default="float16,bfloat16",
                         help="float16 and/or bfloat16 (comma-separated)")
-        ap.add_argument("--kernels", default=",".join(k for k in KERNELS if "clusters" not in k),
-                        help="which of " + ", ".join(KERNELS) + " (comma-separated; "
+        # (Semicolons between names: a name may hold a comma.)
+        ap.add_argument("--kernels", default=";".join(k for k in KERNELS if "clusters" not in k),
+                        help="which of " + "; ".join(KERNELS) + " (semicolon-separated; "
                              "default: all but clusters)")
     args = common.parse_args(extra)
-    unknown = [name for name in args.kernels.split(",") if name not in KERNELS]
+    names = [name.strip() for name in args.kernels.split(";")]
+    unknown = [name for name in names if name not in KERNELS]
     unknown += [name for name in args.dtypes.split(",") if name not in ("float16", "bfloat16")]
     if unknown:
         raise SystemExit(f"unknown kernel or dtype {unknown}: kernels are "
-                         f"{', '.join(KERNELS)}; dtypes float16, bfloat16")
-    kernels = {name: KERNELS[name] for name in args.kernels.split(",")}
+                         f"{'; '.join(KERNELS)} (semicolon-separated); dtypes float16, bfloat16")
+    kernels = {name: KERNELS[name] for name in names}
     shapes = args.shape or (QUICK if args.quick else SHAPES)
     rows = []
     for dtype in (getattr(torch, name) for name in args.dtypes.split(",")):

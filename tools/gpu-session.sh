@@ -303,8 +303,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       --out "$out"
     # The fused bias + GELU epilogue against the plain product (issue 14: at
     # most 3% slower), each tilec kernel at its best config.
-    # (TILEC_EPILOGUE_KERNELS: its --kernels, names with spaces, comma-
-    # separated; TILEC_EPILOGUE_ARGS: more of its options, e.g. --dtypes.)
+    # (TILEC_EPILOGUE_KERNELS: its --kernels, names with spaces and commas,
+    # semicolon-separated; TILEC_EPILOGUE_ARGS: more of its options, e.g.
+    # --dtypes.)
     # shellcheck disable=SC2086
     step bench-matmul-epilogue python3 bench/matmul_epilogue.py --commit "$commit" \
       --out "$out" ${TILEC_EPILOGUE_KERNELS:+--kernels "$TILEC_EPILOGUE_KERNELS"} \
