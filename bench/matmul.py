@@ -165,10 +165,12 @@ TILEC = {"tilec pointers": launch_tilec, "tilec descriptors": launch_tilec_desc,
          "tilec persistent WS": _with(launch_tilec_persistent, warp_specialize=True),
          "tilec persistent WS + TMA store": _with(launch_tilec_persistent,
                                                   warp_specialize=True, tma_store=True)}
-#: With --clusters: the persistent kernel in clusters of two sharing B's
-#: blocks (matmul_tma(cluster=2)).
+#: With --clusters: the persistent kernel in clusters of two, and of four,
+#: sharing B's blocks (matmul_tma(cluster=2 or 4)).
 CLUSTERED = {"tilec persistent WS + TMA store, clusters": _with(
-    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=2)}
+    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=2),
+    "tilec persistent WS + TMA store, clusters of 4": _with(
+    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=4)}
 TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 
@@ -179,7 +181,8 @@ def main():
         ap.add_argument("--dtypes", default="float16,bfloat16",
                         help="the inputs' types, comma-separated (default: %(default)s)")
         ap.add_argument("--clusters", action="store_true",
-                        help="also the persistent kernel in clusters of two (sm_90a)")
+                        help="also the persistent kernel in clusters of two and of four "
+                             "(sm_90a)")
     args = common.parse_args(options)
     if args.clusters:
         TILEC.update(CLUSTERED)

@@ -3,7 +3,7 @@ slower than the plain product): each of tilec's kernels (kernels/matmul.py:
 `matmul_kernel` through pointers, `matmul_desc_kernel` and
 `matmul_persistent_kernel` through descriptors, the latter also
 warp-specialised with C written by TMA, and with --kernels naming it the
-same in clusters of two) at its best shipped config
+same in clusters of two or of four) at its best shipped config
 for the plain product, then that config with HAS_BIAS and ACTIVATION="gelu";
 beside torch's unfused matmul, bias add and GELU (tanh) for reference.
 
@@ -43,10 +43,14 @@ KERNELS = {
     "persistent WS + TMA store": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
         a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
         warp_specialize=True, tma_store=True),
-    # (Clusters of two sharing B's blocks: sm_90a.)
+    # (Clusters of two, or four, sharing B's blocks: sm_90a.)
     "persistent WS + TMA store, clusters": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
         a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
         warp_specialize=True, tma_store=True, cluster=2),
+    "persistent WS + TMA store, clusters of 4": lambda a, b, c, cfg, bias, act:
+        matmul.matmul_tma(a, b, c, cfg, bias=bias, activation=act,
+                          programs=persistent_programs(a, b, cfg), warp_specialize=True,
+                          tma_store=True, cluster=4),
 }
 
 

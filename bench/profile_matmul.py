@@ -16,8 +16,8 @@ desc, desc-ws, desc-ws-store (matmul_desc_kernel: one program per tile;
 ws = a producer warpgroup, store = C through TMA) and persistent,
 persistent-ws, persistent-ws-store (matmul_persistent_kernel on one
 program per SM, --pieces its epilogue_pieces, matmul_tma's default when not
-given), persistent-ws-store-cluster (the same in clusters of two sharing
-B's blocks), these with C in the inputs' type. Under ncu, profile a launch after
+given), persistent-ws-store-cluster and -cluster4 (the same in clusters of
+two or four sharing B's blocks), these with C in the inputs' type. Under ncu, profile a launch after
 the first (which compiles and warms the caches), clocks left alone:
 
     ncu --clock-control none -k regex:matmul_ --launch-skip 1 --launch-count 1 \\
@@ -40,7 +40,8 @@ VARIANTS = {"pointers": None, "desc": (False, False, False, 1),
             "desc-ws": (False, True, False, 1), "desc-ws-store": (False, True, True, 1),
             "persistent": (True, False, False, 1), "persistent-ws": (True, True, False, 1),
             "persistent-ws-store": (True, True, True, 1),
-            "persistent-ws-store-cluster": (True, True, True, 2)}
+            "persistent-ws-store-cluster": (True, True, True, 2),
+            "persistent-ws-store-cluster4": (True, True, True, 4)}
 
 
 def launcher(variant, a, b, c, cfg, pieces, programs=None):

@@ -193,7 +193,11 @@ void Generator::genFor(const ForStmt &stmt) {
     } else if (k.name == "num_consumer_groups") {
       consumerGroups = boundedInt(k, 1, 4);
     } else if (k.name == "num_ctas") {
-      numCtas = boundedInt(k, 1, 2);
+      // (1, 2 or 4 programs: a block is shared by splitting its 128-byte
+      // columns among them, and the widest, 256 16-bit columns, has four.)
+      numCtas = boundedInt(k, 1, 4);
+      if (*numCtas == 3)
+        fail(k.value->loc, "num_ctas must be 1, 2 or 4, got 3");
     } else if (k.name == "warp_specialize") {
       Value on = rangeKeyword(k);
       if (on.kind != Value::Kind::Bool && on.kind != Value::Kind::Int)

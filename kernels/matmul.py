@@ -385,12 +385,13 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     CONSUMER_GROUPS > 1 groups of num_warps warps take turns at the tiles
     (ping-pong: one group's epilogue runs while the next multiplies). With
     TMA_STORE each tile goes out through C's descriptor (TMA on sm_90a).
-    B_K_MAJOR as matmul_desc_kernel's. CLUSTER = 2 (with WARP_SPECIALIZE,
-    on sm_90a) launches the programs in clusters of two, which walk pairs
-    of tiles on one column of C, the two tiles of a pair at once: the
-    blocks of B they share are copied once for both (half by each
-    program's producer, multicast to both); elsewhere each program is a
-    cluster of its own and walks single tiles. The grid must then be whole
+    B_K_MAJOR as matmul_desc_kernel's. CLUSTER = 2 or 4 (with
+    WARP_SPECIALIZE, on sm_90a) launches the programs in clusters of that
+    many, which walk runs of CLUSTER tiles on one column of C (a "pair"
+    below), the tiles of a run at once: the blocks of B they share are
+    copied once for all (a share of the columns by each program's
+    producer, multicast to all); elsewhere each program is a cluster of
+    its own and walks single tiles. The grid must then be whole
     clusters."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
@@ -401,10 +402,11 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
     if CLUSTER > 1:
-        # Clusters walk pairs of tiles: rows (2 r, 2 r + 1) of one column,
-        # each program the row its place in the cluster says (a row past
-        # the last reads zeros, and stores nothing). Everything but that
-        # row is the same in both programs: B's blocks are shared.
+        # Clusters walk pairs of tiles (runs of `size`): rows size r ...
+        # size r + size - 1 of one column, each program the row its place
+        # in the cluster says (a row past the last reads zeros, and stores
+        # nothing). Everything but that row is the same in every program
+        # of the cluster: B's blocks are shared.
         size = tl.extra.cuda.cluster_size()  # 1 where there are no clusters
         rank = tl.extra.cuda.cluster_cta_rank()
         cluster = tl.extra.cuda.cluster_id()
@@ -749,10 +751,10 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to
     mma.sync). `consumer_groups` > 1 (persistent and warp-specialised
     only) gives the persistent kernel that many groups of the config's
-    warps, taking turns at its tiles (ping-pong). `cluster` = 2 (persistent and
-    warp-specialised only) launches it in clusters of two programs that
-    share B's blocks (`programs` rounded down to whole clusters, and to as
-    many as the GPU runs at once). An empty C is
+    warps, taking turns at its tiles (ping-pong). `cluster` = 2 or 4
+    (persistent and warp-specialised only) launches it in clusters of that
+    many programs that share B's blocks (`programs` rounded down to whole
+    clusters, and to as many as the GPU runs at once). An empty C is
     left alone, and with K = 0 (no tensor map describes an empty tensor)
     C = act(bias) comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
@@ -762,7 +764,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     assert programs is None or programs >= 1, "programs must be at least 1"
     assert consumer_groups == 1 or (programs is not None and warp_specialize), \
         "consumer_groups needs the persistent kernel (programs) and warp_specialize"
-    assert cluster in (1, 2), "cluster must be 1 or 2"
+    assert cluster in (1, 2, 4), "cluster must be 1, 2 or 4"
     assert cluster == 1 or (programs is not None and warp_specialize), \
         "cluster needs the persistent kernel (programs) and warp_specialize"
     if M == 0 or N == 0:

@@ -36,10 +36,13 @@ KERNELS = {
     "tilec persistent WS": ("persistent", {"warp_specialize": True}),
     "tilec persistent WS + TMA store": ("persistent",
                                         {"warp_specialize": True, "tma_store": True}),
-    # (Clusters of two sharing B's blocks: matmul_tma(cluster=2).)
+    # (Clusters of two, or four, sharing B's blocks: matmul_tma(cluster=N).)
     "tilec persistent WS + TMA store, clusters": ("persistent",
                                                   {"warp_specialize": True, "tma_store": True,
                                                    "cluster": 2}),
+    "tilec persistent WS + TMA store, clusters of 4": ("persistent",
+                                                       {"warp_specialize": True,
+                                                        "tma_store": True, "cluster": 4}),
 }
 
 CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps", "num_stages")

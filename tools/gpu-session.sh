@@ -341,10 +341,14 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         python3 bench/profile_matmul.py --time --torch --dtype "$dtype" \
           --variant persistent-ws-store "${shapes[@]}" "${configs[@]}" || failed=1
         # (TILEC_CLUSTER_PROGRAMS: grids tried in clusters, e.g. "132 128":
-        # the SMs may not all take a cluster's pair at once.)
-        timeout -k 5 240 python3 bench/profile_matmul.py --time --dtype "$dtype" \
-          --variant persistent-ws-store-cluster "${shapes[@]}" "${configs[@]}" \
-          $(for g in ${TILEC_CLUSTER_PROGRAMS:-}; do echo --programs "$g"; done) || failed=1
+        # the SMs may not all take a cluster's pair at once;
+        # TILEC_CLUSTER_VARIANTS: the cluster kernels, of two and of four.)
+        local variant
+        for variant in ${TILEC_CLUSTER_VARIANTS:-persistent-ws-store-cluster persistent-ws-store-cluster4}; do
+          timeout -k 5 240 python3 bench/profile_matmul.py --time --dtype "$dtype" \
+            --variant "$variant" "${shapes[@]}" "${configs[@]}" \
+            $(for g in ${TILEC_CLUSTER_PROGRAMS:-}; do echo --programs "$g"; done) || failed=1
+        done
       done
       return $failed
     }

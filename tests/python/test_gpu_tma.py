@@ -454,27 +454,32 @@ def test_consumer_groups_matmul(hopper, dtype, config_index, programs, tma_store
 @pytest.mark.parametrize("config_index", SHIPPED)
 @pytest.mark.parametrize("programs", [2, 8, 132])
 @pytest.mark.parametrize("tma_store,c_type", [(False, "fp32"), (True, "inputs")])
-def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type):
-    # The persistent kernel in clusters of two (cluster=2): each cluster
-    # walks pairs of tiles on one column of C, B's blocks copied once for
-    # both programs (half by each producer, multicast), every shipped
-    # config, at a shape no tile divides and whose rows of tiles are odd
-    # for some configs (the last pair's second tile past C); one cluster
-    # walking every pair, 4, and 66 (or as many as the GPU runs at once:
-    # matmul_tma caps the grid). Bias and GELU; C in fp32 through
-    # pointers, or in the inputs' type through TMA stores.
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type, cluster):
+    # The persistent kernel in clusters of two or four: each cluster walks
+    # runs of that many tiles on one column of C, B's blocks copied once
+    # for all its programs (a share of the columns by each producer,
+    # multicast), every shipped config, at a shape no tile divides and
+    # whose rows of tiles are not whole runs for some configs (the last
+    # run's later tiles past C); one cluster walking every run (2 programs:
+    # matmul_tma rounds up to one cluster), 8 programs, and 132 (or as
+    # many as the GPU runs at once: matmul_tma caps the grid). Bias and
+    # GELU; C in fp32 through pointers, or in the inputs' type through TMA
+    # stores.
     import matmul  # kernels/matmul.py
     torch = hopper
     c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
     config, a, b, c = _shipped_case(torch, dtype, config_index, 90 + config_index, c_dtype)
     bias = torch.randn(c.shape[1], device="cuda")
     matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
-                      warp_specialize=True, tma_store=tma_store, cluster=2)
+                      warp_specialize=True, tma_store=tma_store, cluster=cluster)
     torch.cuda.synchronize()
+    assert matmul.last_grid % cluster == 0 and matmul.last_grid >= cluster
     ptx = matmul.matmul_persistent_kernel.asm["ptx"]
-    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert f".reqnctapercluster {cluster}, 1, 1" in ptx
     multicast = "multicast::cluster" in ptx
-    assert multicast == (config[1] * 2 // 128 % 2 == 0)  # B's columns of 128 bytes, even
+    # (B's columns of 128 bytes, a whole number for each program.)
+    assert multicast == (config[1] * 2 // 128 % cluster == 0)
     assert_gelu_epilogue(torch, a, b, bias, c)
 
 
@@ -538,7 +543,8 @@ def test_clusters_at_once(hopper):
                                     "tilec descriptors WS", "tilec descriptors TMA store",
                                     "tilec persistent", "tilec persistent WS",
                                     "tilec persistent WS + TMA store",
-                                    "tilec persistent WS + TMA store, clusters"])
+                                    "tilec persistent WS + TMA store, clusters",
+                                    "tilec persistent WS + TMA store, clusters of 4"])
 @pytest.mark.parametrize("c_rows", [True, False])
 @pytest.mark.parametrize("b_rows", [True, False])
 def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monkeypatch):

@@ -321,7 +321,7 @@ def test_warp_specialized_configs_assemble(tmp_path, kernel, operand, output, co
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
-# The persistent kernel's tiles in clusters of two (CLUSTER=2) beyond the
+# The persistent kernel's tiles in clusters (CLUSTER=2 or 4) beyond the
 # shipped configs: 256 x 128, whose pair shares B's 128-column blocks.
 CLUSTER_TILES = [(256, 128, 64, 8, 8, 3)]
 
@@ -329,12 +329,13 @@ CLUSTER_TILES = [(256, 128, 64, 8, 8, 3)]
 @pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
 @pytest.mark.parametrize("operand,output", [("fp16", "fp32"), ("bf16", "bf16")])
 @pytest.mark.parametrize("config_index", list(SHIPPED) + [-1])
-def test_cluster_configs_assemble(tmp_path, operand, output, config_index):
-    # matmul_persistent_kernel(CLUSTER=2) at every shipped config (-1: the
-    # CLUSTER_TILES): the cluster size in the PTX and in the compiled
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_cluster_configs_assemble(tmp_path, operand, output, config_index, cluster):
+    # matmul_persistent_kernel(CLUSTER=2 or 4) at every shipped config (-1:
+    # the CLUSTER_TILES): the cluster size in the PTX and in the compiled
     # kernel's metadata (what the launcher checks grids against), B's
-    # blocks multicast where their 128-byte columns split evenly between
-    # the pair, the pair's barriers, and ptxas accepting it with no wgmma
+    # blocks multicast where their 128-byte columns split evenly among the
+    # cluster, its barriers, and ptxas accepting it with no wgmma
     # serialised and, as without clusters, no spills but for the 128 x
     # 256 fp32 bias + GELU epilogue.
     configs = matmul.matmul_configs(DTYPE[operand], True)
@@ -349,11 +350,11 @@ def test_cluster_configs_assemble(tmp_path, operand, output, config_index):
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
         STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 4 if floats else 2),
-        WARP_SPECIALIZE=True, TMA_STORE=not floats, CLUSTER=2)
+        WARP_SPECIALIZE=True, TMA_STORE=not floats, CLUSTER=cluster)
     ptx = k.asm["ptx"]
-    assert ".reqnctapercluster 2, 1, 1" in ptx
-    assert k.metadata.cluster_dims == (2, 1, 1) and k.metadata.num_ctas == 1
-    assert ("multicast::cluster" in ptx) == (bn * 2 // 128 % 2 == 0)
+    assert f".reqnctapercluster {cluster}, 1, 1" in ptx
+    assert k.metadata.cluster_dims == (cluster, 1, 1) and k.metadata.num_ctas == 1
+    assert ("multicast::cluster" in ptx) == (bn * 2 // 128 % cluster == 0)
     assert "barrier.cluster.arrive" in ptx and "barrier.cluster.wait" in ptx
     if floats and bm * bn > 128 * 128:
         ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))

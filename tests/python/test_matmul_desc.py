@@ -84,17 +84,18 @@ def test_persistent_matmul_with_consumer_groups_interpreted(m, n, k, programs):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
 
 
-# Clusters of two (CLUSTER=2, tl.range(..., num_ctas=2)): the interpreter
-# runs the programs as clusters of two along axis 0, as sm_90a launches
-# them, and each cluster walks pairs of tiles on one column; the same C at
-# an odd number of tile rows (M = 40: three, the last pair's second row
-# past C, which stores nothing), with several pairs per cluster, one, and
-# none (K = 0 included). GROUP_M = 4: pairs in groups of two rows.
+# Clusters of two or four (CLUSTER=2 or 4, tl.range(..., num_ctas=N)): the
+# interpreter runs the programs as clusters of N along axis 0, as sm_90a
+# launches them, and each cluster walks runs of N tiles on one column; the
+# same C at a number of tile rows that is not whole runs (M = 40: three,
+# the last run's later rows past C, which store nothing), with several
+# runs per cluster, one, and none (K = 0 included). GROUP_M = 4: runs in
+# groups of two rows of runs (one for clusters of four).
 @pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16), (16, 16, 8), (20, 40, 0)])
-@pytest.mark.parametrize("programs", [2, 4, 12])
-def test_persistent_matmul_in_clusters_interpreted(m, n, k, programs):
+@pytest.mark.parametrize("cluster,programs", [(2, 2), (2, 4), (2, 12), (4, 4), (4, 12)])
+def test_persistent_matmul_in_clusters_interpreted(m, n, k, cluster, programs):
     c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
-                                      WARP_SPECIALIZE=True, CLUSTER=2, GROUP_M=4)
+                                      WARP_SPECIALIZE=True, CLUSTER=cluster, GROUP_M=4)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
 
 
@@ -105,17 +106,18 @@ def test_persistent_matmul_in_clusters_with_groups_of_one_row_interpreted():
 
 
 @pytest.mark.parametrize("programs", [1, 3, 8])
-def test_matmul_tma_in_clusters_interpreted(monkeypatch, programs):
-    # matmul_tma(cluster=2) with the kernel in the interpreter: the grid
-    # rounded down to whole clusters (at least one), no GPU asked how many
-    # run at once, the same C.
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_matmul_tma_in_clusters_interpreted(monkeypatch, programs, cluster):
+    # matmul_tma(cluster=2 or 4) with the kernel in the interpreter: the
+    # grid rounded down to whole clusters (at least one), no GPU asked how
+    # many run at once, the same C.
     monkeypatch.setattr(matmul, "matmul_persistent_kernel", tilec.JITFunction(
         matmul.matmul_persistent_kernel.fn, interpret=True))
     rng = np.random.default_rng(programs)
     a, b, c = _operands(rng, np.float16, (40, 50), (50, 24))
     matmul.matmul_tma(a, b, c, (16, 16, 16, 2, 4, 2), programs=programs,
-                      warp_specialize=True, cluster=2)
-    assert matmul.last_grid == max(2, programs // 2 * 2)
+                      warp_specialize=True, cluster=cluster)
+    assert matmul.last_grid == max(cluster, programs // cluster * cluster)
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(50))
 

@@ -181,6 +181,15 @@ def clusters_without_producer(c_ptr, K):
 
 
 @tilec.jit
+def clusters_of(c_ptr, K, CTAS: tl.constexpr):
+    # num_ctas=CTAS: clusters of 1, 2 or 4 programs, nothing else.
+    acc = 0.0
+    for k in tl.range(0, K, 1, warp_specialize=True, num_ctas=CTAS):
+        acc += k
+    tl.store(c_ptr, acc)
+
+
+@tilec.jit
 def carried_column(a_ptr, b_ptr, c_ptr, K):
     # B's column comes from a value the loop carries, which takes the
     # program's place in its cluster: not the same in both programs, so
