@@ -311,7 +311,8 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
       --out "$out" ${TILEC_EPILOGUE_KERNELS:+--kernels "$TILEC_EPILOGUE_KERNELS"} \
       ${TILEC_EPILOGUE_ARGS:-}
   fi
-  # Clusters of two sharing B's blocks (the persistent kernel's cluster=2):
+  # Clusters of two and four sharing B's blocks (the persistent kernel's
+  # cluster=2 and 4):
   # every shipped config against float64, then under compute-sanitizer,
   # then against the same kernel without clusters and cuBLAS at the
   # issue's shapes (bounded: a cluster that deadlocks must not take the

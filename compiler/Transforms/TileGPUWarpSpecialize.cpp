@@ -116,7 +116,9 @@ struct ProducedLoad {
 
 /// The buffer `load` fills when wgmma reads it as TMA writes it: its one
 /// user, a local_alloc in its block in TMA's layout, read only by
-/// warp_group_dots (directly or through memdesc_trans).
+/// warp_group_dots (directly or through memdesc_trans). (Clusters rely on
+/// it: slots freed to peers at CTA scope, ArriveBarrierLowering, are sound
+/// only while wgmma alone reads them.)
 tilegpu::LocalAllocOp dotBufferOf(tile::TensorMapLoadOp load) {
   if (!load->hasOneUse())
     return {};

@@ -474,7 +474,9 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
                       warp_specialize=True, tma_store=tma_store, cluster=cluster)
     torch.cuda.synchronize()
-    assert matmul.last_grid % cluster == 0 and matmul.last_grid >= cluster
+    # (Whole clusters, at least one, no more than asked for, rounded.)
+    assert matmul.last_grid % cluster == 0
+    assert cluster <= matmul.last_grid <= max(cluster, programs // cluster * cluster)
     ptx = matmul.matmul_persistent_kernel.asm["ptx"]
     assert f".reqnctapercluster {cluster}, 1, 1" in ptx
     multicast = "multicast::cluster" in ptx
@@ -483,9 +485,11 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     assert_gelu_epilogue(torch, a, b, bias, c)
 
 
-def test_cluster_launch_needs_whole_clusters(hopper):
-    # A kernel in clusters of two launched on an odd grid is refused by
-    # name, before the driver (which would say only "invalid value").
+@pytest.mark.parametrize("cluster,grid", [(2, 3), (4, 6)])
+def test_cluster_launch_needs_whole_clusters(hopper, cluster, grid):
+    # A kernel in clusters of two (four) launched on a grid that is not
+    # whole clusters is refused by name, before the driver (which would
+    # say only "invalid value").
     import matmul  # kernels/matmul.py
     torch = hopper
     config, a, b, c = _shipped_case(torch, "float16", 0, 5)
@@ -493,18 +497,18 @@ def test_cluster_launch_needs_whole_clusters(hopper):
     m, kk = a.shape
     n = b.shape[1]
     with pytest.raises(tilec.Error, match="not whole clusters"):
-        matmul.matmul_persistent_kernel[(3,)](
+        matmul.matmul_persistent_kernel[(grid,)](
             a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="", STAGES=stages,
-            WARP_SPECIALIZE=True, CLUSTER=2, num_warps=warps)
+            WARP_SPECIALIZE=True, CLUSTER=cluster, num_warps=warps)
 
 
 def test_clusters_at_once(hopper):
     # The driver's count of clusters the GPU runs at once: for the cluster
-    # kernel between one and a cluster per two SMs (one block of 128 x 256
-    # fills an SM's shared memory), for the same kernel without clusters
-    # (clusters of one) at most a block per SM; matmul_tma's persistent
-    # grid in clusters is no wider than that count's programs.
+    # kernels between one and a cluster per two (four) SMs (one block of
+    # 128 x 256 fills an SM's shared memory), for the same kernel without
+    # clusters (clusters of one) at most a block per SM; matmul_tma's
+    # persistent grid in clusters is no wider than that count's programs.
     import matmul  # kernels/matmul.py
     torch = hopper
     config, a, b, c = _shipped_case(torch, "float16", 0, 6, torch.float16)
@@ -518,25 +522,29 @@ def test_clusters_at_once(hopper):
                       EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 2),
                       B_K_MAJOR=False, CONSUMER_GROUPS=1, num_warps=warps)
     counts = {}
-    for cluster in (1, 2):
+    for cluster in (1, 2, 4):
         k = matmul.matmul_persistent_kernel.warmup(*args, grid=(cluster,), CLUSTER=cluster,
                                                    **constexprs)
         assert k.metadata.cluster_dims == (cluster, 1, 1)
         counts[cluster] = k.max_active_clusters()
     assert 1 <= counts[1] <= sms, counts
-    assert 1 <= counts[2] <= sms // 2, counts
-    constexprs["CLUSTER"] = 2
-    assert matmul._whole_clusters(10 * sms, 2, args, constexprs) == 2 * counts[2]
-    assert matmul._whole_clusters(3, 2, args, constexprs) == 2
-    # (N = 520 rows of 1040 bytes: matmul_tma stores through pointers, a
-    # kernel of its own, asked for its own count.)
-    matmul.matmul_tma(a, b, c, config, programs=10 * sms, warp_specialize=True,
-                      tma_store=True, cluster=2)
-    torch.cuda.synchronize()
-    assert 2 <= matmul.last_grid <= 2 * counts[2], (matmul.last_grid, counts)
     want = (a.double() @ b.double()).cpu().numpy()
-    got = c.double().cpu().numpy()
-    assert np.abs(got - want).max() <= tolerance(want, kk) + np.abs(want).max() * 2.0 ** -9
+    for cluster in (2, 4):
+        assert 1 <= counts[cluster] <= sms // cluster, counts
+        constexprs["CLUSTER"] = cluster
+        assert matmul._whole_clusters(10 * sms, cluster, args, constexprs) == \
+            cluster * counts[cluster]
+        assert matmul._whole_clusters(cluster + 1, cluster, args, constexprs) == cluster
+        # (N = 520 rows of 1040 bytes: matmul_tma stores through pointers,
+        # a kernel of its own, asked for its own count.)
+        c.fill_(float("nan"))
+        matmul.matmul_tma(a, b, c, config, programs=10 * sms, warp_specialize=True,
+                          tma_store=True, cluster=cluster)
+        torch.cuda.synchronize()
+        assert cluster <= matmul.last_grid <= cluster * counts[cluster], \
+            (cluster, matmul.last_grid, counts)
+        got = c.double().cpu().numpy()
+        assert np.abs(got - want).max() <= tolerance(want, kk) + np.abs(want).max() * 2.0 ** -9
 
 
 @pytest.mark.parametrize("kernel", ["tilec pointers", "tilec descriptors",

@@ -90,8 +90,11 @@ def test_persistent_matmul_with_consumer_groups_interpreted(m, n, k, programs):
 # same C at a number of tile rows that is not whole runs (M = 40: three,
 # the last run's later rows past C, which store nothing), with several
 # runs per cluster, one, and none (K = 0 included). GROUP_M = 4: runs in
-# groups of two rows of runs (one for clusters of four).
-@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16), (16, 16, 8), (20, 40, 0)])
+# groups of two rows of runs (one for clusters of four); M = 150 (ten
+# tile rows: five or three rows of runs) also has a last group shorter
+# than the others.
+@pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16), (16, 16, 8), (20, 40, 0),
+                                   (150, 40, 20)])
 @pytest.mark.parametrize("cluster,programs", [(2, 2), (2, 4), (2, 12), (4, 4), (4, 12)])
 def test_persistent_matmul_in_clusters_interpreted(m, n, k, cluster, programs):
     c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
@@ -99,9 +102,11 @@ def test_persistent_matmul_in_clusters_interpreted(m, n, k, cluster, programs):
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
 
 
-def test_persistent_matmul_in_clusters_with_groups_of_one_row_interpreted():
-    # GROUP_M = 1, below the cluster's two rows: pairs in groups of one.
-    c, want = _persistent_interpreted(40, 24, 50, 4, WARP_SPECIALIZE=True, CLUSTER=2, GROUP_M=1)
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_persistent_matmul_in_clusters_with_groups_of_one_row_interpreted(cluster):
+    # GROUP_M = 1, below the cluster's rows: runs in groups of one.
+    c, want = _persistent_interpreted(150, 24, 50, 4, WARP_SPECIALIZE=True, CLUSTER=cluster,
+                                      GROUP_M=1)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(50))
 
 

@@ -147,11 +147,13 @@ struct ArriveBarrierLowering : ContextPattern<tilegpu::ArriveBarrierOp> {
     // semantics: the warp's reads of the slot (waited for) come before.
     // With tilegpu.cluster_arrive, on the same barrier in every CTA of the
     // cluster (its address there through mapa). The release stays at CTA
-    // scope, as CUTLASS's cluster barriers keep it: the slot's reads are
-    // wgmma's, retired by wgmma.wait_group before the arrival, so no peer
-    // copy can overtake them, while `.release.cluster` costs a
-    // MEMBAR.ALL.GPU per arrival (two per K step and warp), which waits for
-    // every memory operation in flight (docs/pipeline.md, "Clusters").
+    // scope, as CUTLASS's cluster barriers keep it: a peer's copy into the
+    // slot is a write after this warp's reads, and those are wgmma's,
+    // finished by wgmma.wait_group before the arrival (the rings hold
+    // only blocks wgmma reads: dotBufferOf in TileGPUWarpSpecialize.cpp).
+    // `.release.cluster` would cost a MEMBAR.ALL.GPU per arrival, which
+    // waits for every memory operation in flight (docs/pipeline.md,
+    // "Clusters").
     Location loc = op.getLoc();
     std::string ptx = "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];";
     if (op->hasAttr(tilegpu::kClusterArriveAttr) && context.clusterCtas > 1) {
