@@ -53,7 +53,6 @@ struct ConvertLayoutOpLowering : ContextPattern<tilegpu::ConvertLayoutOp> {
     rewriter.replaceOp(op, pack(rewriter, loc, packedType, values));
     return success();
   }
-
 };
 } // namespace
 

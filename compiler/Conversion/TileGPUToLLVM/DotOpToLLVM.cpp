@@ -158,7 +158,6 @@ struct DotOpLowering : ContextPattern<tile::DotOp> {
     rewriter.replaceOp(op, pack(rewriter, loc, packedType, result));
     return success();
   }
-
 };
 } // namespace
 

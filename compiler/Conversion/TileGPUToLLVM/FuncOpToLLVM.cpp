@@ -67,7 +67,6 @@ struct KernelOpLowering : ContextPattern<func::FuncOp> {
     rewriter.eraseOp(func);
     return success();
   }
-
 };
 
 struct ReturnOpLowering : OpConversionPattern<func::ReturnOp> {

@@ -68,7 +68,6 @@ struct GatherOpLowering : ContextPattern<tile::GatherOp> {
                                 results));
     return success();
   }
-
 };
 
 } // namespace

@@ -88,7 +88,6 @@ struct HistogramOpLowering : ContextPattern<tile::HistogramOp> {
                                 results));
     return success();
   }
-
 };
 
 } // namespace

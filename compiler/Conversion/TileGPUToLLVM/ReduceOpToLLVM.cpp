@@ -189,7 +189,6 @@ struct ReduceOpLowering : ContextPattern<tile::ReduceOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
-
 };
 
 } // namespace

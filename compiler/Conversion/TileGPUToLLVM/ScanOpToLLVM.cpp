@@ -264,7 +264,6 @@ struct ScanOpLowering : ContextPattern<tile::ScanOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
-
 };
 
 } // namespace

@@ -292,7 +292,6 @@ struct PrintOpLowering : ContextPattern<tile::PrintOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
 };
 
 struct AssertOpLowering : ContextPattern<tile::AssertOp> {
@@ -370,7 +369,6 @@ struct AssertOpLowering : ContextPattern<tile::AssertOp> {
                                 function ? function.getName() : "kernel"),
                    b.create<LLVM::ConstantOp>(loc, b.getI64Type(), 1)});
   }
-
 };
 
 struct DebugBarrierOpLowering : ContextPattern<tile::DebugBarrierOp> {

@@ -446,7 +446,6 @@ struct WarpGroupDotOpLowering : ContextPattern<tilegpu::WarpGroupDotOp> {
                                 getTypeConverter()->convertType(dType), acc));
     return success();
   }
-
 };
 struct WarpGroupDotWaitOpLowering
     : OpConversionPattern<tilegpu::WarpGroupDotWaitOp> {
