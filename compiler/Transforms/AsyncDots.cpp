@@ -3,6 +3,7 @@
 #include "compiler/Transforms/LoopUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -66,8 +67,44 @@ std::optional<AsyncDot> withEpilogue(scf::ForOp loop, tilegpu::WarpGroupDotOp do
   return found;
 }
 
+/// Whether `op` may run while a dot's instructions are still in flight:
+/// it writes no memory and has no effect MLIR cannot name (the dot reads
+/// ring buffers nothing in its epilogue writes, but a barrier freeing a
+/// slot, or anything unknown, must come after the wait), and neither it
+/// nor an op inside it reads `waited`.
+bool mayRunBeforeWait(Operation *op, Value waited) {
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return false;
+  bool reads = op->walk([&](Operation *inner) {
+                   return llvm::is_contained(inner->getOperands(), waited)
+                              ? WalkResult::interrupt()
+                              : WalkResult::advance();
+                 }).wasInterrupted();
+  if (reads)
+    return false;
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return effects && llvm::all_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read>(e.getEffect());
+         });
+}
+
+/// Moves `wait` down its block to just before the first op that reads what
+/// it waited for or may not run before it (mayRunBeforeWait): the
+/// epilogue's own loads (a bias, a residual) and their address arithmetic
+/// then go out while the tile's last dot still multiplies, their latency
+/// hidden behind it instead of added after it, once per tile.
+void sinkWait(RewriterBase &rewriter, tilegpu::WarpGroupDotWaitOp wait) {
+  Operation *first = wait->getNextNode();
+  while (first && mayRunBeforeWait(first, wait.getResult()))
+    first = first->getNextNode();
+  if (first && first != wait->getNextNode())
+    rewriter.moveOpBefore(wait, first);
+}
+
 /// Rewrites the epilogue of an in-flight dot (withEpilogue) into
-///   %r = scf.if %cond { %w = warp_group_dot_wait %d; <epilogue on %w>;
+///   %r = scf.if %cond { <the epilogue's loads>; %w = warp_group_dot_wait %d;
+///                       <the rest of the epilogue on %w>;
 ///                       yield %zeros (reset) or %w }
 ///        else { yield %d }
 /// carried instead of the dot's result (or the reset select): only the
@@ -92,6 +129,7 @@ void waitInEpilogue(RewriterBase &rewriter, scf::ForOp loop, AsyncDot async) {
   rewriter.setInsertionPointToEnd(then);
   rewriter.create<scf::YieldOp>(
       loc, async.reset ? async.reset.getTrueValue() : Value(wait.getResult()));
+  sinkWait(rewriter, wait);
   rewriter.setInsertionPointToStart(waited.elseBlock());
   rewriter.create<scf::YieldOp>(loc, d);
   rewriter.eraseOp(epilogue);

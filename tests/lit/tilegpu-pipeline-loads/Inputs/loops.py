@@ -303,6 +303,23 @@ def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, K):
 
 
 @tilec.jit
+def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K):
+    # The checkpoints scaled by the columns of s, each also counted in d:
+    # the epilogue reads s and writes d before it first reads the product.
+    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
+    r = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k in tl.range(0, K, 64, num_stages=3):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        if k % 256 == 192:
+            scale = tl.load(s_ptr + r)
+            tl.store(d_ptr + k // 256, k)
+            tl.store(c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :],
+                     acc * scale[None, :])
+
+
+@tilec.jit
 def tma_epilogue_cases(a_ptr, b_ptr, c_ptr, K, CASE: tl.constexpr):
     # Loops whose dot stays synchronous although an epilogue reads it:
     # "two": two accumulators stored by one if; "twice": the product also
