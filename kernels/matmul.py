@@ -221,27 +221,12 @@ def column_halves(x, ROWS: tl.constexpr, COLUMNS: tl.constexpr):
 def epilogue_store_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                           HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
-                          TMA_STORE: tl.constexpr, PIECES: tl.constexpr,
-                          WHOLE_TILE_FIRST: tl.constexpr = False):
+                          TMA_STORE: tl.constexpr, PIECES: tl.constexpr):
     """epilogue_store_tile in PIECES (1, 2 or 4) pieces of columns, one
     after the other: each goes through a buffer of its own size (a layout
     conversion, or TMA's), which can share bytes with the next, so that a
-    loop holding the epilogue leaves its pipeline more shared memory.
-    With WHOLE_TILE_FIRST the bias and activation apply to the whole tile
-    before its pieces are cast and stored: the tile's bias is then read by
-    one set of loads, which a persistent loop issues before it waits for
-    the tile's last dot (their latency hidden behind it), rather than one
-    set per piece, each after the piece before it was stored; its
-    registers are held through the activation instead of a piece's. (The
-    persistent kernel asks for it where C is narrower than 32 bits: with
-    an fp32 C ptxas 13.0 spills 4-28 bytes of some shipped configs, and
-    none with a 16-bit C.)"""
-    if WHOLE_TILE_FIRST and PIECES > 1:
-        acc = epilogue(acc, c_ptr, bias_ptr, N, n + tl.arange(0, BLOCK_N), HAS_BIAS,
-                       ACTIVATION)
-        epilogue_store_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
-                              BLOCK_M, BLOCK_N, False, "", TMA_STORE, PIECES)
-    elif PIECES == 1:
+    loop holding the epilogue leaves its pipeline more shared memory."""
+    if PIECES == 1:
         epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                             BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
     else:
@@ -453,8 +438,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         if k + BLOCK_K >= K:  # the tile's last K step
             epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
                                   BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
-                                  EPILOGUE_PIECES,
-                                  c_ptr.dtype.element_ty.primitive_bitwidth < 32)
+                                  EPILOGUE_PIECES)
             acc = tl.zeros_like(acc)
     if k_steps == 0:  # K = 0: C is the epilogue of zeros
         # (The loop's accumulator, zeros in the dots' layout, whose pieces
