@@ -38,6 +38,7 @@ import tilec  # noqa: E402,F401
 import common  # noqa: E402  bench/common.py
 from common import best_matmul_config, matmul_error, persistent_programs  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
+import matmul_tuned  # noqa: E402  kernels/matmul_tuned.py
 
 
 @triton.jit
@@ -107,20 +108,10 @@ TRITON_CANDIDATES = [(128, 256, 64, 8, 8, 3), (128, 128, 64, 8, 8, 3),
                      (128, 64, 32, 8, 4, 4), (64, 64, 32, 8, 4, 4)]
 
 
-def launch_tilec(a, b, c, cfg):
-    matmul.matmul(a, b, c, config=cfg)
-
-
-def launch_tilec_desc(a, b, c, cfg, **options):
-    matmul.matmul_tma(a, b, c, cfg, **options)
-
-
-def launch_tilec_persistent(a, b, c, cfg, **options):
-    matmul.matmul_tma(a, b, c, cfg, programs=persistent_programs(a, b, cfg), **options)
-
-
-def _with(launch, **options):
-    return lambda a, b, c, cfg: launch(a, b, c, cfg, **options)
+def launch_tilec(name):
+    """launch(a, b, c, cfg) of the tilec kernel the shipped table calls
+    `name` (kernels/matmul_tuned.py KERNELS), as matmul() runs it."""
+    return lambda a, b, c, cfg: matmul_tuned.launch(name, a, b, c, cfg)
 
 
 def launch_triton(a, b, c, cfg):
@@ -158,19 +149,13 @@ def launch_triton_persistent(a, b, c, cfg):
 
 # "WS": a producer warpgroup issues the TMA copies (warp_specialize); "TMA
 # store": C leaves through TMA (tma_store).
-TILEC = {"tilec pointers": launch_tilec, "tilec descriptors": launch_tilec_desc,
-         "tilec descriptors WS": _with(launch_tilec_desc, warp_specialize=True),
-         "tilec descriptors TMA store": _with(launch_tilec_desc, tma_store=True),
-         "tilec persistent": launch_tilec_persistent,
-         "tilec persistent WS": _with(launch_tilec_persistent, warp_specialize=True),
-         "tilec persistent WS + TMA store": _with(launch_tilec_persistent,
-                                                  warp_specialize=True, tma_store=True)}
+TILEC = {name: launch_tilec(name) for name in (
+    "tilec pointers", "tilec descriptors", "tilec descriptors WS", "tilec descriptors TMA store",
+    "tilec persistent", "tilec persistent WS", "tilec persistent WS + TMA store")}
 #: With --clusters: the persistent kernel in clusters of two, and of four,
 #: sharing B's blocks (matmul_tma(cluster=2 or 4)).
-CLUSTERED = {"tilec persistent WS + TMA store, clusters": _with(
-    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=2),
-    "tilec persistent WS + TMA store, clusters of 4": _with(
-    launch_tilec_persistent, warp_specialize=True, tma_store=True, cluster=4)}
+CLUSTERED = {name: launch_tilec(name) for name, (_, options) in matmul_tuned.KERNELS.items()
+             if options.get("cluster", 1) > 1}
 TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 

@@ -24,34 +24,25 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import common  # noqa: E402  bench/common.py
-from common import (best_matmul_config, gelu_tanh, matmul_error, matmul_tolerance,  # noqa: E402
-                    persistent_programs)
+from common import best_matmul_config, gelu_tanh, matmul_error, matmul_tolerance  # noqa: E402
 import matmul  # noqa: E402  kernels/matmul.py
+import matmul_tuned  # noqa: E402  kernels/matmul_tuned.py
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 1000)]
 QUICK = [(4096, 4096, 4096)]
 
 
-# name: launch(a, b, c, cfg, bias, activation)
-KERNELS = {
-    "pointers": lambda a, b, c, cfg, bias, act: matmul.matmul(
-        a, b, c, bias=bias, activation=act, config=cfg),
-    "descriptors": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
-        a, b, c, cfg, bias=bias, activation=act),
-    "persistent": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
-        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg)),
-    "persistent WS + TMA store": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
-        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
-        warp_specialize=True, tma_store=True),
-    # (Clusters of two, or four, sharing B's blocks: sm_90a.)
-    "persistent WS + TMA store, clusters": lambda a, b, c, cfg, bias, act: matmul.matmul_tma(
-        a, b, c, cfg, bias=bias, activation=act, programs=persistent_programs(a, b, cfg),
-        warp_specialize=True, tma_store=True, cluster=2),
-    "persistent WS + TMA store, clusters of 4": lambda a, b, c, cfg, bias, act:
-        matmul.matmul_tma(a, b, c, cfg, bias=bias, activation=act,
-                          programs=persistent_programs(a, b, cfg), warp_specialize=True,
-                          tma_store=True, cluster=4),
-}
+#: The tilec kernels it can time: the shipped table's names less "tilec "
+#: (kernels/matmul_tuned.py KERNELS, which says what each launches); by
+#: default these four.
+KERNELS = {name.removeprefix("tilec "): name for name in matmul_tuned.KERNELS}
+DEFAULT = ["pointers", "descriptors", "persistent", "persistent WS + TMA store"]
+
+
+def launcher(name):
+    """launch(a, b, c, cfg, bias, activation) of KERNELS[name]."""
+    return lambda a, b, c, cfg, bias, act: matmul_tuned.launch(
+        KERNELS[name], a, b, c, cfg, bias=bias, activation=act)
 
 
 def shape(text):
@@ -69,9 +60,9 @@ def main():
         ap.add_argument("--dtypes", default="float16,bfloat16",
                         help="float16 and/or bfloat16 (comma-separated)")
         # (Semicolons between names: a name may hold a comma.)
-        ap.add_argument("--kernels", default=";".join(k for k in KERNELS if "clusters" not in k),
+        ap.add_argument("--kernels", default=";".join(DEFAULT),
                         help="which of " + "; ".join(KERNELS) + " (semicolon-separated; "
-                             "default: all but clusters)")
+                             "default: " + "; ".join(DEFAULT) + ")")
     args = common.parse_args(extra)
     names = [name.strip() for name in args.kernels.split(";")]
     unknown = [name for name in names if name not in KERNELS]
@@ -79,7 +70,7 @@ def main():
     if unknown:
         raise SystemExit(f"unknown kernel or dtype {unknown}: kernels are "
                          f"{'; '.join(KERNELS)} (semicolon-separated); dtypes float16, bfloat16")
-    kernels = {name: KERNELS[name] for name in names}
+    kernels = {name: launcher(name) for name in names}
     shapes = args.shape or (QUICK if args.quick else SHAPES)
     rows = []
     for dtype in (getattr(torch, name) for name in args.dtypes.split(",")):

@@ -32,42 +32,41 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "kernels"))
 import matmul  # noqa: E402  kernels/matmul.py
-import matmul_tuned  # noqa: E402
+import matmul_tuned  # noqa: E402  kernels/matmul_tuned.py
 
-#: variant: (persistent, warp_specialize, tma_store, cluster); None: the
-#: pointer kernel
-VARIANTS = {"pointers": None, "desc": (False, False, False, 1),
-            "desc-ws": (False, True, False, 1), "desc-ws-store": (False, True, True, 1),
-            "persistent": (True, False, False, 1), "persistent-ws": (True, True, False, 1),
-            "persistent-ws-store": (True, True, True, 1),
-            "persistent-ws-store-cluster": (True, True, True, 2),
-            "persistent-ws-store-cluster4": (True, True, True, 4)}
+#: variant: the shipped table's name of the kernel it launches
+#: (kernels/matmul_tuned.py KERNELS, which says how)
+VARIANTS = {"pointers": "tilec pointers", "desc": "tilec descriptors",
+            "desc-ws": "tilec descriptors WS", "desc-ws-store": "tilec descriptors WS + TMA store",
+            "persistent": "tilec persistent", "persistent-ws": "tilec persistent WS",
+            "persistent-ws-store": "tilec persistent WS + TMA store",
+            "persistent-ws-store-cluster": "tilec persistent WS + TMA store, clusters",
+            "persistent-ws-store-cluster4": "tilec persistent WS + TMA store, clusters of 4"}
 
 
 def launcher(variant, a, b, c, cfg, pieces, programs=None):
     """launch() of `variant` at `cfg`, and the constexprs of its kernel
-    beyond the config's (for --sass). `programs`: the persistent kernels'
-    grid (default: one program per SM, or per tile where fewer)."""
-    if VARIANTS[variant] is None:
-        return (lambda: matmul.matmul(a, b, c, config=cfg)), None
-    persistent, ws, store, cluster = VARIANTS[variant]
-    if persistent and programs is None:
-        programs = matmul_tuned.programs(a, b, cfg)
-    elif not persistent:
-        programs = None
+    beyond the config's (for --sass; None for the pointer kernel).
+    `programs`: the persistent kernels' grid (default: one program per SM,
+    or per tile where fewer)."""
+    kind, options = matmul_tuned.KERNELS[VARIANTS[variant]]
+    if kind == "pointers":
+        return (lambda: matmul_tuned.run(kind, options, a, b, c, cfg)), None
+    persistent = kind == "persistent"
     if persistent and pieces is None:
         pieces = matmul.default_epilogue_pieces(cfg, c.element_size())
-    extra = {"WARP_SPECIALIZE": ws, "TMA_STORE": store}
+    extra = {"WARP_SPECIALIZE": options.get("warp_specialize", False),
+             "TMA_STORE": options.get("tma_store", False)}
     if persistent:
-        extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces, CLUSTER=cluster)
-    return (lambda: matmul.matmul_tma(a, b, c, cfg, programs=programs, warp_specialize=ws,
-                                      tma_store=store, epilogue_pieces=pieces,
-                                      cluster=cluster)), extra
+        extra.update(STAGES=cfg[5], EPILOGUE_PIECES=pieces, CLUSTER=options.get("cluster", 1))
+    more = {"epilogue_pieces": pieces} if persistent else {}
+    return (lambda: matmul_tuned.run(kind, options, a, b, c, cfg, grid=programs,
+                                     **more)), extra
 
 
 def write_sass(directory, variant, dtype, cfg, extra, tag):
     """The SASS of the descriptor kernel `variant` launches at `cfg`."""
-    persistent = VARIANTS[variant][0]
+    persistent = matmul_tuned.KERNELS[VARIANTS[variant]][0] == "persistent"
     kernel = matmul.matmul_persistent_kernel if persistent else matmul.matmul_desc_kernel
     bm, bn, bk, gm, warps, stages = cfg
     name = "fp16" if dtype == torch.float16 else "bf16"

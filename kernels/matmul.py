@@ -691,14 +691,8 @@ def matmul(a, b, c, bias=None, activation="", input_precision="tf32",
         if picked is not None:
             kind, options, config = picked
             if kind != "pointers":  # (matmul_tma leaves empty C, K = 0 to pointers)
-                grid_size = None
-                if kind == "persistent":
-                    grid_size = matmul_tuned.programs(a, b, config)
-                return matmul_tma(a, b, c, config, bias=bias, activation=activation,
-                                  programs=grid_size,
-                                  warp_specialize=options.get("warp_specialize", False),
-                                  tma_store=options.get("tma_store", False),
-                                  cluster=options.get("cluster", 1))
+                return matmul_tuned.run(kind, options, a, b, c, config, bias=bias,
+                                        activation=activation)
     if autotune:
         autotuned_kernel(_dtype_name(a), aligned, False, variant)[_tuned_grid](
             a, b, c, bias_ptr, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1),

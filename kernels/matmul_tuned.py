@@ -25,13 +25,17 @@ import pathlib
 
 TABLE = pathlib.Path(__file__).with_name("matmul_tuned.json")
 
-#: What each kernel name of bench/matmul.py launches: (kind, options) with
-#: kind "pointers", "descriptors" or "persistent".
+#: What each kernel name of the table (and of bench/matmul.py, which times
+#: most of them) launches: (kind, options) with kind "pointers",
+#: "descriptors" or "persistent" and options matmul_tma's (run() below).
+#: The benchmarks launch their tilec kernels by these names (launch()).
 KERNELS = {
     "tilec pointers": ("pointers", {}),
     "tilec descriptors": ("descriptors", {}),
     "tilec descriptors WS": ("descriptors", {"warp_specialize": True}),
     "tilec descriptors TMA store": ("descriptors", {"tma_store": True}),
+    "tilec descriptors WS + TMA store": ("descriptors",
+                                        {"warp_specialize": True, "tma_store": True}),
     "tilec persistent": ("persistent", {}),
     "tilec persistent WS": ("persistent", {"warp_specialize": True}),
     "tilec persistent WS + TMA store": ("persistent",
@@ -124,6 +128,34 @@ def pick(a, b, c, aligned, table=None):
     rows = a.stride(1) == 1 and (b.stride(1) == 1 or b.stride(0) == 1)
     return choice(gpu, _name(a.dtype), _name(c.dtype), M, N, K, aligned, rows,
                   c.stride(1) == 1, table)
+
+
+def run(kind, options, a, b, c, config, bias=None, activation="", grid=None, **more):
+    """C = activation(A @ B + bias) by the kernel `kind` ("pointers":
+    matmul() at `config`; "descriptors" or "persistent": matmul_tma() with
+    `options`) at `config`: what matmul() does with a table entry, and what
+    the benchmarks time under the entry's name. The persistent kernel runs
+    on `grid` programs (default: programs(a, b, config)); `more`:
+    matmul_tma's other options (epilogue_pieces)."""
+    import matmul  # kernels/matmul.py, whose host-side helper this module is
+    if kind == "pointers":
+        if more:
+            raise TypeError(f"the pointer kernel takes no {', '.join(sorted(more))}")
+        return matmul.matmul(a, b, c, bias=bias, activation=activation, config=config)
+    if kind not in ("descriptors", "persistent"):
+        raise ValueError(f"no kernel kind {kind!r}")
+    if kind == "persistent" and grid is None:
+        grid = programs(a, b, config)
+    return matmul.matmul_tma(a, b, c, config, bias=bias, activation=activation,
+                             programs=grid if kind == "persistent" else None,
+                             **options, **more)
+
+
+def launch(name, a, b, c, config, **kwargs):
+    """run() of the kernel KERNELS calls `name` ("tilec persistent WS + TMA
+    store", ...); `kwargs` as run()'s."""
+    kind, options = KERNELS[name]
+    return run(kind, options, a, b, c, config, **kwargs)
 
 
 def programs(a, b, config):

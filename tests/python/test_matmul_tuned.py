@@ -183,3 +183,60 @@ def test_a_clusters_entry_launches_in_clusters():
                                                                 "cluster": 2}
     assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
                                True, False, True, table)[:2] == ("pointers", {})
+
+
+@pytest.mark.parametrize("name", list(matmul_tuned.KERNELS))
+def test_each_kernel_name_launches_what_the_table_says(monkeypatch, name):
+    # launch() (what bench/matmul.py, matmul_epilogue.py and
+    # profile_matmul.py time each name by, and matmul() runs an entry by):
+    # the kernel of the name's kind with its options as constexprs, a
+    # persistent kernel on the grid asked for (rounded to whole clusters),
+    # and bias and activation passed on.
+    import numpy as np
+    launched = []
+
+    class Recorder:
+        interpret = True  # (no GPU to ask how many clusters run at once)
+
+        def __init__(self, kernel):
+            self.kernel = kernel
+
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launched.append((self.kernel, grid, kwargs))
+
+    for kernel in ("matmul_kernel", "matmul_desc_kernel", "matmul_persistent_kernel"):
+        monkeypatch.setattr(matmul, kernel, Recorder(kernel))
+    kind, options = matmul_tuned.KERNELS[name]
+    config = (64, 64, 32, 8, 4, 3)
+    a = np.zeros((100, 64), np.float16)
+    b = np.zeros((64, 72), np.float16)
+    c = np.zeros((100, 72), np.float16)
+    bias = np.zeros(72, np.float32)
+    grid = {"grid": 7} if kind == "persistent" else {}
+    matmul_tuned.launch(name, a, b, c, config, bias=bias, activation="gelu", **grid)
+    (kernel, launched_grid, constexprs), = launched
+    assert kernel == {"pointers": "matmul_kernel", "descriptors": "matmul_desc_kernel",
+                      "persistent": "matmul_persistent_kernel"}[kind]
+    assert constexprs["HAS_BIAS"] and constexprs["ACTIVATION"] == "gelu"
+    assert (constexprs["BLOCK_M"], constexprs["BLOCK_N"]) == (64, 64)
+    if kind == "pointers":
+        assert launched_grid == (2 * 2,)
+        return
+    assert constexprs["WARP_SPECIALIZE"] == options.get("warp_specialize", False)
+    assert constexprs["TMA_STORE"] == options.get("tma_store", False)
+    if kind == "persistent":
+        cluster = options.get("cluster", 1)
+        assert constexprs["CLUSTER"] == cluster
+        assert launched_grid == (7 // cluster * cluster,)
+    else:
+        assert launched_grid == (2 * 2,)
+
+
+def test_the_pointer_kernel_takes_no_persistent_options():
+    import numpy as np
+    a = np.zeros((16, 16), np.float16)
+    with pytest.raises(TypeError, match="epilogue_pieces"):
+        matmul_tuned.launch("tilec pointers", a, a, a, (16, 16, 16, 1, 4, 2),
+                            epilogue_pieces=2)
+    with pytest.raises(ValueError, match="no kernel kind 'blocked'"):
+        matmul_tuned.run("blocked", {}, a, a, a, (16, 16, 16, 1, 4, 2))
