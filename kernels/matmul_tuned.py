@@ -146,9 +146,12 @@ def run(kind, options, a, b, c, config, bias=None, activation="", grid=None, **m
         raise ValueError(f"no kernel kind {kind!r}")
     if kind == "persistent" and grid is None:
         grid = programs(a, b, config)
+    # (Every option spelled out, its default where `options` leaves it out:
+    # an entry's options name only what it sets.)
+    chosen = {"warp_specialize": False, "tma_store": False, "cluster": 1, **options}
     return matmul.matmul_tma(a, b, c, config, bias=bias, activation=activation,
                              programs=grid if kind == "persistent" else None,
-                             **options, **more)
+                             **chosen, **more)
 
 
 def launch(name, a, b, c, config, **kwargs):

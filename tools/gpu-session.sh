@@ -129,9 +129,9 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # descriptors; and the descriptor suite (pointer reads elsewhere).
     step py-tests-tma python3 -m pytest -q -rs tests/python/test_gpu_tma.py \
       tests/python/test_tensor_descriptor.py
-    # The persistent kernels' in-loop epilogue (bias + GELU, whose loads go
-    # out before the wait for the tile's last dot): every path to it, on
-    # 1, 7 and 132 programs, and in clusters.
+    # The persistent kernels' in-loop epilogue (bias + GELU, inside the loop
+    # whose tile's last dot is still in flight as the epilogue starts):
+    # every path to it, on 1, 7 and 132 programs, and in clusters.
     step py-tests-epilogue python3 -m pytest -q -x -rs tests/python/test_gpu_tma.py -k \
       "persistent_matmul_every_config or tma_store_matmul_every_config or warp_specialized_matmul or consumer_groups_matmul or cluster_matmul"
     # Two dots reading one TMA block (one ring, pipelined or warp-

@@ -89,17 +89,23 @@ bool mayRunBeforeWait(Operation *op, Value waited) {
          });
 }
 
-/// Moves `wait` down its block to just before the first op that reads what
-/// it waited for or may not run before it (mayRunBeforeWait): the
-/// epilogue's own loads (a bias, a residual) and their address arithmetic
-/// then go out while the tile's last dot still multiplies, their latency
-/// hidden behind it instead of added after it, once per tile.
+/// Moves `wait` down its block to just after the last op that reads memory
+/// among those before the first that reads what it waited for or may not
+/// run before it (mayRunBeforeWait): the epilogue's own loads (a bias, a
+/// residual) and the arithmetic before them (their addresses) then go out
+/// while the tile's last dot still multiplies, their latency hidden behind
+/// it instead of added after it, once per tile. Arithmetic after the last
+/// load stays after the wait: moved, it would only hold registers beside
+/// the accumulator still being written. Without such a load the wait stays
+/// where it is.
 void sinkWait(RewriterBase &rewriter, tilegpu::WarpGroupDotWaitOp wait) {
-  Operation *first = wait->getNextNode();
-  while (first && mayRunBeforeWait(first, wait.getResult()))
-    first = first->getNextNode();
-  if (first && first != wait->getNextNode())
-    rewriter.moveOpBefore(wait, first);
+  Operation *afterLastRead = nullptr;
+  for (Operation *op = wait->getNextNode(); op && mayRunBeforeWait(op, wait.getResult());
+       op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      afterLastRead = op->getNextNode();
+  if (afterLastRead)
+    rewriter.moveOpBefore(wait, afterLastRead);
 }
 
 /// Rewrites the epilogue of an in-flight dot (withEpilogue) into

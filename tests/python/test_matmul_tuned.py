@@ -240,3 +240,22 @@ def test_the_pointer_kernel_takes_no_persistent_options():
                             epilogue_pieces=2)
     with pytest.raises(ValueError, match="no kernel kind 'blocked'"):
         matmul_tuned.run("blocked", {}, a, a, a, (16, 16, 16, 1, 4, 2))
+
+
+@pytest.mark.parametrize("name", [n for n, (kind, _) in matmul_tuned.KERNELS.items()
+                                  if kind != "pointers"])
+def test_run_passes_every_option_to_matmul_tma(monkeypatch, name):
+    # run() hands matmul_tma each of warp_specialize, tma_store and cluster,
+    # the defaults where the entry's options leave one out (what
+    # test_gpu_tma's test_shipped_table_launches_each_kernel reads).
+    import numpy as np
+    calls = []
+    monkeypatch.setattr(matmul, "matmul_tma", lambda *args, **kw: calls.append(kw))
+    kind, options = matmul_tuned.KERNELS[name]
+    a = np.zeros((16, 16), np.float16)
+    matmul_tuned.run(kind, options, a, a, a, (16, 16, 16, 1, 4, 2), grid=3)
+    (kw,) = calls
+    assert kw["warp_specialize"] == options.get("warp_specialize", False)
+    assert kw["tma_store"] == options.get("tma_store", False)
+    assert kw["cluster"] == options.get("cluster", 1)
+    assert kw["programs"] == (3 if kind == "persistent" else None)

@@ -303,9 +303,13 @@ def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, K):
 
 
 @tilec.jit
-def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K):
-    # The checkpoints scaled by the columns of s, each also counted in d:
-    # the epilogue reads s and writes d before it first reads the product.
+def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K, CASE: tl.constexpr):
+    # The checkpoints scaled by the columns of s, each also counted in d,
+    # the epilogue's ops before it first reads the product in the order
+    # CASE says: "load" (read s, write d), "store" (write d, read s),
+    # "nested" (write d inside an if, read s), "pure" (no read of s: the
+    # product scaled by 2). (A barrier in the body would keep the whole
+    # loop synchronous.)
     a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
     b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
     r = tl.arange(0, 64)
@@ -313,10 +317,21 @@ def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K):
     for k in tl.range(0, K, 64, num_stages=3):
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
         if k % 256 == 192:
-            scale = tl.load(s_ptr + r)
-            tl.store(d_ptr + k // 256, k)
-            tl.store(c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :],
-                     acc * scale[None, :])
+            out = c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :]
+            if CASE == "pure":
+                tl.store(out, acc * 2.0)
+            else:
+                if CASE == "load":
+                    scale = tl.load(s_ptr + r)
+                    tl.store(d_ptr + k // 256, k)
+                elif CASE == "store":
+                    tl.store(d_ptr + k // 256, k)
+                    scale = tl.load(s_ptr + r)
+                else:
+                    if k > 0:
+                        tl.store(d_ptr + k // 256, k)
+                    scale = tl.load(s_ptr + r)
+                tl.store(out, acc * scale[None, :])
 
 
 @tilec.jit
