@@ -289,27 +289,14 @@ def tma_loop_storing(a_ptr, b_ptr, c_ptr, K, OUT_IS_A: tl.constexpr):
 
 
 @tilec.jit
-def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, K):
+def tma_loop_checkpoints(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K, CASE: tl.constexpr = "plain"):
     # The running product stored now and then (every fourth K step), never
     # reset: the dot stays in flight except in the iterations that store.
-    a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
-    b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
-    r = tl.arange(0, 64)
-    acc = tl.zeros((64, 64), dtype=tl.float32)
-    for k in tl.range(0, K, 64, num_stages=3):
-        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
-        if k % 256 == 192:
-            tl.store(c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :], acc)
-
-
-@tilec.jit
-def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K, CASE: tl.constexpr):
-    # The checkpoints scaled by the columns of s, each also counted in d,
-    # the epilogue's ops before it first reads the product in the order
-    # CASE says: "load" (read s, write d), "store" (write d, read s),
-    # "nested" (write d inside an if, read s), "pure" (no read of s: the
-    # product scaled by 2). (A barrier in the body would keep the whole
-    # loop synchronous.)
+    # CASE "plain" stores it as it is; the others scale it by the columns
+    # of s and count each checkpoint in d, their ops before the first read
+    # of the product in the order CASE says: "load" (read s, write d),
+    # "store" (write d, read s), "nested" (write d inside an if, read s).
+    # (A barrier in the body would keep the whole loop synchronous.)
     a = tl.make_tensor_descriptor(a_ptr, [64, K], [K, 1], [64, 64])
     b = tl.make_tensor_descriptor(b_ptr, [K, 64], [64, 1], [64, 64])
     r = tl.arange(0, 64)
@@ -318,8 +305,8 @@ def tma_loop_checkpoint_reads(a_ptr, b_ptr, c_ptr, s_ptr, d_ptr, K, CASE: tl.con
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
         if k % 256 == 192:
             out = c_ptr + (k // 256) * 4096 + r[:, None] * 64 + r[None, :]
-            if CASE == "pure":
-                tl.store(out, acc * 2.0)
+            if CASE == "plain":
+                tl.store(out, acc)
             else:
                 if CASE == "load":
                     scale = tl.load(s_ptr + r)
