@@ -155,7 +155,12 @@ TILEC = {name: launch_tilec(name) for name in (
 #: With --clusters: the persistent kernel in clusters of two, and of four,
 #: sharing B's blocks (matmul_tma(cluster=2 or 4)).
 CLUSTERED = {name: launch_tilec(name) for name, (_, options) in matmul_tuned.KERNELS.items()
-             if options.get("cluster", 1) > 1}
+             if options.get("cluster", 1) > 1 and not options.get("stream_k")}
+#: With --stream-k: the persistent kernel with its last round of tiles split
+#: by K steps among every SM (matmul_tma(stream_k=True)), alone and in
+#: clusters of two.
+STREAMED = {name: launch_tilec(name) for name, (_, options) in matmul_tuned.KERNELS.items()
+            if options.get("stream_k")}
 TRITON = {"triton": launch_triton, "triton persistent TMA": launch_triton_persistent}
 
 
@@ -168,9 +173,13 @@ def main():
         ap.add_argument("--clusters", action="store_true",
                         help="also the persistent kernel in clusters of two and of four "
                              "(sm_90a)")
+        ap.add_argument("--stream-k", action="store_true",
+                        help="also the persistent kernel with stream-K (sm_90a)")
     args = common.parse_args(options)
     if args.clusters:
         TILEC.update(CLUSTERED)
+    if args.stream_k:
+        TILEC.update(STREAMED)
     dtypes = [getattr(torch, name.strip(), None) for name in args.dtypes.split(",")]
     if any(d not in (torch.float16, torch.bfloat16) for d in dtypes):
         sys.exit("--dtypes: float16 and bfloat16 only")

@@ -241,6 +241,102 @@ def epilogue_store_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_
 
 
 @tilec.jit
+def unit_tile(unit, rank, size, pair_rows, columns, M, N, BLOCK_M: tl.constexpr,
+              BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr, CLUSTER: tl.constexpr,
+              FIXED_DIVISORS: tl.constexpr):
+    """(pid_m, pid_n) of the persistent kernel's unit of work `unit`: a
+    tile (grouped_tile_of), or with CLUSTER > 1 the tile of place `rank`
+    in run `unit` of `size` tiles on one column (grouped_pair_of)."""
+    if CLUSTER > 1:
+        pair_m, pid_n = grouped_pair_of(unit, pair_rows, columns, max(GROUP_M // CLUSTER, 1))
+        pid_m = pair_m * size + rank
+    else:
+        pid_m, pid_n = grouped_tile_of(unit, M, N, BLOCK_M, BLOCK_N, GROUP_M, FIXED_DIVISORS)
+    return pid_m, pid_n
+
+
+@tilec.jit
+def stream_k_start(r, iterations, ranges):
+    """Where range r of `ranges` near-equal ranges of `iterations` starts
+    (the first iterations % ranges of them one longer)."""
+    return r * (iterations // ranges) + tl.minimum(r, iterations % ranges)
+
+
+@tilec.jit
+def partial_piece(partials_ptr, slot, column, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  ROW: tl.constexpr):
+    """Pointers to columns column ... column + BLOCK_N - 1 of the partial
+    sums in `slot` (BLOCK_M rows of ROW)."""
+    return (partials_ptr + slot * (BLOCK_M * ROW) + tl.arange(0, BLOCK_M)[:, None] * ROW +
+            column + tl.arange(0, BLOCK_N)[None, :])
+
+
+@tilec.jit
+def store_partial(acc, partials_ptr, slot, column, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, ROW: tl.constexpr, PIECES: tl.constexpr):
+    """acc into columns `column` on of `slot`, in PIECES pieces of columns
+    (as epilogue_store_pieces: one piece's addresses live at a time)."""
+    if PIECES == 1:
+        tl.store(partial_piece(partials_ptr, slot, column, BLOCK_M, BLOCK_N, ROW), acc)
+    else:
+        left, right = column_halves(acc, BLOCK_M, BLOCK_N)
+        store_partial(left, partials_ptr, slot, column, BLOCK_M, BLOCK_N // 2, ROW, PIECES // 2)
+        store_partial(right, partials_ptr, slot, column + BLOCK_N // 2, BLOCK_M, BLOCK_N // 2,
+                      ROW, PIECES // 2)
+
+
+@tilec.jit
+def publish_partial(acc, partials_ptr, flags_ptr, slot, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, PIECES: tl.constexpr):
+    """A stream-K range's partial sums into `slot`, then the slot's flag
+    raised (its releasing atomic orders every thread's stores before it)."""
+    store_partial(acc, partials_ptr, slot, 0, BLOCK_M, BLOCK_N, BLOCK_N, PIECES)
+    tl.atomic_xchg(flags_ptr + slot, 1, sem="release")
+
+
+@tilec.jit
+def wait_for_partials(flags_ptr, q, unit_end, shared, lanes, size, rank):
+    """The first stream-K range from `q` on that starts at or past
+    `unit_end`, once each range before it (from q on, and not empty) has
+    raised its slot's flag. The flags go back to zero for the next launch
+    (a slot is written and read once per launch)."""
+    while stream_k_start(q, shared, lanes) < unit_end:
+        if stream_k_start(q + 1, shared, lanes) > stream_k_start(q, shared, lanes):
+            flag = flags_ptr + (lanes - 1 - q) * size + rank
+            while tl.atomic_add(flag, 0, sem="acquire") == 0:
+                pass
+            tl.atomic_xchg(flag, 0, sem="relaxed")
+        q += 1
+    return q
+
+
+@tilec.jit
+def finish_pieces(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n, column,
+                  partials_ptr, q0, q1, shared, lanes, size, rank,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, ROW: tl.constexpr,
+                  HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, TMA_STORE: tl.constexpr,
+                  PIECES: tl.constexpr):
+    """epilogue_store_pieces of a tile cut between stream-K ranges (acc:
+    its columns `column` on), each piece first summed with the partials of
+    ranges q0 ... q1 - 1 that are not empty, in that order."""
+    if PIECES == 1:
+        for q in range(q0, q1):
+            if stream_k_start(q + 1, shared, lanes) > stream_k_start(q, shared, lanes):
+                acc += tl.load(partial_piece(partials_ptr, (lanes - 1 - q) * size + rank, column,
+                                             BLOCK_M, BLOCK_N, ROW))
+        epilogue_store_tile(acc, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m,
+                            n + column, BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE)
+    else:
+        left, right = column_halves(acc, BLOCK_M, BLOCK_N)
+        finish_pieces(left, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n, column,
+                      partials_ptr, q0, q1, shared, lanes, size, rank, BLOCK_M, BLOCK_N // 2,
+                      ROW, HAS_BIAS, ACTIVATION, TMA_STORE, PIECES // 2)
+        finish_pieces(right, c_ptr, c_desc, bias_ptr, M, N, stride_cm, stride_cn, m, n,
+                      column + BLOCK_N // 2, partials_ptr, q0, q1, shared, lanes, size, rank,
+                      BLOCK_M, BLOCK_N // 2, ROW, HAS_BIAS, ACTIVATION, TMA_STORE, PIECES // 2)
+
+
+@tilec.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn,
@@ -365,14 +461,15 @@ def matmul_desc_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride
 
 @tilec.jit
 def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, stride_b,
-                             stride_cm, stride_cn,
+                             stride_cm, stride_cn, partials_ptr, flags_ptr,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr,
                              STAGES: tl.constexpr = 3, WARP_SPECIALIZE: tl.constexpr = False,
                              TMA_STORE: tl.constexpr = False,
                              EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False,
-                             CONSUMER_GROUPS: tl.constexpr = 1, CLUSTER: tl.constexpr = 1):
+                             CONSUMER_GROUPS: tl.constexpr = 1, CLUSTER: tl.constexpr = 1,
+                             STREAM_K: tl.constexpr = False):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -392,7 +489,21 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     copied once for all (a share of the columns by each program's
     producer, multicast to all); elsewhere each program is a cluster of
     its own and walks single tiles. The grid must then be whole
-    clusters."""
+    clusters.
+
+    STREAM_K (not with CONSUMER_GROUPS) splits the last round of tiles
+    (runs), the one too few to keep every program (cluster) busy, by K
+    steps: their iterations are cut into one near-equal range per program,
+    so that each ends at about the same time. A tile cut between ranges is
+    finished by the program whose range holds its first K step, at that
+    range's end: it adds the partial sums (fp32 BLOCK_M x BLOCK_N) that the
+    programs of the next ranges wrote to `partials_ptr` (one slot per
+    program) at their ranges' starts, in range order, once each slot's
+    flag (`flags_ptr`, int32 zeros, one per program; put back to zero as
+    it is read) says it is there. Ranges are dealt out in reverse, so a
+    program waits only for lower-numbered ones, which run first (the
+    interpreter runs programs in order). The sum's order depends on the
+    grid, not on timing. Without STREAM_K the two pointers are not read."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
@@ -409,37 +520,84 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         # of the cluster: B's blocks are shared.
         size = tl.extra.cuda.cluster_size()  # 1 where there are no clusters
         rank = tl.extra.cuda.cluster_cta_rank()
-        cluster = tl.extra.cuda.cluster_id()
-        clusters = programs // size
+        lane = tl.extra.cuda.cluster_id()
+        lanes = programs // size
         pair_rows = tl.cdiv(tl.cdiv(M, BLOCK_M), size)
         columns = tl.cdiv(N, BLOCK_N)
-        mine = tl.cdiv(pair_rows * columns - cluster, clusters)
+        units = pair_rows * columns
     else:
-        mine = tl.cdiv(tiles - pid, programs)  # 0 for a program past the last tile
+        size = 1
+        rank = 0
+        pair_rows = 0  # (runs only)
+        columns = 0
+        lane = pid
+        lanes = programs
+        units = tiles
+    if STREAM_K:
+        # Whole rounds of units first, then this lane's range of the rest's
+        # iterations (range r = lanes - 1 - lane).
+        whole = units - units % lanes
+        shared = (units - whole) * k_steps
+        r = lanes - 1 - lane
+        first = stream_k_start(r, shared, lanes)
+        end = stream_k_start(r + 1, shared, lanes)
+        rounds = whole // lanes * k_steps
+        mine = rounds + end - first
+    else:
+        mine = tl.cdiv(units - lane, lanes) * k_steps  # 0 for a lane past the last unit
     if c_ptr.dtype.element_ty == tl.int32:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for i in tl.range(0, mine * k_steps, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE,
+    for i in tl.range(0, mine, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE,
                       num_consumer_groups=CONSUMER_GROUPS, num_ctas=CLUSTER):
         # (With a producer warpgroup its loop, which only copies, finds the
         # tiles with multiplications; a loop of wgmma keeps its divisions.)
-        if CLUSTER > 1:
-            pair_m, pid_n = grouped_pair_of(cluster + (i // k_steps) * clusters, pair_rows,
-                                            columns, max(GROUP_M // CLUSTER, 1))
-            pid_m = pair_m * size + rank
+        if STREAM_K:
+            g = first + i - rounds  # the shared iteration, from i = rounds on
+            in_rounds = i < rounds
+            unit = tl.where(in_rounds, lane + i // k_steps * lanes, whole + g // k_steps)
+            step = tl.where(in_rounds, i % k_steps, g % k_steps)
+            # The unit begun by an earlier range: its sums so far are a partial.
+            partial = (i >= rounds) & (first % k_steps != 0) & (g // k_steps == first // k_steps)
         else:
-            pid_m, pid_n = grouped_tile_of(pid + (i // k_steps) * programs, M, N,
-                                           BLOCK_M, BLOCK_N, GROUP_M, WARP_SPECIALIZE)
+            unit = lane + i // k_steps * lanes
+            step = i % k_steps
+            partial = False
+        pid_m, pid_n = unit_tile(unit, rank, size, pair_rows, columns, M, N, BLOCK_M, BLOCK_N,
+                                 GROUP_M, CLUSTER, WARP_SPECIALIZE)
         m = pid_m * BLOCK_M
         n = pid_n * BLOCK_N
-        k = (i % k_steps) * BLOCK_K
+        k = step * BLOCK_K
         acc = tl.dot(a.load([m, k]), b_block(b, k, n, B_K_MAJOR), acc)
         if k + BLOCK_K >= K:  # the tile's last K step
-            epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m, n,
-                                  BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
-                                  EPILOGUE_PIECES)
+            if partial:
+                publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N,
+                                EPILOGUE_PIECES)
+            else:
+                epilogue_store_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn, m,
+                                      n, BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
+                                      EPILOGUE_PIECES)
             acc = tl.zeros_like(acc)
+    if STREAM_K:
+        # A range that ends inside a unit: this lane began the unit (it
+        # holds its first K step) and finishes it with the partials of the
+        # ranges after, or the range lies inside the unit and is a partial.
+        began = (end - 1) // k_steps * k_steps  # the unit's first iteration
+        if (end > first) & (end % k_steps != 0):
+            if began >= first:
+                after = wait_for_partials(flags_ptr, r + 1, began + k_steps, shared, lanes, size,
+                                          rank)
+                pid_m, pid_n = unit_tile(whole + began // k_steps, rank, size, pair_rows,
+                                         columns, M, N, BLOCK_M, BLOCK_N, GROUP_M, CLUSTER,
+                                         WARP_SPECIALIZE)
+                finish_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
+                              pid_m * BLOCK_M, pid_n * BLOCK_N, 0, partials_ptr, r + 1, after,
+                              shared, lanes, size, rank, BLOCK_M, BLOCK_N, BLOCK_N, HAS_BIAS,
+                              ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
+            else:
+                publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N,
+                                EPILOGUE_PIECES)
     if k_steps == 0:  # K = 0: C is the epilogue of zeros
         # (The loop's accumulator, zeros in the dots' layout, whose pieces
         # need no shared memory; consumer groups each have their own, which
@@ -728,7 +886,7 @@ def default_epilogue_pieces(config, c_bytes):
 
 def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                warp_specialize=False, tma_store=False, epilogue_pieces=None,
-               consumer_groups=1, cluster=1):
+               consumer_groups=1, cluster=1, stream_k=False):
     """C = act(A @ B + bias) with A and B read through tensor descriptors
     (TMA on sm_90a): matmul_desc_kernel on one program per tile, or, given
     `programs`, matmul_persistent_kernel on that many (one per SM, say),
@@ -748,9 +906,15 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     warps, taking turns at its tiles (ping-pong). `cluster` = 2 or 4
     (persistent and warp-specialised only) launches it in clusters of that
     many programs that share B's blocks (`programs` rounded down to whole
-    clusters, and to as many as the GPU runs at once). An empty C is
-    left alone, and with K = 0 (no tensor map describes an empty tensor)
-    C = act(bias) comes from matmul()."""
+    clusters, and to as many as the GPU runs at once). `stream_k`
+    (persistent only, not with consumer_groups) splits the last round of
+    tiles, the one that would leave programs idle, by K steps among all
+    programs (matmul_persistent_kernel's STREAM_K), through a workspace
+    kept per device and stream (stream_k_workspace()); the kernel then
+    has atomics, so C leaves through pointers (tma_store has no effect).
+    The sums' order depends on the grid. An empty C is left alone, and
+    with K = 0 (no tensor map describes an empty tensor) C = act(bias)
+    comes from matmul()."""
     bm, bn, bk, gm, warps, stages = config
     M, K = a.shape
     K2, N = b.shape
@@ -761,6 +925,8 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     assert cluster in (1, 2, 4), "cluster must be 1, 2 or 4"
     assert cluster == 1 or (programs is not None and warp_specialize), \
         "cluster needs the persistent kernel (programs) and warp_specialize"
+    assert not stream_k or (programs is not None and consumer_groups == 1), \
+        "stream_k needs the persistent kernel (programs), without consumer_groups"
     if M == 0 or N == 0:
         return c
     if K == 0:
@@ -793,14 +959,18 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
             "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
         assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
             "a piece stored by TMA must be at least 16 bytes wide"
-        args = (a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1))
+        args = (a, b, c, bias_ptr, M, N, K, s(a, 0), stride_b, s(c, 0), s(c, 1), c, c)
         constexprs = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
                           HAS_BIAS=bias is not None, ACTIVATION=activation, STAGES=stages,
                           WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
                           EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
-                          CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster, num_warps=warps)
+                          CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster,
+                          STREAM_K=stream_k, num_warps=warps)
         if cluster > 1:
             programs = _whole_clusters(programs, cluster, args, constexprs)
+        if stream_k:
+            # (The slots hold the accumulator's type: int32 for int8.)
+            args = args[:-2] + stream_k_workspace(a, c, programs, bm * bn)
         global last_grid
         last_grid = programs
         matmul_persistent_kernel[(programs,)](*args, **constexprs)
@@ -816,6 +986,38 @@ _clusters_at_once = {}
 #: The grid of matmul_tma's last persistent launch (what a benchmark
 #: reports beside the programs it asked for).
 last_grid = None
+
+
+#: (device, stream, accumulator type) -> (partials, flags) of the stream-K
+#: matmul: grown as needed, never shrunk. The flags are zeros between
+#: launches (each launch puts back what it raises); one workspace per
+#: stream, since two launches at once would share the slots.
+_stream_k_workspaces = {}
+
+
+def stream_k_workspace(a, c, programs, tile_elements):
+    """(partials, flags) for a stream-K matmul_persistent_kernel of
+    `programs` programs and tiles of `tile_elements`: programs slots of
+    fp32 sums (int32 where C is), and programs int32 flags, zeros. Kept
+    per device and stream for torch tensors; new numpy arrays (the
+    interpreter) otherwise."""
+    acc_int = _dtype_name(c) == "int32"
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not isinstance(a, torch.Tensor):
+        import numpy as np
+        return (np.zeros(programs * tile_elements, np.int32 if acc_int else np.float32),
+                np.zeros(programs, np.int32))
+    key = (str(a.device), torch.cuda.current_stream(a.device).cuda_stream, acc_int)
+    partials, flags = _stream_k_workspaces.get(key, (None, None))
+    if partials is None or partials.numel() < programs * tile_elements or flags.numel() < programs:
+        partials = torch.empty(programs * tile_elements, device=a.device,
+                               dtype=torch.int32 if acc_int else torch.float32)
+        flags = torch.zeros(programs, device=a.device, dtype=torch.int32)
+        _stream_k_workspaces[key] = (partials, flags)
+    return partials, flags
 
 
 def _whole_clusters(programs, cluster, args, constexprs):

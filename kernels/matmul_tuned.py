@@ -47,6 +47,12 @@ KERNELS = {
     "tilec persistent WS + TMA store, clusters of 4": ("persistent",
                                                        {"warp_specialize": True,
                                                         "tma_store": True, "cluster": 4}),
+    # (The last round of tiles split by K steps among every SM:
+    # matmul_tma(stream_k=True), whose C leaves through pointers.)
+    "tilec persistent WS, stream-K": ("persistent", {"warp_specialize": True, "stream_k": True}),
+    "tilec persistent WS, clusters, stream-K": ("persistent",
+                                                {"warp_specialize": True, "cluster": 2,
+                                                 "stream_k": True}),
 }
 
 CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps", "num_stages")
@@ -145,10 +151,11 @@ def run(kind, options, a, b, c, config, bias=None, activation="", grid=None, **m
     if kind not in ("descriptors", "persistent"):
         raise ValueError(f"no kernel kind {kind!r}")
     if kind == "persistent" and grid is None:
-        grid = programs(a, b, config)
+        grid = programs(a, b, config, options.get("stream_k", False))
     # (Every option spelled out, its default where `options` leaves it out:
     # an entry's options name only what it sets.)
-    chosen = {"warp_specialize": False, "tma_store": False, "cluster": 1, **options}
+    chosen = {"warp_specialize": False, "tma_store": False, "cluster": 1, "stream_k": False,
+              **options}
     return matmul.matmul_tma(a, b, c, config, bias=bias, activation=activation,
                              programs=grid if kind == "persistent" else None,
                              **chosen, **more)
@@ -161,9 +168,12 @@ def launch(name, a, b, c, config, **kwargs):
     return run(kind, options, a, b, c, config, **kwargs)
 
 
-def programs(a, b, config):
+def programs(a, b, config, stream_k=False):
     """A persistent matmul's grid for A @ B at `config`: one program per
-    SM, or one per tile where there are fewer."""
+    SM, or one per tile where there are fewer (but with `stream_k`, which
+    splits tiles among them all)."""
     import torch
     sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    if stream_k:
+        return sms
     return min(sms, -(-a.shape[0] // config[0]) * -(-b.shape[1] // config[1]))

@@ -134,6 +134,20 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # every path to it, on 1, 7 and 132 programs, and in clusters.
     step py-tests-epilogue python3 -m pytest -q -x -rs tests/python/test_gpu_tma.py -k \
       "persistent_matmul_every_config or tma_store_matmul_every_config or warp_specialized_matmul or consumer_groups_matmul or cluster_matmul"
+    # Stream-K (matmul_tma(stream_k=True)): every shipped config on 7 and
+    # 132 programs, alone and in clusters of two, after whole rounds, and
+    # the shipped table's stream-K names; then memcheck and racecheck on
+    # the first config, fp16, on 7 programs and, alone, on 132 (the
+    # partials' stores, flags and sums).
+    step py-tests-stream-k python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k \
+      "stream_k or shipped_table"
+    if command -v compute-sanitizer > /dev/null; then
+      for tool in memcheck racecheck; do
+        step "sanitize-stream-k-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+          python3 -m pytest -q -x tests/python/test_gpu_tma.py -k \
+          "test_stream_k_matmul and (7-0-float16 or 1-fp32-132-0-float16)"
+      done
+    fi
     # Two dots reading one TMA block (one ring, pipelined or warp-
     # specialised), and the same under compute-sanitizer.
     step py-tests-two-dots python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k two_dots
@@ -300,6 +314,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
         python3 tools/matmul-tuned-table.py "$(ls -t "$2"/matmul-2*.json | head -1)" --out "$1"' \
         _ "$out/matmul_tuned.json" "$out"
     fi
+  fi
+  # cuBLAS's own kernels at the same shapes (names: tile, cluster, schedule).
+  if [ -f bench/cublas_kernels.py ]; then
+    step cublas-kernels python3 bench/cublas_kernels.py --out "$out/cublas-kernels.json"
   fi
   if [ -f bench/matmul_tma.py ]; then
     step bench-matmul-tma python3 bench/matmul_tma.py --commit "$commit" --out "$out"

@@ -485,6 +485,64 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     assert_gelu_epilogue(torch, a, b, bias, c)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("config_index", SHIPPED)
+@pytest.mark.parametrize("programs", [7, 132])
+@pytest.mark.parametrize("c_type", ["fp32", "inputs"])
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_stream_k_matmul(hopper, dtype, config_index, programs, c_type, cluster):
+    # Stream-K (matmul_tma(stream_k=True)): the last round of tiles (runs of
+    # two in clusters) split by K steps among the programs, a tile cut
+    # between ranges finished by the program holding its first step with
+    # the partial sums of the next ranges' programs. Every shipped config at
+    # a shape no tile divides: on 7 programs some tiles are cut; on 132
+    # every tile is, some in many pieces, and many ranges are empty. Bias
+    # and GELU after the sum; C in fp32 or in the inputs' type (through
+    # pointers: the kernel has atomics). Afterwards every flag is back to
+    # zero, and a second launch on the same grid gives the same bits.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
+    config, a, b, c = _shipped_case(torch, dtype, config_index, 110 + config_index, c_dtype)
+    bias = torch.randn(c.shape[1], device="cuda")
+    again = c.clone()
+    for out in (c, again):
+        matmul.matmul_tma(a, b, out, config, bias=bias, activation="gelu", programs=programs,
+                          warp_specialize=True, tma_store=c_type == "inputs", cluster=cluster,
+                          stream_k=True)
+    torch.cuda.synchronize()
+    ptx = matmul.matmul_persistent_kernel.asm["ptx"]
+    assert "atom.acquire.gpu" in ptx and "release.gpu" in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared" not in ptx  # (C through pointers)
+    assert_gelu_epilogue(torch, a, b, bias, c)
+    assert torch.equal(c, again)
+    _, flags = matmul.stream_k_workspace(a, c, matmul.last_grid, config[0] * config[1])
+    assert not flags.any()
+
+
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_stream_k_after_whole_rounds(hopper, cluster):
+    # 2000 x 4100 by 300 at 128 x 256: 272 tiles, two whole rounds on 132
+    # programs (one of 66 clusters of two) before the split ones; and the
+    # same C as the kernel without stream-K, within the sums' rounding.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    torch.manual_seed(7)
+    a = torch.randn(2000, 300, device="cuda", dtype=torch.float16)
+    b = torch.randn(300, 4100, device="cuda", dtype=torch.float16)
+    config = (128, 256, 64, 8, 8, 3)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    c = torch.full((2000, 4100), float("nan"), device="cuda", dtype=torch.float32)
+    plain = c.clone()
+    matmul.matmul_tma(a, b, c, config, programs=sms, warp_specialize=True, cluster=cluster,
+                      stream_k=True)
+    matmul.matmul_tma(a, b, plain, config, programs=sms, warp_specialize=True, cluster=cluster)
+    torch.cuda.synchronize()
+    want = a.double() @ b.double()
+    assert (c.double() - want).abs().max().item() < tolerance(want.cpu().numpy(), 300)
+    assert (c - plain).abs().max().item() < 1e-3
+
+
 @pytest.mark.parametrize("cluster,grid", [(2, 3), (4, 6)])
 def test_cluster_launch_needs_whole_clusters(hopper, cluster, grid):
     # A kernel in clusters of two (four) launched on a grid that is not
@@ -498,7 +556,7 @@ def test_cluster_launch_needs_whole_clusters(hopper, cluster, grid):
     n = b.shape[1]
     with pytest.raises(tilec.Error, match="not whole clusters"):
         matmul.matmul_persistent_kernel[(grid,)](
-            a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, BLOCK_M=bm,
+            a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, c, c, BLOCK_M=bm,
             BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="", STAGES=stages,
             WARP_SPECIALIZE=True, CLUSTER=cluster, num_warps=warps)
 
@@ -516,7 +574,7 @@ def test_clusters_at_once(hopper):
     m, kk = a.shape
     n = b.shape[1]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    args = (a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1)
+    args = (a, b, c, c, m, n, kk, a.stride(0), b.stride(0), c.stride(0), 1, c, c)
     constexprs = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False,
                       ACTIVATION="", STAGES=stages, WARP_SPECIALIZE=True, TMA_STORE=True,
                       EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 2),
@@ -552,7 +610,9 @@ def test_clusters_at_once(hopper):
                                     "tilec persistent", "tilec persistent WS",
                                     "tilec persistent WS + TMA store",
                                     "tilec persistent WS + TMA store, clusters",
-                                    "tilec persistent WS + TMA store, clusters of 4"])
+                                    "tilec persistent WS + TMA store, clusters of 4",
+                                    "tilec persistent WS, stream-K",
+                                    "tilec persistent WS, clusters, stream-K"])
 @pytest.mark.parametrize("c_rows", [True, False])
 @pytest.mark.parametrize("b_rows", [True, False])
 def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monkeypatch):
@@ -593,6 +653,7 @@ def test_shipped_table_launches_each_kernel(hopper, kernel, c_rows, b_rows, monk
         assert calls[0]["warp_specialize"] == options.get("warp_specialize", False)
         assert calls[0]["tma_store"] == (options.get("tma_store", False) and c_rows)
         assert calls[0]["cluster"] == options.get("cluster", 1)
+        assert calls[0]["stream_k"] == options.get("stream_k", False)
     x = a.double().cpu().numpy() @ b.double().cpu().numpy() + bias.double().cpu().numpy()
     want = np.maximum(x, 0)
     got = c.double().cpu().numpy()

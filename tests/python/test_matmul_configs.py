@@ -238,7 +238,11 @@ def test_desc_config_reads_through_tma_without_spills(tmp_path, operand, config,
 
 
 # The descriptor kernels' signature: A, B, C, bias, then M, N, K,
-# stride_am, stride_bk, stride_cm and stride_cn (1).
+# stride_am, stride_bk, stride_cm and stride_cn (1); the persistent one's
+# then its stream-K workspace: partial sums in the accumulator's type, and
+# int32 flags.
+PERSISTENT_WORKSPACE = {"fp32": ",*fp32:16,*i32:16", "fp16": ",*fp32:16,*i32:16",
+                        "bf16": ",*fp32:16,*i32:16", "i32": ",*i32:16,*i32:16"}
 
 
 def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16",
@@ -260,7 +264,8 @@ def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16",
             configs[config_index], 4 if floats or output == "i32" else 2))
     k = getattr(matmul, kernel).compile(
         f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32{n_fact},"
-        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        + ",".join(["i32:16"] * 4 + ["i32:1"])
+        + (PERSISTENT_WORKSPACE[output] if kernel == "matmul_persistent_kernel" else ""),
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
         **constexprs)
@@ -346,7 +351,7 @@ def test_cluster_configs_assemble(tmp_path, operand, output, config_index, clust
     floats = output == "fp32"
     k = matmul.matmul_persistent_kernel.compile(
         f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
-        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
         STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 4 if floats else 2),
@@ -362,7 +367,7 @@ def test_cluster_configs_assemble(tmp_path, operand, output, config_index, clust
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
     plain = matmul.matmul_persistent_kernel.compile(
         f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
-        + ",".join(["i32:16"] * 4 + ["i32:1"]),
+        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
         num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
         BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=False, ACTIVATION="", STAGES=stages,
         WARP_SPECIALIZE=True, CLUSTER=1)
@@ -496,6 +501,33 @@ def test_column_major_b_configs_run_on_wgmma(tmp_path, kernel, operand, output, 
     assert "cp.async.bulk.tensor" in ptx
     bm, bn = configs[config_index][:2]
     if ws and kernel == "matmul_persistent_kernel" and bm * bn > 128 * 128:
+        ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
+    else:
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand,output", [("fp16", "fp16"), ("bf16", "fp32")])
+@pytest.mark.parametrize("config_index", SHIPPED)
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_stream_k_configs_assemble_without_spills(tmp_path, operand, output, config_index,
+                                                  cluster):
+    # matmul_persistent_kernel(STREAM_K) at every shipped config, warp-
+    # specialised, alone and in clusters of two: the partials stored and
+    # summed a piece of columns at a time leave no spills; its flags are
+    # raised by a releasing atomic and polled by an acquiring one; with
+    # atomics in the kernel C leaves through pointers, not TMA.
+    configs = matmul.matmul_configs(DTYPE[operand], True)
+    if config_index >= len(configs):
+        pytest.skip("fewer configs")
+    ptx = _descriptor_kernel_ptx("matmul_persistent_kernel", operand, output, config_index,
+                                 WARP_SPECIALIZE=True, TMA_STORE=output != "fp32",
+                                 CLUSTER=cluster, STREAM_K=True)
+    assert "atom.release.gpu.global.exch.b32" in ptx
+    assert "atom.acquire.gpu.global.add.u32" in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared" not in ptx
+    assert "wgmma.mma_async" in ptx
+    if output == "fp32" and configs[config_index][0] * configs[config_index][1] > 128 * 128:
         ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
     else:
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)

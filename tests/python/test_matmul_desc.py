@@ -45,15 +45,16 @@ def _operands(rng, dtype, a_shape, b_shape):
 
 
 def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16,
-                            **constexprs):
+                            workspace=None, **constexprs):
     rng = np.random.default_rng(m * n + k + programs)
     a, b, c = _operands(rng, dtype, (m, k), (k, n))
     bias_values = rng.standard_normal(n).astype(np.float32)
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
     constexprs.setdefault("GROUP_M", 2)
+    partials, flags = workspace if workspace is not None else (c, c)
     kernel[(programs,)](
-        a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16,
-        BLOCK_K=16, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
+        a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, partials, flags, BLOCK_M=16,
+        BLOCK_N=16, BLOCK_K=16, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
     want = a.astype(np.float64) @ b.astype(np.float64)
     if bias:
         want = want + bias_values
@@ -100,6 +101,60 @@ def test_persistent_matmul_in_clusters_interpreted(m, n, k, cluster, programs):
     c, want = _persistent_interpreted(m, n, k, programs, activation="relu",
                                       WARP_SPECIALIZE=True, CLUSTER=cluster, GROUP_M=4)
     np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+# Stream-K (STREAM_K): the round of tiles (runs) too few for every program
+# (cluster) split by K steps into one range per program, a tile cut between
+# ranges finished by the range holding its first step with the partials of
+# the ranges after it. The same C (bias and ReLU after the sum), with: the
+# tiles in whole rounds and no split (6 tiles on 3 programs); fewer tiles
+# than programs (each cut in several pieces, some ranges empty: 6 tiles of
+# 4 steps on 11 programs); a range inside one tile (40 x 24 x 200 on 7);
+# whole rounds then a split round (30 tiles on 7 and on 4); K = 0; and
+# clusters of two and four. Each flag is back to zero, and where ranges
+# cut tiles some slot holds a partial.
+@pytest.mark.parametrize("m,n,k,programs,constexprs,cut", [
+    (40, 24, 50, 3, {}, False),
+    (40, 24, 50, 11, {}, True),
+    (40, 24, 200, 7, {}, True),
+    (150, 40, 200, 7, {}, True),
+    (150, 40, 50, 4, {"WARP_SPECIALIZE": True}, True),
+    (40, 24, 0, 3, {}, False),
+    (40, 24, 50, 6, {"WARP_SPECIALIZE": True, "CLUSTER": 2, "GROUP_M": 4}, True),
+    (150, 40, 200, 8, {"WARP_SPECIALIZE": True, "CLUSTER": 4, "GROUP_M": 4}, True),
+])
+def test_stream_k_matmul_interpreted(m, n, k, programs, constexprs, cut):
+    partials = np.zeros(programs * 16 * 16, np.float32)
+    flags = np.zeros(programs, np.int32)
+    c, want = _persistent_interpreted(m, n, k, programs, activation="relu", STREAM_K=True,
+                                      workspace=(partials, flags), **constexprs)
+    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+    assert not flags.any()
+    assert partials.any() == cut
+
+
+def test_stream_k_matmul_tma_interpreted(monkeypatch):
+    # matmul_tma(stream_k=True) in the interpreter: its workspace made for
+    # the launch, the same C as without stream-K to the last bit where no
+    # tile is cut (6 tiles on 3 programs), and close where they are.
+    monkeypatch.setattr(matmul, "matmul_persistent_kernel", tilec.JITFunction(
+        matmul.matmul_persistent_kernel.fn, interpret=True))
+    rng = np.random.default_rng(3)
+    a, b, _ = _operands(rng, np.float16, (40, 50), (50, 24))
+    results = {}
+    for programs, stream_k in ((3, False), (3, True), (5, True)):
+        c = np.full((40, 24), np.nan, np.float32)
+        matmul.matmul_tma(a, b, c, (16, 16, 16, 2, 4, 2), programs=programs,
+                          warp_specialize=True, stream_k=stream_k)
+        results[programs, stream_k] = c
+    np.testing.assert_array_equal(results[3, False], results[3, True])
+    np.testing.assert_allclose(results[5, True], a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=0, atol=1e-3 * np.sqrt(50))
+    with pytest.raises(AssertionError, match="stream_k needs the persistent kernel"):
+        matmul.matmul_tma(a, b, c, (16, 16, 16, 2, 4, 2), stream_k=True)
+    with pytest.raises(AssertionError, match="without consumer_groups"):
+        matmul.matmul_tma(a, b, c, (16, 16, 16, 2, 4, 2), programs=3, warp_specialize=True,
+                          consumer_groups=2, stream_k=True)
 
 
 @pytest.mark.parametrize("cluster", [2, 4])
@@ -192,8 +247,8 @@ def test_warp_specialize_changes_no_result_in_the_interpreter():
     for ws in (False, True):
         c = np.full((m, n), np.nan, np.float32)
         kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
-        kernel[(3,)](a, b, c, c, m, n, k, k, n, n, 1, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,
-                     GROUP_M=2, HAS_BIAS=False, ACTIVATION="", WARP_SPECIALIZE=ws)
+        kernel[(3,)](a, b, c, c, m, n, k, k, n, n, 1, c, c, BLOCK_M=16, BLOCK_N=16,
+                     BLOCK_K=16, GROUP_M=2, HAS_BIAS=False, ACTIVATION="", WARP_SPECIALIZE=ws)
         results.append(c)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_allclose(results[1], a.astype(np.float64) @ b.astype(np.float64),
@@ -217,8 +272,9 @@ def test_tma_store_changes_no_result_in_the_interpreter(persistent):
         whole = np.full((m + 3, n + 8), np.nan, np.float32)
         c = whole[:m, :n]
         kernel = tilec.JITFunction(fn.fn, interpret=True)
-        kernel[grid](a, b, c, bias, m, n, k, k, n, n + 8, 1, BLOCK_M=16, BLOCK_N=16,
-                     BLOCK_K=16, GROUP_M=2, HAS_BIAS=True, ACTIVATION="gelu",
+        workspace = (c, c) if persistent else ()
+        kernel[grid](a, b, c, bias, m, n, k, k, n, n + 8, 1, *workspace, BLOCK_M=16,
+                     BLOCK_N=16, BLOCK_K=16, GROUP_M=2, HAS_BIAS=True, ACTIVATION="gelu",
                      TMA_STORE=tma_store)
         assert np.isnan(whole[m:]).all() and np.isnan(whole[:, n:]).all()
         results.append(c.copy())
@@ -262,8 +318,9 @@ def test_column_major_b_interpreted(persistent, dtype, m, n, k):
     name = "matmul_persistent_kernel" if persistent else "matmul_desc_kernel"
     kernel = tilec.JITFunction(getattr(matmul, name).fn, interpret=True)
     grid = (3,) if persistent else (tilec.cdiv(m, 16) * tilec.cdiv(n, 16),)
-    kernel[grid](a, b_t, c, c, m, n, k, k, k, n, 1, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16,
-                 GROUP_M=2, HAS_BIAS=False, ACTIVATION="", B_K_MAJOR=True)
+    workspace = (c, c) if persistent else ()
+    kernel[grid](a, b_t, c, c, m, n, k, k, k, n, 1, *workspace, BLOCK_M=16, BLOCK_N=16,
+                 BLOCK_K=16, GROUP_M=2, HAS_BIAS=False, ACTIVATION="", B_K_MAJOR=True)
     want = a.astype(np.float64) @ b_t.astype(np.float64).T
     if dtype == np.int8:
         np.testing.assert_array_equal(c, want.astype(np.int64))

@@ -227,6 +227,7 @@ def test_each_kernel_name_launches_what_the_table_says(monkeypatch, name):
     if kind == "persistent":
         cluster = options.get("cluster", 1)
         assert constexprs["CLUSTER"] == cluster
+        assert constexprs["STREAM_K"] == options.get("stream_k", False)
         assert launched_grid == (7 // cluster * cluster,)
     else:
         assert launched_grid == (2 * 2,)
@@ -245,8 +246,8 @@ def test_the_pointer_kernel_takes_no_persistent_options():
 @pytest.mark.parametrize("name", [n for n, (kind, _) in matmul_tuned.KERNELS.items()
                                   if kind != "pointers"])
 def test_run_passes_every_option_to_matmul_tma(monkeypatch, name):
-    # run() hands matmul_tma each of warp_specialize, tma_store and cluster,
-    # the defaults where the entry's options leave one out (what
+    # run() hands matmul_tma each of warp_specialize, tma_store, cluster and
+    # stream_k, the defaults where the entry's options leave one out (what
     # test_gpu_tma's test_shipped_table_launches_each_kernel reads).
     import numpy as np
     calls = []
@@ -258,4 +259,5 @@ def test_run_passes_every_option_to_matmul_tma(monkeypatch, name):
     assert kw["warp_specialize"] == options.get("warp_specialize", False)
     assert kw["tma_store"] == options.get("tma_store", False)
     assert kw["cluster"] == options.get("cluster", 1)
+    assert kw["stream_k"] == options.get("stream_k", False)
     assert kw["programs"] == (3 if kind == "persistent" else None)
