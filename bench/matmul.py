@@ -5,7 +5,8 @@ its tutorial 09), in one run, on the same random normal inputs (never
 zeros: tensor cores draw less power on zeros and run faster).
 
     python3 bench/matmul.py [--commit SHA] [--out DIR] [--quick] [--fp32-out]
-                            [--dtypes float16,bfloat16]
+                            [--dtypes float16,bfloat16] [--clusters] [--stream-k]
+                            [--kernels "tilec NAME;..."] [--shapes MxNxK,...]
 
 C is stored in the inputs' type, as torch.matmul and Triton's tutorials
 store it (--fp32-out: tilec and Triton store fp32, torch still its own).
@@ -175,11 +176,23 @@ def main():
                              "(sm_90a)")
         ap.add_argument("--stream-k", action="store_true",
                         help="also the persistent kernel with stream-K (sm_90a)")
+        ap.add_argument("--kernels", default=None,
+                        help="only these tilec kernels (kernels/matmul_tuned.py KERNELS "
+                             "names, semicolon-separated), beside Triton and torch")
+        ap.add_argument("--shapes", default=None,
+                        help="only these shapes (MxNxK, comma-separated)")
     args = common.parse_args(options)
     if args.clusters:
         TILEC.update(CLUSTERED)
     if args.stream_k:
         TILEC.update(STREAMED)
+    if args.kernels:
+        names = [n.strip() for n in args.kernels.split(";") if n.strip()]
+        unknown = [n for n in names if n not in matmul_tuned.KERNELS]
+        if unknown:
+            sys.exit(f"--kernels: no kernel {', '.join(map(repr, unknown))}")
+        TILEC.clear()
+        TILEC.update({name: launch_tilec(name) for name in names})
     dtypes = [getattr(torch, name.strip(), None) for name in args.dtypes.split(",")]
     if any(d not in (torch.float16, torch.bfloat16) for d in dtypes):
         sys.exit("--dtypes: float16 and bfloat16 only")
@@ -187,6 +200,8 @@ def main():
               (3000, 5000, 1000), (4096, 4096, 512), (8192, 1024, 8192)]
     if args.quick:
         shapes = [(1024,) * 3, (4096,) * 3]
+    if args.shapes:
+        shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     rows = []
     for dtype in dtypes:
         out_dtype = torch.float32 if args.fp32_out else dtype

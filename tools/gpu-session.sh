@@ -137,15 +137,15 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # Stream-K (matmul_tma(stream_k=True)): every shipped config on 7 and
     # 132 programs, alone and in clusters of two, after whole rounds, and
     # the shipped table's stream-K names; then memcheck and racecheck on
-    # the first config, fp16, on 7 programs and, alone, on 132 (the
-    # partials' stores, flags and sums).
+    # the first config: fp16 on 7 programs, alone and in clusters, and bf16
+    # (C fp32) alone on 132 (the partials' stores, flags and sums).
     step py-tests-stream-k python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k \
       "stream_k or shipped_table"
     if command -v compute-sanitizer > /dev/null; then
       for tool in memcheck racecheck; do
         step "sanitize-stream-k-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 \
           python3 -m pytest -q -x tests/python/test_gpu_tma.py -k \
-          "test_stream_k_matmul and (7-0-float16 or 1-fp32-132-0-float16)"
+          "test_stream_k_matmul and (7-0-float16 or 1-132-0-bfloat16)"
       done
     fi
     # Two dots reading one TMA block (one ring, pipelined or warp-
@@ -304,10 +304,15 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
   if [ -f bench/matmul.py ]; then
     # (TILEC_MATMUL_DTYPES=float16 or bfloat16: one type per call, where
     # both would not fit one call's time; TILEC_MATMUL_ARGS: more of its
-    # options, e.g. --clusters.)
+    # options, e.g. --clusters. TILEC_MATMUL_KERNELS: its --kernels, tilec
+    # names with spaces, semicolon-separated; TILEC_MATMUL_SHAPES: its
+    # --shapes. A run of some kernels or shapes is no table: leave
+    # matmul-tuned-table out.)
     # shellcheck disable=SC2086
     step bench-matmul python3 bench/matmul.py --commit "$commit" --out "$out" \
-      --dtypes "${TILEC_MATMUL_DTYPES:-float16,bfloat16}" ${TILEC_MATMUL_ARGS:-}
+      --dtypes "${TILEC_MATMUL_DTYPES:-float16,bfloat16}" ${TILEC_MATMUL_ARGS:-} \
+      ${TILEC_MATMUL_KERNELS:+--kernels "$TILEC_MATMUL_KERNELS"} \
+      ${TILEC_MATMUL_SHAPES:+--shapes "$TILEC_MATMUL_SHAPES"}
     # The shipped tuning (kernels/matmul_tuned.py) from that run, to commit.
     if [ -f tools/matmul-tuned-table.py ]; then
       step matmul-tuned-table bash -c 'cp kernels/matmul_tuned.json "$1" 2>/dev/null;

@@ -485,20 +485,19 @@ def test_cluster_matmul(hopper, dtype, config_index, programs, tma_store, c_type
     assert_gelu_epilogue(torch, a, b, bias, c)
 
 
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("dtype,c_type", [("float16", "inputs"), ("bfloat16", "fp32")])
 @pytest.mark.parametrize("config_index", SHIPPED)
 @pytest.mark.parametrize("programs", [7, 132])
-@pytest.mark.parametrize("c_type", ["fp32", "inputs"])
 @pytest.mark.parametrize("cluster", [1, 2])
-def test_stream_k_matmul(hopper, dtype, config_index, programs, c_type, cluster):
+def test_stream_k_matmul(hopper, dtype, c_type, config_index, programs, cluster):
     # Stream-K (matmul_tma(stream_k=True)): the last round of tiles (runs of
     # two in clusters) split by K steps among the programs, a tile cut
     # between ranges finished by the program holding its first step with
     # the partial sums of the next ranges' programs. Every shipped config at
     # a shape no tile divides: on 7 programs some tiles are cut; on 132
     # every tile is, some in many pieces, and many ranges are empty. Bias
-    # and GELU after the sum; C in fp32 or in the inputs' type (through
-    # pointers: the kernel has atomics). Afterwards every flag is back to
+    # and GELU after the sum; C in fp16 or fp32 (through pointers: the
+    # kernel has atomics). Afterwards every flag is back to
     # zero, and a second launch on the same grid gives the same bits.
     import matmul  # kernels/matmul.py
     torch = hopper
