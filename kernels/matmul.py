@@ -501,9 +501,10 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     program) at their ranges' starts, in range order, once each slot's
     flag (`flags_ptr`, int32 zeros, one per program; put back to zero as
     it is read) says it is there. Ranges are dealt out in reverse, so a
-    program waits only for lower-numbered ones, which run first (the
-    interpreter runs programs in order). The sum's order depends on the
-    grid, not on timing. Without STREAM_K the two pointers are not read."""
+    program waits only for lower-numbered ones (the GPU starts blocks in
+    order, and a persistent grid is all resident at once; the interpreter
+    runs programs in order). The sum's order depends on the grid, not on
+    timing. Without STREAM_K the two pointers are not read."""
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
@@ -533,9 +534,12 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         lane = pid
         lanes = programs
         units = tiles
+    tl.static_assert(not STREAM_K or CONSUMER_GROUPS == 1,
+                     "STREAM_K reads the accumulators after the loop: no CONSUMER_GROUPS")
     if STREAM_K:
         # Whole rounds of units first, then this lane's range of the rest's
-        # iterations (range r = lanes - 1 - lane).
+        # iterations (range r = lanes - 1 - lane). The rest has fewer than
+        # lanes x k_steps iterations: a range touches at most two units.
         whole = units - units % lanes
         shared = (units - whole) * k_steps
         r = lanes - 1 - lane
@@ -583,12 +587,15 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         # A range that ends inside a unit: this lane began the unit (it
         # holds its first K step) and finishes it with the partials of the
         # ranges after, or the range lies inside the unit and is a partial.
-        began = (end - 1) // k_steps * k_steps  # the unit's first iteration
-        if (end > first) & (end % k_steps != 0):
+        # (No division by k_steps = 0 even where the `if` does not run: the
+        # compiler would take k_steps as nonzero, and drop the K = 0 code.)
+        steps = tl.maximum(k_steps, 1)
+        began = (end - 1) // steps * steps  # the unit's first iteration
+        if (end > first) & (end % steps != 0):
             if began >= first:
-                after = wait_for_partials(flags_ptr, r + 1, began + k_steps, shared, lanes, size,
+                after = wait_for_partials(flags_ptr, r + 1, began + steps, shared, lanes, size,
                                           rank)
-                pid_m, pid_n = unit_tile(whole + began // k_steps, rank, size, pair_rows,
+                pid_m, pid_n = unit_tile(whole + began // steps, rank, size, pair_rows,
                                          columns, M, N, BLOCK_M, BLOCK_N, GROUP_M, CLUSTER,
                                          WARP_SPECIALIZE)
                 finish_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
@@ -966,11 +973,12 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                           EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
                           CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster,
                           STREAM_K=stream_k, num_warps=warps)
+        if stream_k:
+            # (The slots hold the accumulator's type: int32 for int8. Made
+            # before the clusters are counted, for the kernel that runs.)
+            args = args[:-2] + stream_k_workspace(a, c, programs, bm * bn)
         if cluster > 1:
             programs = _whole_clusters(programs, cluster, args, constexprs)
-        if stream_k:
-            # (The slots hold the accumulator's type: int32 for int8.)
-            args = args[:-2] + stream_k_workspace(a, c, programs, bm * bn)
         global last_grid
         last_grid = programs
         matmul_persistent_kernel[(programs,)](*args, **constexprs)
@@ -997,16 +1005,18 @@ _stream_k_workspaces = {}
 
 def stream_k_workspace(a, c, programs, tile_elements):
     """(partials, flags) for a stream-K matmul_persistent_kernel of
-    `programs` programs and tiles of `tile_elements`: programs slots of
-    fp32 sums (int32 where C is), and programs int32 flags, zeros. Kept
-    per device and stream for torch tensors; new numpy arrays (the
-    interpreter) otherwise."""
+    `programs` programs (at most) and tiles of `tile_elements`: programs
+    slots of fp32 sums (int32 where C is), and programs int32 flags,
+    zeros. Kept per device and stream for tensors on a GPU; new numpy
+    arrays otherwise (the interpreter). Launches that may run at once
+    must be on different streams: two replays at once of CUDA graphs
+    captured on one stream would share the flags."""
     acc_int = _dtype_name(c) == "int32"
     try:
         import torch
     except ImportError:
         torch = None
-    if torch is None or not isinstance(a, torch.Tensor):
+    if torch is None or not isinstance(a, torch.Tensor) or a.device.type != "cuda":
         import numpy as np
         return (np.zeros(programs * tile_elements, np.int32 if acc_int else np.float32),
                 np.zeros(programs, np.int32))

@@ -522,7 +522,8 @@ def test_stream_k_matmul(hopper, dtype, c_type, config_index, programs, cluster)
 @pytest.mark.parametrize("cluster", [1, 2])
 def test_stream_k_after_whole_rounds(hopper, cluster):
     # 2000 x 4100 by 300 at 128 x 256: 272 tiles, two whole rounds on 132
-    # programs (one of 66 clusters of two) before the split ones; and the
+    # programs (136 runs of two on 66 clusters: two rounds too) before the
+    # split ones; and the
     # same C as the kernel without stream-K, within the sums' rounding.
     import matmul  # kernels/matmul.py
     torch = hopper

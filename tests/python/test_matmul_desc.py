@@ -108,27 +108,41 @@ def test_persistent_matmul_in_clusters_interpreted(m, n, k, cluster, programs):
 # ranges finished by the range holding its first step with the partials of
 # the ranges after it. The same C (bias and ReLU after the sum), with: the
 # tiles in whole rounds and no split (6 tiles on 3 programs); fewer tiles
-# than programs (each cut in several pieces, some ranges empty: 6 tiles of
-# 4 steps on 11 programs); a range inside one tile (40 x 24 x 200 on 7);
-# whole rounds then a split round (30 tiles on 7 and on 4); K = 0; and
-# clusters of two and four. Each flag is back to zero, and where ranges
-# cut tiles some slot holds a partial.
+# than programs (6 tiles of 4 steps on 11: each cut in two); fewer
+# iterations than programs (one tile of 3 steps on 7: cut in three, four
+# ranges empty); a range inside one tile (one tile of 13 steps on 3: the
+# middle range starts and ends inside it, and publishes after the loop);
+# whole rounds then a split round (30 tiles on 7, and on 4 with a producer
+# warpgroup); the partials stored and summed in 2 and 4 pieces of columns;
+# int8 (int32 partials, exact); K = 0; and clusters of two and four. Each
+# flag is back to zero, and where ranges cut tiles some slot holds a
+# partial.
 @pytest.mark.parametrize("m,n,k,programs,constexprs,cut", [
     (40, 24, 50, 3, {}, False),
     (40, 24, 50, 11, {}, True),
-    (40, 24, 200, 7, {}, True),
+    (16, 16, 40, 7, {}, True),
+    (16, 16, 200, 3, {}, True),
     (150, 40, 200, 7, {}, True),
     (150, 40, 50, 4, {"WARP_SPECIALIZE": True}, True),
+    (33, 70, 100, 4, {"EPILOGUE_PIECES": 2, "WARP_SPECIALIZE": True}, True),
+    (33, 70, 100, 4, {"EPILOGUE_PIECES": 4}, True),
     (40, 24, 0, 3, {}, False),
     (40, 24, 50, 6, {"WARP_SPECIALIZE": True, "CLUSTER": 2, "GROUP_M": 4}, True),
     (150, 40, 200, 8, {"WARP_SPECIALIZE": True, "CLUSTER": 4, "GROUP_M": 4}, True),
 ])
-def test_stream_k_matmul_interpreted(m, n, k, programs, constexprs, cut):
-    partials = np.zeros(programs * 16 * 16, np.float32)
+@pytest.mark.parametrize("dtype", [np.float16, np.int8])
+def test_stream_k_matmul_interpreted(m, n, k, programs, constexprs, cut, dtype):
+    partials = np.zeros(programs * 16 * 16, np.int32 if dtype == np.int8 else np.float32)
     flags = np.zeros(programs, np.int32)
-    c, want = _persistent_interpreted(m, n, k, programs, activation="relu", STREAM_K=True,
-                                      workspace=(partials, flags), **constexprs)
-    np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+    if dtype == np.int8:
+        c, want = _persistent_interpreted(m, n, k, programs, bias=False, dtype=dtype,
+                                          STREAM_K=True, workspace=(partials, flags),
+                                          **constexprs)
+        np.testing.assert_array_equal(c, want.astype(np.int64))
+    else:
+        c, want = _persistent_interpreted(m, n, k, programs, activation="relu", STREAM_K=True,
+                                          workspace=(partials, flags), **constexprs)
+        np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
     assert not flags.any()
     assert partials.any() == cut
 
