@@ -6,7 +6,7 @@ zeros: tensor cores draw less power on zeros and run faster).
 
     python3 bench/matmul.py [--commit SHA] [--out DIR] [--quick] [--fp32-out]
                             [--dtypes float16,bfloat16] [--clusters] [--stream-k]
-                            [--kernels "tilec NAME;..."] [--shapes MxNxK,...]
+                            [--kernels "tilec NAME;..."] [--shapes MxNxK,...] [--wide]
 
 C is stored in the inputs' type, as torch.matmul and Triton's tutorials
 store it (--fp32-out: tilec and Triton store fp32, torch still its own).
@@ -181,6 +181,9 @@ def main():
                              "names, semicolon-separated), beside Triton and torch")
         ap.add_argument("--shapes", default=None,
                         help="only these shapes (MxNxK, comma-separated)")
+        ap.add_argument("--wide", action="store_true",
+                        help="also tiles whose width is not a power of two "
+                             "(matmul.WIDE_CONFIGS) for the persistent kernels")
     args = common.parse_args(options)
     if args.clusters:
         TILEC.update(CLUSTERED)
@@ -218,8 +221,16 @@ def main():
                 mine, theirs = mine[:2], theirs[:2]
             print(f"{entry['dtype']} {m}x{n}x{k}", flush=True)
             launches = {**TILEC, **TRITON}
-            cfgs = {name: best_matmul_config(fn, a, b, ref, mine if name in TILEC else theirs,
-                                             out_dtype)
+
+            def candidates(name):
+                if name not in TILEC:
+                    return theirs
+                kind, options = matmul_tuned.KERNELS[name]
+                # (Wide tiles: the persistent kernel, not with stream-K.)
+                if args.wide and kind == "persistent" and not options.get("stream_k"):
+                    return mine + matmul.WIDE_CONFIGS
+                return mine
+            cfgs = {name: best_matmul_config(fn, a, b, ref, candidates(name), out_dtype)
                     for name, fn in launches.items()}
             outs = {name: torch.empty(m, n, device="cuda", dtype=out_dtype)
                     for name in launches}

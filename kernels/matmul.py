@@ -469,7 +469,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                              TMA_STORE: tl.constexpr = False,
                              EPILOGUE_PIECES: tl.constexpr = 1, B_K_MAJOR: tl.constexpr = False,
                              CONSUMER_GROUPS: tl.constexpr = 1, CLUSTER: tl.constexpr = 1,
-                             STREAM_K: tl.constexpr = False):
+                             STREAM_K: tl.constexpr = False, TAIL_N: tl.constexpr = 0,
+                             TAIL_PIECES: tl.constexpr = 1):
     """matmul_desc_kernel's product on a persistent grid: each of the grid's
     programs (one per SM, say) takes tiles pid, pid + programs, ... in
     grouped order, and walks all of its (tile, K step) pairs in one flat
@@ -504,14 +505,28 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     program waits only for lower-numbered ones (the GPU starts blocks in
     order, and a persistent grid is all resident at once; the interpreter
     runs programs in order). The sum's order depends on the grid, not on
-    timing. Without STREAM_K the two pointers are not read."""
+    timing. Without STREAM_K the two pointers are not read.
+
+    TAIL_N > 0 (a power of two; not with STREAM_K or CONSUMER_GROUPS)
+    widens each tile by TAIL_N columns, BLOCK_N + TAIL_N in all (160 =
+    128 + 32: a width that is not a power of two, which no layout has):
+    a second block of B, a second accumulator and a second dot per K step
+    on the same block of A, and the tail's own epilogue, in TAIL_PIECES
+    pieces."""
+    WIDTH: tl.constexpr = BLOCK_N + TAIL_N  # the tile's columns
+    tl.static_assert(TAIL_N == 0 or (not STREAM_K and CONSUMER_GROUPS == 1),
+                     "TAIL_N: not with STREAM_K or CONSUMER_GROUPS")
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
                                   [BLOCK_M, BLOCK_N // EPILOGUE_PIECES])
+    if TAIL_N > 0:
+        b_tail = b_descriptor(b_ptr, N, K, stride_b, TAIL_N, BLOCK_K, B_K_MAJOR)
+        c_tail = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
+                                           [BLOCK_M, TAIL_N // TAIL_PIECES])
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
-    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, WIDTH)
     k_steps = tl.cdiv(K, BLOCK_K)
     if CLUSTER > 1:
         # Clusters walk pairs of tiles (runs of `size`): rows size r ...
@@ -524,7 +539,7 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         lane = tl.extra.cuda.cluster_id()
         lanes = programs // size
         pair_rows = tl.cdiv(tl.cdiv(M, BLOCK_M), size)
-        columns = tl.cdiv(N, BLOCK_N)
+        columns = tl.cdiv(N, WIDTH)
         units = pair_rows * columns
     else:
         size = 1
@@ -553,6 +568,8 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
     else:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    if TAIL_N > 0:
+        acc_tail = tl.zeros((BLOCK_M, TAIL_N), dtype=acc.dtype)
     for i in tl.range(0, mine, num_stages=STAGES, warp_specialize=WARP_SPECIALIZE,
                       num_consumer_groups=CONSUMER_GROUPS, num_ctas=CLUSTER):
         # (With a producer warpgroup its loop, which only copies, finds the
@@ -568,12 +585,15 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
             unit = lane + i // k_steps * lanes
             step = i % k_steps
             partial = False
-        pid_m, pid_n = unit_tile(unit, rank, size, pair_rows, columns, M, N, BLOCK_M, BLOCK_N,
+        pid_m, pid_n = unit_tile(unit, rank, size, pair_rows, columns, M, N, BLOCK_M, WIDTH,
                                  GROUP_M, CLUSTER, WARP_SPECIALIZE)
         m = pid_m * BLOCK_M
-        n = pid_n * BLOCK_N
+        n = pid_n * WIDTH
         k = step * BLOCK_K
-        acc = tl.dot(a.load([m, k]), b_block(b, k, n, B_K_MAJOR), acc)
+        x = a.load([m, k])
+        acc = tl.dot(x, b_block(b, k, n, B_K_MAJOR), acc)
+        if TAIL_N > 0:
+            acc_tail = tl.dot(x, b_block(b_tail, k, n + BLOCK_N, B_K_MAJOR), acc_tail)
         if k + BLOCK_K >= K:  # the tile's last K step
             if partial:
                 publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N,
@@ -583,6 +603,14 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                                       n, BLOCK_M, BLOCK_N, HAS_BIAS, ACTIVATION, TMA_STORE,
                                       EPILOGUE_PIECES)
             acc = tl.zeros_like(acc)
+        if TAIL_N > 0:
+            # (An if of its own: an epilogue that reads two dots' results
+            # would make every dot wait for itself, docs/pipeline.md.)
+            if k + BLOCK_K >= K:
+                epilogue_store_pieces(acc_tail, c_ptr, c_tail, bias_ptr, M, N, stride_cm,
+                                      stride_cn, m, n + BLOCK_N, BLOCK_M, TAIL_N, HAS_BIAS,
+                                      ACTIVATION, TMA_STORE, TAIL_PIECES)
+                acc_tail = tl.zeros_like(acc_tail)
     if STREAM_K:
         # A range that ends inside a unit: this lane began the unit (it
         # holds its first K step) and finishes it with the partials of the
@@ -614,10 +642,15 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         else:
             zeros = tl.zeros_like(acc)
         for t in range(pid, tiles, programs):
-            pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            pid_m, pid_n = grouped_tile_of(t, M, N, BLOCK_M, WIDTH, GROUP_M)
             epilogue_store_pieces(zeros, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
-                                  pid_m * BLOCK_M, pid_n * BLOCK_N, BLOCK_M, BLOCK_N,
+                                  pid_m * BLOCK_M, pid_n * WIDTH, BLOCK_M, BLOCK_N,
                                   HAS_BIAS, ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
+            if TAIL_N > 0:
+                epilogue_store_pieces(acc_tail, c_ptr, c_tail, bias_ptr, M, N, stride_cm,
+                                      stride_cn, pid_m * BLOCK_M, pid_n * WIDTH + BLOCK_N,
+                                      BLOCK_M, TAIL_N, HAS_BIAS, ACTIVATION, TMA_STORE,
+                                      TAIL_PIECES)
 
 
 def is_8bit(dtype):
@@ -880,6 +913,29 @@ def tma_store_clips_exactly(columns, element_bytes):
     return columns * element_bytes % 16 == 0
 
 
+#: Configs of tiles whose width is not a power of two, for the persistent
+#: kernel alone (matmul_tma splits them: split_width). 256 x 160 is the
+#: tile cuBLAS runs at 3000 x 5000 x 1000, turned around (its 160 x 256):
+#: fewer tiles than 128 x 256 where N is not a multiple of 256, with the
+#: same accumulator registers per thread, give or take a quarter.
+WIDE_CONFIGS = [(256, 160, 64, 8, 8, 3), (256, 192, 64, 8, 8, 3), (128, 160, 64, 8, 8, 4),
+                (128, 192, 64, 8, 8, 3)]
+
+
+def split_width(bn):
+    """(BLOCK_N, TAIL_N) for a tile `bn` columns wide: (bn, 0) where bn is a
+    power of two; otherwise its largest power of two and the rest, which
+    must be one too (160 = 128 + 32, 192 = 128 + 64: matmul_persistent_
+    kernel's TAIL_N)."""
+    if bn & (bn - 1) == 0:
+        return bn, 0
+    main = 1 << (bn.bit_length() - 1)
+    tail = bn - main
+    if tail & (tail - 1):
+        raise ValueError(f"BLOCK_N = {bn} is neither a power of two nor the sum of two")
+    return main, tail
+
+
 def default_epilogue_pieces(config, c_bytes):
     """How many pieces of columns matmul_persistent_kernel stores a tile
     of C (elements of `c_bytes` bytes) in at `config`: the fewest (up to
@@ -910,7 +966,10 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     fp8 and int8 included, where a row-major B of 8-bit elements goes to
     mma.sync). `consumer_groups` > 1 (persistent and warp-specialised
     only) gives the persistent kernel that many groups of the config's
-    warps, taking turns at its tiles (ping-pong). `cluster` = 2 or 4
+    warps, taking turns at its tiles (ping-pong). A config's BLOCK_N that
+    is not a power of two but the sum of two (160 = 128 + 32; persistent
+    only, not with consumer_groups or stream_k) runs as TAIL_N: two dots
+    per K step. `cluster` = 2 or 4
     (persistent and warp-specialised only) launches it in clusters of that
     many programs that share B's blocks (`programs` rounded down to whole
     clusters, and to as many as the GPU runs at once). `stream_k`
@@ -922,10 +981,14 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     The sums' order depends on the grid. An empty C is left alone, and
     with K = 0 (no tensor map describes an empty tensor) C = act(bias)
     comes from matmul()."""
-    bm, bn, bk, gm, warps, stages = config
+    bm, width, bk, gm, warps, stages = config
+    bn, tail_n = split_width(width)
     M, K = a.shape
     K2, N = b.shape
     assert K == K2, "inner dimensions differ"
+    assert tail_n == 0 or (programs is not None and consumer_groups == 1 and not stream_k), \
+        f"BLOCK_N = {width} (not a power of two) needs the persistent kernel (programs), " \
+        "without consumer_groups or stream_k"
     assert programs is None or programs >= 1, "programs must be at least 1"
     assert consumer_groups == 1 or (programs is not None and warp_specialize), \
         "consumer_groups needs the persistent kernel (programs) and warp_specialize"
@@ -961,7 +1024,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                                  B_K_MAJOR=b_k_major, num_warps=warps, num_stages=stages)
     else:
         if epilogue_pieces is None:
-            epilogue_pieces = default_epilogue_pieces(config, _itemsize(c))
+            epilogue_pieces = default_epilogue_pieces((bm, bn), _itemsize(c))
         assert epilogue_pieces in (1, 2, 4) and bn % epilogue_pieces == 0, \
             "epilogue_pieces must be 1, 2 or 4 and divide BLOCK_N"
         assert not tma_store or bn // epilogue_pieces * _itemsize(c) >= 16, \
@@ -972,7 +1035,9 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                           WARP_SPECIALIZE=warp_specialize, TMA_STORE=tma_store,
                           EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
                           CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster,
-                          STREAM_K=stream_k, num_warps=warps)
+                          STREAM_K=stream_k, TAIL_N=tail_n,
+                          TAIL_PIECES=default_epilogue_pieces((bm, max(tail_n, 1)), _itemsize(c)),
+                          num_warps=warps)
         if stream_k:
             # (The slots hold the accumulator's type: int32 for int8. Made
             # before the clusters are counted, for the kernel that runs.)

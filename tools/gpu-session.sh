@@ -141,6 +141,10 @@ if [ -f "$bundle/python/build_extension.sh" ]; then
     # (C fp32) alone on 132 (the partials' stores, flags and sums).
     step py-tests-stream-k python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k \
       "stream_k or shipped_table"
+    # Tiles whose width is not a power of two (TAIL_N: 256 x 160 and the
+    # like), every wide config on 7 and 132 programs, and at 3000 x 5000 x
+    # 1000. (Time them: TILEC_MATMUL_ARGS=--wide for bench-matmul.)
+    step py-tests-wide python3 -m pytest -q -rs tests/python/test_gpu_tma.py -k wide_tile
     if command -v compute-sanitizer > /dev/null; then
       for tool in memcheck racecheck; do
         step "sanitize-stream-k-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 \

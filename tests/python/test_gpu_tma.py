@@ -519,6 +519,47 @@ def test_stream_k_matmul(hopper, dtype, c_type, config_index, programs, cluster)
     assert not flags.any()
 
 
+@pytest.mark.parametrize("dtype,c_type", [("float16", "inputs"), ("bfloat16", "fp32")])
+@pytest.mark.parametrize("config", matmul.WIDE_CONFIGS)
+@pytest.mark.parametrize("programs", [7, 132])
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_wide_tile_matmul(hopper, dtype, c_type, config, programs, cluster):
+    # Tiles whose width is not a power of two (160 = 128 + 32, 192 = 128 +
+    # 64: matmul_persistent_kernel's TAIL_N, two dots per K step on one
+    # block of A), at a shape no tile divides, on 7 and 132 programs,
+    # alone and in clusters of two; bias and GELU; C in fp16 through TMA
+    # stores or in fp32 through pointers.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    c_dtype = getattr(torch, dtype) if c_type == "inputs" else None
+    _, a, b, c = _shipped_case(torch, dtype, 0, 130 + config[1], c_dtype)
+    bias = torch.randn(c.shape[1], device="cuda")
+    matmul.matmul_tma(a, b, c, config, bias=bias, activation="gelu", programs=programs,
+                      warp_specialize=True, tma_store=c_type == "inputs", cluster=cluster)
+    torch.cuda.synchronize()
+    tail = matmul.split_width(config[1])[1]
+    assert f"m64n{tail}k16" in matmul.matmul_persistent_kernel.asm["ptx"]
+    assert_gelu_epilogue(torch, a, b, bias, c)
+
+
+def test_wide_tile_at_the_odd_shape(hopper):
+    # 3000 x 5000 x 1000 at 256 x 160 on every SM, the shape the tile is
+    # for (384 tiles: 2.9 rounds' work in 3), against float64.
+    import matmul  # kernels/matmul.py
+    torch = hopper
+    torch.manual_seed(9)
+    a = torch.randn(3000, 1000, device="cuda", dtype=torch.float16)
+    b = torch.randn(1000, 5000, device="cuda", dtype=torch.float16)
+    c = torch.full((3000, 5000), float("nan"), device="cuda", dtype=torch.float16)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    matmul.matmul_tma(a, b, c, (256, 160, 64, 8, 8, 3), programs=sms, warp_specialize=True,
+                      tma_store=True)
+    torch.cuda.synchronize()
+    want = a.double() @ b.double()
+    assert (c.double() - want).abs().max().item() < tolerance(want.cpu().numpy(), 1000) + \
+        float(want.abs().max()) * torch.finfo(torch.float16).eps
+
+
 @pytest.mark.parametrize("cluster", [1, 2])
 def test_stream_k_after_whole_rounds(hopper, cluster):
     # 2000 x 4100 by 300 at 128 x 256: 272 tiles, two whole rounds on 132

@@ -543,6 +543,43 @@ def test_stream_k_configs_assemble_without_spills(tmp_path, operand, output, con
         ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
 
 
+@pytest.mark.skipif(not ref.HAS_PTXAS, reason="no ptxas")
+@pytest.mark.parametrize("operand,output", [("fp16", "fp16"), ("bf16", "fp32")])
+@pytest.mark.parametrize("config", matmul.WIDE_CONFIGS)
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_wide_configs_assemble_without_spills(tmp_path, operand, output, config, cluster):
+    # matmul_persistent_kernel at the tiles whose width is not a power of
+    # two (BLOCK_N + TAIL_N: 160 = 128 + 32, 192 = 128 + 64), warp-
+    # specialised, alone and in clusters of two, as matmul_tma launches
+    # them: both dots on wgmma (m64n128 and the tail's m64n32 or m64n64),
+    # in flight across K steps (a wait for all but the last group: each
+    # epilogue in its own if, the tail's in pieces too), C through
+    # TMA; no spills (but for 256 x 192 with an fp32 bias + GELU epilogue),
+    # and no wgmma ptxas serialises.
+    bm, width, bk, gm, warps, stages = config
+    bn, tail = matmul.split_width(width)
+    floats = output == "fp32"
+    k = matmul.matmul_persistent_kernel.compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces((bm, bn), 4 if floats else 2),
+        WARP_SPECIALIZE=True, TMA_STORE=True, CLUSTER=cluster, TAIL_N=tail,
+        TAIL_PIECES=matmul.default_epilogue_pieces((bm, tail), 4 if floats else 2))
+    ptx = k.asm["ptx"]
+    shapes = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16", ptx))
+    assert shapes == {str(bn), str(tail)}
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared" in ptx
+    if floats and bm * width > 256 * 160:
+        # (As the 128 x 256 tile's: an fp32 bias + GELU epilogue beside 192
+        # accumulator registers a thread spills a few.)
+        ref.assert_no_wgmma_warnings(ref.assert_assembles(ptx, "sm_90a", tmp_path))
+    else:
+        ref.assert_assembles_without_spills(ptx, "sm_90a", tmp_path)
+
+
 @pytest.mark.parametrize("output,approximate", [("fp16", True), ("bf16", True), ("fp32", False)])
 def test_gelu_tanh_is_approximate_below_fp32(output, approximate):
     # The fused GELU takes tanh.approx.f32 where C has fewer than 32 bits

@@ -51,10 +51,11 @@ def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=n
     bias_values = rng.standard_normal(n).astype(np.float32)
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
     constexprs.setdefault("GROUP_M", 2)
+    constexprs.setdefault("BLOCK_N", 16)
     partials, flags = workspace if workspace is not None else (c, c)
     kernel[(programs,)](
         a, b, c, bias_values if bias else c, m, n, k, k, n, n, 1, partials, flags, BLOCK_M=16,
-        BLOCK_N=16, BLOCK_K=16, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
+        BLOCK_K=16, HAS_BIAS=bias, ACTIVATION=activation, **constexprs)
     want = a.astype(np.float64) @ b.astype(np.float64)
     if bias:
         want = want + bias_values
@@ -145,6 +146,58 @@ def test_stream_k_matmul_interpreted(m, n, k, programs, constexprs, cut, dtype):
         np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
     assert not flags.any()
     assert partials.any() == cut
+
+
+# A tile BLOCK_N + TAIL_N wide (TAIL_N: a second block of B, accumulator
+# and dot per K step on the same block of A, and the tail's own epilogue):
+# 32 + 16 = 48 columns, a width that is not a power of two, at edges that
+# cut through the main part and through the tail (N = 100: the third
+# tile's tail starts past N; N = 47), with a producer warpgroup and TMA
+# stores in pieces, in clusters of two, for int8 (exact), and K = 0.
+@pytest.mark.parametrize("m,n,k,programs,bn,constexprs", [
+    (40, 100, 50, 3, 32, {}),
+    (40, 100, 50, 3, 32, {"WARP_SPECIALIZE": True, "TMA_STORE": True, "EPILOGUE_PIECES": 2}),
+    (33, 47, 20, 5, 16, {}),
+    (40, 100, 0, 3, 32, {}),
+    (150, 100, 50, 4, 32, {"WARP_SPECIALIZE": True, "CLUSTER": 2, "GROUP_M": 4}),
+])
+@pytest.mark.parametrize("dtype", [np.float16, np.int8])
+def test_split_width_matmul_interpreted(m, n, k, programs, bn, constexprs, dtype):
+    if dtype == np.int8:
+        c, want = _persistent_interpreted(m, n, k, programs, bias=False, dtype=dtype,
+                                          BLOCK_N=bn, TAIL_N=16, **constexprs)
+        np.testing.assert_array_equal(c, want.astype(np.int64))
+    else:
+        c, want = _persistent_interpreted(m, n, k, programs, activation="relu", BLOCK_N=bn,
+                                          TAIL_N=16, **constexprs)
+        np.testing.assert_allclose(c, want, rtol=0, atol=1e-3 * np.sqrt(max(k, 1)))
+
+
+def test_split_width():
+    assert matmul.split_width(128) == (128, 0)
+    assert matmul.split_width(160) == (128, 32)
+    assert matmul.split_width(192) == (128, 64)
+    assert matmul.split_width(48) == (32, 16)
+    with pytest.raises(ValueError, match="BLOCK_N = 176 is neither a power of two"):
+        matmul.split_width(176)
+
+
+def test_split_width_matmul_tma_interpreted(monkeypatch):
+    # matmul_tma at a config 48 columns wide: the persistent kernel with
+    # TAIL_N = 16; the kernel of one program per tile, consumer groups and
+    # stream-K refuse it by name.
+    monkeypatch.setattr(matmul, "matmul_persistent_kernel", tilec.JITFunction(
+        matmul.matmul_persistent_kernel.fn, interpret=True))
+    rng = np.random.default_rng(4)
+    a, b, c = _operands(rng, np.float16, (40, 50), (50, 100))
+    config = (16, 48, 16, 2, 4, 2)
+    matmul.matmul_tma(a, b, c, config, programs=3, warp_specialize=True, tma_store=True)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=0,
+                               atol=1e-3 * np.sqrt(50))
+    for options in ({}, {"programs": 3, "warp_specialize": True, "consumer_groups": 2},
+                    {"programs": 3, "stream_k": True}):
+        with pytest.raises(AssertionError, match="BLOCK_N = 48 .not a power of two. needs"):
+            matmul.matmul_tma(a, b, c, config, **options)
 
 
 def test_stream_k_matmul_tma_interpreted(monkeypatch):
