@@ -276,6 +276,22 @@ def _descriptor_kernel_ptx(kernel, operand, output, config_index, n_fact=":16",
     return ptx
 
 
+def _warp_specialized_persistent(operand, output, config, **constexprs):
+    """matmul_persistent_kernel compiled for sm_90a with a producer
+    warpgroup at `config` (BLOCK_N a power of two), its tile stored in
+    default_epilogue_pieces; bias and GELU where C is fp32; `constexprs`
+    on top."""
+    bm, bn, bk, gm, warps, stages = config
+    floats = output == "fp32"
+    return matmul.matmul_persistent_kernel.compile(
+        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
+        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
+        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
+        STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 4 if floats else 2),
+        WARP_SPECIALIZE=True, **constexprs)
+
+
 DESC_TYPES = [("fp16", "fp32"), ("fp16", "fp16"), ("bf16", "fp32"), ("bf16", "bf16"),
               ("i8", "i32")]
 
@@ -349,13 +365,8 @@ def test_cluster_configs_assemble(tmp_path, operand, output, config_index, clust
     config = CLUSTER_TILES[0] if config_index < 0 else configs[config_index]
     bm, bn, bk, gm, warps, stages = config
     floats = output == "fp32"
-    k = matmul.matmul_persistent_kernel.compile(
-        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
-        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
-        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
-        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
-        STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces(config, 4 if floats else 2),
-        WARP_SPECIALIZE=True, TMA_STORE=not floats, CLUSTER=cluster)
+    k = _warp_specialized_persistent(operand, output, config, TMA_STORE=not floats,
+                                     CLUSTER=cluster)
     ptx = k.asm["ptx"]
     assert f".reqnctapercluster {cluster}, 1, 1" in ptx
     assert k.metadata.cluster_dims == (cluster, 1, 1) and k.metadata.num_ctas == 1
@@ -559,14 +570,9 @@ def test_wide_configs_assemble_without_spills(tmp_path, operand, output, config,
     bm, width, bk, gm, warps, stages = config
     bn, tail = matmul.split_width(width)
     floats = output == "fp32"
-    k = matmul.matmul_persistent_kernel.compile(
-        f"*{operand}:16,*{operand}:16,*{output}:16,*{output}:16,i32:16,i32:16,"
-        + ",".join(["i32:16"] * 4 + ["i32:1"]) + PERSISTENT_WORKSPACE[output],
-        num_warps=warps, num_stages=stages, target="sm_90a", BLOCK_M=bm, BLOCK_N=bn,
-        BLOCK_K=bk, GROUP_M=gm, HAS_BIAS=floats, ACTIVATION="gelu" if floats else "",
-        STAGES=stages, EPILOGUE_PIECES=matmul.default_epilogue_pieces((bm, bn), 4 if floats else 2),
-        WARP_SPECIALIZE=True, TMA_STORE=True, CLUSTER=cluster, TAIL_N=tail,
-        TAIL_PIECES=matmul.default_epilogue_pieces((bm, tail), 4 if floats else 2))
+    k = _warp_specialized_persistent(
+        operand, output, (bm, bn, bk, gm, warps, stages), TMA_STORE=True, CLUSTER=cluster,
+        TAIL_N=tail, TAIL_PIECES=matmul.default_epilogue_pieces((bm, tail), 4 if floats else 2))
     ptx = k.asm["ptx"]
     shapes = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16", ptx))
     assert shapes == {str(bn), str(tail)}
