@@ -507,15 +507,18 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     runs programs in order). The sum's order depends on the grid, not on
     timing. Without STREAM_K the two pointers are not read.
 
-    TAIL_N > 0 (a power of two; not with STREAM_K or CONSUMER_GROUPS)
-    widens each tile by TAIL_N columns, BLOCK_N + TAIL_N in all (160 =
-    128 + 32: a width that is not a power of two, which no layout has):
-    a second block of B, a second accumulator and a second dot per K step
-    on the same block of A, and the tail's own epilogue, in TAIL_PIECES
-    pieces."""
+    TAIL_N > 0 (a power of two, 16 or more; not with STREAM_K or
+    CONSUMER_GROUPS) widens each tile by TAIL_N columns, BLOCK_N + TAIL_N
+    in all (160 = 128 + 32: a width that is not a power of two, which no
+    layout has): a second block of B, a second accumulator and a second
+    dot per K step on the same block of A, and the tail's own epilogue, in
+    TAIL_PIECES pieces. The tail's dot goes first: each K step waits for
+    the dot issued first, so the wide one stays in flight into the next
+    step."""
     WIDTH: tl.constexpr = BLOCK_N + TAIL_N  # the tile's columns
     tl.static_assert(TAIL_N == 0 or (not STREAM_K and CONSUMER_GROUPS == 1),
                      "TAIL_N: not with STREAM_K or CONSUMER_GROUPS")
+    tl.static_assert(TAIL_N == 0 or TAIL_N >= 16, "TAIL_N: 0, or 16 columns or more")
     a = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, 1], [BLOCK_M, BLOCK_K])
     b = b_descriptor(b_ptr, N, K, stride_b, BLOCK_N, BLOCK_K, B_K_MAJOR)
     c = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, 1],
@@ -591,9 +594,9 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
         n = pid_n * WIDTH
         k = step * BLOCK_K
         x = a.load([m, k])
-        acc = tl.dot(x, b_block(b, k, n, B_K_MAJOR), acc)
         if TAIL_N > 0:
             acc_tail = tl.dot(x, b_block(b_tail, k, n + BLOCK_N, B_K_MAJOR), acc_tail)
+        acc = tl.dot(x, b_block(b, k, n, B_K_MAJOR), acc)
         if k + BLOCK_K >= K:  # the tile's last K step
             if partial:
                 publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N,
@@ -915,9 +918,10 @@ def tma_store_clips_exactly(columns, element_bytes):
 
 #: Configs of tiles whose width is not a power of two, for the persistent
 #: kernel alone (matmul_tma splits them: split_width). 256 x 160 is the
-#: tile cuBLAS runs at 3000 x 5000 x 1000, turned around (its 160 x 256):
-#: fewer tiles than 128 x 256 where N is not a multiple of 256, with the
-#: same accumulator registers per thread, give or take a quarter.
+#: tile cuBLAS runs at 3000 x 5000 x 1000 (its 160 x 256 is of C's
+#: transpose, torch's row-major product as cuBLAS sees it): fewer tiles
+#: than 128 x 256 where N is not a multiple of 256, for 160 accumulator
+#: registers a thread (192 at 256 x 192) against 128.
 WIDE_CONFIGS = [(256, 160, 64, 8, 8, 3), (256, 192, 64, 8, 8, 3), (128, 160, 64, 8, 8, 4),
                 (128, 192, 64, 8, 8, 3)]
 
@@ -927,12 +931,14 @@ def split_width(bn):
     power of two; otherwise its largest power of two and the rest, which
     must be one too (160 = 128 + 32, 192 = 128 + 64: matmul_persistent_
     kernel's TAIL_N)."""
-    if bn & (bn - 1) == 0:
+    if bn > 0 and bn & (bn - 1) == 0:
         return bn, 0
-    main = 1 << (bn.bit_length() - 1)
+    main = 1 << (max(bn, 1).bit_length() - 1)
     tail = bn - main
-    if tail & (tail - 1):
-        raise ValueError(f"BLOCK_N = {bn} is neither a power of two nor the sum of two")
+    # (A tail under 16 columns is no wgmma's N and no TMA box.)
+    if bn <= 0 or tail & (tail - 1) or tail < 16:
+        raise ValueError(f"BLOCK_N = {bn} is neither a power of two nor the sum of two, "
+                         "the smaller at least 16")
     return main, tail
 
 
@@ -1000,7 +1006,8 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
     if M == 0 or N == 0:
         return c
     if K == 0:
-        return matmul(a, b, c, bias=bias, activation=activation, config=config)
+        return matmul(a, b, c, bias=bias, activation=activation,
+                      config=(bm, bn, bk, gm, warps, stages))
     s = _stride
     # (A B of one row or one column is both: row-major then.)
     b_k_major = s(b, 1) != 1 and s(b, 0) == 1
@@ -1036,7 +1043,7 @@ def matmul_tma(a, b, c, config, bias=None, activation="", programs=None,
                           EPILOGUE_PIECES=epilogue_pieces, B_K_MAJOR=b_k_major,
                           CONSUMER_GROUPS=consumer_groups, CLUSTER=cluster,
                           STREAM_K=stream_k, TAIL_N=tail_n,
-                          TAIL_PIECES=default_epilogue_pieces((bm, max(tail_n, 1)), _itemsize(c)),
+                          TAIL_PIECES=default_epilogue_pieces((bm, tail_n), _itemsize(c)),
                           num_warps=warps)
         if stream_k:
             # (The slots hold the accumulator's type: int32 for int8. Made

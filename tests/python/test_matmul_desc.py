@@ -45,9 +45,11 @@ def _operands(rng, dtype, a_shape, b_shape):
 
 
 def _persistent_interpreted(m, n, k, programs, activation="", bias=True, dtype=np.float16,
-                            workspace=None, **constexprs):
+                            workspace=None, c_fill=None, **constexprs):
     rng = np.random.default_rng(m * n + k + programs)
     a, b, c = _operands(rng, dtype, (m, k), (k, n))
+    if c_fill is not None:
+        c[...] = c_fill
     bias_values = rng.standard_normal(n).astype(np.float32)
     kernel = tilec.JITFunction(matmul.matmul_persistent_kernel.fn, interpret=True)
     constexprs.setdefault("GROUP_M", 2)
@@ -150,22 +152,27 @@ def test_stream_k_matmul_interpreted(m, n, k, programs, constexprs, cut, dtype):
 
 # A tile BLOCK_N + TAIL_N wide (TAIL_N: a second block of B, accumulator
 # and dot per K step on the same block of A, and the tail's own epilogue):
-# 32 + 16 = 48 columns, a width that is not a power of two, at edges that
-# cut through the main part and through the tail (N = 100: the third
-# tile's tail starts past N; N = 47), with a producer warpgroup and TMA
-# stores in pieces, in clusters of two, for int8 (exact), and K = 0.
+# 32 + 16 = 48 and 16 + 16 = 32 columns, at edges that cut through the
+# main part (N = 100: the third tile's tail starts past N; N = 47) and
+# through the tail (N = 56), with a producer warpgroup and TMA stores in
+# pieces (the tail's in two), a column-major B, in clusters of two and
+# four, for int8 (exact), and K = 0 (C filled first: every element
+# written).
 @pytest.mark.parametrize("m,n,k,programs,bn,constexprs", [
     (40, 100, 50, 3, 32, {}),
-    (40, 100, 50, 3, 32, {"WARP_SPECIALIZE": True, "TMA_STORE": True, "EPILOGUE_PIECES": 2}),
+    (40, 100, 50, 3, 32, {"WARP_SPECIALIZE": True, "TMA_STORE": True, "EPILOGUE_PIECES": 2,
+                          "TAIL_PIECES": 2}),
     (33, 47, 20, 5, 16, {}),
+    (40, 56, 30, 2, 16, {"TMA_STORE": True}),
     (40, 100, 0, 3, 32, {}),
     (150, 100, 50, 4, 32, {"WARP_SPECIALIZE": True, "CLUSTER": 2, "GROUP_M": 4}),
+    (150, 56, 50, 8, 16, {"WARP_SPECIALIZE": True, "CLUSTER": 4, "GROUP_M": 4}),
 ])
 @pytest.mark.parametrize("dtype", [np.float16, np.int8])
 def test_split_width_matmul_interpreted(m, n, k, programs, bn, constexprs, dtype):
     if dtype == np.int8:
         c, want = _persistent_interpreted(m, n, k, programs, bias=False, dtype=dtype,
-                                          BLOCK_N=bn, TAIL_N=16, **constexprs)
+                                          c_fill=-1, BLOCK_N=bn, TAIL_N=16, **constexprs)
         np.testing.assert_array_equal(c, want.astype(np.int64))
     else:
         c, want = _persistent_interpreted(m, n, k, programs, activation="relu", BLOCK_N=bn,
@@ -178,8 +185,9 @@ def test_split_width():
     assert matmul.split_width(160) == (128, 32)
     assert matmul.split_width(192) == (128, 64)
     assert matmul.split_width(48) == (32, 16)
-    with pytest.raises(ValueError, match="BLOCK_N = 176 is neither a power of two"):
-        matmul.split_width(176)
+    for width in (176, 24, 129, 0):  # (not two powers of two; tails under 16)
+        with pytest.raises(ValueError, match=f"BLOCK_N = {width} is neither a power of two"):
+            matmul.split_width(width)
 
 
 def test_split_width_matmul_tma_interpreted(monkeypatch):
@@ -198,6 +206,12 @@ def test_split_width_matmul_tma_interpreted(monkeypatch):
                     {"programs": 3, "stream_k": True}):
         with pytest.raises(AssertionError, match="BLOCK_N = 48 .not a power of two. needs"):
             matmul.matmul_tma(a, b, c, config, **options)
+    # K = 0 goes to matmul()'s pointer kernel, at the config's 32 columns.
+    monkeypatch.setattr(matmul, "matmul_kernel", tilec.JITFunction(
+        matmul.matmul_kernel.fn, interpret=True))
+    c = np.full((40, 100), np.nan, np.float32)
+    matmul.matmul_tma(a[:, :0], b[:0], c, config, programs=3, warp_specialize=True)
+    assert (c == 0).all()
 
 
 def test_stream_k_matmul_tma_interpreted(monkeypatch):
@@ -373,21 +387,23 @@ def test_warp_specialize_mistakes_are_located_errors(kernel, message):
     assert "test_matmul_desc.py:" in str(e.value)
 
 
-@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("persistent,tail", [(False, 0), (True, 0), (True, 16)])
 @pytest.mark.parametrize("dtype", [np.float16, np.int8])
 @pytest.mark.parametrize("m,n,k", [(40, 24, 50), (33, 70, 16)])
-def test_column_major_b_interpreted(persistent, dtype, m, n, k):
+def test_column_major_b_interpreted(persistent, tail, dtype, m, n, k):
     # B_K_MAJOR: B column-major (the N x K rows of B.T, stride_b along N),
     # read as N x K blocks and transposed: the product of the row-major
-    # kernel, at edges that cut through tiles and K not a multiple of 16.
+    # kernel, at edges that cut through tiles and K not a multiple of 16;
+    # also with the persistent kernel's tiles 16 + 16 wide (TAIL_N).
     rng = np.random.default_rng(m + n + k)
     a, b_t, c = _operands(rng, dtype, (m, k), (n, k))
     name = "matmul_persistent_kernel" if persistent else "matmul_desc_kernel"
     kernel = tilec.JITFunction(getattr(matmul, name).fn, interpret=True)
     grid = (3,) if persistent else (tilec.cdiv(m, 16) * tilec.cdiv(n, 16),)
-    workspace = (c, c) if persistent else ()
-    kernel[grid](a, b_t, c, c, m, n, k, k, k, n, 1, *workspace, BLOCK_M=16, BLOCK_N=16,
-                 BLOCK_K=16, GROUP_M=2, HAS_BIAS=False, ACTIVATION="", B_K_MAJOR=True)
+    extra = ((c, c), {"TAIL_N": tail}) if persistent else ((), {})
+    kernel[grid](a, b_t, c, c, m, n, k, k, k, n, 1, *extra[0], BLOCK_M=16, BLOCK_N=16,
+                 BLOCK_K=16, GROUP_M=2, HAS_BIAS=False, ACTIVATION="", B_K_MAJOR=True,
+                 **extra[1])
     want = a.astype(np.float64) @ b_t.astype(np.float64).T
     if dtype == np.int8:
         np.testing.assert_array_equal(c, want.astype(np.int64))

@@ -185,6 +185,20 @@ def test_a_clusters_entry_launches_in_clusters():
                                True, False, True, table)[:2] == ("pointers", {})
 
 
+def test_a_wide_tile_falls_back_to_its_widest_power_of_two():
+    # An entry at a tile 160 wide (the persistent kernel's TAIL_N) keeps it
+    # where the persistent kernel runs, and where A or B cannot be read
+    # through descriptors the pointer kernel gets the 128 columns it can
+    # lay out.
+    table = matmul_tuned.table_from_results(dict(RECORD, rows=[
+        _row(3000, 5000, 1000, "tilec persistent WS + TMA store", (256, 160, 64, 8, 8, 3))]))
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
+                               True, True, True, table)[2] == (256, 160, 64, 8, 8, 3)
+    assert matmul_tuned.choice("NVIDIA H200", "float16", "float16", 3000, 5000, 1000,
+                               True, False, True, table) == (
+        "pointers", {}, (256, 128, 64, 8, 8, 3))
+
+
 @pytest.mark.parametrize("name", list(matmul_tuned.KERNELS))
 def test_each_kernel_name_launches_what_the_table_says(monkeypatch, name):
     # launch() (what bench/matmul.py, matmul_epilogue.py and
