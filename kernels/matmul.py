@@ -512,9 +512,9 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
     in all (160 = 128 + 32: a width that is not a power of two, which no
     layout has): a second block of B, a second accumulator and a second
     dot per K step on the same block of A, and the tail's own epilogue, in
-    TAIL_PIECES pieces. The tail's dot goes first: each K step waits for
-    the dot issued first, so the wide one stays in flight into the next
-    step."""
+    TAIL_PIECES pieces. The tail's dot goes first: a K step waits for all
+    but the last dot it issued, so the wide one stays in flight into the
+    next step."""
     WIDTH: tl.constexpr = BLOCK_N + TAIL_N  # the tile's columns
     tl.static_assert(TAIL_N == 0 or (not STREAM_K and CONSUMER_GROUPS == 1),
                      "TAIL_N: not with STREAM_K or CONSUMER_GROUPS")
