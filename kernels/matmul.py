@@ -627,10 +627,10 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, stride_am, 
                 after = wait_for_partials(flags_ptr, r + 1, began + steps, shared, lanes, size,
                                           rank)
                 pid_m, pid_n = unit_tile(whole + began // steps, rank, size, pair_rows,
-                                         columns, M, N, BLOCK_M, BLOCK_N, GROUP_M, CLUSTER,
+                                         columns, M, N, BLOCK_M, WIDTH, GROUP_M, CLUSTER,
                                          WARP_SPECIALIZE)
                 finish_pieces(acc, c_ptr, c, bias_ptr, M, N, stride_cm, stride_cn,
-                              pid_m * BLOCK_M, pid_n * BLOCK_N, 0, partials_ptr, r + 1, after,
+                              pid_m * BLOCK_M, pid_n * WIDTH, 0, partials_ptr, r + 1, after,
                               shared, lanes, size, rank, BLOCK_M, BLOCK_N, BLOCK_N, HAS_BIAS,
                               ACTIVATION, TMA_STORE, EPILOGUE_PIECES)
             else:

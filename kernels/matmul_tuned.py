@@ -98,10 +98,11 @@ def choice(gpu, dtype, c_dtype, M, N, K, aligned, rows_contiguous, c_rows_contig
     if options.get("tma_store") and not c_rows_contiguous:
         options = {k: v for k, v in options.items() if k != "tma_store"}
     config = tuple(int(entry["config"][k]) for k in CONFIG_KEYS)
-    if kind != "persistent" and config[1] & (config[1] - 1):
+    if kind != "persistent":
         # (A tile whose width is not a power of two is the persistent
         # kernel's alone: elsewhere its widest power of two.)
-        config = (config[0], 1 << (config[1].bit_length() - 1), *config[2:])
+        import matmul  # kernels/matmul.py, whose host-side helper this module is
+        config = (config[0], matmul.split_width(config[1])[0], *config[2:])
     return kind, options, config
 
 
